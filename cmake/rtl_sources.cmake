@@ -1,0 +1,31 @@
+# RTL source lists, packages first. One list per top; shared by Verilator
+# builds, the lint test and the synthesis test.
+set(RTL_PKGS
+  ${RTL_DIR}/gen/roce_pkg.sv
+  ${RTL_DIR}/common/byte_order_pkg.sv)
+
+set(RTL_DEPARSER_SOURCES ${RTL_PKGS}
+  ${RTL_DIR}/common/crc32_bytes.sv
+  ${RTL_DIR}/net/roce_hdr_build.sv
+  ${RTL_DIR}/net/roce_tx_merge.sv
+  ${RTL_DIR}/net/roce_icrc_insert.sv
+  ${RTL_DIR}/net/roce_deparser.sv)
+
+# Verilate TOP (a module name) from SOURCES into library TARGET, with DATA_W.
+function(rocenic_verilate TARGET TOP DATA_W)
+  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES" ${ARGN})
+  add_library(${TARGET} STATIC)
+  verilate(${TARGET}
+    SOURCES ${ARG_SOURCES}
+    TOP_MODULE ${TOP}
+    PREFIX ${ARG_PREFIX}
+    TRACE_FST
+    VERILATOR_ARGS -Wall -GDATA_W=${DATA_W} --x-assign unique --x-initial unique
+    OPT_FAST -O1)
+  target_compile_options(${TARGET} PRIVATE -w)
+  # Verilator's runtime and generated headers are third-party code to our
+  # -Werror builds: consumers see them as system headers.
+  target_include_directories(${TARGET} SYSTEM PUBLIC
+    ${verilator_DIR}/include ${verilator_DIR}/include/vltstd
+    ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${TARGET}.dir/${ARG_PREFIX}.dir)
+endfunction()

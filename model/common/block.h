@@ -1,0 +1,61 @@
+// The cycle-level port interface shared by every RTL block adapter and its
+// C++ model: valid/ready streams of flits, driven and sampled once per clock.
+//
+// One cycle, as the harness runs it:
+//   set_input() / set_output_ready() for every port   (what the world offers)
+//   eval()                                            (settle combinational logic)
+//   input_ready() / output_valid() / output()         (sample the handshakes)
+//   clock()                                           (rising edge of clk)
+// A transfer happens on a port when valid && ready in that cycle. A model
+// may use other latencies than its RTL, but must produce the same flits in
+// the same order on every output port.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rocenic {
+
+// What one valid/ready handshake carries: an AXI-Stream beat (bytes in lane
+// order, keep, last, user) or, on a descriptor port, the packed struct as
+// little-endian bytes with last = true.
+struct Flit {
+  std::vector<uint8_t> data;
+  uint64_t keep = 0;  // one bit per byte lane (data widths up to 512 bits)
+  bool last = true;
+  bool user = false;
+  bool operator==(const Flit& o) const {
+    return data == o.data && keep == o.keep && last == o.last && user == o.user;
+  }
+};
+
+struct PortInfo {
+  std::string name;
+  bool is_stream = true;  // AXI-Stream (transaction ends at last) vs descriptor (one flit)
+  bool has_ready = true;  // false for event outputs the block never holds back
+  unsigned bytes = 0;     // flit data width in bytes
+};
+
+class Block {
+ public:
+  virtual ~Block() = default;
+  virtual const std::vector<PortInfo>& inputs() const = 0;
+  virtual const std::vector<PortInfo>& outputs() const = 0;
+  virtual void reset() = 0;
+  virtual void set_input(unsigned port, bool valid, const Flit& flit) = 0;
+  virtual void set_output_ready(unsigned port, bool ready) = 0;
+  virtual void eval() = 0;
+  virtual bool input_ready(unsigned port) = 0;
+  virtual bool output_valid(unsigned port) = 0;
+  virtual Flit output(unsigned port) = 0;
+  virtual void clock() = 0;
+  virtual uint64_t cycle() const = 0;
+  // Named 32-bit counters the block exposes (compared at quiescence).
+  virtual std::vector<std::pair<std::string, uint32_t>> counters() = 0;
+  // Waveform dump (RTL blocks): start writing an FST file from the next cycle on.
+  virtual bool open_trace(const std::string& /*fst_path*/) { return false; }
+  virtual void close_trace() {}
+};
+
+}  // namespace rocenic

@@ -29,3 +29,13 @@ function(rocenic_verilate TARGET TOP DATA_W)
     ${verilator_DIR}/include ${verilator_DIR}/include/vltstd
     ${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${TARGET}.dir/${ARG_PREFIX}.dir)
 endfunction()
+
+set(RTL_PARSER_SOURCES ${RTL_PKGS}
+  ${RTL_DIR}/common/crc32_bytes.sv
+  ${RTL_DIR}/common/fifo_fwft.sv
+  ${RTL_DIR}/common/frame_window_fifo.sv
+  ${RTL_DIR}/net/roce_rx_icrc.sv
+  ${RTL_DIR}/net/roce_rx_extract.sv
+  ${RTL_DIR}/net/roce_rx_check.sv
+  ${RTL_DIR}/net/roce_rx_realign.sv
+  ${RTL_DIR}/net/roce_parser.sv)

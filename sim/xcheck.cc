@@ -165,6 +165,10 @@ XcheckResult xcheck_run(const BlockFactory& make_rtl, const BlockFactory& make_m
         s << "DIVERGENCE on output port " << p << " (" << rtl->outputs()[p].name << "), transaction #"
           << checked[p] << "\n  rtl   (cycles " << x.first_cycle << ".." << x.last_cycle << "): " << describe(p, x)
           << "\n  model (cycles " << y.first_cycle << ".." << y.last_cycle << "): " << describe(p, y) << "\n";
+        const auto xb = beats_to_bytes(x.flits), yb = beats_to_bytes(y.flits);
+        size_t at = 0;
+        while (at < xb.size() && at < yb.size() && xb[at] == yb[at]) ++at;
+        s << "  first difference at byte " << at << " of " << xb.size() << " (rtl) / " << yb.size() << " (model)\n";
         r.ok = false;
         r.report = s.str();
         if (!cfg.fst_path.empty()) {

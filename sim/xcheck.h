@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "common/desc_flit.h"
 
 namespace rocenic {
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "Vroce_deparser.h"
+#include "Vroce_deparser_w128.h"
 #include "net/roce_deparser.h"
 #include "net/roce_frame.h"
 #include "rtl/roce_deparser_rtl.h"
@@ -22,7 +23,7 @@ struct Stim {
   std::vector<std::vector<uint8_t>> expected;
 };
 
-Stim make_stimulus(uint64_t seed, unsigned frames_per_opcode) {
+Stim make_stimulus(uint64_t seed, unsigned frames_per_opcode, unsigned bytes = kBytes) {
   std::mt19937_64 rng(seed);
   Stim s;
   for (unsigned k = 0; k < frames_per_opcode; ++k) {
@@ -31,7 +32,7 @@ Stim make_stimulus(uint64_t seed, unsigned frames_per_opcode) {
       const spec::RoceTxHdr h = test::random_tx_hdr(rng, op, len);
       const auto pay = test::random_bytes(rng, len);
       s.ports[0].push_back(desc_to_flit(h));
-      for (Flit& b : test::payload_beats(pay, kBytes)) s.ports[1].push_back(b);
+      for (Flit& b : test::payload_beats(pay, bytes)) s.ports[1].push_back(b);
       s.expected.push_back(roce_frame(h, pay.data()));
     }
   }
@@ -66,6 +67,21 @@ TEST(DeparserXcheck, FullRateWithoutIdleOrBackpressure) {
   const XcheckResult r = run(s, cfg);
   ASSERT_TRUE(r.ok) << r.report;
   std::printf("no stalls: %s", r.report.c_str());
+}
+
+constexpr unsigned kNarrow = 16;  // DATA_W = 128: a header spans up to 7 beats
+
+TEST(DeparserXcheck, NarrowDataWidthFeedsTheHeaderInSlices) {
+  const Stim s = make_stimulus(21, 2, kNarrow);
+  XcheckConfig cfg;
+  cfg.seed = 21;
+  const XcheckResult r = xcheck_run([] { return std::make_unique<RoceDeparserRtl<Vroce_deparser_w128>>(kNarrow); },
+                                    [] { return std::make_unique<model::RoceDeparser>(kNarrow); }, s.ports, cfg);
+  ASSERT_TRUE(r.ok) << r.report;
+  ASSERT_EQ(r.rtl_out[0].size(), s.expected.size());
+  for (size_t i = 0; i < s.expected.size(); ++i)
+    ASSERT_EQ(beats_to_bytes(r.rtl_out[0][i].flits), s.expected[i]) << "frame " << i;
+  std::printf("DATA_W=128: %s", r.report.c_str());
 }
 
 }  // namespace

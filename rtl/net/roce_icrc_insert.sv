@@ -48,21 +48,21 @@ module roce_icrc_insert #(
       if (nib) begin
         if (l3 != roce_pkg::L3_IPV4 && r == 0) mask_vec[i] = 1'b1;
       end else if (l3 == roce_pkg::L3_IPV4) begin
-        if (r == int'(roce_pkg::IPV4_TOS_OFF) || r == int'(roce_pkg::IPV4_TTL_OFF) ||
-            r == int'(roce_pkg::IPV4_CSUM_OFF) || r == int'(roce_pkg::IPV4_CSUM_OFF) + 1 ||
-            r == int'(roce_pkg::IPV4_SIZE + roce_pkg::UDP_CSUM_OFF) ||
-            r == int'(roce_pkg::IPV4_SIZE + roce_pkg::UDP_CSUM_OFF) + 1 ||
-            r == int'(roce_pkg::IPV4_SIZE + roce_pkg::UDP_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
+        if (r == (roce_pkg::IPV4_TOS_OFF) || r == (roce_pkg::IPV4_TTL_OFF) ||
+            r == (roce_pkg::IPV4_CSUM_OFF) || r == (roce_pkg::IPV4_CSUM_OFF) + 1 ||
+            r == (roce_pkg::IPV4_SIZE + roce_pkg::UDP_CSUM_OFF) ||
+            r == (roce_pkg::IPV4_SIZE + roce_pkg::UDP_CSUM_OFF) + 1 ||
+            r == (roce_pkg::IPV4_SIZE + roce_pkg::UDP_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
           mask_vec[i] = 1'b1;
       end else if (l3 == roce_pkg::L3_IPV6) begin
-        if (r == 1 || r == 2 || r == 3 || r == int'(roce_pkg::IPV6_HOP_LIMIT_OFF) ||
-            r == int'(roce_pkg::IPV6_SIZE + roce_pkg::UDP_CSUM_OFF) ||
-            r == int'(roce_pkg::IPV6_SIZE + roce_pkg::UDP_CSUM_OFF) + 1 ||
-            r == int'(roce_pkg::IPV6_SIZE + roce_pkg::UDP_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
+        if (r == 1 || r == 2 || r == 3 || r == (roce_pkg::IPV6_HOP_LIMIT_OFF) ||
+            r == (roce_pkg::IPV6_SIZE + roce_pkg::UDP_CSUM_OFF) ||
+            r == (roce_pkg::IPV6_SIZE + roce_pkg::UDP_CSUM_OFF) + 1 ||
+            r == (roce_pkg::IPV6_SIZE + roce_pkg::UDP_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
           mask_vec[i] = 1'b1;
       end else begin
-        if (r == 1 || r == 2 || r == 3 || r == int'(roce_pkg::IPV6_HOP_LIMIT_OFF) ||
-            r == int'(roce_pkg::IPV6_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
+        if (r == 1 || r == 2 || r == 3 || r == (roce_pkg::IPV6_HOP_LIMIT_OFF) ||
+            r == (roce_pkg::IPV6_SIZE + roce_pkg::BTH_FB_RSVD_OFF))
           mask_vec[i] = 1'b1;
       end
       if (i >= MB) mask_vec[i] = 1'b0;
@@ -93,6 +93,7 @@ module roce_icrc_insert #(
 
   logic [MW-1:0]     full_vec, nib_vec;
   logic [DWB-1:0]    full_m, nib_m;
+  logic [$clog2(MW)-1:0] mbase;      // r_base_q within the mask vectors (checked < MB first)
   logic [DATA_W-1:0] masked, shifted;
   logic [15:0]       l3_off, skip;
   logic [NW-1:0]     n_incl;
@@ -106,7 +107,7 @@ module roce_icrc_insert #(
     .crc_in(crc_in), .data(shifted), .nbytes(n_incl), .crc_out(crc_beat));
 
   function automatic logic [DWB-1:0] keep_of(input logic [15:0] n);
-    for (int i = 0; i < DWB; i++) keep_of[i] = (i < int'(n));
+    for (int i = 0; i < DWB; i++) keep_of[i] = (i < (n));
   endfunction
 
   always_comb begin
@@ -120,9 +121,10 @@ module roce_icrc_insert #(
       default: begin full_vec = FULL_V4;   nib_vec = '0;      end
     endcase
     full_m = '0; nib_m = '0;
+    mbase = $clog2(MW)'(r_base_q);
     if (r_base_q < 16'(MB)) begin
-      full_m = full_vec[int'(r_base_q) +: DWB];
-      nib_m  = nib_vec[int'(r_base_q) +: DWB];
+      full_m = full_vec[mbase +: DWB];
+      nib_m  = nib_vec[mbase +: DWB];
     end
     for (int i = 0; i < DWB; i++) begin
       masked[8*i +: 8] = full_m[i] ? 8'hFF : (r_data_q[8*i +: 8] | {4'h0, {4{nib_m[i]}}});
@@ -131,7 +133,7 @@ module roce_icrc_insert #(
     l3_off = r_side_q[2] ? 16'd18 : 16'd14;
     skip = (r_base_q >= l3_off) ? 16'd0 :
            ((l3_off - r_base_q) > 16'(DWB)) ? 16'(DWB) : (l3_off - r_base_q);
-    shifted = masked >> (8 * int'(skip));
+    shifted = masked >> (8 * (skip));
     n_incl = (16'(r_n_q) > skip) ? NW'(16'(r_n_q) - skip) : '0;
     crc_in = (r_base_q == 16'd0) ? roce_pkg::ICRC_SEED : crc_q;
     icrc = ~crc_beat;
@@ -140,7 +142,7 @@ module roce_icrc_insert #(
     frame_len = r_base_q + 16'(r_n_q);
     tail_len = (frame_len + 16'd4 < 16'(roce_pkg::MIN_FRAME)) ? 16'(roce_pkg::MIN_FRAME) - frame_len : 16'd4;
     tail = {32'h0, icrc};
-    with_tail = {{8*TAIL{1'b0}}, r_data_q} | ({{DATA_W{1'b0}}, tail} << (8 * int'(r_n_q)));
+    with_tail = {{8*TAIL{1'b0}}, r_data_q} | ({{DATA_W{1'b0}}, tail} << (8 * (r_n_q)));
     tot = 16'(r_n_q) + (r_last_q ? tail_len : 16'd0);
     need_extra = r_last_q && (tot > 16'(DWB));
 

@@ -6,10 +6,13 @@
 //   out:  | header | payload | pad (zeros) |   as beats with a byte count
 //
 // A gearbox: a 2-beat byte buffer holds what has not left yet; each cycle one
-// chunk (a header slice or a payload beat) is appended at the buffer's fill
+// chunk (a payload beat, or a header slice) is appended at the buffer's fill
 // level and one full beat leaves. The payload is therefore shifted by
-// hdr_len mod DATA_W/8 at full rate; a frame costs one idle cycle when its
-// tail spills into an extra beat, plus one to load the next header.
+// hdr_len mod DATA_W/8 at full rate. When the largest header fits the buffer
+// (DATA_W >= 512) it is loaded into the buffer whole as the frame starts, and
+// the next frame's header is taken in the cycle the current one ends, so a
+// frame costs exactly its number of output beats. Narrower widths feed the
+// header in slices first.
 `default_nettype none
 
 module roce_tx_merge #(
@@ -49,6 +52,8 @@ module roce_tx_merge #(
       $error("roce_tx_merge: DATA_W must be a power of two from 64 to 1024");
   end
 
+  localparam bit PRELOAD = (8 * HCHUNKS * DWB <= 2 * DATA_W);  // whole header fits the buffer
+
   localparam logic [1:0] PH_HDR = 2'd0, PH_PAY = 2'd1, PH_FLUSH = 2'd2;
 
   logic                              busy_q, busy_d;
@@ -67,14 +72,14 @@ module roce_tx_merge #(
   logic                              ol_q, ol_d;
   logic [SIDE_W-1:0]                 os_q, os_d;
 
-  logic              out_free, have_chunk, final_chunk, advance;
+  logic              out_free, have_chunk, final_chunk, advance, drain, finishing;
   logic [DATA_W-1:0] chunk, keep_mask;
   logic [NW-1:0]     chunk_n, mask_n;
   logic [2*DATA_W-1:0] merged;
   logic [CW:0]       fill;
 
   function automatic logic [DATA_W-1:0] lanes(input logic [NW-1:0] n);
-    for (int i = 0; i < DWB; i++) lanes[8*i +: 8] = (i < int'(n)) ? 8'hFF : 8'h00;
+    for (int i = 0; i < DWB; i++) lanes[8*i +: 8] = (i < (n)) ? 8'hFF : 8'h00;
   endfunction
 
   function automatic logic [NW-1:0] min_dwb(input logic [13:0] x);
@@ -94,7 +99,7 @@ module roce_tx_merge #(
     chunk = '0; chunk_n = '0; mask_n = '0; have_chunk = 1'b0; final_chunk = 1'b0;
     case (phase_q)
       PH_HDR: begin
-        chunk = hdr_q[8*DWB*int'(hchunk_q) +: DATA_W];
+        chunk = hdr_q[8*DWB*(hchunk_q) +: DATA_W];
         chunk_n = min_dwb(14'(hdr_left_q));
         mask_n = chunk_n;
         have_chunk = 1'b1;
@@ -110,16 +115,28 @@ module roce_tx_merge #(
       default: ;
     endcase
     keep_mask = lanes(mask_n);
-    advance = busy_q && out_free && (phase_q == PH_FLUSH || have_chunk);
-    s_axis_pay_tready = busy_q && out_free && (phase_q == PH_PAY);
+    // A buffer holding a whole beat or more (a preloaded long header) sends
+    // it before taking more payload.
+    drain = (phase_q == PH_PAY) && (cnt_q >= CW'(DWB));
+    advance = busy_q && out_free && (phase_q == PH_FLUSH || drain || have_chunk);
+    s_axis_pay_tready = busy_q && out_free && (phase_q == PH_PAY) && !drain;
 
-    merged = buf_q | ({{DATA_W{1'b0}}, chunk & keep_mask} << (8 * int'(cnt_q)));
+    merged = buf_q | ({{DATA_W{1'b0}}, chunk & keep_mask} << (8 * cnt_q));
     fill = {1'b0, cnt_q} + (CW+1)'(chunk_n);
+    finishing = 1'b0;
 
     if (advance) begin
-      if (phase_q == PH_FLUSH) begin
-        ov_d = 1'b1; od_d = buf_q[DATA_W-1:0]; on_d = NW'(cnt_q); ol_d = 1'b1; os_d = side_q;
-        buf_d = '0; cnt_d = '0; busy_d = 1'b0;
+      if (phase_q == PH_FLUSH || drain) begin
+        // send what the buffer holds, a beat at most
+        ov_d = 1'b1; od_d = buf_q[DATA_W-1:0]; os_d = side_q;
+        if (phase_q == PH_FLUSH && cnt_q <= CW'(DWB)) begin
+          on_d = NW'(cnt_q); ol_d = 1'b1;
+          buf_d = '0; cnt_d = '0; busy_d = 1'b0; finishing = 1'b1;
+        end else begin
+          on_d = NW'(DWB); ol_d = 1'b0;
+          buf_d = buf_q >> DATA_W;
+          cnt_d = cnt_q - CW'(DWB);
+        end
       end else begin
         if (phase_q == PH_HDR) begin
           hdr_left_d = hdr_left_q - 8'(chunk_n);
@@ -132,7 +149,7 @@ module roce_tx_merge #(
         if (final_chunk && fill <= (CW+1)'(DWB)) begin
           // the whole remainder fits in this beat: frame ends here
           ov_d = 1'b1; od_d = merged[DATA_W-1:0]; on_d = NW'(fill); ol_d = 1'b1; os_d = side_q;
-          buf_d = '0; cnt_d = '0; busy_d = 1'b0;
+          buf_d = '0; cnt_d = '0; busy_d = 1'b0; finishing = 1'b1;
         end else if (fill >= (CW+1)'(DWB)) begin
           ov_d = 1'b1; od_d = merged[DATA_W-1:0]; on_d = NW'(DWB); ol_d = 1'b0; os_d = side_q;
           buf_d = merged >> DATA_W;
@@ -145,16 +162,26 @@ module roce_tx_merge #(
       end
     end
 
-    s_ready = !busy_q;
+    // the next header is taken as soon as the current frame has sent its last beat
+    s_ready = !busy_q || finishing;
     if (s_valid && s_ready) begin
       busy_d = 1'b1;
-      phase_d = PH_HDR;
       hdr_d = (8*HCHUNKS*DWB)'(s_hdr);
       hdr_left_d = s_hdr_len;
       hchunk_d = '0;
       pay_left_d = 14'(s_pay_len) + 14'(s_pad);
       real_left_d = 14'(s_pay_len);
       side_d = s_side;
+      if (PRELOAD) begin
+        buf_d = (2*DATA_W)'(s_hdr);
+        cnt_d = CW'(s_hdr_len);
+        hdr_left_d = '0;
+        phase_d = (s_pay_len == 13'd0) ? PH_FLUSH : PH_PAY;
+      end else begin
+        buf_d = '0;
+        cnt_d = '0;
+        phase_d = PH_HDR;
+      end
     end
   end
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Open-source synthesis of one RTL top with Yosys for Xilinx UltraScale+
+# (synth_xilinx -family xcup), then report resources and a timing proxy.
+#
+#   fpga/synth/yosys_synth.sh TOP OUT_DIR SOURCE.sv...
+#
+# Fails (exit 1) on a Yosys error or on any inferred latch. Prints one line
+#   synth TOP: LUT=.. FF=.. BRAM36=.. BRAM18=.. DSP=.. CARRY=.. arrival_ns=..
+# The arrival time comes from `sta` on the flattened netlist: cell delays
+# only, no routing -- a proxy for Fmax, not a sign-off figure.
+set -euo pipefail
+top=${1:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
+out=${2:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
+shift 2
+[ $# -gt 0 ] || { echo "yosys_synth.sh: no sources given" >&2; exit 2; }
+command -v yosys >/dev/null || { echo "yosys_synth.sh: yosys not found (apt-get install yosys)" >&2; exit 2; }
+mkdir -p "$out"
+log="$out/$top.yosys.log"
+yosys -q -l "$log" -p "
+  read_verilog -sv $*
+  synth_xilinx -family xcup -flatten -noiopad -noclkbuf -top $top
+  tee -o $out/$top.stat.txt stat
+  tee -o $out/$top.sta.txt sta
+" >/dev/null 2>&1 || { echo "synth $top: Yosys failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
+
+# Yosys says "Latch inferred for signal ..." when a process leaves one behind
+# (and "No latch inferred ..." when it does not); a mapped latch is an LDCE/LDPE cell.
+if grep -q '^Latch inferred' "$log" || grep -qE '^ +(LDCE|LDPE) ' "$out/$top.stat.txt"; then
+  echo "synth $top: latch inferred (see $log)" >&2
+  exit 1
+fi
+count() { awk -v c="$1" '$1 ~ "^"c"$" {s += $2} $2 ~ "^"c"$" {s += $1} END {print s + 0}' "$out/$top.stat.txt"; }
+luts=0
+for l in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do luts=$((luts + $(count "$l"))); done
+ffs=0
+for f in FDRE FDSE FDCE FDPE; do ffs=$((ffs + $(count "$f"))); done
+arrival=$(grep -oE 'Latest arrival time in .* is [0-9.]+' "$out/$top.sta.txt" | grep -oE '[0-9.]+$' | tail -1)
+arrival_ns=n/a
+[ -n "$arrival" ] && arrival_ns=$(awk -v a="$arrival" 'BEGIN {printf "%.1f", a / 1000}')
+echo "synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) DSP=$(count DSP48E2)" \
+     "CARRY=$(( $(count CARRY4) + $(count CARRY8) )) MUXF=$(( $(count MUXF7) + $(count MUXF8) + $(count MUXF9) ))" \
+     "arrival_ns=$arrival_ns (cell delays only, no routing; MUXF/CARRY have no timing arcs in Yosys)"

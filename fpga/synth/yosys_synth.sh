@@ -37,6 +37,9 @@ for f in FDRE FDSE FDCE FDPE; do ffs=$((ffs + $(count "$f"))); done
 arrival=$(grep -oE 'Latest arrival time in .* is [0-9.]+' "$out/$top.sta.txt" | grep -oE '[0-9.]+$' | tail -1)
 arrival_ns=n/a
 [ -n "$arrival" ] && arrival_ns=$(awk -v a="$arrival" 'BEGIN {printf "%.1f", a / 1000}')
-echo "synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) DSP=$(count DSP48E2)" \
-     "CARRY=$(( $(count CARRY4) + $(count CARRY8) )) MUXF=$(( $(count MUXF7) + $(count MUXF8) + $(count MUXF9) ))" \
-     "arrival_ns=$arrival_ns (cell delays only, no routing; MUXF/CARRY have no timing arcs in Yosys)"
+carry=$(( $(count CARRY4) + $(count CARRY8) ))
+muxf=$(( $(count MUXF7) + $(count MUXF8) + $(count MUXF9) ))
+summary="synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) DSP=$(count DSP48E2)"
+summary="$summary CARRY=$carry MUXF=$muxf arrival_ns=$arrival_ns"
+summary="$summary (cell delays only, no routing; MUXF/CARRY have no timing arcs in Yosys)"
+echo "$summary" | tee "$out/$top.summary.txt"

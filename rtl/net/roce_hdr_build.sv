@@ -26,13 +26,19 @@ module roce_hdr_build (
 );
 
   localparam int TP_BYTES = 40;  // BTH + the largest extended-header set (AtomicETH 28)
+  // Where the network and transport parts start, per layout (from the spec sizes).
+  localparam int L3  = roce_pkg::ETH_SIZE;                       // untagged
+  localparam int L3Q = roce_pkg::ETH_SIZE + roce_pkg::VLAN_SIZE;  // 802.1Q-tagged
+  localparam int V4  = roce_pkg::IPV4_SIZE + roce_pkg::UDP_SIZE;  // network part lengths
+  localparam int V6  = roce_pkg::IPV6_SIZE + roce_pkg::UDP_SIZE;
+  localparam int V1  = roce_pkg::IPV6_SIZE;                       // GRH
 
   /* verilator lint_off UNUSEDSIGNAL */  // the builder needs ext, ext_bytes and payload of the entry only
   roce_pkg::opinfo_t op;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [8*TP_BYTES-1:0] tp;        // transport part: BTH + extended headers
   logic [5:0]            tp_len;
-  logic [8*48-1:0]       l34;       // IPv4+UDP, IPv6+UDP or GRH
+  logic [8*V6-1:0]       l34;       // IPv4+UDP, IPv6+UDP or GRH
   logic [15:0]           ethertype;
   logic [15:0]           trailer;   // BTH .. ICRC: transport bytes incl. payload, pad, ICRC
   logic [15:0]           ip_len;
@@ -118,9 +124,9 @@ module roce_hdr_build (
         l34[8*7 +: 8]    = h.ttl;
         l34[8*8 +: 128]  = byte_order_pkg::be128(h.src_ip);
         l34[8*24 +: 128] = byte_order_pkg::be128(h.dst_ip);
-        l34[8*40 +: 16]  = byte_order_pkg::be16(sport);
-        l34[8*42 +: 16]  = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
-        l34[8*44 +: 16]  = byte_order_pkg::be16(ip_len);
+        l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_SPORT_OFF) +: 16] = byte_order_pkg::be16(sport);
+        l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_DPORT_OFF) +: 16] = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
+        l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_LEN_OFF) +: 16] = byte_order_pkg::be16(ip_len);
       end
       roce_pkg::L3_ROCEV1: begin
         ethertype = 16'(roce_pkg::ETHERTYPE_ROCEV1);
@@ -151,9 +157,9 @@ module roce_hdr_build (
         l34[8*10 +: 16] = byte_order_pkg::be16(csum);
         l34[8*12 +: 32] = byte_order_pkg::be32(h.src_ip[31:0]);
         l34[8*16 +: 32] = byte_order_pkg::be32(h.dst_ip[31:0]);
-        l34[8*20 +: 16] = byte_order_pkg::be16(sport);
-        l34[8*22 +: 16] = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
-        l34[8*24 +: 16] = byte_order_pkg::be16(ip_len - 16'(roce_pkg::IPV4_SIZE));
+        l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_SPORT_OFF) +: 16] = byte_order_pkg::be16(sport);
+        l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_DPORT_OFF) +: 16] = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
+        l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_LEN_OFF) +: 16] = byte_order_pkg::be16(ip_len - 16'(roce_pkg::IPV4_SIZE));
       end
     endcase
 
@@ -163,21 +169,22 @@ module roce_hdr_build (
     hdr[8*0 +: 48] = byte_order_pkg::be48(h.dst_mac);
     hdr[8*6 +: 48] = byte_order_pkg::be48(h.src_mac);
     if (h.vlan_valid) begin
-      hdr[8*12 +: 16] = byte_order_pkg::be16(16'(roce_pkg::ETHERTYPE_VLAN));
-      hdr[8*14 +: 16] = byte_order_pkg::be16({h.vlan_pcp, 1'b0, h.vlan_vid});
-      hdr[8*16 +: 16] = byte_order_pkg::be16(ethertype);
-      l3_off = 8'd18;
+      hdr[8*roce_pkg::ETH_ETHERTYPE_OFF +: 16] = byte_order_pkg::be16(16'(roce_pkg::ETHERTYPE_VLAN));
+      hdr[8*(roce_pkg::ETH_ETHERTYPE_OFF + roce_pkg::VLAN_TCI_OFF) +: 16] =
+          byte_order_pkg::be16({h.vlan_pcp, 1'b0, h.vlan_vid});
+      hdr[8*(roce_pkg::ETH_ETHERTYPE_OFF + roce_pkg::VLAN_SIZE) +: 16] = byte_order_pkg::be16(ethertype);
+      l3_off = 8'(L3Q);
     end else begin
-      hdr[8*12 +: 16] = byte_order_pkg::be16(ethertype);
-      l3_off = 8'd14;
+      hdr[8*roce_pkg::ETH_ETHERTYPE_OFF +: 16] = byte_order_pkg::be16(ethertype);
+      l3_off = 8'(L3);
     end
     case ({h.vlan_valid, h.l3})
-      3'b0_00: begin hdr[8*14 +: 8*28] = l34[0 +: 8*28]; hdr[8*42 +: 8*TP_BYTES] = tp; end
-      3'b0_01: begin hdr[8*14 +: 8*48] = l34;            hdr[8*62 +: 8*TP_BYTES] = tp; end
-      3'b0_10: begin hdr[8*14 +: 8*40] = l34[0 +: 8*40]; hdr[8*54 +: 8*TP_BYTES] = tp; end
-      3'b1_00: begin hdr[8*18 +: 8*28] = l34[0 +: 8*28]; hdr[8*46 +: 8*TP_BYTES] = tp; end
-      3'b1_01: begin hdr[8*18 +: 8*48] = l34;            hdr[8*66 +: 8*TP_BYTES] = tp; end
-      3'b1_10: begin hdr[8*18 +: 8*40] = l34[0 +: 8*40]; hdr[8*58 +: 8*TP_BYTES] = tp; end
+      3'b0_00: begin hdr[8*L3  +: 8*V4] = l34[0 +: 8*V4]; hdr[8*(L3 + V4)  +: 8*TP_BYTES] = tp; end
+      3'b0_01: begin hdr[8*L3  +: 8*V6] = l34;            hdr[8*(L3 + V6)  +: 8*TP_BYTES] = tp; end
+      3'b0_10: begin hdr[8*L3  +: 8*V1] = l34[0 +: 8*V1]; hdr[8*(L3 + V1)  +: 8*TP_BYTES] = tp; end
+      3'b1_00: begin hdr[8*L3Q +: 8*V4] = l34[0 +: 8*V4]; hdr[8*(L3Q + V4) +: 8*TP_BYTES] = tp; end
+      3'b1_01: begin hdr[8*L3Q +: 8*V6] = l34;            hdr[8*(L3Q + V6) +: 8*TP_BYTES] = tp; end
+      3'b1_10: begin hdr[8*L3Q +: 8*V1] = l34[0 +: 8*V1]; hdr[8*(L3Q + V1) +: 8*TP_BYTES] = tp; end
       default: ;  // l3 = 3 is not an encapsulation: header of Ethernet only
     endcase
     case (h.l3)

@@ -37,6 +37,8 @@ module roce_icrc_insert #(
   localparam int MB = roce_pkg::HDR_MAX;          // masks cover the first MB frame bytes
   localparam int MW = MB + DWB;                   // plus one beat of zeros for the part-select
   localparam int TAIL = 8;                        // ICRC (4) + Ethernet padding (at most 6 here)
+  localparam int L3  = roce_pkg::ETH_SIZE;                       // L3 offset, untagged
+  localparam int L3Q = roce_pkg::ETH_SIZE + roce_pkg::VLAN_SIZE;  // L3 offset, 802.1Q-tagged
 
   // Byte masks over the frame, per encapsulation: `full` bytes become 0xFF,
   // `nib` bytes get their low nibble set (the IPv6/GRH traffic class half).
@@ -69,14 +71,14 @@ module roce_icrc_insert #(
     end
   endfunction
 
-  localparam logic [MW-1:0] FULL_V4    = mask_vec(roce_pkg::L3_IPV4, 14, 1'b0);
-  localparam logic [MW-1:0] FULL_V6    = mask_vec(roce_pkg::L3_IPV6, 14, 1'b0);
-  localparam logic [MW-1:0] FULL_V1    = mask_vec(roce_pkg::L3_ROCEV1, 14, 1'b0);
-  localparam logic [MW-1:0] FULL_V4_Q  = mask_vec(roce_pkg::L3_IPV4, 18, 1'b0);
-  localparam logic [MW-1:0] FULL_V6_Q  = mask_vec(roce_pkg::L3_IPV6, 18, 1'b0);
-  localparam logic [MW-1:0] FULL_V1_Q  = mask_vec(roce_pkg::L3_ROCEV1, 18, 1'b0);
-  localparam logic [MW-1:0] NIB_6      = mask_vec(roce_pkg::L3_IPV6, 14, 1'b1);
-  localparam logic [MW-1:0] NIB_6_Q    = mask_vec(roce_pkg::L3_IPV6, 18, 1'b1);
+  localparam logic [MW-1:0] FULL_V4    = mask_vec(roce_pkg::L3_IPV4, L3, 1'b0);
+  localparam logic [MW-1:0] FULL_V6    = mask_vec(roce_pkg::L3_IPV6, L3, 1'b0);
+  localparam logic [MW-1:0] FULL_V1    = mask_vec(roce_pkg::L3_ROCEV1, L3, 1'b0);
+  localparam logic [MW-1:0] FULL_V4_Q  = mask_vec(roce_pkg::L3_IPV4, L3Q, 1'b0);
+  localparam logic [MW-1:0] FULL_V6_Q  = mask_vec(roce_pkg::L3_IPV6, L3Q, 1'b0);
+  localparam logic [MW-1:0] FULL_V1_Q  = mask_vec(roce_pkg::L3_ROCEV1, L3Q, 1'b0);
+  localparam logic [MW-1:0] NIB_6      = mask_vec(roce_pkg::L3_IPV6, L3, 1'b1);
+  localparam logic [MW-1:0] NIB_6_Q    = mask_vec(roce_pkg::L3_IPV6, L3Q, 1'b1);
 
   // ---- input register
   logic              r_valid_q, r_valid_d;
@@ -130,7 +132,7 @@ module roce_icrc_insert #(
       masked[8*i +: 8] = full_m[i] ? 8'hFF : (r_data_q[8*i +: 8] | {4'h0, {4{nib_m[i]}}});
     end
     // bytes before the L3 header are not covered
-    l3_off = r_side_q[2] ? 16'd18 : 16'd14;
+    l3_off = r_side_q[2] ? 16'(L3Q) : 16'(L3);
     skip = (r_base_q >= l3_off) ? 16'd0 :
            ((l3_off - r_base_q) > 16'(DWB)) ? 16'(DWB) : (l3_off - r_base_q);
     shifted = masked >> (8 * (skip));

@@ -39,3 +39,5 @@ set(RTL_PARSER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/net/roce_rx_check.sv
   ${RTL_DIR}/net/roce_rx_realign.sv
   ${RTL_DIR}/net/roce_parser.sv)
+
+set(RTL_CSR_SOURCES ${RTL_PKGS} ${RTL_DIR}/csr/roce_csr.sv)

@@ -176,6 +176,8 @@ def gen_sv(spec):
     w("  // ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"  localparam logic [11:0] CSR_{r['name']} = 12'h{r['addr']:03X};  // {r['access']}: {r['doc']}")
+        if "param" not in r and "array" not in r and r["access"] != "rc":
+            w(f"  localparam logic [31:0] CSR_{r['name']}_RESET = 32'h{r['reset']:08X};")
         for b in r.get("bits", []):
             w(f"  localparam int unsigned CSR_{r['name']}_{b['name']}_BIT = {b['lsb']};")
     w("  /* verilator lint_on UNUSEDPARAM */")
@@ -333,6 +335,8 @@ def gen_cpp(spec):
     w("// ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"inline constexpr uint32_t kCsr{camel(r['name'])} = 0x{r['addr']:03X};  // {r['access']}: {r['doc']}")
+        if "param" not in r and "array" not in r and r["access"] != "rc":
+            w(f"inline constexpr uint32_t kCsr{camel(r['name'])}Reset = 0x{r['reset']:08X};")
     w("")
     w("}  // namespace rocenic::spec")
     return "\n".join(L) + "\n"
@@ -395,12 +399,15 @@ def gen_md_csr(spec):
          "| address | name | access | reset | owner | meaning |", "|---|---|---|---|---|---|"]
     drops = spec["constants"]["enum"]["drop"]["values"]
     for r in spec["csr"]["registers"]:
-        if r.get("array") == "drop":
+        if r.get("array") == "gid":
+            L.append(f"| 0x{r['addr']:03X} + 32*i | {r['name']}[i] | {r['access']} | 0 | {r['impl']} | {r['doc']} |")
+        elif r.get("array") == "drop":
             for x in drops[1:]:
                 L.append(f"| 0x{r['addr'] + 4 * x['value']:03X} | {r['name']}_{x['name']} | {r['access']} | 0 | "
                          f"{r['impl']} | {x['doc']} |")
         else:
-            L.append(f"| 0x{r['addr']:03X} | {r['name']} | {r['access']} | {r['reset']:#x} | {r['impl']} | {r['doc']} |")
+            reset = f"param {r['param']}" if "param" in r else f"{r['reset']:#x}"
+            L.append(f"| 0x{r['addr']:03X} | {r['name']} | {r['access']} | {reset} | {r['impl']} | {r['doc']} |")
     return "\n".join(L) + "\n"
 
 

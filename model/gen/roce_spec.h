@@ -933,12 +933,36 @@ struct RoceRxHdr {
 
 // ---- CSR map (byte addresses)
 inline constexpr uint32_t kCsrId = 0x000;  // ro: constant 'RCNC': identifies a rocenic engine
+inline constexpr uint32_t kCsrIdReset = 0x52434E43;
 inline constexpr uint32_t kCsrVersion = 0x004;  // ro: major[15:8] minor[7:0] of this register map
+inline constexpr uint32_t kCsrVersionReset = 0x00000100;
 inline constexpr uint32_t kCsrCtrl = 0x010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
+inline constexpr uint32_t kCsrCtrlReset = 0x00000001;
+inline constexpr uint32_t kCsrCapMaxQp = 0x020;  // ro: queue pairs the engine holds
+inline constexpr uint32_t kCsrCapMaxCq = 0x024;  // ro: completion queues
+inline constexpr uint32_t kCsrCapMaxMr = 0x028;  // ro: memory regions
+inline constexpr uint32_t kCsrCapMaxPd = 0x02C;  // ro: protection domains
+inline constexpr uint32_t kCsrCapMaxQpWr = 0x030;  // ro: work requests per send or receive queue
+inline constexpr uint32_t kCsrCapMaxSge = 0x034;  // ro: scatter/gather entries per work request
+inline constexpr uint32_t kCsrCapMaxCqe = 0x038;  // ro: entries per completion queue
+inline constexpr uint32_t kCsrCapMaxInline = 0x03C;  // ro: inline data bytes per send work request
+inline constexpr uint32_t kCsrCapGidTbl = 0x040;  // ro: GID table entries per port
+inline constexpr uint32_t kCsrCapDataW = 0x044;  // ro: data path width in bits
+inline constexpr uint32_t kCsrPortMacLo = 0x080;  // rw: port MAC address bits 31:0
+inline constexpr uint32_t kCsrPortMacLoReset = 0x00000000;
+inline constexpr uint32_t kCsrPortMacHi = 0x084;  // rw: port MAC address bits 47:32 (in 15:0)
+inline constexpr uint32_t kCsrPortMacHiReset = 0x00000000;
+inline constexpr uint32_t kCsrPortMtu = 0x088;  // rw: active path MTU as IBV_MTU_* (1 = 256 ... 5 = 4096); other values are refused with SLVERR
+inline constexpr uint32_t kCsrPortMtuReset = 0x00000003;
+inline constexpr uint32_t kCsrPortCtrl = 0x08C;  // rw: bit 0 link_up (the MAC's link)
+inline constexpr uint32_t kCsrPortCtrlReset = 0x00000000;
+inline constexpr uint32_t kCsrPortState = 0x090;  // ro: IBV_PORT_* state: 4 ACTIVE when link_up, else 1 DOWN
+inline constexpr uint32_t kCsrPortStateReset = 0x00000001;
 inline constexpr uint32_t kCsrRxFrames = 0x100;  // rc: frames received from the MAC
 inline constexpr uint32_t kCsrRxRoce = 0x104;  // rc: RoCE frames accepted
 inline constexpr uint32_t kCsrRxBypass = 0x108;  // rc: frames passed to the bypass port
 inline constexpr uint32_t kCsrRxDrop = 0x140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
 inline constexpr uint32_t kCsrTxFrames = 0x200;  // rc: RoCE frames sent to the MAC
+inline constexpr uint32_t kCsrGid = 0x400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
 
 }  // namespace rocenic::spec

@@ -302,14 +302,39 @@ package roce_pkg;
 
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine
+  localparam logic [31:0] CSR_ID_RESET = 32'h52434E43;
   localparam logic [11:0] CSR_VERSION = 12'h004;  // ro: major[15:8] minor[7:0] of this register map
+  localparam logic [31:0] CSR_VERSION_RESET = 32'h00000100;
   localparam logic [11:0] CSR_CTRL = 12'h010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
+  localparam logic [31:0] CSR_CTRL_RESET = 32'h00000001;
   localparam int unsigned CSR_CTRL_ROCE_ENABLE_BIT = 0;
+  localparam logic [11:0] CSR_CAP_MAX_QP = 12'h020;  // ro: queue pairs the engine holds
+  localparam logic [11:0] CSR_CAP_MAX_CQ = 12'h024;  // ro: completion queues
+  localparam logic [11:0] CSR_CAP_MAX_MR = 12'h028;  // ro: memory regions
+  localparam logic [11:0] CSR_CAP_MAX_PD = 12'h02C;  // ro: protection domains
+  localparam logic [11:0] CSR_CAP_MAX_QP_WR = 12'h030;  // ro: work requests per send or receive queue
+  localparam logic [11:0] CSR_CAP_MAX_SGE = 12'h034;  // ro: scatter/gather entries per work request
+  localparam logic [11:0] CSR_CAP_MAX_CQE = 12'h038;  // ro: entries per completion queue
+  localparam logic [11:0] CSR_CAP_MAX_INLINE = 12'h03C;  // ro: inline data bytes per send work request
+  localparam logic [11:0] CSR_CAP_GID_TBL = 12'h040;  // ro: GID table entries per port
+  localparam logic [11:0] CSR_CAP_DATA_W = 12'h044;  // ro: data path width in bits
+  localparam logic [11:0] CSR_PORT_MAC_LO = 12'h080;  // rw: port MAC address bits 31:0
+  localparam logic [31:0] CSR_PORT_MAC_LO_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_PORT_MAC_HI = 12'h084;  // rw: port MAC address bits 47:32 (in 15:0)
+  localparam logic [31:0] CSR_PORT_MAC_HI_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_PORT_MTU = 12'h088;  // rw: active path MTU as IBV_MTU_* (1 = 256 ... 5 = 4096); other values are refused with SLVERR
+  localparam logic [31:0] CSR_PORT_MTU_RESET = 32'h00000003;
+  localparam logic [11:0] CSR_PORT_CTRL = 12'h08C;  // rw: bit 0 link_up (the MAC's link)
+  localparam logic [31:0] CSR_PORT_CTRL_RESET = 32'h00000000;
+  localparam int unsigned CSR_PORT_CTRL_LINK_UP_BIT = 0;
+  localparam logic [11:0] CSR_PORT_STATE = 12'h090;  // ro: IBV_PORT_* state: 4 ACTIVE when link_up, else 1 DOWN
+  localparam logic [31:0] CSR_PORT_STATE_RESET = 32'h00000001;
   localparam logic [11:0] CSR_RX_FRAMES = 12'h100;  // rc: frames received from the MAC
   localparam logic [11:0] CSR_RX_ROCE = 12'h104;  // rc: RoCE frames accepted
   localparam logic [11:0] CSR_RX_BYPASS = 12'h108;  // rc: frames passed to the bypass port
   localparam logic [11:0] CSR_RX_DROP = 12'h140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
   localparam logic [11:0] CSR_TX_FRAMES = 12'h200;  // rc: RoCE frames sent to the MAC
+  localparam logic [11:0] CSR_GID = 12'h400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
   /* verilator lint_on UNUSEDPARAM */
 
 endpackage

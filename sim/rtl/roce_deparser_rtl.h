@@ -2,45 +2,30 @@
 // model::RoceDeparser. Templated on the Verilated class (one per DATA_W).
 #pragma once
 
-#include <verilated.h>
-#include <verilated_fst_c.h>
-
-#include <memory>
-#include <string>
-
 #include "common/block.h"
 #include "gen/roce_spec.h"
 #include "rtl/vl_ports.h"
+#include "rtl/vl_top.h"
 
 namespace rocenic {
 
 template <typename V>
 class RoceDeparserRtl : public Block {
  public:
-  explicit RoceDeparserRtl(unsigned data_bytes = 64)
-      : ctx_(std::make_unique<VerilatedContext>()), bytes_(data_bytes) {
-    ctx_->traceEverOn(true);
-    top_ = std::make_unique<V>(ctx_.get());
+  explicit RoceDeparserRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     in_info_ = {{"s_hdr", false, true, (spec::RoceTxHdr::kBits + 7) / 8}, {"s_axis_pay", true, true, bytes_}};
     out_info_ = {{"m_axis_tx", true, true, bytes_}};
     reset();
-  }
-  ~RoceDeparserRtl() override {
-    close_trace();
-    top_->final();
   }
 
   const std::vector<PortInfo>& inputs() const override { return in_info_; }
   const std::vector<PortInfo>& outputs() const override { return out_info_; }
 
   void reset() override {
-    top_->rst = 1;
     top_->s_hdr_valid = 0;
     top_->s_axis_pay_tvalid = 0;
     top_->m_axis_tx_tready = 0;
-    for (int i = 0; i < 4; ++i) tick();
-    top_->rst = 0;
-    top_->eval();
+    top_.reset_cycles();
     cycle_ = 0;
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
@@ -64,42 +49,21 @@ class RoceDeparserRtl : public Block {
     return f;
   }
   void clock() override {
-    tick();
+    top_.tick();
     ++cycle_;
   }
   uint64_t cycle() const override { return cycle_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override {
     return {{"tx_frames", top_->cnt_tx_frames}};
   }
-  bool open_trace(const std::string& path) override {
-    trace_ = std::make_unique<VerilatedFstC>();
-    top_->trace(trace_.get(), 99);
-    trace_->open(path.c_str());
-    return true;
-  }
-  void close_trace() override {
-    if (trace_) trace_->close();
-    trace_.reset();
-  }
+  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
+  void close_trace() override { top_.close_trace(); }
 
  private:
-  void tick() {
-    top_->clk = 0;
-    top_->eval();
-    if (trace_) trace_->dump(time_);
-    ++time_;
-    top_->clk = 1;
-    top_->eval();
-    if (trace_) trace_->dump(time_);
-    ++time_;
-  }
-
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  VlTop<V> top_;
   unsigned bytes_;
   std::vector<PortInfo> in_info_, out_info_;
-  uint64_t cycle_ = 0, time_ = 0;
+  uint64_t cycle_ = 0;
 };
 
 }  // namespace rocenic

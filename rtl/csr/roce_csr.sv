@@ -1,0 +1,251 @@
+// roce_csr: the engine's AXI4-Lite control-and-status registers
+// (map: spec/csr.toml, docs/spec/csr.md).
+//
+//   0x000 ID, VERSION, CTRL            identity, roce_enable
+//   0x020 CAP_*                        device limits (this block's parameters)
+//   0x080 PORT_MAC_LO/HI, MTU, CTRL, STATE
+//   0x100 RX_* / 0x140 RX_DROP[reason] / 0x200 TX_FRAMES   counters of the packet path
+//   0x400 GID[i]: 8 words each         words 0-3 GID (big-endian), word 4 type
+//
+// One write (AW and W taken together) and one read in flight at a time;
+// every access is answered, OKAY or SLVERR: unmapped addresses, writes to
+// read-only registers and refused values (MTU outside 1..5, GID type > 2)
+// get SLVERR and change nothing. Byte strobes apply to read/write registers.
+// addr[1:0] are ignored (registers are 32-bit words).
+`default_nettype none
+
+module roce_csr #(
+  parameter int DATA_W      = 512,
+  parameter int MAX_QP      = 256,
+  parameter int MAX_CQ      = 256,
+  parameter int MAX_MR      = 1024,
+  parameter int MAX_PD      = 256,
+  parameter int MAX_QP_WR   = 4096,
+  parameter int MAX_SGE     = 8,
+  parameter int MAX_CQE     = 65536,
+  parameter int MAX_INLINE  = 256,
+  parameter int GID_TBL_LEN = 16
+) (
+  input  wire logic                                clk,
+  input  wire logic                                rst,
+  // AXI4-Lite slave
+  /* verilator lint_off UNUSEDSIGNAL */  // addr[1:0]: registers are whole 32-bit words
+  input  wire logic [11:0]                         s_axil_awaddr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                                s_axil_awvalid,
+  output logic                                     s_axil_awready,
+  input  wire logic [31:0]                         s_axil_wdata,
+  input  wire logic [3:0]                          s_axil_wstrb,
+  input  wire logic                                s_axil_wvalid,
+  output logic                                     s_axil_wready,
+  output logic [1:0]                               s_axil_bresp,
+  output logic                                     s_axil_bvalid,
+  input  wire logic                                s_axil_bready,
+  /* verilator lint_off UNUSEDSIGNAL */  // addr[1:0]: registers are whole 32-bit words
+  input  wire logic [11:0]                         s_axil_araddr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                                s_axil_arvalid,
+  output logic                                     s_axil_arready,
+  output logic [31:0]                              s_axil_rdata,
+  output logic [1:0]                               s_axil_rresp,
+  output logic                                     s_axil_rvalid,
+  input  wire logic                                s_axil_rready,
+  // counters of the packet path, shown read-only
+  input  wire logic [31:0]                         cnt_rx_frames,
+  input  wire logic [31:0]                         cnt_rx_roce,
+  input  wire logic [31:0]                         cnt_rx_bypass,
+  input  wire logic [roce_pkg::DROP_COUNT*32-1:0]  cnt_rx_drop,
+  input  wire logic [31:0]                         cnt_tx_frames,
+  // configuration for the engine
+  output logic                                     roce_enable,
+  output logic [47:0]                              port_mac,
+  output logic [2:0]                               port_mtu,     // IBV_MTU_*: 1 = 256 .. 5 = 4096
+  output logic                                     link_up,
+  output logic [GID_TBL_LEN*128-1:0]               gid_table,    // entry i at [128*i +: 128], byte 0 most significant
+  output logic [GID_TBL_LEN*2-1:0]                 gid_type      // 0 unused, 1 RoCE v1, 2 RoCE v2
+);
+  localparam logic [1:0] OKAY = 2'b00, SLVERR = 2'b10;
+  localparam int GID_END = 32'(roce_pkg::CSR_GID) + 32 * GID_TBL_LEN;
+  localparam int GI_W = (GID_TBL_LEN > 1) ? $clog2(GID_TBL_LEN) : 1;  // GID entry index width
+
+  initial begin
+    if (GID_TBL_LEN < 1 || GID_TBL_LEN > 32) $error("roce_csr: GID_TBL_LEN must be 1..32 (the table spans 0x400..0x7FF)");
+  end
+
+  // ---- registers
+  logic [31:0]  ctrl_q, mac_lo_q, mac_hi_q, mtu_q, port_ctrl_q;
+  logic [127:0] gid_q [GID_TBL_LEN];
+  logic [1:0]   gtype_q [GID_TBL_LEN];
+
+  // ---- read decode: value and whether the address exists
+  function automatic logic [31:0] gid_word(input logic [127:0] g, input logic [2:0] w);
+    case (w)
+      3'd0:    gid_word = g[127:96];
+      3'd1:    gid_word = g[95:64];
+      3'd2:    gid_word = g[63:32];
+      3'd3:    gid_word = g[31:0];
+      default: gid_word = '0;
+    endcase
+  endfunction
+
+  logic [31:0] rd_value;
+  logic        rd_ok;
+  logic [11:0] ra;
+  logic [GI_W-1:0] r_gi;
+
+  always_comb begin
+    ra = {s_axil_araddr[11:2], 2'b00};
+    rd_value = '0;
+    rd_ok = 1'b1;
+    r_gi = ra[5 +: GI_W];
+    if (ra >= roce_pkg::CSR_GID && 32'(ra) < 32'(GID_END)) begin
+      if (ra[4:2] == 3'd4) rd_value = {30'b0, gtype_q[r_gi]};
+      else rd_value = gid_word(gid_q[r_gi], ra[4:2]);
+    end else if (ra >= roce_pkg::CSR_RX_DROP && 32'(ra) < 32'(roce_pkg::CSR_RX_DROP) + 4 * roce_pkg::DROP_COUNT) begin
+      rd_value = cnt_rx_drop[32 * ((ra - roce_pkg::CSR_RX_DROP) >> 2) +: 32];
+    end else begin
+      case (ra)
+        roce_pkg::CSR_ID:             rd_value = roce_pkg::CSR_ID_RESET;
+        roce_pkg::CSR_VERSION:        rd_value = roce_pkg::CSR_VERSION_RESET;
+        roce_pkg::CSR_CTRL:           rd_value = ctrl_q;
+        roce_pkg::CSR_CAP_MAX_QP:     rd_value = 32'(MAX_QP);
+        roce_pkg::CSR_CAP_MAX_CQ:     rd_value = 32'(MAX_CQ);
+        roce_pkg::CSR_CAP_MAX_MR:     rd_value = 32'(MAX_MR);
+        roce_pkg::CSR_CAP_MAX_PD:     rd_value = 32'(MAX_PD);
+        roce_pkg::CSR_CAP_MAX_QP_WR:  rd_value = 32'(MAX_QP_WR);
+        roce_pkg::CSR_CAP_MAX_SGE:    rd_value = 32'(MAX_SGE);
+        roce_pkg::CSR_CAP_MAX_CQE:    rd_value = 32'(MAX_CQE);
+        roce_pkg::CSR_CAP_MAX_INLINE: rd_value = 32'(MAX_INLINE);
+        roce_pkg::CSR_CAP_GID_TBL:    rd_value = 32'(GID_TBL_LEN);
+        roce_pkg::CSR_CAP_DATA_W:     rd_value = 32'(DATA_W);
+        roce_pkg::CSR_PORT_MAC_LO:    rd_value = mac_lo_q;
+        roce_pkg::CSR_PORT_MAC_HI:    rd_value = mac_hi_q;
+        roce_pkg::CSR_PORT_MTU:       rd_value = mtu_q;
+        roce_pkg::CSR_PORT_CTRL:      rd_value = port_ctrl_q;
+        roce_pkg::CSR_PORT_STATE:     rd_value = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT] ? 32'd4 : 32'd1;
+        roce_pkg::CSR_RX_FRAMES:      rd_value = cnt_rx_frames;
+        roce_pkg::CSR_RX_ROCE:        rd_value = cnt_rx_roce;
+        roce_pkg::CSR_RX_BYPASS:      rd_value = cnt_rx_bypass;
+        roce_pkg::CSR_TX_FRAMES:      rd_value = cnt_tx_frames;
+        default:                      rd_ok = 1'b0;
+      endcase
+    end
+    if (ra == roce_pkg::CSR_RX_DROP) rd_ok = 1'b0;  // reason 0 (NONE) is not a drop
+    if (ra >= roce_pkg::CSR_GID && 32'(ra) < 32'(GID_END) && ra[4:2] > 3'd4) rd_value = '0;  // reserved words read 0
+  end
+
+  // ---- write decode: the register's new value, and whether it is accepted
+  function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] d, input logic [3:0] strb);
+    for (int b = 0; b < 4; b++) merge[8*b +: 8] = strb[b] ? d[8*b +: 8] : old[8*b +: 8];
+  endfunction
+
+  logic [11:0]  wa;
+  logic [GI_W-1:0] w_gi;
+  logic         wr_ok, wr_fire;
+  logic [31:0]  wr_new;
+  logic [127:0] gid_new;
+
+  always_comb begin
+    wa = {s_axil_awaddr[11:2], 2'b00};
+    w_gi = wa[5 +: GI_W];
+    wr_ok = 1'b0;
+    wr_new = '0;
+    gid_new = '0;
+    if (wa >= roce_pkg::CSR_GID && 32'(wa) < 32'(GID_END)) begin
+      gid_new = gid_q[w_gi];
+      case (wa[4:2])
+        3'd0: begin wr_new = merge(gid_q[w_gi][127:96], s_axil_wdata, s_axil_wstrb); gid_new[127:96] = wr_new; wr_ok = 1'b1; end
+        3'd1: begin wr_new = merge(gid_q[w_gi][95:64],  s_axil_wdata, s_axil_wstrb); gid_new[95:64]  = wr_new; wr_ok = 1'b1; end
+        3'd2: begin wr_new = merge(gid_q[w_gi][63:32],  s_axil_wdata, s_axil_wstrb); gid_new[63:32]  = wr_new; wr_ok = 1'b1; end
+        3'd3: begin wr_new = merge(gid_q[w_gi][31:0],   s_axil_wdata, s_axil_wstrb); gid_new[31:0]   = wr_new; wr_ok = 1'b1; end
+        3'd4: begin
+          wr_new = merge({30'b0, gtype_q[w_gi]}, s_axil_wdata, s_axil_wstrb);
+          wr_ok = wr_new <= 32'd2;
+        end
+        default: wr_ok = 1'b0;
+      endcase
+    end else begin
+      case (wa)
+        roce_pkg::CSR_CTRL:        begin wr_new = merge(ctrl_q, s_axil_wdata, s_axil_wstrb);      wr_ok = 1'b1; end
+        roce_pkg::CSR_PORT_MAC_LO: begin wr_new = merge(mac_lo_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
+        roce_pkg::CSR_PORT_MAC_HI: begin wr_new = merge(mac_hi_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
+        roce_pkg::CSR_PORT_CTRL:   begin wr_new = merge(port_ctrl_q, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_PORT_MTU: begin
+          wr_new = merge(mtu_q, s_axil_wdata, s_axil_wstrb);
+          wr_ok = wr_new >= 32'd1 && wr_new <= 32'd5;
+        end
+        default: wr_ok = 1'b0;
+      endcase
+    end
+  end
+
+  // ---- AXI4-Lite handshakes
+  logic       bvalid_q, rvalid_q;
+  logic [1:0] bresp_q, rresp_q;
+  logic [31:0] rdata_q;
+
+  assign s_axil_awready = !bvalid_q && s_axil_awvalid && s_axil_wvalid;
+  assign s_axil_wready  = s_axil_awready;
+  assign wr_fire        = s_axil_awready;
+  assign s_axil_arready = !rvalid_q;
+  assign s_axil_bvalid  = bvalid_q;
+  assign s_axil_bresp   = bresp_q;
+  assign s_axil_rvalid  = rvalid_q;
+  assign s_axil_rresp   = rresp_q;
+  assign s_axil_rdata   = rdata_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      bvalid_q <= 1'b0; bresp_q <= OKAY; rvalid_q <= 1'b0; rresp_q <= OKAY; rdata_q <= '0;
+      ctrl_q <= roce_pkg::CSR_CTRL_RESET;
+      mac_lo_q <= roce_pkg::CSR_PORT_MAC_LO_RESET;
+      mac_hi_q <= roce_pkg::CSR_PORT_MAC_HI_RESET;
+      mtu_q <= roce_pkg::CSR_PORT_MTU_RESET;
+      port_ctrl_q <= roce_pkg::CSR_PORT_CTRL_RESET;
+      for (int i = 0; i < GID_TBL_LEN; i++) begin
+        gid_q[i] <= '0;
+        gtype_q[i] <= '0;
+      end
+    end else begin
+      if (s_axil_bvalid && s_axil_bready) bvalid_q <= 1'b0;
+      if (s_axil_rvalid && s_axil_rready) rvalid_q <= 1'b0;
+      if (wr_fire) begin
+        bvalid_q <= 1'b1;
+        bresp_q <= wr_ok ? OKAY : SLVERR;
+        if (wr_ok) begin
+          if (wa >= roce_pkg::CSR_GID && 32'(wa) < 32'(GID_END)) begin
+            if (wa[4:2] == 3'd4) gtype_q[w_gi] <= wr_new[1:0];
+            else gid_q[w_gi] <= gid_new;
+          end else begin
+            case (wa)
+              // only defined bits are kept; the rest read 0
+              roce_pkg::CSR_CTRL:        ctrl_q <= {31'b0, wr_new[0]};
+              roce_pkg::CSR_PORT_MAC_LO: mac_lo_q <= wr_new;
+              roce_pkg::CSR_PORT_MAC_HI: mac_hi_q <= {16'b0, wr_new[15:0]};
+              roce_pkg::CSR_PORT_MTU:    mtu_q <= {29'b0, wr_new[2:0]};
+              roce_pkg::CSR_PORT_CTRL:   port_ctrl_q <= {31'b0, wr_new[0]};
+              default: ;
+            endcase
+          end
+        end
+      end
+      if (s_axil_arvalid && s_axil_arready) begin
+        rvalid_q <= 1'b1;
+        rdata_q <= rd_ok ? rd_value : '0;
+        rresp_q <= rd_ok ? OKAY : SLVERR;
+      end
+    end
+  end
+
+  // ---- configuration outputs
+  assign roce_enable = ctrl_q[roce_pkg::CSR_CTRL_ROCE_ENABLE_BIT];
+  assign port_mac    = {mac_hi_q[15:0], mac_lo_q};
+  assign port_mtu    = mtu_q[2:0];
+  assign link_up     = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT];
+  for (genvar i = 0; i < GID_TBL_LEN; i++) begin : g_gid_out
+    assign gid_table[128*i +: 128] = gid_q[i];
+    assign gid_type[2*i +: 2] = gtype_q[i];
+  end
+endmodule
+
+`default_nettype wire

@@ -11,16 +11,21 @@ set(RTL_DEPARSER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/net/roce_icrc_insert.sv
   ${RTL_DIR}/net/roce_deparser.sv)
 
-# Verilate TOP (a module name) from SOURCES into library TARGET, with DATA_W.
+# Verilate TOP (a module name) from SOURCES into library TARGET, with DATA_W
+# (or "none" for a block without a data path).
 function(rocenic_verilate TARGET TOP DATA_W)
   cmake_parse_arguments(ARG "" "PREFIX" "SOURCES" ${ARGN})
+  set(PARAM_ARGS)
+  if(NOT DATA_W STREQUAL "none")
+    set(PARAM_ARGS -GDATA_W=${DATA_W})
+  endif()
   add_library(${TARGET} STATIC)
   verilate(${TARGET}
     SOURCES ${ARG_SOURCES}
     TOP_MODULE ${TOP}
     PREFIX ${ARG_PREFIX}
     TRACE_FST
-    VERILATOR_ARGS -Wall -GDATA_W=${DATA_W} --x-assign unique --x-initial unique
+    VERILATOR_ARGS -Wall ${PARAM_ARGS} --x-assign unique --x-initial unique
     OPT_FAST -O1)
   target_compile_options(${TARGET} PRIVATE -w)
   # Verilator's runtime and generated headers are third-party code to our
@@ -41,3 +46,5 @@ set(RTL_PARSER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/net/roce_parser.sv)
 
 set(RTL_CSR_SOURCES ${RTL_PKGS} ${RTL_DIR}/csr/roce_csr.sv)
+
+set(RTL_MR_SOURCES ${RTL_PKGS} ${RTL_DIR}/mem/mr_table.sv)

@@ -2,13 +2,20 @@
 # Open-source synthesis of one RTL top with Yosys for Xilinx UltraScale+
 # (synth_xilinx -family xcup), then report resources and a timing proxy.
 #
-#   fpga/synth/yosys_synth.sh TOP OUT_DIR SOURCE.sv...
+#   fpga/synth/yosys_synth.sh [--memories "NAME..."] TOP OUT_DIR SOURCE.sv...
 #
-# Fails (exit 1) on a Yosys error or on any inferred latch. Prints one line
+# Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
+# named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
+# array of packed structs into one register: DESIGN.md §9). Prints one line
 #   synth TOP: LUT=.. FF=.. BRAM36=.. BRAM18=.. DSP=.. CARRY=.. arrival_ns=..
 # The arrival time comes from `sta` on the flattened netlist: cell delays
 # only, no routing -- a proxy for Fmax, not a sign-off figure.
 set -euo pipefail
+memories=""
+if [ "${1:-}" = "--memories" ]; then
+  memories=${2:?--memories needs a list of array names}
+  shift 2
+fi
 top=${1:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
 out=${2:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
 shift 2
@@ -29,6 +36,12 @@ if grep -q '^Latch inferred' "$log" || grep -qE '^ +(LDCE|LDPE) ' "$out/$top.sta
   echo "synth $top: latch inferred (see $log)" >&2
   exit 1
 fi
+for m in $memories; do
+  if ! grep -qE "mapping memory .*\.$m via" "$log"; then
+    echo "synth $top: array '$m' was not mapped to RAM (see $log)" >&2
+    exit 1
+  fi
+done
 count() { awk -v c="$1" '$1 ~ "^"c"$" {s += $2} $2 ~ "^"c"$" {s += $1} END {print s + 0}' "$out/$top.stat.txt"; }
 luts=0
 for l in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do luts=$((luts + $(count "$l"))); done

@@ -136,6 +136,44 @@ inline const char* to_string(Drop v) {
   return "?";
 }
 
+// Memory region access rights (the IBV_ACCESS_* bit values; local read is always allowed)
+enum class Access : uint8_t {
+  kLocalWrite = 1,  // the local side may write (receive buffers, READ responses)
+  kRemoteWrite = 2,  // RDMA WRITE from the peer
+  kRemoteRead = 4,  // RDMA READ from the peer
+  kRemoteAtomic = 8,  // atomics from the peer
+};
+inline constexpr unsigned kAccessCount = 4;
+inline const char* to_string(Access v) {
+  switch (v) {
+    case Access::kLocalWrite: return "LOCAL_WRITE";
+    case Access::kRemoteWrite: return "REMOTE_WRITE";
+    case Access::kRemoteRead: return "REMOTE_READ";
+    case Access::kRemoteAtomic: return "REMOTE_ATOMIC";
+  }
+  return "?";
+}
+
+// Outcome of a memory-region check (first failing check wins, in this order)
+enum class MrStatus : uint8_t {
+  kOk = 0,  // allowed; pa/run give the translation
+  kBadKey = 1,  // key index beyond the table, entry not valid, or key byte mismatch
+  kBadPd = 2,  // the region belongs to another protection domain
+  kNoAccess = 3,  // a requested right is not granted
+  kOutOfBounds = 4,  // [va, va+len) not inside the region, or its page not in the MTT
+};
+inline constexpr unsigned kMrStatusCount = 5;
+inline const char* to_string(MrStatus v) {
+  switch (v) {
+    case MrStatus::kOk: return "OK";
+    case MrStatus::kBadKey: return "BAD_KEY";
+    case MrStatus::kBadPd: return "BAD_PD";
+    case MrStatus::kNoAccess: return "NO_ACCESS";
+    case MrStatus::kOutOfBounds: return "OUT_OF_BOUNDS";
+  }
+  return "?";
+}
+
 // ---- extended transport headers: bit positions in OpInfo::ext, in wire order
 enum Ext : uint8_t {
   kExtDeth = 1u << 0,
@@ -927,6 +965,195 @@ struct RoceRxHdr {
     if (pad != o.pad) s += " pad";
     if (tver != o.tver) s += " tver";
     if (deth_src_qpn != o.deth_src_qpn) s += " deth_src_qpn";
+    return s;
+  }
+};
+
+// One memory region: the MR table entry at index key >> 8.
+// Bit-exact with roce_pkg::mr_ctx_t (first field most significant).
+struct MrCtx {
+  static constexpr unsigned kBits = 179;
+  static constexpr unsigned kWords = 6;
+  uint8_t valid = 0;
+  uint8_t key = 0;  // low byte of lkey/rkey (changes on re-registration)
+  uint16_t pd = 0;  // protection domain
+  uint8_t access = 0;  // access enum bits granted
+  uint64_t iova = 0;  // first byte's I/O virtual address
+  uint64_t length = 0;  // bytes
+  uint16_t mtt_base = 0;  // MTT index of the page holding iova
+  uint8_t page_shift = 0;  // log2 of the page size (12 = 4 KiB)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 178, 1, valid);
+    put_bits(words, 170, 8, key);
+    put_bits(words, 154, 16, pd);
+    put_bits(words, 150, 4, access);
+    put_bits(words, 86, 64, iova);
+    put_bits(words, 22, 64, length);
+    put_bits(words, 6, 16, mtt_base);
+    put_bits(words, 0, 6, page_shift);
+  }
+  void unpack(const uint32_t* words) {
+    valid = static_cast<uint8_t>(get_bits(words, 178, 1));
+    key = static_cast<uint8_t>(get_bits(words, 170, 8));
+    pd = static_cast<uint16_t>(get_bits(words, 154, 16));
+    access = static_cast<uint8_t>(get_bits(words, 150, 4));
+    iova = static_cast<uint64_t>(get_bits(words, 86, 64));
+    length = static_cast<uint64_t>(get_bits(words, 22, 64));
+    mtt_base = static_cast<uint16_t>(get_bits(words, 6, 16));
+    page_shift = static_cast<uint8_t>(get_bits(words, 0, 6));
+  }
+  bool operator==(const MrCtx& o) const {
+    return valid == o.valid
+        && key == o.key
+        && pd == o.pd
+        && access == o.access
+        && iova == o.iova
+        && length == o.length
+        && mtt_base == o.mtt_base
+        && page_shift == o.page_shift;
+  }
+  bool operator!=(const MrCtx& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " valid=" + hex_string(valid);
+    s += " key=" + hex_string(key);
+    s += " pd=" + hex_string(pd);
+    s += " access=" + hex_string(access);
+    s += " iova=" + hex_string(iova);
+    s += " length=" + hex_string(length);
+    s += " mtt_base=" + hex_string(mtt_base);
+    s += " page_shift=" + hex_string(page_shift);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const MrCtx& o) const {
+    std::string s;
+    if (valid != o.valid) s += " valid";
+    if (key != o.key) s += " key";
+    if (pd != o.pd) s += " pd";
+    if (access != o.access) s += " access";
+    if (iova != o.iova) s += " iova";
+    if (length != o.length) s += " length";
+    if (mtt_base != o.mtt_base) s += " mtt_base";
+    if (page_shift != o.page_shift) s += " page_shift";
+    return s;
+  }
+};
+
+// A request to check an access against the MR table and translate its first page.
+// Bit-exact with roce_pkg::mr_req_t (first field most significant).
+struct MrReq {
+  static constexpr unsigned kBits = 156;
+  static constexpr unsigned kWords = 5;
+  uint8_t tag = 0;  // returned with the response
+  uint32_t key = 0;  // lkey or rkey: index << 8 | key byte
+  uint16_t pd = 0;
+  uint64_t va = 0;
+  uint32_t len = 0;
+  uint8_t access = 0;  // rights needed (access enum bits); 0 = local read
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 148, 8, tag);
+    put_bits(words, 116, 32, key);
+    put_bits(words, 100, 16, pd);
+    put_bits(words, 36, 64, va);
+    put_bits(words, 4, 32, len);
+    put_bits(words, 0, 4, access);
+  }
+  void unpack(const uint32_t* words) {
+    tag = static_cast<uint8_t>(get_bits(words, 148, 8));
+    key = static_cast<uint32_t>(get_bits(words, 116, 32));
+    pd = static_cast<uint16_t>(get_bits(words, 100, 16));
+    va = static_cast<uint64_t>(get_bits(words, 36, 64));
+    len = static_cast<uint32_t>(get_bits(words, 4, 32));
+    access = static_cast<uint8_t>(get_bits(words, 0, 4));
+  }
+  bool operator==(const MrReq& o) const {
+    return tag == o.tag
+        && key == o.key
+        && pd == o.pd
+        && va == o.va
+        && len == o.len
+        && access == o.access;
+  }
+  bool operator!=(const MrReq& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " tag=" + hex_string(tag);
+    s += " key=" + hex_string(key);
+    s += " pd=" + hex_string(pd);
+    s += " va=" + hex_string(va);
+    s += " len=" + hex_string(len);
+    s += " access=" + hex_string(access);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const MrReq& o) const {
+    std::string s;
+    if (tag != o.tag) s += " tag";
+    if (key != o.key) s += " key";
+    if (pd != o.pd) s += " pd";
+    if (va != o.va) s += " va";
+    if (len != o.len) s += " len";
+    if (access != o.access) s += " access";
+    return s;
+  }
+};
+
+// The answer to an mr_req.
+// Bit-exact with roce_pkg::mr_resp_t (first field most significant).
+struct MrResp {
+  static constexpr unsigned kBits = 107;
+  static constexpr unsigned kWords = 4;
+  uint8_t tag = 0;
+  uint8_t status = 0;  // mr_status enum
+  uint64_t pa = 0;  // physical (bus) address of va (OK only)
+  uint32_t run = 0;  // bytes from pa that stay in this page: min(len, page end - va) (OK only)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 99, 8, tag);
+    put_bits(words, 96, 3, status);
+    put_bits(words, 32, 64, pa);
+    put_bits(words, 0, 32, run);
+  }
+  void unpack(const uint32_t* words) {
+    tag = static_cast<uint8_t>(get_bits(words, 99, 8));
+    status = static_cast<uint8_t>(get_bits(words, 96, 3));
+    pa = static_cast<uint64_t>(get_bits(words, 32, 64));
+    run = static_cast<uint32_t>(get_bits(words, 0, 32));
+  }
+  bool operator==(const MrResp& o) const {
+    return tag == o.tag
+        && status == o.status
+        && pa == o.pa
+        && run == o.run;
+  }
+  bool operator!=(const MrResp& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " tag=" + hex_string(tag);
+    s += " status=" + hex_string(status);
+    s += " pa=" + hex_string(pa);
+    s += " run=" + hex_string(run);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const MrResp& o) const {
+    std::string s;
+    if (tag != o.tag) s += " tag";
+    if (status != o.status) s += " status";
+    if (pa != o.pa) s += " pa";
+    if (run != o.run) s += " run";
     return s;
   }
 };

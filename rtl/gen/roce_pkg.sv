@@ -110,6 +110,23 @@ package roce_pkg;
   localparam logic [3:0] DROP_TOO_LONG = 4'd9;  // payload longer than the largest MTU (4096)
   localparam logic [3:0] DROP_ICRC = 4'd10;  // invariant CRC wrong
 
+  // Memory region access rights (the IBV_ACCESS_* bit values; local read is always allowed)
+  localparam int unsigned ACCESS_W = 4;
+  localparam int unsigned ACCESS_COUNT = 4;
+  localparam logic [3:0] ACCESS_LOCAL_WRITE = 4'd1;  // the local side may write (receive buffers, READ responses)
+  localparam logic [3:0] ACCESS_REMOTE_WRITE = 4'd2;  // RDMA WRITE from the peer
+  localparam logic [3:0] ACCESS_REMOTE_READ = 4'd4;  // RDMA READ from the peer
+  localparam logic [3:0] ACCESS_REMOTE_ATOMIC = 4'd8;  // atomics from the peer
+
+  // Outcome of a memory-region check (first failing check wins, in this order)
+  localparam int unsigned MR_STATUS_W = 3;
+  localparam int unsigned MR_STATUS_COUNT = 5;
+  localparam logic [2:0] MR_STATUS_OK = 3'd0;  // allowed; pa/run give the translation
+  localparam logic [2:0] MR_STATUS_BAD_KEY = 3'd1;  // key index beyond the table, entry not valid, or key byte mismatch
+  localparam logic [2:0] MR_STATUS_BAD_PD = 3'd2;  // the region belongs to another protection domain
+  localparam logic [2:0] MR_STATUS_NO_ACCESS = 3'd3;  // a requested right is not granted
+  localparam logic [2:0] MR_STATUS_OUT_OF_BOUNDS = 3'd4;  // [va, va+len) not inside the region, or its page not in the MTT
+
   // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order
   localparam int unsigned EXT_DETH = 0;
   localparam int unsigned EXT_RETH = 1;
@@ -299,6 +316,39 @@ package roce_pkg;
     logic [3:0] tver;  // BTH transport version
     logic [23:0] deth_src_qpn;  // DETH source QP
   } roce_rx_hdr_t;
+
+  // One memory region: the MR table entry at index key >> 8.
+  localparam int unsigned MR_CTX_W = 179;
+  typedef struct packed {
+    logic [0:0] valid;
+    logic [7:0] key;  // low byte of lkey/rkey (changes on re-registration)
+    logic [15:0] pd;  // protection domain
+    logic [3:0] access;  // access enum bits granted
+    logic [63:0] iova;  // first byte's I/O virtual address
+    logic [63:0] length;  // bytes
+    logic [15:0] mtt_base;  // MTT index of the page holding iova
+    logic [5:0] page_shift;  // log2 of the page size (12 = 4 KiB)
+  } mr_ctx_t;
+
+  // A request to check an access against the MR table and translate its first page.
+  localparam int unsigned MR_REQ_W = 156;
+  typedef struct packed {
+    logic [7:0] tag;  // returned with the response
+    logic [31:0] key;  // lkey or rkey: index << 8 | key byte
+    logic [15:0] pd;
+    logic [63:0] va;
+    logic [31:0] len;
+    logic [3:0] access;  // rights needed (access enum bits); 0 = local read
+  } mr_req_t;
+
+  // The answer to an mr_req.
+  localparam int unsigned MR_RESP_W = 107;
+  typedef struct packed {
+    logic [7:0] tag;
+    logic [2:0] status;  // mr_status enum
+    logic [63:0] pa;  // physical (bus) address of va (OK only)
+    logic [31:0] run;  // bytes from pa that stay in this page: min(len, page end - va) (OK only)
+  } mr_resp_t;
 
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine

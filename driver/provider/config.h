@@ -1,0 +1,62 @@
+// The configuration rocenic-run hands to the provider (file named by
+// $ROCENIC_CONFIG): the port's MAC and MTU, the node GUID and the GID table
+// the provider programs into the engine. The same GID table is what the
+// launcher writes into the private sysfs tree, where libibverbs reads it.
+//
+// Text format, one item per line, '#' starts a comment:
+//   mac 02:5a:11:c3:9e:07
+//   mtu 1024
+//   node_guid 005a:11ff:fec3:9e07
+//   wire default
+//   pcap /tmp/x.pcap            (optional)
+//   gid 0 v1 fe80:0000:0000:0000:005a:11ff:fec3:9e07
+//   gid 1 v2 fe80:0000:0000:0000:005a:11ff:fec3:9e07
+// Only used entries are listed; every other index is unused (zero GID).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rocenic::driver {
+
+using Mac = std::array<uint8_t, 6>;
+using Gid = std::array<uint8_t, 16>;  // network byte order, as in union ibv_gid
+
+// Engine's GID entry type (CSR GID word 4) and the sysfs gid_attrs/types text.
+enum class GidType : uint32_t { kUnused = 0, kRoceV1 = 1, kRoceV2 = 2 };
+
+struct GidEntry {
+  unsigned index = 0;
+  GidType type = GidType::kUnused;
+  Gid gid{};
+};
+
+struct Config {
+  Mac mac{};
+  unsigned mtu = 1024;  // bytes: 256, 512, 1024, 2048 or 4096
+  uint64_t node_guid = 0;
+  std::string wire = "default";
+  std::string pcap;  // empty: none
+  std::vector<GidEntry> gids;
+};
+
+// Text forms shared by the config file, the sysfs tree and the tests.
+std::string format_mac(const Mac& mac);
+std::string format_guid(uint64_t guid);  // "xxxx:xxxx:xxxx:xxxx" (sysfs node_guid)
+std::string format_gid(const Gid& gid);  // "xxxx:...:xxxx" (8 groups, sysfs gids/N)
+const char* gid_type_sysfs(GidType t);   // "IB/RoCE v1", "RoCE v2"
+bool parse_mac(const std::string& s, Mac* mac);
+bool parse_gid(const std::string& s, Gid* gid);  // the format_gid form
+bool parse_guid(const std::string& s, uint64_t* guid);
+
+// IBV_MTU_* (1..5) of a byte size, 0 when it is not one of the five.
+unsigned mtu_enum(unsigned bytes);
+
+std::string format_config(const Config& c);
+// false with *err naming the line and what is wrong.
+bool parse_config(const std::string& text, Config* c, std::string* err);
+bool read_config_file(const std::string& path, Config* c, std::string* err);
+
+}  // namespace rocenic::driver

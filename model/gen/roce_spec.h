@@ -1158,6 +1158,96 @@ struct MrResp {
   }
 };
 
+// DMA read request from the engine: len bytes at addr. The data comes back on the read-data stream as ceil(len / (DATA_W/8)) beats, byte addr in lane 0, tuser = tag, tlast on the last; requests complete in order.
+// Bit-exact with roce_pkg::dma_rd_req_t (first field most significant).
+struct DmaRdReq {
+  static constexpr unsigned kBits = 85;
+  static constexpr unsigned kWords = 3;
+  uint8_t tag = 0;
+  uint64_t addr = 0;  // bus address (in simulation: the process's virtual address, IOVA = VA)
+  uint16_t len = 0;  // bytes, 1..4096
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 77, 8, tag);
+    put_bits(words, 13, 64, addr);
+    put_bits(words, 0, 13, len);
+  }
+  void unpack(const uint32_t* words) {
+    tag = static_cast<uint8_t>(get_bits(words, 77, 8));
+    addr = static_cast<uint64_t>(get_bits(words, 13, 64));
+    len = static_cast<uint16_t>(get_bits(words, 0, 13));
+  }
+  bool operator==(const DmaRdReq& o) const {
+    return tag == o.tag
+        && addr == o.addr
+        && len == o.len;
+  }
+  bool operator!=(const DmaRdReq& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " tag=" + hex_string(tag);
+    s += " addr=" + hex_string(addr);
+    s += " len=" + hex_string(len);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const DmaRdReq& o) const {
+    std::string s;
+    if (tag != o.tag) s += " tag";
+    if (addr != o.addr) s += " addr";
+    if (len != o.len) s += " len";
+    return s;
+  }
+};
+
+// DMA write request from the engine: len bytes to addr, carried by the next ceil(len / (DATA_W/8)) beats of the write-data stream (byte addr in lane 0). A write-done event with the tag follows once host memory holds the data; writes complete in order.
+// Bit-exact with roce_pkg::dma_wr_req_t (first field most significant).
+struct DmaWrReq {
+  static constexpr unsigned kBits = 85;
+  static constexpr unsigned kWords = 3;
+  uint8_t tag = 0;
+  uint64_t addr = 0;
+  uint16_t len = 0;  // bytes, 1..4096
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 77, 8, tag);
+    put_bits(words, 13, 64, addr);
+    put_bits(words, 0, 13, len);
+  }
+  void unpack(const uint32_t* words) {
+    tag = static_cast<uint8_t>(get_bits(words, 77, 8));
+    addr = static_cast<uint64_t>(get_bits(words, 13, 64));
+    len = static_cast<uint16_t>(get_bits(words, 0, 13));
+  }
+  bool operator==(const DmaWrReq& o) const {
+    return tag == o.tag
+        && addr == o.addr
+        && len == o.len;
+  }
+  bool operator!=(const DmaWrReq& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " tag=" + hex_string(tag);
+    s += " addr=" + hex_string(addr);
+    s += " len=" + hex_string(len);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const DmaWrReq& o) const {
+    std::string s;
+    if (tag != o.tag) s += " tag";
+    if (addr != o.addr) s += " addr";
+    if (len != o.len) s += " len";
+    return s;
+  }
+};
+
 // ---- CSR map (byte addresses)
 inline constexpr uint32_t kCsrId = 0x000;  // ro: constant 'RCNC': identifies a rocenic engine
 inline constexpr uint32_t kCsrIdReset = 0x52434E43;

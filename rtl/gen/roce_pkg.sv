@@ -350,6 +350,22 @@ package roce_pkg;
     logic [31:0] run;  // bytes from pa that stay in this page: min(len, page end - va) (OK only)
   } mr_resp_t;
 
+  // DMA read request from the engine: len bytes at addr. The data comes back on the read-data stream as ceil(len / (DATA_W/8)) beats, byte addr in lane 0, tuser = tag, tlast on the last; requests complete in order.
+  localparam int unsigned DMA_RD_REQ_W = 85;
+  typedef struct packed {
+    logic [7:0] tag;
+    logic [63:0] addr;  // bus address (in simulation: the process's virtual address, IOVA = VA)
+    logic [12:0] len;  // bytes, 1..4096
+  } dma_rd_req_t;
+
+  // DMA write request from the engine: len bytes to addr, carried by the next ceil(len / (DATA_W/8)) beats of the write-data stream (byte addr in lane 0). A write-done event with the tag follows once host memory holds the data; writes complete in order.
+  localparam int unsigned DMA_WR_REQ_W = 85;
+  typedef struct packed {
+    logic [7:0] tag;
+    logic [63:0] addr;
+    logic [12:0] len;  // bytes, 1..4096
+  } dma_wr_req_t;
+
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine
   localparam logic [31:0] CSR_ID_RESET = 32'h52434E43;

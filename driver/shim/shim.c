@@ -1,0 +1,249 @@
+/*
+ * librocenic-shim.so: LD_PRELOADed by rocenic-run into the program it runs.
+ *
+ * libibverbs insists on opening /dev/infiniband/uverbsN, a character device
+ * the kernel's ib_uverbs module would provide. Without kernel RDMA (and
+ * without root to create device nodes) this shim gives it what it needs:
+ *
+ *  - stat/open/openat (and their 64-bit and fortified variants) of
+ *    /dev/infiniband/uverbs* are redirected to /dev/null, a character device
+ *    anyone may open read-write. The fd becomes the context's cmd_fd.
+ *  - write() on such a cmd_fd is a uverbs command. The only one libibverbs
+ *    issues itself with the rocenic provider is CREATE_COMP_CHANNEL
+ *    (ibv_create_comp_channel bypasses the provider); the shim answers it with
+ *    the read end of a fresh pipe, as the kernel answers with an event fd.
+ *    The write end is kept for the provider, which looks it up with
+ *    rocenic_shim_comp_channel_writer(). Any other command fails with ENOSYS
+ *    instead of "succeeding" into an unfilled response.
+ *  - socket(AF_NETLINK, *, NETLINK_RDMA) fails with EPROTONOSUPPORT, so that
+ *    libibverbs enumerates devices from $SYSFS_PATH even on a host whose
+ *    kernel has RDMA netlink (where netlink would otherwise win).
+ * Everything else passes straight through to the next definition (libc).
+ */
+#undef _FORTIFY_SOURCE
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <rdma/ib_user_verbs.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static const char kUverbsPrefix[] = "/dev/infiniband/uverbs";
+static const char kNull[] = "/dev/null";
+
+#define MAX_FDS 4096
+/* fd -> role: 0 none, 1 uverbs cmd_fd, 2 comp channel read end (peer = write end) */
+static _Atomic unsigned char fd_role[MAX_FDS];
+static int channel_peer[MAX_FDS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void* next_fn(const char* name) { return dlsym(RTLD_NEXT, name); }
+#define NEXT(name, type) ((type)next_fn(name))
+
+static int redirected(const char* path) {
+  return path && strncmp(path, kUverbsPrefix, sizeof kUverbsPrefix - 1) == 0;
+}
+
+static int role_of(int fd) { return fd >= 0 && fd < MAX_FDS ? atomic_load_explicit(&fd_role[fd], memory_order_relaxed) : 0; }
+
+static void set_role(int fd, unsigned char role) {
+  if (fd >= 0 && fd < MAX_FDS) atomic_store_explicit(&fd_role[fd], role, memory_order_relaxed);
+}
+
+static int track_cmd_fd(int fd) {
+  set_role(fd, 1);
+  return fd;
+}
+
+/* An fd number the shim did not hand out: forget any stale role (its old
+ * holder may have been closed behind our back, e.g. by libc internally). */
+static int untracked(int fd) {
+  if (role_of(fd)) set_role(fd, 0);
+  return fd;
+}
+
+/* ---- open family: mode is only meaningful with O_CREAT/O_TMPFILE */
+static mode_t mode_arg(int flags, va_list ap) {
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+typedef int (*open_fn)(const char*, int, ...);
+typedef int (*openat_fn)(int, const char*, int, ...);
+
+#define DEFINE_OPEN(fname)                                    \
+  EXPORT int fname(const char* path, int flags, ...) {        \
+    va_list ap;                                               \
+    va_start(ap, flags);                                      \
+    mode_t mode = mode_arg(flags, ap);                        \
+    va_end(ap);                                               \
+    open_fn real = NEXT(#fname, open_fn);                     \
+    if (redirected(path)) return track_cmd_fd(real(kNull, flags, mode)); \
+    return untracked(real(path, flags, mode));                \
+  }
+DEFINE_OPEN(open)
+DEFINE_OPEN(open64)
+
+#define DEFINE_OPENAT(fname)                                            \
+  EXPORT int fname(int dirfd, const char* path, int flags, ...) {       \
+    va_list ap;                                                         \
+    va_start(ap, flags);                                                \
+    mode_t mode = mode_arg(flags, ap);                                  \
+    va_end(ap);                                                         \
+    openat_fn real = NEXT(#fname, openat_fn);                           \
+    if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags, mode)); \
+    return untracked(real(dirfd, path, flags, mode));                   \
+  }
+DEFINE_OPENAT(openat)
+DEFINE_OPENAT(openat64)
+
+/* _FORTIFY_SOURCE builds of the program call these instead. */
+#define DEFINE_OPEN_2(fname)                                                 \
+  EXPORT int fname(const char* path, int flags) {                            \
+    int (*real)(const char*, int) = NEXT(#fname, int (*)(const char*, int)); \
+    if (redirected(path)) return track_cmd_fd(real(kNull, flags));           \
+    return untracked(real(path, flags));                                     \
+  }
+DEFINE_OPEN_2(__open_2)
+DEFINE_OPEN_2(__open64_2)
+
+#define DEFINE_OPENAT_2(fname)                                                           \
+  EXPORT int fname(int dirfd, const char* path, int flags) {                             \
+    int (*real)(int, const char*, int) = NEXT(#fname, int (*)(int, const char*, int));   \
+    if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags));             \
+    return untracked(real(dirfd, path, flags));                                          \
+  }
+DEFINE_OPENAT_2(__openat_2)
+DEFINE_OPENAT_2(__openat64_2)
+
+/* ---- stat family (glibc >= 2.33 exports stat/lstat/fstatat; older
+ * binaries call the __xstat versioned wrappers). */
+#define DEFINE_STAT(fname, st_type)                                                   \
+  EXPORT int fname(const char* path, struct st_type* buf) {                           \
+    int (*real)(const char*, struct st_type*) = NEXT(#fname, int (*)(const char*, struct st_type*)); \
+    return real(redirected(path) ? kNull : path, buf);                                \
+  }
+DEFINE_STAT(stat, stat)
+DEFINE_STAT(stat64, stat64)
+DEFINE_STAT(lstat, stat)
+DEFINE_STAT(lstat64, stat64)
+
+#define DEFINE_FSTATAT(fname, st_type)                                                          \
+  EXPORT int fname(int dirfd, const char* path, struct st_type* buf, int flags) {               \
+    int (*real)(int, const char*, struct st_type*, int) =                                       \
+        NEXT(#fname, int (*)(int, const char*, struct st_type*, int));                          \
+    return redirected(path) ? real(AT_FDCWD, kNull, buf, flags) : real(dirfd, path, buf, flags); \
+  }
+DEFINE_FSTATAT(fstatat, stat)
+DEFINE_FSTATAT(fstatat64, stat64)
+
+#define DEFINE_XSTAT(fname, st_type)                                                          \
+  EXPORT int fname(int ver, const char* path, struct st_type* buf) {                          \
+    int (*real)(int, const char*, struct st_type*) = NEXT(#fname, int (*)(int, const char*, struct st_type*)); \
+    return real(ver, redirected(path) ? kNull : path, buf);                                   \
+  }
+DEFINE_XSTAT(__xstat, stat)
+DEFINE_XSTAT(__xstat64, stat64)
+DEFINE_XSTAT(__lxstat, stat)
+DEFINE_XSTAT(__lxstat64, stat64)
+
+/* ---- uverbs commands written to a cmd_fd */
+static ssize_t answer_command(const void* buf, size_t count) {
+  struct ib_uverbs_cmd_hdr hdr;
+  struct ib_uverbs_create_comp_channel cmd;
+  if (count < sizeof hdr) {
+    errno = EINVAL;
+    return -1;
+  }
+  memcpy(&hdr, buf, sizeof hdr);
+  if (hdr.command != IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL) {
+    errno = ENOSYS; /* not emulated: fail rather than leave a response unfilled */
+    return -1;
+  }
+  if (count < sizeof hdr + sizeof cmd) {
+    errno = EINVAL;
+    return -1;
+  }
+  memcpy(&cmd, (const char*)buf + sizeof hdr, sizeof cmd);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  if (fds[0] >= MAX_FDS) {
+    close(fds[0]);
+    close(fds[1]);
+    errno = EMFILE;
+    return -1;
+  }
+  pthread_mutex_lock(&lock);
+  channel_peer[fds[0]] = fds[1];
+  set_role(fds[0], 2);
+  pthread_mutex_unlock(&lock);
+  struct ib_uverbs_create_comp_channel_resp resp;
+  memset(&resp, 0, sizeof resp);
+  resp.fd = (__u32)fds[0];
+  memcpy((void*)(uintptr_t)cmd.response, &resp, sizeof resp);
+  return (ssize_t)count;
+}
+
+EXPORT ssize_t write(int fd, const void* buf, size_t count) {
+  if (role_of(fd) == 1) return answer_command(buf, count);
+  ssize_t (*real)(int, const void*, size_t) = NEXT("write", ssize_t (*)(int, const void*, size_t));
+  return real(fd, buf, count);
+}
+
+EXPORT int close(int fd) {
+  int (*real)(int) = NEXT("close", int (*)(int));
+  const int role = role_of(fd);
+  if (role) {
+    pthread_mutex_lock(&lock);
+    if (role == 2 && channel_peer[fd] >= 0) {
+      real(channel_peer[fd]);
+      channel_peer[fd] = -1;
+    }
+    set_role(fd, 0);
+    pthread_mutex_unlock(&lock);
+  }
+  return real(fd);
+}
+
+/* The write end of a completion channel's fd (the read end the application
+ * holds as ibv_comp_channel::fd), or -1 with errno EBADF. The provider writes
+ * struct ib_uverbs_comp_event_desc records there. */
+EXPORT int rocenic_shim_comp_channel_writer(int channel_fd) {
+  int peer = -1;
+  pthread_mutex_lock(&lock);
+  if (role_of(channel_fd) == 2) peer = channel_peer[channel_fd];
+  pthread_mutex_unlock(&lock);
+  if (peer < 0) errno = EBADF;
+  return peer;
+}
+
+/* dup2/dup3 onto a tracked number replace what the shim tracked there. */
+EXPORT int dup2(int oldfd, int newfd) {
+  int (*real)(int, int) = NEXT("dup2", int (*)(int, int));
+  const int fd = real(oldfd, newfd);
+  return fd >= 0 && fd != oldfd ? untracked(fd) : fd;
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags) {
+  int (*real)(int, int, int) = NEXT("dup3", int (*)(int, int, int));
+  const int fd = real(oldfd, newfd, flags);
+  return fd >= 0 ? untracked(fd) : fd;
+}
+
+EXPORT int socket(int domain, int type, int protocol) {
+  if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+    errno = EPROTONOSUPPORT;
+    return -1;
+  }
+  int (*real)(int, int, int) = NEXT("socket", int (*)(int, int, int));
+  return real(domain, type, protocol);
+}

@@ -48,3 +48,5 @@ set(RTL_PARSER_SOURCES ${RTL_PKGS}
 set(RTL_CSR_SOURCES ${RTL_PKGS} ${RTL_DIR}/csr/roce_csr.sv)
 
 set(RTL_MR_SOURCES ${RTL_PKGS} ${RTL_DIR}/mem/mr_table.sv)
+
+set(RTL_CQ_SOURCES ${RTL_PKGS} ${RTL_DIR}/cq/cq_writer.sv)

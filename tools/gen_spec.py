@@ -29,7 +29,7 @@ BANNER_LINES = [
 
 def load():
     spec = {}
-    for name in ("opcodes", "headers", "constants", "structs", "csr"):
+    for name in ("opcodes", "headers", "constants", "structs", "csr", "layouts"):
         with open(SPEC / f"{name}.toml", "rb") as f:
             spec[name] = tomllib.load(f)
     return spec
@@ -54,6 +54,12 @@ def check_spec(spec):
     for h in EXT_ORDER:
         if h not in spec["headers"]:
             sys.exit(f"spec/headers.toml: extended header {h} has no layout")
+    for lname, l in spec["layouts"]["layout"].items():
+        end = 0
+        for f in sorted(l["fields"], key=lambda f: f["off"]):
+            if f["off"] < end or f["off"] + f["bytes"] > l["size"] or f["bytes"] not in (1, 2, 3, 4, 8):
+                sys.exit(f"spec/layouts.toml: {lname}.{f['name']} overlaps, runs past {l['size']} bytes, or has an odd size")
+            end = f["off"] + f["bytes"]
     for hname, h in spec["headers"].items():
         for f in h["fields"]:
             if f["off"] * 8 + f["width"] > h["size"] * 8:
@@ -173,6 +179,13 @@ def gen_sv(spec):
             w(f"    logic [{f['width'] - 1}:0] {f['name']};{doc}")
         w(f"  }} {sname}_t;")
         w("")
+    w("  // ---- host-memory layouts (little-endian byte offsets)")
+    for lname, l in spec["layouts"]["layout"].items():
+        w(f"  localparam int unsigned {lname.upper()}_SIZE = {l['size']};")
+        for f in l["fields"]:
+            w(f"  localparam int unsigned {lname.upper()}_{f['name'].upper()}_OFF = {f['off']};")
+            w(f"  localparam int unsigned {lname.upper()}_{f['name'].upper()}_BYTES = {f['bytes']};")
+    w("")
     w("  // ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"  localparam logic [11:0] CSR_{r['name']} = 12'h{r['addr']:03X};  // {r['access']}: {r['doc']}")
@@ -332,6 +345,31 @@ def gen_cpp(spec):
         w("  }")
         w("};")
         w("")
+    for lname, l in spec["layouts"]["layout"].items():
+        cname = camel(lname)
+        w(f"// {l['doc']}")
+        w(f"// Host-memory layout, little-endian, {l['size']} bytes.")
+        w(f"struct {cname} {{")
+        w(f"  static constexpr unsigned kSize = {l['size']};")
+        for f in l["fields"]:
+            t = {1: "uint8_t", 2: "uint16_t", 3: "uint32_t", 4: "uint32_t", 8: "uint64_t"}[f["bytes"]]
+            doc = f"  // {f['doc']}" if "doc" in f else ""
+            w(f"  {t} {f['name']} = 0;{doc}")
+        w("  void store(uint8_t* p) const {")
+        w("    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;")
+        for f in l["fields"]:
+            w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) p[{f['off']} + i] = static_cast<uint8_t>(uint64_t{{{f['name']}}} >> (8 * i));")
+        w("  }")
+        w("  void load(const uint8_t* p) {")
+        for f in l["fields"]:
+            w(f"    {f['name']} = 0;")
+            w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) {f['name']} |= static_cast<decltype({f['name']})>(uint64_t{{p[{f['off']} + i]}} << (8 * i));")
+        w("  }")
+        w(f"  bool operator==(const {cname}& o) const {{")
+        w("    return " + "\n        && ".join(f"{f['name']} == o.{f['name']}" for f in l["fields"]) + ";")
+        w("  }")
+        w("};")
+        w("")
     w("// ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"inline constexpr uint32_t kCsr{camel(r['name'])} = 0x{r['addr']:03X};  // {r['access']}: {r['doc']}")
@@ -411,6 +449,15 @@ def gen_md_csr(spec):
     return "\n".join(L) + "\n"
 
 
+def gen_md_layouts(spec):
+    L = [f"<!-- {BANNER_LINES[0]} -->", "", "# Host-memory layouts", "", "Little-endian; offsets in bytes.", ""]
+    for lname, l in spec["layouts"]["layout"].items():
+        L += [f"## `{lname}` ({l['size']} bytes)", "", l["doc"], "", "| field | offset | bytes | meaning |", "|---|---|---|---|"]
+        L += [f"| {f['name']} | {f['off']} | {f['bytes']} | {f.get('doc', '')} |" for f in l["fields"]]
+        L.append("")
+    return "\n".join(L)
+
+
 def outputs(spec):
     return {
         ROOT / "rtl/gen/roce_pkg.sv": gen_sv(spec),
@@ -419,6 +466,7 @@ def outputs(spec):
         ROOT / "docs/spec/headers.md": gen_md_headers(spec),
         ROOT / "docs/spec/structs.md": gen_md_structs(spec),
         ROOT / "docs/spec/csr.md": gen_md_csr(spec),
+        ROOT / "docs/spec/layouts.md": gen_md_layouts(spec),
     }
 
 

@@ -21,6 +21,9 @@
 
 namespace rocenic::driver {
 
+// uverbsN/abi_version in the sysfs tree, and the only ABI the provider matches.
+constexpr uint32_t kUverbsAbiVersion = 1;
+
 using Mac = std::array<uint8_t, 6>;
 using Gid = std::array<uint8_t, 16>;  // network byte order, as in union ibv_gid
 

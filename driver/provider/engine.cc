@@ -36,20 +36,19 @@ std::unique_ptr<Engine> Engine::open(const std::string& backend, const Config& c
   }
   std::unique_ptr<Engine> eng(new Engine(std::move(dev), cfg));
   try {
-    if (!eng->program(err)) {
-      *errnum = EIO;
-      return nullptr;
-    }
+    if (!eng->program(err, errnum)) return nullptr;
   } catch (const std::exception& e) {  // e.g. a CSR access the backend never answered
     *err = e.what();
     *errnum = EIO;
     return nullptr;
   }
+  *errnum = 0;
   return eng;
 }
 
-bool Engine::program(std::string* err) {
+bool Engine::program(std::string* err, int* errnum) {
   std::lock_guard<std::mutex> lock(mu_);
+  *errnum = EIO;  // the engine refused an access, unless the configuration is at fault
   auto rd = [&](uint32_t addr, uint32_t* v) {
     if (dev_->csr_read(addr, v)) return true;
     *err = "the engine refused a read of CSR " + hex32(addr);
@@ -73,6 +72,11 @@ bool Engine::program(std::string* err) {
   const uint32_t mac_lo = uint32_t{m[2]} << 24 | uint32_t{m[3]} << 16 | uint32_t{m[4]} << 8 | m[5];
   const uint32_t mac_hi = uint32_t{m[0]} << 8 | m[1];
   if (!wr(spec::kCsrPortMacLo, mac_lo) || !wr(spec::kCsrPortMacHi, mac_hi)) return false;
+  if (!mtu_enum(cfg_.mtu)) {
+    *errnum = EINVAL;
+    *err = "configured MTU " + std::to_string(cfg_.mtu) + " is not 256, 512, 1024, 2048 or 4096";
+    return false;
+  }
   if (!wr(spec::kCsrPortMtu, mtu_enum(cfg_.mtu))) return false;
 
   // The whole table: an entry the configuration does not list is cleared, so
@@ -80,6 +84,7 @@ bool Engine::program(std::string* err) {
   std::vector<const GidEntry*> by_index(gid_tbl_len_, nullptr);
   for (const GidEntry& g : cfg_.gids) {
     if (g.index >= gid_tbl_len_) {
+      *errnum = EINVAL;
       *err = "configured GID index " + std::to_string(g.index) + " is beyond the engine's table of " +
              std::to_string(gid_tbl_len_) + " entries";
       return false;

@@ -56,7 +56,7 @@ class Engine {
  private:
   Engine(std::unique_ptr<Device> dev, const Config& cfg) : dev_(std::move(dev)), cfg_(cfg) {}
   bool read(uint32_t addr, uint32_t* v) { return dev_->csr_read(addr, v); }
-  bool program(std::string* err);
+  bool program(std::string* err, int* errnum);
 
   std::mutex mu_;  // one CSR transaction at a time; guards pd_used_
   std::unique_ptr<Device> dev_;

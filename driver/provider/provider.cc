@@ -1,128 +1,32 @@
-// Registration with libibverbs, device objects and contexts.
+// Registration with libibverbs: the only code that runs when the library is
+// loaded. libibverbs dlopen()s librocenic-rdmav34.so (RDMAV_DRIVERS) and the
+// constructor below hands it the device operations; nothing is exported.
 #include "provider.h"
-
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <new>
 
 namespace rocenic::driver {
 namespace {
 
-// Matched by IB device name: libibverbs tries "rdma_device:N<ibdev>" against
-// each modalias pattern, so this takes rocenic0, rocenic1, ...
+// Matched by IB device name: for a device without a modalias file,
+// libibverbs tries "rdma_device:N<ibdev>" against each modalias pattern, so
+// this takes rocenic0, rocenic1, ...
 const verbs_match_ent kMatchTable[] = {
     {nullptr, {"rdma_device:*Nrocenic*"}, 0, 0, VERBS_MATCH_MODALIAS},
     {},
 };
 
-void report(const std::string& what) { std::fprintf(stderr, "rocenic: %s\n", what.c_str()); }
-
-verbs_device* alloc_device(verbs_sysfs_dev*) {
-  RocenicDevice* d = new (std::nothrow) RocenicDevice{};  // zeroed: libibverbs asserts _ops is NULL
-  if (!d) return nullptr;
-  d->state = new (std::nothrow) DeviceState;
-  if (!d->state) {
-    delete d;
-    return nullptr;
-  }
-  return &d->vdev;
-}
-
-void uninit_device(verbs_device* vdev) {
-  RocenicDevice* d = to_device(&vdev->device);
-  delete d->state;
-  delete d;
-}
-
-// The engine of this device, created and programmed by the first context.
-Engine* device_engine(RocenicDevice* d, int* errnum) {
-  std::lock_guard<std::mutex> lock(d->state->mu);
-  if (d->state->engine) return d->state->engine.get();
-  const char* backend = std::getenv("ROCENIC_BACKEND");
-  const char* config_path = std::getenv("ROCENIC_CONFIG");
-  if (!config_path || !*config_path) {
-    report("ROCENIC_CONFIG is not set: run the program under rocenic-run");
-    *errnum = EINVAL;
-    return nullptr;
-  }
-  Config cfg;
-  std::string err;
-  if (!read_config_file(config_path, &cfg, &err)) {
-    report(err);
-    *errnum = EINVAL;
-    return nullptr;
-  }
-  d->state->engine = Engine::open(backend && *backend ? backend : "model", cfg, &err, errnum);
-  if (!d->state->engine) report(err);
-  return d->state->engine.get();
-}
-
-verbs_context* alloc_context(ibv_device* ibdev, int cmd_fd, void*) {
-  // Owns cmd_fd from here: on failure it is closed (by libibverbs' init or uninit).
-  auto* ctx = static_cast<RocenicContext*>(_verbs_init_and_alloc_context(
-      ibdev, cmd_fd, sizeof(RocenicContext), reinterpret_cast<verbs_context*>(offsetof(RocenicContext, vctx)), 0));
-  if (!ctx) return nullptr;
-
-  int errnum = 0;
-  int pipe_fds[2] = {-1, -1};
-  Engine* engine = device_engine(to_device(ibdev), &errnum);
-  if (engine && pipe2(pipe_fds, O_CLOEXEC) != 0) errnum = errno;
-  if (engine && !errnum) ctx->state = new (std::nothrow) ContextState;
-  if (!engine || errnum || !ctx->state) {
-    if (!errnum) errnum = ENOMEM;
-    if (pipe_fds[0] >= 0) close(pipe_fds[0]);
-    if (pipe_fds[1] >= 0) close(pipe_fds[1]);
-    verbs_uninit_context(&ctx->vctx);
-    std::free(ctx);
-    errno = errnum;
-    return nullptr;
-  }
-  ctx->state->engine = engine;
-  // Async events reach the application through async_fd, which libibverbs
-  // reads as struct ib_uverbs_async_event_desc records. With no kernel to
-  // hand one out, the provider owns a pipe: the read end is async_fd (closed
-  // by verbs_uninit_context), the write end stays here for the engine's events.
-  ctx->vctx.context.async_fd = pipe_fds[0];
-  ctx->state->async_event_wr = pipe_fds[1];
-  ctx->vctx.context.num_comp_vectors = 1;
-  verbs_set_ops(&ctx->vctx, &context_ops());
-
-  if (const char* dump = std::getenv("ROCENIC_GID_DUMP"); dump && *dump && *dump != '0')
-    std::fputs(engine->dump_gid_table().c_str(), stderr);
-  return &ctx->vctx;
-}
-
-}  // namespace
-
-void free_context(ibv_context* context) {
-  RocenicContext* ctx = to_context(context);
-  if (ctx->state->async_event_wr >= 0) close(ctx->state->async_event_wr);
-  delete ctx->state;
-  verbs_uninit_context(&ctx->vctx);
-  std::free(ctx);  // allocated by _verbs_init_and_alloc_context (calloc)
-}
-
-namespace {
-
 const verbs_device_ops kDeviceOps = {
     "rocenic",
-    kUverbsAbiVersion,
-    kUverbsAbiVersion,
+    kUverbsAbiVersion,  // match_min_abi_version: uverbsN/abi_version
+    kUverbsAbiVersion,  // match_max_abi_version
     kMatchTable,
-    nullptr,
-    nullptr,  // no match_device: the table decides
+    nullptr,  // static_providers
+    nullptr,  // match_device: the table decides
     alloc_context,
     nullptr,  // import_context: no shared contexts without a kernel
     alloc_device,
     uninit_device,
 };
 
-// libibverbs' dlopen() of librocenic-rdmav34.so runs this; nothing else of
-// the library is exported.
 __attribute__((constructor)) void register_rocenic() { verbs_register_driver_34(&kDeviceOps); }
 
 }  // namespace

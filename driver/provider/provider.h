@@ -60,8 +60,13 @@ inline RocenicContext* to_context(ibv_context* c) {
 inline Engine* engine_of(ibv_context* c) { return to_context(c)->state->engine; }
 inline RocenicPd* to_pd(ibv_pd* pd) { return container_of<RocenicPd>(pd, offsetof(RocenicPd, pd)); }
 
-// ---- verbs implemented in this step
+// ---- device and context life cycle (context.cc)
+verbs_device* alloc_device(verbs_sysfs_dev* sysfs_dev);
+void uninit_device(verbs_device* vdev);
+verbs_context* alloc_context(ibv_device* ibdev, int cmd_fd, void* private_data);
 void free_context(ibv_context* context);
+
+// ---- verbs implemented in this step (query.cc, pd.cc)
 int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input, ibv_device_attr_ex* attr,
                     size_t attr_size);
 int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* port_attr);
@@ -75,6 +80,5 @@ const verbs_context_ops& context_ops();
 // Fixed device facts that have no CSR (documented in docs/driver.md).
 constexpr uint32_t kVendorId = 0xFFFFFF;  // no IEEE OUI: a simulated device (as Soft-RoCE reports)
 constexpr uint32_t kVendorPartId = 0;
-constexpr uint32_t kUverbsAbiVersion = 1;  // uverbsN/abi_version the launcher writes
 
 }  // namespace rocenic::driver

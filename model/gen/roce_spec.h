@@ -1248,6 +1248,313 @@ struct DmaWrReq {
   }
 };
 
+// Create (valid = 1) or destroy (valid = 0) completion queue `cq`: a ring of 2^log_size CQEs at `base`. Resets its producer/consumer indexes and arming.
+// Bit-exact with roce_pkg::cq_cfg_t (first field most significant).
+struct CqCfg {
+  static constexpr unsigned kBits = 86;
+  static constexpr unsigned kWords = 3;
+  uint16_t cq = 0;
+  uint8_t valid = 0;
+  uint64_t base = 0;  // bus address of CQE 0 (32-byte aligned)
+  uint8_t log_size = 0;  // log2 of the number of CQEs (0..16)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 70, 16, cq);
+    put_bits(words, 69, 1, valid);
+    put_bits(words, 5, 64, base);
+    put_bits(words, 0, 5, log_size);
+  }
+  void unpack(const uint32_t* words) {
+    cq = static_cast<uint16_t>(get_bits(words, 70, 16));
+    valid = static_cast<uint8_t>(get_bits(words, 69, 1));
+    base = static_cast<uint64_t>(get_bits(words, 5, 64));
+    log_size = static_cast<uint8_t>(get_bits(words, 0, 5));
+  }
+  bool operator==(const CqCfg& o) const {
+    return cq == o.cq
+        && valid == o.valid
+        && base == o.base
+        && log_size == o.log_size;
+  }
+  bool operator!=(const CqCfg& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " cq=" + hex_string(cq);
+    s += " valid=" + hex_string(valid);
+    s += " base=" + hex_string(base);
+    s += " log_size=" + hex_string(log_size);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CqCfg& o) const {
+    std::string s;
+    if (cq != o.cq) s += " cq";
+    if (valid != o.valid) s += " valid";
+    if (base != o.base) s += " base";
+    if (log_size != o.log_size) s += " log_size";
+    return s;
+  }
+};
+
+// CQ doorbell: the consumer index the driver has polled up to, and optionally a request for an event.
+// Bit-exact with roce_pkg::cq_db_t (first field most significant).
+struct CqDb {
+  static constexpr unsigned kBits = 42;
+  static constexpr unsigned kWords = 2;
+  uint16_t cq = 0;
+  uint32_t ci = 0;  // consumer index (counts CQEs consumed, modulo 2^24)
+  uint8_t arm = 0;  // 0 keep, 1 event on the next completion, 2 event on the next solicited completion
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 26, 16, cq);
+    put_bits(words, 2, 24, ci);
+    put_bits(words, 0, 2, arm);
+  }
+  void unpack(const uint32_t* words) {
+    cq = static_cast<uint16_t>(get_bits(words, 26, 16));
+    ci = static_cast<uint32_t>(get_bits(words, 2, 24));
+    arm = static_cast<uint8_t>(get_bits(words, 0, 2));
+  }
+  bool operator==(const CqDb& o) const {
+    return cq == o.cq
+        && ci == o.ci
+        && arm == o.arm;
+  }
+  bool operator!=(const CqDb& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " cq=" + hex_string(cq);
+    s += " ci=" + hex_string(ci);
+    s += " arm=" + hex_string(arm);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CqDb& o) const {
+    std::string s;
+    if (cq != o.cq) s += " cq";
+    if (ci != o.ci) s += " ci";
+    if (arm != o.arm) s += " arm";
+    return s;
+  }
+};
+
+// A completion to write into a CQ (from the completer or responder).
+// Bit-exact with roce_pkg::cq_compl_t (first field most significant).
+struct CqCompl {
+  static constexpr unsigned kBits = 241;
+  static constexpr unsigned kWords = 8;
+  uint16_t cq = 0;
+  uint8_t solicited = 0;  // the message had SE set (wakes a CQ armed for solicited events)
+  uint64_t wr_id = 0;
+  uint32_t byte_len = 0;
+  uint32_t imm = 0;
+  uint32_t qp_num = 0;
+  uint8_t opcode = 0;
+  uint32_t src_qp = 0;
+  uint8_t status = 0;
+  uint8_t wc_flags = 0;
+  uint8_t sl = 0;
+  uint16_t pkey_index = 0;
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 225, 16, cq);
+    put_bits(words, 224, 1, solicited);
+    put_bits(words, 160, 64, wr_id);
+    put_bits(words, 128, 32, byte_len);
+    put_bits(words, 96, 32, imm);
+    put_bits(words, 72, 24, qp_num);
+    put_bits(words, 64, 8, opcode);
+    put_bits(words, 40, 24, src_qp);
+    put_bits(words, 32, 8, status);
+    put_bits(words, 24, 8, wc_flags);
+    put_bits(words, 16, 8, sl);
+    put_bits(words, 0, 16, pkey_index);
+  }
+  void unpack(const uint32_t* words) {
+    cq = static_cast<uint16_t>(get_bits(words, 225, 16));
+    solicited = static_cast<uint8_t>(get_bits(words, 224, 1));
+    wr_id = static_cast<uint64_t>(get_bits(words, 160, 64));
+    byte_len = static_cast<uint32_t>(get_bits(words, 128, 32));
+    imm = static_cast<uint32_t>(get_bits(words, 96, 32));
+    qp_num = static_cast<uint32_t>(get_bits(words, 72, 24));
+    opcode = static_cast<uint8_t>(get_bits(words, 64, 8));
+    src_qp = static_cast<uint32_t>(get_bits(words, 40, 24));
+    status = static_cast<uint8_t>(get_bits(words, 32, 8));
+    wc_flags = static_cast<uint8_t>(get_bits(words, 24, 8));
+    sl = static_cast<uint8_t>(get_bits(words, 16, 8));
+    pkey_index = static_cast<uint16_t>(get_bits(words, 0, 16));
+  }
+  bool operator==(const CqCompl& o) const {
+    return cq == o.cq
+        && solicited == o.solicited
+        && wr_id == o.wr_id
+        && byte_len == o.byte_len
+        && imm == o.imm
+        && qp_num == o.qp_num
+        && opcode == o.opcode
+        && src_qp == o.src_qp
+        && status == o.status
+        && wc_flags == o.wc_flags
+        && sl == o.sl
+        && pkey_index == o.pkey_index;
+  }
+  bool operator!=(const CqCompl& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " cq=" + hex_string(cq);
+    s += " solicited=" + hex_string(solicited);
+    s += " wr_id=" + hex_string(wr_id);
+    s += " byte_len=" + hex_string(byte_len);
+    s += " imm=" + hex_string(imm);
+    s += " qp_num=" + hex_string(qp_num);
+    s += " opcode=" + hex_string(opcode);
+    s += " src_qp=" + hex_string(src_qp);
+    s += " status=" + hex_string(status);
+    s += " wc_flags=" + hex_string(wc_flags);
+    s += " sl=" + hex_string(sl);
+    s += " pkey_index=" + hex_string(pkey_index);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CqCompl& o) const {
+    std::string s;
+    if (cq != o.cq) s += " cq";
+    if (solicited != o.solicited) s += " solicited";
+    if (wr_id != o.wr_id) s += " wr_id";
+    if (byte_len != o.byte_len) s += " byte_len";
+    if (imm != o.imm) s += " imm";
+    if (qp_num != o.qp_num) s += " qp_num";
+    if (opcode != o.opcode) s += " opcode";
+    if (src_qp != o.src_qp) s += " src_qp";
+    if (status != o.status) s += " status";
+    if (wc_flags != o.wc_flags) s += " wc_flags";
+    if (sl != o.sl) s += " sl";
+    if (pkey_index != o.pkey_index) s += " pkey_index";
+    return s;
+  }
+};
+
+// Event line message: a completion event for an armed CQ, or an asynchronous CQ error.
+// Bit-exact with roce_pkg::cq_event_t (first field most significant).
+struct CqEvent {
+  static constexpr unsigned kBits = 17;
+  static constexpr unsigned kWords = 1;
+  uint16_t cq = 0;
+  uint8_t error = 0;  // 1: CQ error (no such CQ, or overrun: the completion was dropped)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 1, 16, cq);
+    put_bits(words, 0, 1, error);
+  }
+  void unpack(const uint32_t* words) {
+    cq = static_cast<uint16_t>(get_bits(words, 1, 16));
+    error = static_cast<uint8_t>(get_bits(words, 0, 1));
+  }
+  bool operator==(const CqEvent& o) const {
+    return cq == o.cq
+        && error == o.error;
+  }
+  bool operator!=(const CqEvent& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " cq=" + hex_string(cq);
+    s += " error=" + hex_string(error);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CqEvent& o) const {
+    std::string s;
+    if (cq != o.cq) s += " cq";
+    if (error != o.error) s += " error";
+    return s;
+  }
+};
+
+// Completion queue entry. The engine writes entry pi % size of the ring; the driver owns it once `owner` bit 0 equals the pass's phase (1 on the first pass over the ring, 0 on the second, ...).
+// Host-memory layout, little-endian, 32 bytes.
+struct Cqe {
+  static constexpr unsigned kSize = 32;
+  uint64_t wr_id = 0;  // the work request's wr_id
+  uint32_t byte_len = 0;  // bytes received (receive completions)
+  uint32_t imm = 0;  // immediate data (network order as received) or invalidated rkey
+  uint32_t qp_num = 0;  // local QP
+  uint8_t opcode = 0;  // ibv_wc_opcode
+  uint32_t src_qp = 0;  // remote QP (UD)
+  uint8_t status = 0;  // ibv_wc_status
+  uint8_t wc_flags = 0;  // IBV_WC_GRH 1, IBV_WC_WITH_IMM 2, IBV_WC_WITH_INV 8 (ibv_wc_flags values)
+  uint8_t sl = 0;
+  uint16_t pkey_index = 0;
+  uint8_t vendor_err = 0;
+  uint8_t owner = 0;  // bit 0: phase, written last in the same beat
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{byte_len} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{imm} >> (8 * i));
+    for (unsigned i = 0; i < 3; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{qp_num} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[19 + i] = static_cast<uint8_t>(uint64_t{opcode} >> (8 * i));
+    for (unsigned i = 0; i < 3; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{src_qp} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[23 + i] = static_cast<uint8_t>(uint64_t{status} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[24 + i] = static_cast<uint8_t>(uint64_t{wc_flags} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[25 + i] = static_cast<uint8_t>(uint64_t{sl} >> (8 * i));
+    for (unsigned i = 0; i < 2; ++i) p[26 + i] = static_cast<uint8_t>(uint64_t{pkey_index} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[28 + i] = static_cast<uint8_t>(uint64_t{vendor_err} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[31 + i] = static_cast<uint8_t>(uint64_t{owner} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    wr_id = 0;
+    for (unsigned i = 0; i < 8; ++i) wr_id |= static_cast<decltype(wr_id)>(uint64_t{p[0 + i]} << (8 * i));
+    byte_len = 0;
+    for (unsigned i = 0; i < 4; ++i) byte_len |= static_cast<decltype(byte_len)>(uint64_t{p[8 + i]} << (8 * i));
+    imm = 0;
+    for (unsigned i = 0; i < 4; ++i) imm |= static_cast<decltype(imm)>(uint64_t{p[12 + i]} << (8 * i));
+    qp_num = 0;
+    for (unsigned i = 0; i < 3; ++i) qp_num |= static_cast<decltype(qp_num)>(uint64_t{p[16 + i]} << (8 * i));
+    opcode = 0;
+    for (unsigned i = 0; i < 1; ++i) opcode |= static_cast<decltype(opcode)>(uint64_t{p[19 + i]} << (8 * i));
+    src_qp = 0;
+    for (unsigned i = 0; i < 3; ++i) src_qp |= static_cast<decltype(src_qp)>(uint64_t{p[20 + i]} << (8 * i));
+    status = 0;
+    for (unsigned i = 0; i < 1; ++i) status |= static_cast<decltype(status)>(uint64_t{p[23 + i]} << (8 * i));
+    wc_flags = 0;
+    for (unsigned i = 0; i < 1; ++i) wc_flags |= static_cast<decltype(wc_flags)>(uint64_t{p[24 + i]} << (8 * i));
+    sl = 0;
+    for (unsigned i = 0; i < 1; ++i) sl |= static_cast<decltype(sl)>(uint64_t{p[25 + i]} << (8 * i));
+    pkey_index = 0;
+    for (unsigned i = 0; i < 2; ++i) pkey_index |= static_cast<decltype(pkey_index)>(uint64_t{p[26 + i]} << (8 * i));
+    vendor_err = 0;
+    for (unsigned i = 0; i < 1; ++i) vendor_err |= static_cast<decltype(vendor_err)>(uint64_t{p[28 + i]} << (8 * i));
+    owner = 0;
+    for (unsigned i = 0; i < 1; ++i) owner |= static_cast<decltype(owner)>(uint64_t{p[31 + i]} << (8 * i));
+  }
+  bool operator==(const Cqe& o) const {
+    return wr_id == o.wr_id
+        && byte_len == o.byte_len
+        && imm == o.imm
+        && qp_num == o.qp_num
+        && opcode == o.opcode
+        && src_qp == o.src_qp
+        && status == o.status
+        && wc_flags == o.wc_flags
+        && sl == o.sl
+        && pkey_index == o.pkey_index
+        && vendor_err == o.vendor_err
+        && owner == o.owner;
+  }
+};
+
 // ---- CSR map (byte addresses)
 inline constexpr uint32_t kCsrId = 0x000;  // ro: constant 'RCNC': identifies a rocenic engine
 inline constexpr uint32_t kCsrIdReset = 0x52434E43;

@@ -366,6 +366,74 @@ package roce_pkg;
     logic [12:0] len;  // bytes, 1..4096
   } dma_wr_req_t;
 
+  // Create (valid = 1) or destroy (valid = 0) completion queue `cq`: a ring of 2^log_size CQEs at `base`. Resets its producer/consumer indexes and arming.
+  localparam int unsigned CQ_CFG_W = 86;
+  typedef struct packed {
+    logic [15:0] cq;
+    logic [0:0] valid;
+    logic [63:0] base;  // bus address of CQE 0 (32-byte aligned)
+    logic [4:0] log_size;  // log2 of the number of CQEs (0..16)
+  } cq_cfg_t;
+
+  // CQ doorbell: the consumer index the driver has polled up to, and optionally a request for an event.
+  localparam int unsigned CQ_DB_W = 42;
+  typedef struct packed {
+    logic [15:0] cq;
+    logic [23:0] ci;  // consumer index (counts CQEs consumed, modulo 2^24)
+    logic [1:0] arm;  // 0 keep, 1 event on the next completion, 2 event on the next solicited completion
+  } cq_db_t;
+
+  // A completion to write into a CQ (from the completer or responder).
+  localparam int unsigned CQ_COMPL_W = 241;
+  typedef struct packed {
+    logic [15:0] cq;
+    logic [0:0] solicited;  // the message had SE set (wakes a CQ armed for solicited events)
+    logic [63:0] wr_id;
+    logic [31:0] byte_len;
+    logic [31:0] imm;
+    logic [23:0] qp_num;
+    logic [7:0] opcode;
+    logic [23:0] src_qp;
+    logic [7:0] status;
+    logic [7:0] wc_flags;
+    logic [7:0] sl;
+    logic [15:0] pkey_index;
+  } cq_compl_t;
+
+  // Event line message: a completion event for an armed CQ, or an asynchronous CQ error.
+  localparam int unsigned CQ_EVENT_W = 17;
+  typedef struct packed {
+    logic [15:0] cq;
+    logic [0:0] error;  // 1: CQ error (no such CQ, or overrun: the completion was dropped)
+  } cq_event_t;
+
+  // ---- host-memory layouts (little-endian byte offsets)
+  localparam int unsigned CQE_SIZE = 32;
+  localparam int unsigned CQE_WR_ID_OFF = 0;
+  localparam int unsigned CQE_WR_ID_BYTES = 8;
+  localparam int unsigned CQE_BYTE_LEN_OFF = 8;
+  localparam int unsigned CQE_BYTE_LEN_BYTES = 4;
+  localparam int unsigned CQE_IMM_OFF = 12;
+  localparam int unsigned CQE_IMM_BYTES = 4;
+  localparam int unsigned CQE_QP_NUM_OFF = 16;
+  localparam int unsigned CQE_QP_NUM_BYTES = 3;
+  localparam int unsigned CQE_OPCODE_OFF = 19;
+  localparam int unsigned CQE_OPCODE_BYTES = 1;
+  localparam int unsigned CQE_SRC_QP_OFF = 20;
+  localparam int unsigned CQE_SRC_QP_BYTES = 3;
+  localparam int unsigned CQE_STATUS_OFF = 23;
+  localparam int unsigned CQE_STATUS_BYTES = 1;
+  localparam int unsigned CQE_WC_FLAGS_OFF = 24;
+  localparam int unsigned CQE_WC_FLAGS_BYTES = 1;
+  localparam int unsigned CQE_SL_OFF = 25;
+  localparam int unsigned CQE_SL_BYTES = 1;
+  localparam int unsigned CQE_PKEY_INDEX_OFF = 26;
+  localparam int unsigned CQE_PKEY_INDEX_BYTES = 2;
+  localparam int unsigned CQE_VENDOR_ERR_OFF = 28;
+  localparam int unsigned CQE_VENDOR_ERR_BYTES = 1;
+  localparam int unsigned CQE_OWNER_OFF = 31;
+  localparam int unsigned CQE_OWNER_BYTES = 1;
+
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine
   localparam logic [31:0] CSR_ID_RESET = 32'h52434E43;

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Acceptance of the verbs path: unmodified rdma-core tools run through
+rocenic-run, as root and as an unprivileged user.
+
+    test_launcher.py BUILD_DIR [unittest args, e.g. a TestCase name]
+"""
+import ipaddress
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+BUILD = None  # set from argv
+
+
+def launcher():
+    return os.path.join(BUILD, "bin", "rocenic-run")
+
+
+def run(args, user=None, env=None, timeout=120):
+    """Runs rocenic-run ARGS (as `user` via setpriv when given)."""
+    cmd = [launcher()] + args
+    if user:
+        cmd = ["setpriv", "--reuid=" + user, "--regid=nogroup", "--clear-groups"] + cmd
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+def csr_caps(backend):
+    out = subprocess.run([os.path.join(BUILD, "bin", "csr_caps"), backend], capture_output=True, text=True,
+                         check=True).stdout
+    return {k: int(v) for k, v in (line.split() for line in out.splitlines())}
+
+
+def devinfo_fields(text):
+    """First value of every 'key: value' line of ibv_devinfo -v."""
+    fields = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([a-z_]+):\s+(.*\S)\s*$", line)
+        if m and m.group(1) not in fields:
+            fields[m.group(1)] = m.group(2)
+    return fields
+
+
+def devinfo_gids(text):
+    return {int(i): (gid, t) for i, gid, t in re.findall(r"GID\[\s*(\d+)\]:\s+(\S+), (RoCE v[12])", text)}
+
+
+def eui64_link_local(mac):
+    b = bytes(int(x, 16) for x in mac.split(":"))
+    iid = bytes([b[0] ^ 2]) + b[1:3] + b"\xff\xfe" + b[3:]
+    return ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + iid)
+
+
+def gid_of_ip(ip):
+    a = ipaddress.ip_address(ip)
+    return ipaddress.IPv6Address(b"\0" * 10 + b"\xff\xff" + a.packed) if a.version == 4 else a
+
+
+MAC = "02:aa:bb:cc:dd:ee"
+GUID = "00aa:bbff:fecc:ddee"
+
+
+class Devices(unittest.TestCase):
+    def test_ibv_devices_lists_rocenic0_with_the_node_guid(self):
+        r = run(["--mac", MAC, "--", "ibv_devices"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\brocenic0\s+" + GUID.replace(":", "") + r"\b")
+
+    def test_node_guid_follows_the_default_mac_of_wire_and_ip(self):
+        a = run(["--wire", "w1", "--ip", "10.0.0.1", "--", "ibv_devices"]).stdout
+        b = run(["--wire", "w1", "--ip", "10.0.0.1", "--", "ibv_devices"]).stdout
+        c = run(["--wire", "w1", "--ip", "10.0.0.2", "--", "ibv_devices"]).stdout
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+
+
+class Devinfo(unittest.TestCase):
+    def check_devinfo(self, backend="model", mtu=1024, ips=("10.1.2.3", "fd00::5"), user=None):
+        args = ["--backend", backend, "--mac", MAC, "--mtu", str(mtu)]
+        for ip in ips:
+            args += ["--ip", ip]
+        r = run(args + ["--", "ibv_devinfo", "-v"], user=user)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        f = devinfo_fields(r.stdout)
+        caps = csr_caps(backend)
+        self.assertEqual(f["hca_id"], "rocenic0")
+        self.assertEqual(f["node_guid"], GUID)
+        self.assertEqual(f["fw_ver"], "%d.%d" % (caps["version"] >> 8, caps["version"] & 0xff))
+        self.assertEqual(f["link_layer"], "Ethernet")
+        self.assertEqual(f["state"], "PORT_ACTIVE (4)")
+        mtu_enum = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}[mtu]
+        self.assertEqual(f["active_mtu"], "%d (%d)" % (mtu, mtu_enum))
+        self.assertEqual(f["max_mtu"], "4096 (5)")
+        for key in ("max_qp", "max_cq", "max_mr", "max_pd", "max_qp_wr", "max_sge", "max_cqe", "gid_tbl_len"):
+            self.assertEqual(int(f[key]), caps[key], key)
+        self.assertEqual(f["port_lid"], "0")
+        self.assertEqual(f["atomic_cap"], "ATOMIC_HCA (1)")
+        gids = devinfo_gids(r.stdout)
+        expect = {0: (eui64_link_local(MAC), "RoCE v1"), 1: (eui64_link_local(MAC), "RoCE v2")}
+        for n, ip in enumerate(ips):
+            expect[2 + 2 * n] = (gid_of_ip(ip), "RoCE v1")
+            expect[3 + 2 * n] = (gid_of_ip(ip), "RoCE v2")
+        self.assertEqual({i: (ipaddress.IPv6Address(g), t) for i, (g, t) in gids.items()}, expect)
+
+    def test_model(self):
+        self.check_devinfo()
+
+    def test_rtl_mtu_256(self):
+        self.check_devinfo(backend="rtl", mtu=256)
+
+    def test_cosim_mtu_4096_single_ipv4(self):
+        self.check_devinfo(backend="cosim", mtu=4096, ips=("192.168.0.7",))
+
+    @unittest.skipUnless(os.geteuid() == 0, "switching to nobody needs root")
+    def test_unprivileged_user(self):
+        self.check_devinfo(user="nobody", mtu=2048)
+
+
+class GidTableAgreement(unittest.TestCase):
+    def test_engine_gid_table_equals_the_sysfs_files(self):
+        # The provider's ROCENIC_GID_DUMP hook prints the engine's table (read
+        # back over csr_read) on stderr; the shell prints the sysfs files.
+        script = ('ROCENIC_GID_DUMP=1 ibv_devinfo >/dev/null || exit 9; '
+                  'd=$SYSFS_PATH/class/infiniband/rocenic0/ports/1; '
+                  'for f in $d/gids/*; do n=${f##*/}; '
+                  'echo "$n $(cat $f) $(cat $d/gid_attrs/types/$n)"; done')
+        r = run(["--mac", MAC, "--ip", "10.0.0.9", "--ip", "2001:db8::1", "--ip", "172.16.0.1",
+                 "--", "sh", "-c", script])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        engine = {}
+        for i, t, g in re.findall(r"rocenic: engine GID\[(\d+)\] type (\d) (\S+)", r.stderr):
+            engine[int(i)] = (g, int(t))
+        sysfs = {}
+        for line in r.stdout.splitlines():
+            n, gid, typ = line.split(" ", 2)
+            sysfs[int(n)] = (gid, typ)
+        self.assertEqual(len(engine), csr_caps("model")["gid_tbl_len"])
+        self.assertEqual(sorted(engine), sorted(sysfs))
+        type_text = {1: "IB/RoCE v1", 2: "RoCE v2"}
+        for i in engine:
+            self.assertEqual(engine[i][0], sysfs[i][0], "GID[%d]" % i)
+            if engine[i][1]:  # used: the type agrees too; unused: zero GID
+                self.assertEqual(type_text[engine[i][1]], sysfs[i][1], "GID[%d] type" % i)
+            else:
+                self.assertEqual(set(sysfs[i][0]) - {":"}, {"0"}, "GID[%d] unused" % i)
+        self.assertEqual(sum(1 for v in engine.values() if v[1]), 8)
+
+
+class Launcher(unittest.TestCase):
+    def assert_usage_error(self, args, needle):
+        r = run(args)
+        self.assertEqual(r.returncode, 2, "%s: %s" % (args, r.stderr))
+        self.assertIn(needle, r.stderr, args)
+
+    def test_bad_options_exit_2_naming_the_problem(self):
+        self.assert_usage_error(["--ip", "10.0.0.300", "--", "true"], "--ip '10.0.0.300' is not an IPv4 or IPv6")
+        self.assert_usage_error(["--mac", "aa:bb", "--", "true"], "--mac 'aa:bb' is not a MAC address")
+        self.assert_usage_error(["--mac", "03:00:00:00:00:01", "--", "true"], "multicast MAC")
+        self.assert_usage_error(["--mtu", "9000", "--", "true"], "--mtu '9000': must be")
+        self.assert_usage_error(["--backend", "verilog", "--", "true"], "--backend 'verilog': must be model, rtl")
+        self.assert_usage_error(["--mtu", "1024", "true"], "'true' is not an option")
+        self.assert_usage_error(["--mtu", "1024"], "missing '--'")
+        self.assert_usage_error(["--"], "no program after '--'")
+        self.assert_usage_error(["--pcap", "/no/such/dir/x.pcap", "--", "true"], "does not exist")
+        ips = []
+        for n in range(20):
+            ips += ["--ip", "10.0.0.%d" % (n + 1)]
+        self.assert_usage_error(ips + ["--", "true"], "GID entries")
+
+    def test_exit_status_is_the_programs(self):
+        self.assertEqual(run(["--", "sh", "-c", "exit 7"]).returncode, 7)
+        self.assertEqual(run(["--", "sh", "-c", "kill -TERM $$"]).returncode, 128 + 15)
+        r = run(["--", "/no/such/program"])
+        self.assertEqual(r.returncode, 127)
+        self.assertIn("cannot run '/no/such/program'", r.stderr)
+
+    def test_environment_and_tree_removed_at_exit(self):
+        r = run(["--backend", "rtl", "--wire", "lab", "--pcap", "rel.pcap", "--", "sh", "-c",
+                 'echo "$SYSFS_PATH|$RDMAV_DRIVERS|$ROCENIC_BACKEND|$ROCENIC_WIRE|$ROCENIC_PCAP|$LD_PRELOAD"; '
+                 'find "$SYSFS_PATH" -type f ! -perm 0644; find "$SYSFS_PATH" -type d ! -perm 0755; '
+                 'cat "$ROCENIC_CONFIG"'])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        sysfs, drivers, backend, wire, pcap, preload = lines[0].split("|")
+        self.assertEqual(drivers, os.path.join(os.path.realpath(os.path.join(BUILD, "lib")), "librocenic"))
+        self.assertEqual((backend, wire), ("rtl", "lab"))
+        self.assertEqual(pcap, os.path.join(os.getcwd(), "rel.pcap"))
+        self.assertTrue(preload.endswith("/librocenic-shim.so"), preload)
+        self.assertTrue(lines[1].startswith("#"), "every file 0644 and dir 0755: %s" % lines[1:3])
+        self.assertIn("wire lab", r.stdout)
+        self.assertFalse(os.path.exists(sysfs), "the tree is removed at exit")
+
+
+class VerbsSmoke(unittest.TestCase):
+    def smoke(self, user=None, backend="model"):
+        r = run(["--backend", backend, "--mtu", "512", "--ip", "10.0.0.1", "--ip", "10.0.0.2", "--",
+                 os.path.join(BUILD, "bin", "verbs_smoke"), "--mtu", "512", "--ips", "2"], user=user)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_smoke: ok", r.stdout)
+
+    def test_root(self):
+        self.smoke()
+
+    @unittest.skipUnless(os.geteuid() == 0, "switching to nobody needs root")
+    def test_unprivileged_rtl(self):
+        self.smoke(user="nobody", backend="rtl")
+
+    def test_bad_backend_fails_open_with_einval_and_a_message(self):
+        r = run(["--", "env", "ROCENIC_BACKEND=verilog", os.path.join(BUILD, "bin", "verbs_smoke"),
+                 "--expect-open-error"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("rocenic: ", r.stderr)
+        self.assertIn("verilog", r.stderr)
+
+
+if __name__ == "__main__":
+    BUILD = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

@@ -132,8 +132,7 @@ struct verbs_cq {
 // ---- the context operations: 76 entry points, sorted by name, order is ABI.
 // libibverbs copies the non-NULL ones over its EOPNOTSUPP defaults.
 struct verbs_context_ops {
-  int (*advise_mr)(ibv_pd* pd, enum ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
-                   uint32_t num_sges);
+  int (*advise_mr)(ibv_pd* pd, enum ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list, uint32_t num_sges);
   ibv_dm* (*alloc_dm)(ibv_context* context, ibv_alloc_dm_attr* attr);
   ibv_mw* (*alloc_mw)(ibv_pd* pd, enum ibv_mw_type type);
   ibv_mr* (*alloc_null_mr)(ibv_pd* pd);
@@ -219,8 +218,8 @@ void verbs_register_driver_34(const verbs_device_ops* ops);
 // calloc(alloc_size) and initialise the verbs_context at byte offset
 // (uintptr_t)context_offset inside it (cmd_fd, async_fd = -1, default ops).
 // On failure it closes cmd_fd, sets errno and returns NULL.
-void* _verbs_init_and_alloc_context(ibv_device* device, int cmd_fd, size_t alloc_size,
-                                    verbs_context* context_offset, uint32_t driver_id);
+void* _verbs_init_and_alloc_context(ibv_device* device, int cmd_fd, size_t alloc_size, verbs_context* context_offset,
+                                    uint32_t driver_id);
 // Frees libibverbs' private part, closes cmd_fd and async_fd (if not -1),
 // drops the device reference. The provider frees its own allocation.
 void verbs_uninit_context(verbs_context* context);
@@ -236,8 +235,7 @@ static_assert(sizeof(ibv_device) == 16 + 4 + 4 + 2 * IBV_SYSFS_NAME_MAX + 2 * IB
               "struct ibv_device changed");
 static_assert(sizeof(ibv_context_ops) == 32 * sizeof(void*), "struct ibv_context_ops changed");
 static_assert(offsetof(ibv_context, cmd_fd) == 8 + sizeof(ibv_context_ops) &&
-                  offsetof(ibv_context, async_fd) == offsetof(ibv_context, cmd_fd) + 4 &&
-                  sizeof(ibv_context) == 328,
+                  offsetof(ibv_context, async_fd) == offsetof(ibv_context, cmd_fd) + 4 && sizeof(ibv_context) == 328,
               "struct ibv_context changed");
 // verbs_context: the public ibv_context is the LAST member, right after sz.
 static_assert(offsetof(verbs_context, context) + sizeof(ibv_context) == sizeof(verbs_context),

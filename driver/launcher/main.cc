@@ -98,8 +98,10 @@ std::string absolute(const std::string& path) {
   setenv("ROCENIC_BACKEND", o.backend.c_str(), 1);
   setenv("ROCENIC_CONFIG", (tmp + "/config").c_str(), 1);
   setenv("ROCENIC_WIRE", o.wire.c_str(), 1);
-  if (!o.pcap.empty()) setenv("ROCENIC_PCAP", absolute(o.pcap).c_str(), 1);
-  else unsetenv("ROCENIC_PCAP");
+  if (!o.pcap.empty())
+    setenv("ROCENIC_PCAP", absolute(o.pcap).c_str(), 1);
+  else
+    unsetenv("ROCENIC_PCAP");
   std::vector<char*> argv;
   for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -34,8 +34,7 @@ class TreeWriter {
     const int fd = open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return fail(p);
     const std::string text = content + "\n";  // sysfs attributes end in a newline
-    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                    fchmod(fd, 0644) == 0;
+    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fchmod(fd, 0644) == 0;
     if (close(fd) != 0 || !ok) return fail(p);
     return true;
   }
@@ -56,18 +55,18 @@ bool write_sysfs_tree(const std::string& root, const Config& cfg, unsigned gid_t
   const std::string uv = std::string("class/infiniband_verbs/") + kUverbsName;
   const std::string ib = std::string("class/infiniband/") + kIbdevName;
   const std::string port = ib + "/ports/1";
-  for (const std::string& d : {std::string("class"), std::string("class/infiniband_verbs"), uv,
-                               std::string("class/infiniband"), ib, ib + "/ports", port, port + "/gids",
-                               port + "/gid_attrs", port + "/gid_attrs/types", port + "/gid_attrs/ndevs",
-                               port + "/pkeys"})
+  for (const std::string& d :
+       {std::string("class"), std::string("class/infiniband_verbs"), uv, std::string("class/infiniband"), ib,
+        ib + "/ports", port, port + "/gids", port + "/gid_attrs", port + "/gid_attrs/types", port + "/gid_attrs/ndevs",
+        port + "/pkeys"})
     if (!t.dir(d)) return false;
 
   bool ok = t.file("class/infiniband_verbs/abi_version", std::to_string(kUverbsClassAbi)) &&
             t.file(uv + "/ibdev", kIbdevName) && t.file(uv + "/dev", "0:0") &&
             t.file(uv + "/abi_version", std::to_string(kUverbsAbiVersion)) && t.file(ib + "/node_type", "1: CA") &&
             t.file(ib + "/node_guid", format_guid(cfg.node_guid)) &&
-            t.file(ib + "/sys_image_guid", format_guid(cfg.node_guid)) &&
-            t.file(ib + "/board_id", "ROCENIC-SIM") && t.file(ib + "/hca_type", "rocenic") &&
+            t.file(ib + "/sys_image_guid", format_guid(cfg.node_guid)) && t.file(ib + "/board_id", "ROCENIC-SIM") &&
+            t.file(ib + "/hca_type", "rocenic") &&
             t.file(ib + "/node_desc", std::string(kIbdevName) + " simulated RoCEv2 NIC") &&
             t.file(port + "/link_layer", "Ethernet") && t.file(port + "/lid", "0x0") &&
             t.file(port + "/sm_lid", "0x0") && t.file(port + "/lid_mask_count", "0") &&
@@ -106,8 +105,7 @@ void remove_tree(const std::string& root) {
         remove(path);  // keep going: remove what can be removed
         return 0;
       },
-      16,
-      FTW_DEPTH | FTW_PHYS);
+      16, FTW_DEPTH | FTW_PHYS);
 }
 
 }  // namespace rocenic::driver

@@ -26,8 +26,10 @@ bool parse_hex_groups(const std::string& s, unsigned groups, unsigned digits, ui
     }
     const int v = hex_value(s[i]);
     if (v < 0) return false;
-    if (nibble % 2 == 0) out[nibble / 2] = static_cast<uint8_t>(v << 4);
-    else out[nibble / 2] |= static_cast<uint8_t>(v);
+    if (nibble % 2 == 0)
+      out[nibble / 2] = static_cast<uint8_t>(v << 4);
+    else
+      out[nibble / 2] |= static_cast<uint8_t>(v);
     ++nibble;
   }
   return true;
@@ -121,9 +123,12 @@ bool parse_config(const std::string& text, Config* c, std::string* err) {
     } else if (key == "gid") {
       GidEntry g;
       if (!(words >> g.index >> b >> d)) return fail("gid wants INDEX v1|v2 GID");
-      if (b == "v1") g.type = GidType::kRoceV1;
-      else if (b == "v2") g.type = GidType::kRoceV2;
-      else return fail("gid type must be v1 or v2, not '" + b + "'");
+      if (b == "v1")
+        g.type = GidType::kRoceV1;
+      else if (b == "v2")
+        g.type = GidType::kRoceV2;
+      else
+        return fail("gid type must be v1 or v2, not '" + b + "'");
       if (!parse_gid(d, &g.gid)) return fail("gid wants 8 groups of 4 hex digits");
       if (!gid_indexes.insert(g.index).second) return fail("gid index " + std::to_string(g.index) + " given twice");
       c->gids.push_back(g);

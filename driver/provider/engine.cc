@@ -20,8 +20,7 @@ std::string hex32(uint32_t v) {
 
 }  // namespace
 
-std::unique_ptr<Engine> Engine::open(const std::string& backend, const Config& cfg, std::string* err,
-                                     int* errnum) {
+std::unique_ptr<Engine> Engine::open(const std::string& backend, const Config& cfg, std::string* err, int* errnum) {
   std::unique_ptr<Device> dev;
   try {
     dev = make_device(backend);

@@ -18,8 +18,8 @@ namespace rocenic::driver {
 // The capability registers (CSR CAP_*), read from the engine.
 struct Caps {
   uint32_t version = 0;  // VERSION: major[15:8] minor[7:0]
-  uint32_t max_qp = 0, max_cq = 0, max_mr = 0, max_pd = 0, max_qp_wr = 0, max_sge = 0, max_cqe = 0,
-           max_inline = 0, gid_tbl_len = 0;
+  uint32_t max_qp = 0, max_cq = 0, max_mr = 0, max_pd = 0, max_qp_wr = 0, max_sge = 0, max_cqe = 0, max_inline = 0,
+           gid_tbl_len = 0;
 };
 
 struct PortStatus {

@@ -23,8 +23,7 @@ const verbs_device_ops kDeviceOps = {
     nullptr,  // match_device: the table decides
     alloc_context,
     nullptr,  // import_context: no shared contexts without a kernel
-    alloc_device,
-    uninit_device,
+    alloc_device,      uninit_device,
 };
 
 __attribute__((constructor)) void register_rocenic() { verbs_register_driver_34(&kDeviceOps); }

@@ -14,11 +14,11 @@ namespace rocenic::driver {
 namespace {
 
 // Attributes with no CSR yet: documented in docs/driver.md.
-constexpr uint64_t kMaxMrSize = uint64_t{1} << 48;  // a 48-bit user virtual address space
-constexpr uint64_t kPageSizeCap = 4096;             // MTT pages of 4 KiB
-constexpr int kMaxQpRdAtom = 16;                    // outstanding RDMA READ/atomic per QP
-constexpr uint8_t kLocalCaAckDelay = 15;            // 4.096 us * 2^15 ~ 134 ms
-constexpr uint32_t kMaxMsgSize = uint32_t{1} << 31; // IBTA maximum message size
+constexpr uint64_t kMaxMrSize = uint64_t{1} << 48;   // a 48-bit user virtual address space
+constexpr uint64_t kPageSizeCap = 4096;              // MTT pages of 4 KiB
+constexpr int kMaxQpRdAtom = 16;                     // outstanding RDMA READ/atomic per QP
+constexpr uint8_t kLocalCaAckDelay = 15;             // 4.096 us * 2^15 ~ 134 ms
+constexpr uint32_t kMaxMsgSize = uint32_t{1} << 31;  // IBTA maximum message size
 
 // IBV_MTU_* of the largest payload the engine carries (spec: MAX_PAYLOAD).
 constexpr unsigned max_mtu_enum() {
@@ -90,8 +90,8 @@ int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* p) {
   p->sm_lid = 0;
   p->max_vl_num = 1;
   // 100GbE reported the way RoCE NICs do: 4 lanes x 25 Gb/s (EDR rate).
-  p->active_width = 2;   // 4X
-  p->active_speed = 32;  // EDR, 25 Gb/s per lane
+  p->active_width = 2;                                    // 4X
+  p->active_speed = 32;                                   // EDR, 25 Gb/s per lane
   p->phys_state = port.state == IBV_PORT_ACTIVE ? 5 : 3;  // LinkUp : Disabled
   p->link_layer = IBV_LINK_LAYER_ETHERNET;
   return 0;

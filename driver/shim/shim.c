@@ -50,11 +50,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void* next_fn(const char* name) { return dlsym(RTLD_NEXT, name); }
 #define NEXT(name, type) ((type)next_fn(name))
 
-static int redirected(const char* path) {
-  return path && strncmp(path, kUverbsPrefix, sizeof kUverbsPrefix - 1) == 0;
-}
+static int redirected(const char* path) { return path && strncmp(path, kUverbsPrefix, sizeof kUverbsPrefix - 1) == 0; }
 
-static int role_of(int fd) { return fd >= 0 && fd < MAX_FDS ? atomic_load_explicit(&fd_role[fd], memory_order_relaxed) : 0; }
+static int role_of(int fd) {
+  return fd >= 0 && fd < MAX_FDS ? atomic_load_explicit(&fd_role[fd], memory_order_relaxed) : 0;
+}
 
 static void set_role(int fd, unsigned char role) {
   if (fd >= 0 && fd < MAX_FDS) atomic_store_explicit(&fd_role[fd], role, memory_order_relaxed);
@@ -80,28 +80,28 @@ static mode_t mode_arg(int flags, va_list ap) {
 typedef int (*open_fn)(const char*, int, ...);
 typedef int (*openat_fn)(int, const char*, int, ...);
 
-#define DEFINE_OPEN(fname)                                    \
-  EXPORT int fname(const char* path, int flags, ...) {        \
-    va_list ap;                                               \
-    va_start(ap, flags);                                      \
-    mode_t mode = mode_arg(flags, ap);                        \
-    va_end(ap);                                               \
-    open_fn real = NEXT(#fname, open_fn);                     \
+#define DEFINE_OPEN(fname)                                               \
+  EXPORT int fname(const char* path, int flags, ...) {                   \
+    va_list ap;                                                          \
+    va_start(ap, flags);                                                 \
+    mode_t mode = mode_arg(flags, ap);                                   \
+    va_end(ap);                                                          \
+    open_fn real = NEXT(#fname, open_fn);                                \
     if (redirected(path)) return track_cmd_fd(real(kNull, flags, mode)); \
-    return untracked(real(path, flags, mode));                \
+    return untracked(real(path, flags, mode));                           \
   }
 DEFINE_OPEN(open)
 DEFINE_OPEN(open64)
 
-#define DEFINE_OPENAT(fname)                                            \
-  EXPORT int fname(int dirfd, const char* path, int flags, ...) {       \
-    va_list ap;                                                         \
-    va_start(ap, flags);                                                \
-    mode_t mode = mode_arg(flags, ap);                                  \
-    va_end(ap);                                                         \
-    openat_fn real = NEXT(#fname, openat_fn);                           \
+#define DEFINE_OPENAT(fname)                                                       \
+  EXPORT int fname(int dirfd, const char* path, int flags, ...) {                  \
+    va_list ap;                                                                    \
+    va_start(ap, flags);                                                           \
+    mode_t mode = mode_arg(flags, ap);                                             \
+    va_end(ap);                                                                    \
+    openat_fn real = NEXT(#fname, openat_fn);                                      \
     if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags, mode)); \
-    return untracked(real(dirfd, path, flags, mode));                   \
+    return untracked(real(dirfd, path, flags, mode));                              \
   }
 DEFINE_OPENAT(openat)
 DEFINE_OPENAT(openat64)
@@ -116,40 +116,40 @@ DEFINE_OPENAT(openat64)
 DEFINE_OPEN_2(__open_2)
 DEFINE_OPEN_2(__open64_2)
 
-#define DEFINE_OPENAT_2(fname)                                                           \
-  EXPORT int fname(int dirfd, const char* path, int flags) {                             \
-    int (*real)(int, const char*, int) = NEXT(#fname, int (*)(int, const char*, int));   \
-    if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags));             \
-    return untracked(real(dirfd, path, flags));                                          \
+#define DEFINE_OPENAT_2(fname)                                                         \
+  EXPORT int fname(int dirfd, const char* path, int flags) {                           \
+    int (*real)(int, const char*, int) = NEXT(#fname, int (*)(int, const char*, int)); \
+    if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags));           \
+    return untracked(real(dirfd, path, flags));                                        \
   }
 DEFINE_OPENAT_2(__openat_2)
 DEFINE_OPENAT_2(__openat64_2)
 
 /* ---- stat family (glibc >= 2.33 exports stat/lstat/fstatat; older
  * binaries call the __xstat versioned wrappers). */
-#define DEFINE_STAT(fname, st_type)                                                   \
-  EXPORT int fname(const char* path, struct st_type* buf) {                           \
+#define DEFINE_STAT(fname, st_type)                                                                  \
+  EXPORT int fname(const char* path, struct st_type* buf) {                                          \
     int (*real)(const char*, struct st_type*) = NEXT(#fname, int (*)(const char*, struct st_type*)); \
-    return real(redirected(path) ? kNull : path, buf);                                \
+    return real(redirected(path) ? kNull : path, buf);                                               \
   }
 DEFINE_STAT(stat, stat)
 DEFINE_STAT(stat64, stat64)
 DEFINE_STAT(lstat, stat)
 DEFINE_STAT(lstat64, stat64)
 
-#define DEFINE_FSTATAT(fname, st_type)                                                          \
-  EXPORT int fname(int dirfd, const char* path, struct st_type* buf, int flags) {               \
-    int (*real)(int, const char*, struct st_type*, int) =                                       \
-        NEXT(#fname, int (*)(int, const char*, struct st_type*, int));                          \
+#define DEFINE_FSTATAT(fname, st_type)                                                           \
+  EXPORT int fname(int dirfd, const char* path, struct st_type* buf, int flags) {                \
+    int (*real)(int, const char*, struct st_type*, int) =                                        \
+        NEXT(#fname, int (*)(int, const char*, struct st_type*, int));                           \
     return redirected(path) ? real(AT_FDCWD, kNull, buf, flags) : real(dirfd, path, buf, flags); \
   }
 DEFINE_FSTATAT(fstatat, stat)
 DEFINE_FSTATAT(fstatat64, stat64)
 
-#define DEFINE_XSTAT(fname, st_type)                                                          \
-  EXPORT int fname(int ver, const char* path, struct st_type* buf) {                          \
+#define DEFINE_XSTAT(fname, st_type)                                                                           \
+  EXPORT int fname(int ver, const char* path, struct st_type* buf) {                                           \
     int (*real)(int, const char*, struct st_type*) = NEXT(#fname, int (*)(int, const char*, struct st_type*)); \
-    return real(ver, redirected(path) ? kNull : path, buf);                                   \
+    return real(ver, redirected(path) ? kNull : path, buf);                                                    \
   }
 DEFINE_XSTAT(__xstat, stat)
 DEFINE_XSTAT(__xstat64, stat64)
@@ -195,7 +195,7 @@ static ssize_t answer_command(const void* buf, size_t count) {
 
 EXPORT ssize_t write(int fd, const void* buf, size_t count) {
   if (role_of(fd) == 1) return answer_command(buf, count);
-  ssize_t (*real)(int, const void*, size_t) = NEXT("write", ssize_t (*)(int, const void*, size_t));
+  ssize_t (*real)(int, const void*, size_t) = NEXT("write", ssize_t(*)(int, const void*, size_t));
   return real(fd, buf, count);
 }
 

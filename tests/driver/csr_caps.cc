@@ -14,9 +14,9 @@ int main(int argc, char** argv) {
     const struct {
       const char* name;
       uint32_t addr;
-    } regs[] = {{"max_qp", s::kCsrCapMaxQp},       {"max_cq", s::kCsrCapMaxCq},   {"max_mr", s::kCsrCapMaxMr},
-                {"max_pd", s::kCsrCapMaxPd},       {"max_qp_wr", s::kCsrCapMaxQpWr}, {"max_sge", s::kCsrCapMaxSge},
-                {"max_cqe", s::kCsrCapMaxCqe},     {"gid_tbl_len", s::kCsrCapGidTbl}, {"version", s::kCsrVersion}};
+    } regs[] = {{"max_qp", s::kCsrCapMaxQp},   {"max_cq", s::kCsrCapMaxCq},       {"max_mr", s::kCsrCapMaxMr},
+                {"max_pd", s::kCsrCapMaxPd},   {"max_qp_wr", s::kCsrCapMaxQpWr},  {"max_sge", s::kCsrCapMaxSge},
+                {"max_cqe", s::kCsrCapMaxCqe}, {"gid_tbl_len", s::kCsrCapGidTbl}, {"version", s::kCsrVersion}};
     for (const auto& r : regs) {
       uint32_t v = 0;
       if (!dev->csr_read(r.addr, &v)) return std::fprintf(stderr, "csr_caps: SLVERR reading %s\n", r.name), 1;

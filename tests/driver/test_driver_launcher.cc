@@ -15,9 +15,7 @@
 namespace rocenic::driver {
 namespace {
 
-ParseResult parse(std::vector<std::string> args, Options* o, std::string* err) {
-  return parse_options(args, o, err);
-}
+ParseResult parse(std::vector<std::string> args, Options* o, std::string* err) { return parse_options(args, o, err); }
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path);

@@ -44,8 +44,8 @@ TEST_P(EngineOnBackend, ProgramsMacMtuLinkAndTheWholeGidTable) {
     Gid gid{};
     for (const GidEntry& g : cfg.gids)
       if (g.index == i) type = static_cast<unsigned>(g.type), gid = g.gid;
-    expect += "rocenic: engine GID[" + std::to_string(i) + "] type " + std::to_string(type) + " " + format_gid(gid) +
-              "\n";
+    expect +=
+        "rocenic: engine GID[" + std::to_string(i) + "] type " + std::to_string(type) + " " + format_gid(gid) + "\n";
   }
   EXPECT_EQ(eng->dump_gid_table(), expect);
 

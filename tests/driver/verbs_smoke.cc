@@ -3,6 +3,7 @@
 //   verbs_smoke --mtu BYTES --ips N     the normal checks
 //   verbs_smoke --expect-open-error     ibv_open_device must fail with EINVAL
 // Prints each failed check and exits 1 if any failed.
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -24,18 +25,27 @@ namespace {
 
 int failures = 0;
 
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define CHECK(cond)                                                                          \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "FAIL %s:%d: %s (errno %d)\n", __FILE__, __LINE__, #cond, errno); \
-      ++failures;                                                                     \
-    }                                                                                 \
+      ++failures;                                                                            \
+    }                                                                                        \
   } while (0)
 
 uint32_t csr(rocenic::Device& d, uint32_t addr) {
   uint32_t v = 0;
   CHECK(d.csr_read(addr, &v));
   return v;
+}
+
+int open_fds() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (readdir(d)) ++n;
+    closedir(d);
+  }
+  return n;
 }
 
 ibv_device* find_rocenic(ibv_device** list) {
@@ -77,7 +87,8 @@ void check_queries(ibv_context* ctx, ibv_device* dev, unsigned mtu_enum, unsigne
   CHECK(p.link_layer == IBV_LINK_LAYER_ETHERNET);
   CHECK(p.gid_tbl_len == static_cast<int>(csr(*ref, s::kCsrCapGidTbl)));
   CHECK(p.lid == 0 && p.pkey_tbl_len == 1);
-  CHECK(ibv_query_port(ctx, 2, &p) != 0);
+  ibv_port_attr none{};
+  CHECK(ibv_query_port(ctx, 2, &none) == EINVAL);  // one port only
 
   // GID table and P_Key through libibverbs' sysfs path.
   std::vector<ibv_gid_entry> entries(static_cast<size_t>(p.gid_tbl_len) + 1);
@@ -164,10 +175,14 @@ int main(int argc, char** argv) {
   bool expect_open_error = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--mtu" && i + 1 < argc) mtu = static_cast<unsigned>(std::atoi(argv[++i]));
-    else if (a == "--ips" && i + 1 < argc) n_ips = static_cast<unsigned>(std::atoi(argv[++i]));
-    else if (a == "--expect-open-error") expect_open_error = true;
-    else return std::fprintf(stderr, "usage: verbs_smoke [--mtu N] [--ips N] [--expect-open-error]\n"), 2;
+    if (a == "--mtu" && i + 1 < argc)
+      mtu = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--ips" && i + 1 < argc)
+      n_ips = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--expect-open-error")
+      expect_open_error = true;
+    else
+      return std::fprintf(stderr, "usage: verbs_smoke [--mtu N] [--ips N] [--expect-open-error]\n"), 2;
   }
   unsigned mtu_enum = 1;
   for (unsigned b = 256; b < mtu; b *= 2) ++mtu_enum;
@@ -178,6 +193,7 @@ int main(int argc, char** argv) {
   ibv_device* dev = find_rocenic(list);
   CHECK(dev != nullptr);
   if (!dev) return 1;
+  const int fds_before = open_fds();
   errno = 0;
   ibv_context* ctx = ibv_open_device(dev);
   if (expect_open_error) {
@@ -198,6 +214,7 @@ int main(int argc, char** argv) {
     check_unsupported(ctx);
     check_comp_channel(ctx);
     CHECK(ibv_close_device(ctx) == 0);
+    CHECK(open_fds() == fds_before);  // cmd_fd, async_fd and its pipe's write end all closed
   }
   ibv_free_device_list(list);
   std::printf("verbs_smoke: %s\n", failures ? "FAILED" : "ok");

@@ -10,7 +10,7 @@
 
 namespace rocenic {
 
-class CqWriterRtl : public Block {
+class CqWriterRtl : public VlBlock<Vcq_writer> {
  public:
   explicit CqWriterRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     in_info_ = {{"cfg", false, true, (spec::CqCfg::kBits + 7) / 8},
@@ -21,13 +21,10 @@ class CqWriterRtl : public Block {
                  {"event", false, true, (spec::CqEvent::kBits + 7) / 8}};
     reset();
   }
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
   void reset() override {
     top_->s_cfg_valid = top_->s_db_valid = top_->s_compl_valid = 0;
     top_->m_dma_wr_ready = top_->m_axis_dma_wr_tready = top_->m_event_ready = 0;
-    top_.reset_cycles();
-    cycle_ = 0;
+    restart();
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
     switch (port) {
@@ -41,7 +38,6 @@ class CqWriterRtl : public Block {
     else if (port == 1) top_->m_axis_dma_wr_tready = ready;
     else top_->m_event_ready = ready;
   }
-  void eval() override { top_->eval(); }
   bool input_ready(unsigned port) override {
     return port == 0 ? top_->s_cfg_ready : port == 1 ? top_->s_db_ready : top_->s_compl_ready;
   }
@@ -60,22 +56,12 @@ class CqWriterRtl : public Block {
     }
     return f;
   }
-  void clock() override {
-    top_.tick();
-    ++cycle_;
-  }
-  uint64_t cycle() const override { return cycle_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override {
     return {{"cqe", top_->cnt_cqe}, {"cq_err", top_->cnt_cq_err}};
   }
-  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
-  void close_trace() override { top_.close_trace(); }
 
  private:
-  VlTop<Vcq_writer> top_;
   unsigned bytes_;
-  std::vector<PortInfo> in_info_, out_info_;
-  uint64_t cycle_ = 0;
 };
 
 }  // namespace rocenic

@@ -10,7 +10,7 @@
 
 namespace rocenic {
 
-class MrTableRtl : public Block {
+class MrTableRtl : public VlBlock<Vmr_table> {
  public:
   MrTableRtl() {
     in_info_ = {{"mr_wr", false, true, 2 + (spec::MrCtx::kBits + 7) / 8},
@@ -19,13 +19,10 @@ class MrTableRtl : public Block {
     out_info_ = {{"resp", false, true, (spec::MrResp::kBits + 7) / 8}};
     reset();
   }
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
   void reset() override {
     top_->s_mr_wr_valid = top_->s_mtt_wr_valid = top_->s_req_valid = 0;
     top_->m_resp_ready = 0;
-    top_.reset_cycles();
-    cycle_ = 0;
+    restart();
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
     auto le = [&](unsigned off, unsigned n) {
@@ -52,7 +49,6 @@ class MrTableRtl : public Block {
     }
   }
   void set_output_ready(unsigned, bool ready) override { top_->m_resp_ready = ready; }
-  void eval() override { top_->eval(); }
   bool input_ready(unsigned port) override { return port != 2 || top_->s_req_ready; }
   bool output_valid(unsigned) override { return top_->m_resp_valid; }
   Flit output(unsigned) override {
@@ -60,19 +56,8 @@ class MrTableRtl : public Block {
     f.data = vl::get_bytes(top_->m_resp, (spec::MrResp::kBits + 7) / 8);
     return f;
   }
-  void clock() override {
-    top_.tick();
-    ++cycle_;
-  }
-  uint64_t cycle() const override { return cycle_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
-  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
-  void close_trace() override { top_.close_trace(); }
 
- private:
-  VlTop<Vmr_table> top_;
-  std::vector<PortInfo> in_info_, out_info_;
-  uint64_t cycle_ = 0;
 };
 
 }  // namespace rocenic

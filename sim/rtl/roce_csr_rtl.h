@@ -11,7 +11,7 @@
 
 namespace rocenic {
 
-class RoceCsrRtl : public Block {
+class RoceCsrRtl : public VlBlock<Vroce_csr> {
  public:
   RoceCsrRtl() {
     in_info_ = {{"s_axil_aw", false, true, 2}, {"s_axil_w", false, true, 5}, {"s_axil_ar", false, true, 2}};
@@ -31,13 +31,10 @@ class RoceCsrRtl : public Block {
   bool roce_enable() const { return top_->roce_enable; }
   uint64_t port_mac() const { return top_->port_mac; }
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
   void reset() override {
     top_->s_axil_awvalid = top_->s_axil_wvalid = top_->s_axil_arvalid = 0;
     top_->s_axil_bready = top_->s_axil_rready = 0;
-    top_.reset_cycles();
-    cycle_ = 0;
+    restart();
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
     auto le = [&](unsigned off, unsigned n) {
@@ -54,7 +51,6 @@ class RoceCsrRtl : public Block {
   void set_output_ready(unsigned port, bool ready) override {
     (port == 0 ? top_->s_axil_bready : top_->s_axil_rready) = ready;
   }
-  void eval() override { top_->eval(); }
   bool input_ready(unsigned port) override {
     return port == 0 ? top_->s_axil_awready : port == 1 ? top_->s_axil_wready : top_->s_axil_arready;
   }
@@ -68,19 +64,8 @@ class RoceCsrRtl : public Block {
     }
     return f;
   }
-  void clock() override {
-    top_.tick();
-    ++cycle_;
-  }
-  uint64_t cycle() const override { return cycle_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
-  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
-  void close_trace() override { top_.close_trace(); }
 
- private:
-  VlTop<Vroce_csr> top_;
-  std::vector<PortInfo> in_info_, out_info_;
-  uint64_t cycle_ = 0;
 };
 
 }  // namespace rocenic

@@ -10,7 +10,12 @@
 namespace rocenic {
 
 template <typename V>
-class RoceDeparserRtl : public Block {
+class RoceDeparserRtl : public VlBlock<V> {
+  using VlBlock<V>::top_;
+  using VlBlock<V>::in_info_;
+  using VlBlock<V>::out_info_;
+  using VlBlock<V>::restart;
+
  public:
   explicit RoceDeparserRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     in_info_ = {{"s_hdr", false, true, (spec::RoceTxHdr::kBits + 7) / 8}, {"s_axis_pay", true, true, bytes_}};
@@ -18,15 +23,12 @@ class RoceDeparserRtl : public Block {
     reset();
   }
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
 
   void reset() override {
     top_->s_hdr_valid = 0;
     top_->s_axis_pay_tvalid = 0;
     top_->m_axis_tx_tready = 0;
-    top_.reset_cycles();
-    cycle_ = 0;
+    restart();
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
     if (port == 0) {
@@ -38,7 +40,6 @@ class RoceDeparserRtl : public Block {
     }
   }
   void set_output_ready(unsigned, bool ready) override { top_->m_axis_tx_tready = ready; }
-  void eval() override { top_->eval(); }
   bool input_ready(unsigned port) override { return port == 0 ? top_->s_hdr_ready : top_->s_axis_pay_tready; }
   bool output_valid(unsigned) override { return top_->m_axis_tx_tvalid; }
   Flit output(unsigned) override {
@@ -48,22 +49,12 @@ class RoceDeparserRtl : public Block {
     f.last = top_->m_axis_tx_tlast;
     return f;
   }
-  void clock() override {
-    top_.tick();
-    ++cycle_;
-  }
-  uint64_t cycle() const override { return cycle_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override {
     return {{"tx_frames", top_->cnt_tx_frames}};
   }
-  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
-  void close_trace() override { top_.close_trace(); }
 
  private:
-  VlTop<V> top_;
   unsigned bytes_;
-  std::vector<PortInfo> in_info_, out_info_;
-  uint64_t cycle_ = 0;
 };
 
 }  // namespace rocenic

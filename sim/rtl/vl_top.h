@@ -64,3 +64,38 @@ class VlTop {
 };
 
 }  // namespace rocenic
+
+#include "common/block.h"
+
+namespace rocenic {
+
+// What every RTL block adapter shares: the Verilated top, the clock, the
+// cycle count, tracing and the port descriptions. An adapter adds the
+// mapping between its ports and flits.
+template <typename V>
+class VlBlock : public Block {
+ public:
+  const std::vector<PortInfo>& inputs() const override { return in_info_; }
+  const std::vector<PortInfo>& outputs() const override { return out_info_; }
+  void eval() override { top_->eval(); }
+  void clock() override {
+    top_.tick();
+    ++cycle_;
+  }
+  uint64_t cycle() const override { return cycle_; }
+  bool open_trace(const std::string& path) override { return top_.open_trace(path); }
+  void close_trace() override { top_.close_trace(); }
+
+ protected:
+  // Hold reset (inputs must be idle), then count cycles from zero.
+  void restart() {
+    top_.reset_cycles();
+    cycle_ = 0;
+  }
+
+  VlTop<V> top_;
+  std::vector<PortInfo> in_info_, out_info_;
+  uint64_t cycle_ = 0;
+};
+
+}  // namespace rocenic

@@ -1,8 +1,8 @@
 # RTL source lists, packages first. One list per top; shared by Verilator
 # builds, the lint test and the synthesis test.
 set(RTL_PKGS
-  ${RTL_DIR}/gen/roce_pkg.sv
-  ${RTL_DIR}/common/byte_order_pkg.sv)
+  ${RTL_DIR}/base/roce_pkg.sv
+  ${RTL_DIR}/base/byte_order_pkg.sv)
 
 set(RTL_DEPARSER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/common/crc32_bytes.sv

@@ -460,7 +460,7 @@ def gen_md_layouts(spec):
 
 def outputs(spec):
     return {
-        ROOT / "rtl/gen/roce_pkg.sv": gen_sv(spec),
+        ROOT / "rtl/base/roce_pkg.sv": gen_sv(spec),
         ROOT / "model/gen/roce_spec.h": gen_cpp(spec),
         ROOT / "docs/spec/opcodes.md": gen_md_opcodes(spec),
         ROOT / "docs/spec/headers.md": gen_md_headers(spec),

@@ -5,7 +5,9 @@
 //   input  1  mtt_wr  2 bytes index (LE) + 8 bytes bus address (LE)
 //   input  2  req     packed mr_req_t
 //   output 0  resp    packed mr_resp_t
-// Table writes are always taken. Requests are answered in order.
+// Table writes are always taken. Requests are answered in order. The RTL
+// reads the MTT a cycle after the MR entry; like it, this model assumes the
+// command path does not rewrite entries that requests in flight use.
 #pragma once
 
 #include <deque>

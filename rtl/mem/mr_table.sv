@@ -17,8 +17,11 @@
 // Pipeline: S1 reads the MR entry, S2 checks and reads the MTT, the response
 // leaves from S2 with the MTT word added. Both stages stall together when the
 // response is not taken. Table writes (from the command path) are always
-// accepted (an index beyond the table is ignored); a request reading an
-// entry in the cycle it is written sees the old entry.
+// accepted (an index beyond the table is ignored). A request reads its MR
+// entry when it enters S1 (an entry written in that cycle reads old) and the
+// MTT one cycle later, so the command path must not rewrite an MR or MTT
+// entry while requests that use it are in flight -- the model, which reads
+// both at once, assumes the same; its cross-check loads tables first.
 `default_nettype none
 
 module mr_table #(

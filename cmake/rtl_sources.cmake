@@ -50,3 +50,11 @@ set(RTL_CSR_SOURCES ${RTL_PKGS} ${RTL_DIR}/csr/roce_csr.sv)
 set(RTL_MR_SOURCES ${RTL_PKGS} ${RTL_DIR}/mem/mr_table.sv)
 
 set(RTL_CQ_SOURCES ${RTL_PKGS} ${RTL_DIR}/cq/cq_writer.sv)
+
+# Engine blocks: each block's source list lives in its own fragment
+# (cmake/blocks/<block>.cmake sets RTL_<BLOCK>_SOURCES), so blocks land
+# without editing a shared list.
+file(GLOB ROCENIC_BLOCK_SOURCE_LISTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/blocks/*.cmake)
+foreach(f ${ROCENIC_BLOCK_SOURCE_LISTS})
+  include(${f})
+endforeach()

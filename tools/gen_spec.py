@@ -57,9 +57,13 @@ def check_spec(spec):
     for lname, l in spec["layouts"]["layout"].items():
         end = 0
         for f in sorted(l["fields"], key=lambda f: f["off"]):
-            if f["off"] < end or f["off"] + f["bytes"] > l["size"] or f["bytes"] not in (1, 2, 3, 4, 8):
+            if f["off"] < end or f["off"] + f["bytes"] > l["size"] or f["bytes"] not in (1, 2, 3, 4, 6, 8, 16):
                 sys.exit(f"spec/layouts.toml: {lname}.{f['name']} overlaps, runs past {l['size']} bytes, or has an odd size")
             end = f["off"] + f["bytes"]
+    for sname in spec["structs"]["struct"]:
+        for f in struct_fields(spec, sname):
+            if not f.get("ip") and f["width"] > 64 and f["width"] % 32:
+                sys.exit(f"spec/structs.toml: {sname}.{f['name']}: fields wider than 64 bits must be whole 32-bit words")
     for hname, h in spec["headers"].items():
         for f in h["fields"]:
             if f["off"] * 8 + f["width"] > h["size"] * 8:
@@ -134,7 +138,7 @@ def gen_sv(spec):
         w(f"  localparam int unsigned {ename.upper()}_W = {bits};")
         w(f"  localparam int unsigned {ename.upper()}_COUNT = {len(e['values'])};")
         for x in e["values"]:
-            w(f"  localparam logic [{bits - 1}:0] {ename.upper()}_{x['name']} = {bits}'d{x['value']};  // {x['doc']}")
+            w(f"  localparam logic [{bits - 1}:0] {ename.upper()}_{x['name']} = {bits}'d{x['value']};" + (f"  // {x['doc']}" if "doc" in x else ""))
         w("")
     w("  // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order")
     for i, e in enumerate(EXT_ORDER):
@@ -189,7 +193,7 @@ def gen_sv(spec):
     w("  // ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"  localparam logic [11:0] CSR_{r['name']} = 12'h{r['addr']:03X};  // {r['access']}: {r['doc']}")
-        if "param" not in r and "array" not in r and r["access"] != "rc":
+        if "param" not in r and "array" not in r and "count" not in r and r["access"] != "rc":
             w(f"  localparam logic [31:0] CSR_{r['name']}_RESET = 32'h{r['reset']:08X};")
         for b in r.get("bits", []):
             w(f"  localparam int unsigned CSR_{r['name']}_{b['name']}_BIT = {b['lsb']};")
@@ -202,9 +206,16 @@ def gen_sv(spec):
 
 
 # ---------------------------------------------------------------- C++
+def wide(f):
+    """Fields wider than 64 bits other than IP addresses: arrays of 32-bit words."""
+    return not f.get("ip") and f["width"] > 64
+
+
 def cpp_type(f):
     if f.get("ip"):
         return "Ip128"
+    if wide(f):
+        return f"std::array<uint32_t, {f['width'] // 32}>"
     if f["width"] <= 8:
         return "uint8_t"
     if f["width"] <= 16:
@@ -243,7 +254,7 @@ def gen_cpp(spec):
         w(f"// {e['doc']}")
         w(f"enum class {camel(ename)} : uint8_t {{")
         for x in e["values"]:
-            w(f"  k{camel(x['name'])} = {x['value']},  // {x['doc']}")
+            w(f"  k{camel(x['name'])} = {x['value']}," + (f"  // {x['doc']}" if "doc" in x else ""))
         w("};")
         w(f"inline constexpr unsigned k{camel(ename)}Count = {len(e['values'])};")
         w(f"inline const char* to_string({camel(ename)} v) {{")
@@ -303,7 +314,7 @@ def gen_cpp(spec):
         w(f"  static constexpr unsigned kWords = {(total + 31) // 32};")
         for f, lsb in lay:
             doc = f"  // {f['doc']}" if "doc" in f else ""
-            init = "{}" if f.get("ip") else " = 0"
+            init = "{}" if f.get("ip") or wide(f) else " = 0"
             w(f"  {cpp_type(f)} {f['name']}{init};{doc}")
         w("")
         w("  // Into / out of a little-endian word array (Verilator's VlWide layout).")
@@ -312,6 +323,8 @@ def gen_cpp(spec):
         for f, lsb in lay:
             if f.get("ip"):
                 w(f"    put_ip(words, {lsb}, {f['name']});")
+            elif wide(f):
+                w(f"    for (unsigned i = 0; i < {f['width'] // 32}; ++i) put_bits(words, {lsb} + 32 * i, 32, {f['name']}[i]);")
             else:
                 w(f"    put_bits(words, {lsb}, {f['width']}, {f['name']});")
         w("  }")
@@ -319,6 +332,8 @@ def gen_cpp(spec):
         for f, lsb in lay:
             if f.get("ip"):
                 w(f"    {f['name']} = get_ip(words, {lsb});")
+            elif wide(f):
+                w(f"    for (unsigned i = 0; i < {f['width'] // 32}; ++i) {f['name']}[i] = static_cast<uint32_t>(get_bits(words, {lsb} + 32 * i, 32));")
             else:
                 w(f"    {f['name']} = static_cast<{cpp_type(f)}>(get_bits(words, {lsb}, {f['width']}));")
         w("  }")
@@ -332,6 +347,9 @@ def gen_cpp(spec):
         for f, _ in lay:
             if f.get("ip"):
                 w(f"    s += \" {f['name']}=\" + ip_to_string({f['name']});")
+            elif wide(f):
+                w(f"    s += \" {f['name']}=\";")
+                w(f"    for (unsigned i = {f['width'] // 32}; i-- > 0;) s += hex_string({f['name']}[i]);")
             else:
                 w(f"    s += \" {f['name']}=\" + hex_string({f['name']});")
         w("    return s;")
@@ -351,17 +369,28 @@ def gen_cpp(spec):
         w(f"// Host-memory layout, little-endian, {l['size']} bytes.")
         w(f"struct {cname} {{")
         w(f"  static constexpr unsigned kSize = {l['size']};")
+        # 6- and 16-byte fields (MAC, GID) are byte strings in memory order.
+        raw = lambda f: f["bytes"] in (6, 16)
         for f in l["fields"]:
-            t = {1: "uint8_t", 2: "uint16_t", 3: "uint32_t", 4: "uint32_t", 8: "uint64_t"}[f["bytes"]]
             doc = f"  // {f['doc']}" if "doc" in f else ""
+            if raw(f):
+                w(f"  std::array<uint8_t, {f['bytes']}> {f['name']}{{}};{doc}")
+                continue
+            t = {1: "uint8_t", 2: "uint16_t", 3: "uint32_t", 4: "uint32_t", 8: "uint64_t"}[f["bytes"]]
             w(f"  {t} {f['name']} = 0;{doc}")
         w("  void store(uint8_t* p) const {")
         w("    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;")
         for f in l["fields"]:
-            w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) p[{f['off']} + i] = static_cast<uint8_t>(uint64_t{{{f['name']}}} >> (8 * i));")
+            if raw(f):
+                w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) p[{f['off']} + i] = {f['name']}[i];")
+            else:
+                w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) p[{f['off']} + i] = static_cast<uint8_t>(uint64_t{{{f['name']}}} >> (8 * i));")
         w("  }")
         w("  void load(const uint8_t* p) {")
         for f in l["fields"]:
+            if raw(f):
+                w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) {f['name']}[i] = p[{f['off']} + i];")
+                continue
             w(f"    {f['name']} = 0;")
             w(f"    for (unsigned i = 0; i < {f['bytes']}; ++i) {f['name']} |= static_cast<decltype({f['name']})>(uint64_t{{p[{f['off']} + i]}} << (8 * i));")
         w("  }")
@@ -373,7 +402,7 @@ def gen_cpp(spec):
     w("// ---- CSR map (byte addresses)")
     for r in spec["csr"]["registers"]:
         w(f"inline constexpr uint32_t kCsr{camel(r['name'])} = 0x{r['addr']:03X};  // {r['access']}: {r['doc']}")
-        if "param" not in r and "array" not in r and r["access"] != "rc":
+        if "param" not in r and "array" not in r and "count" not in r and r["access"] != "rc":
             w(f"inline constexpr uint32_t kCsr{camel(r['name'])}Reset = 0x{r['reset']:08X};")
     w("")
     w("}  // namespace rocenic::spec")
@@ -415,7 +444,7 @@ def gen_md_headers(spec):
     L.append("")
     for ename, e in spec["constants"]["enum"].items():
         L += [f"## enum `{ename}`: {e['doc']}", "", "| value | name | meaning |", "|---|---|---|"]
-        L += [f"| {x['value']} | {x['name']} | {x['doc']} |" for x in e["values"]]
+        L += [f"| {x['value']} | {x['name']} | {x.get('doc', '')} |" for x in e["values"]]
         L.append("")
     return "\n".join(L)
 
@@ -439,8 +468,11 @@ def gen_md_csr(spec):
     for r in spec["csr"]["registers"]:
         if r.get("array") == "gid":
             L.append(f"| 0x{r['addr']:03X} + 32*i | {r['name']}[i] | {r['access']} | 0 | {r['impl']} | {r['doc']} |")
-        elif r.get("array") == "drop":
-            for x in drops[1:]:
+        elif "count" in r:
+            L.append(f"| 0x{r['addr']:03X} + 4*i, i < {r['count']} | {r['name']}[i] | {r['access']} | 0 | {r['impl']} | {r['doc']} |")
+        elif "array" in r:
+            vals = spec["constants"]["enum"][r["array"]]["values"]
+            for x in vals[1:]:
                 L.append(f"| 0x{r['addr'] + 4 * x['value']:03X} | {r['name']}_{x['name']} | {r['access']} | 0 | "
                          f"{r['impl']} | {x['doc']} |")
         else:

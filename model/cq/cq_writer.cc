@@ -93,6 +93,7 @@ void CqWriter::clock() {
         e.wc_flags = c.wc_flags;
         e.sl = c.sl;
         e.pkey_index = c.pkey_index;
+        e.wqe_counter = c.wqe_counter;
         e.owner = ((x->pi >> x->lsz) & 1u) ^ 1u;
         beat_ = Flit{};
         beat_.data.assign(bytes_, 0);

@@ -174,6 +174,266 @@ inline const char* to_string(MrStatus v) {
   return "?";
 }
 
+// QP state (the ibv_qp_state values)
+enum class QpState : uint8_t {
+  kReset = 0,
+  kInit = 1,
+  kRtr = 2,  // ready to receive: the responder accepts packets
+  kRts = 3,  // ready to send: the requester runs
+  kSqd = 4,  // send queue drained (not yet reachable)
+  kSqe = 5,  // send queue error (UC/UD only)
+  kErr = 6,  // error: no packet is sent or accepted; work requests are flushed
+};
+inline constexpr unsigned kQpStateCount = 7;
+inline const char* to_string(QpState v) {
+  switch (v) {
+    case QpState::kReset: return "RESET";
+    case QpState::kInit: return "INIT";
+    case QpState::kRtr: return "RTR";
+    case QpState::kRts: return "RTS";
+    case QpState::kSqd: return "SQD";
+    case QpState::kSqe: return "SQE";
+    case QpState::kErr: return "ERR";
+  }
+  return "?";
+}
+
+// QP transport type (the ibv_qp_type values)
+enum class QpType : uint8_t {
+  kRc = 2,  // reliable connected
+  kUc = 3,  // unreliable connected (later issue)
+  kUd = 4,  // unreliable datagram (later issue)
+};
+inline constexpr unsigned kQpTypeCount = 3;
+inline const char* to_string(QpType v) {
+  switch (v) {
+    case QpType::kRc: return "RC";
+    case QpType::kUc: return "UC";
+    case QpType::kUd: return "UD";
+  }
+  return "?";
+}
+
+// What a qp_cfg message asks the QP's owners to do besides storing the attributes
+enum class QpAction : uint8_t {
+  kAttr = 0,  // attributes changed, no state change (INIT->INIT, RTS->RTS)
+  kReset = 1,  // created or moved to RESET: clear every index, PSN and message state
+  kToInit = 2,  // RESET->INIT: the receive queue starts accepting doorbells
+  kToRtr = 3,  // INIT->RTR: the responder loads rq_psn as its expected PSN, MSN 0
+  kToRts = 4,  // RTR->RTS: the requester loads sq_psn as its next PSN
+  kToErr = 5,  // moved to ERR: stop; posted and outstanding work requests complete with WR_FLUSH_ERR
+  kDestroy = 6,  // the QP no longer exists: its context is invalid
+};
+inline constexpr unsigned kQpActionCount = 7;
+inline const char* to_string(QpAction v) {
+  switch (v) {
+    case QpAction::kAttr: return "ATTR";
+    case QpAction::kReset: return "RESET";
+    case QpAction::kToInit: return "TO_INIT";
+    case QpAction::kToRtr: return "TO_RTR";
+    case QpAction::kToRts: return "TO_RTS";
+    case QpAction::kToErr: return "TO_ERR";
+    case QpAction::kDestroy: return "DESTROY";
+  }
+  return "?";
+}
+
+// Send work request opcode in a send WQE (the ibv_wr_opcode values)
+enum class WrOpcode : uint8_t {
+  kRdmaWrite = 0,
+  kRdmaWriteWithImm = 1,
+  kSend = 2,
+  kSendWithImm = 3,
+  kRdmaRead = 4,  // later issue: completes with LOC_QP_OP_ERR
+  kAtomicCmpAndSwp = 5,  // later issue
+  kAtomicFetchAndAdd = 6,  // later issue
+};
+inline constexpr unsigned kWrOpcodeCount = 7;
+inline const char* to_string(WrOpcode v) {
+  switch (v) {
+    case WrOpcode::kRdmaWrite: return "RDMA_WRITE";
+    case WrOpcode::kRdmaWriteWithImm: return "RDMA_WRITE_WITH_IMM";
+    case WrOpcode::kSend: return "SEND";
+    case WrOpcode::kSendWithImm: return "SEND_WITH_IMM";
+    case WrOpcode::kRdmaRead: return "RDMA_READ";
+    case WrOpcode::kAtomicCmpAndSwp: return "ATOMIC_CMP_AND_SWP";
+    case WrOpcode::kAtomicFetchAndAdd: return "ATOMIC_FETCH_AND_ADD";
+  }
+  return "?";
+}
+
+// Completion opcode in a CQE (the ibv_wc_opcode values)
+enum class WcOpcode : uint8_t {
+  kSend = 0,
+  kRdmaWrite = 1,
+  kRdmaRead = 2,
+  kRecv = 128,
+  kRecvRdmaWithImm = 129,
+};
+inline constexpr unsigned kWcOpcodeCount = 5;
+inline const char* to_string(WcOpcode v) {
+  switch (v) {
+    case WcOpcode::kSend: return "SEND";
+    case WcOpcode::kRdmaWrite: return "RDMA_WRITE";
+    case WcOpcode::kRdmaRead: return "RDMA_READ";
+    case WcOpcode::kRecv: return "RECV";
+    case WcOpcode::kRecvRdmaWithImm: return "RECV_RDMA_WITH_IMM";
+  }
+  return "?";
+}
+
+// Completion status in a CQE (the ibv_wc_status values used by the engine)
+enum class WcStatus : uint8_t {
+  kSuccess = 0,
+  kLocLenErr = 1,  // a received message is longer than the receive WQE's buffers
+  kLocQpOpErr = 2,  // malformed WQE: unknown or unsupported opcode, too many SGEs
+  kLocProtErr = 4,  // an SGE's lkey, PD, rights or bounds check failed
+  kWrFlushErr = 5,  // flushed: the QP went to ERR before this work request completed
+  kBadRespErr = 8,  // a PSN sequence NAK (no retransmission yet) or an unexpected response
+  kRemInvReqErr = 9,  // the responder NAKed with invalid request
+  kRemAccessErr = 10,  // the responder NAKed with remote access error (rkey, rights, bounds)
+  kRemOpErr = 11,  // the responder NAKed with remote operational error
+  kRnrRetryExcErr = 13,  // the responder had no receive WQE (RNR NAK) and no retry is left
+};
+inline constexpr unsigned kWcStatusCount = 10;
+inline const char* to_string(WcStatus v) {
+  switch (v) {
+    case WcStatus::kSuccess: return "SUCCESS";
+    case WcStatus::kLocLenErr: return "LOC_LEN_ERR";
+    case WcStatus::kLocQpOpErr: return "LOC_QP_OP_ERR";
+    case WcStatus::kLocProtErr: return "LOC_PROT_ERR";
+    case WcStatus::kWrFlushErr: return "WR_FLUSH_ERR";
+    case WcStatus::kBadRespErr: return "BAD_RESP_ERR";
+    case WcStatus::kRemInvReqErr: return "REM_INV_REQ_ERR";
+    case WcStatus::kRemAccessErr: return "REM_ACCESS_ERR";
+    case WcStatus::kRemOpErr: return "REM_OP_ERR";
+    case WcStatus::kRnrRetryExcErr: return "RNR_RETRY_EXC_ERR";
+  }
+  return "?";
+}
+
+// AETH syndromes the engine sends and understands (IBTA 9.7.5.1)
+enum class Aeth : uint8_t {
+  kAck = 31,  // ACK, credit count 31 (end-to-end credits not used)
+  kRnrNak = 32,  // RNR NAK; the low 5 bits carry the RNR timer (min_rnr_timer)
+  kNakPsnSeq = 96,  // NAK: PSN sequence error
+  kNakInvReq = 97,  // NAK: invalid request (opcode sequence, length)
+  kNakRemAcc = 98,  // NAK: remote access error (rkey, rights, bounds)
+  kNakRemOp = 99,  // NAK: remote operational error (receive WQE unusable)
+};
+inline constexpr unsigned kAethCount = 6;
+inline const char* to_string(Aeth v) {
+  switch (v) {
+    case Aeth::kAck: return "ACK";
+    case Aeth::kRnrNak: return "RNR_NAK";
+    case Aeth::kNakPsnSeq: return "NAK_PSN_SEQ";
+    case Aeth::kNakInvReq: return "NAK_INV_REQ";
+    case Aeth::kNakRemAcc: return "NAK_REM_ACC";
+    case Aeth::kNakRemOp: return "NAK_REM_OP";
+  }
+  return "?";
+}
+
+// Command mailbox operations (CMD_OP); arguments in CMD_ARG as the cmd_* layouts say
+enum class CmdOp : uint8_t {
+  kNop = 0,
+  kAllocPd = 1,  // res0 = PD number
+  kDeallocPd = 2,  // arg0 = PD; BUSY while an MR or QP uses it
+  kCreateCq = 3,  // cmd_create_cq; res0 = CQ number
+  kDestroyCq = 4,  // arg0 = CQ; BUSY while a QP uses it
+  kRegMr = 5,  // cmd_reg_mr; res0 = key (lkey = rkey)
+  kDeregMr = 6,  // arg0 = key
+  kWriteMtt = 7,  // cmd_write_mtt: up to 6 page addresses
+  kCreateQp = 8,  // cmd_create_qp; res0 = QP number
+  kModifyQp = 9,  // cmd_modify_qp
+  kQueryQp = 10,  // arg0 = QP; res0 state, res1 sq_psn, res2 rq_psn, res3 dest_qpn
+  kDestroyQp = 11,  // arg0 = QP
+};
+inline constexpr unsigned kCmdOpCount = 12;
+inline const char* to_string(CmdOp v) {
+  switch (v) {
+    case CmdOp::kNop: return "NOP";
+    case CmdOp::kAllocPd: return "ALLOC_PD";
+    case CmdOp::kDeallocPd: return "DEALLOC_PD";
+    case CmdOp::kCreateCq: return "CREATE_CQ";
+    case CmdOp::kDestroyCq: return "DESTROY_CQ";
+    case CmdOp::kRegMr: return "REG_MR";
+    case CmdOp::kDeregMr: return "DEREG_MR";
+    case CmdOp::kWriteMtt: return "WRITE_MTT";
+    case CmdOp::kCreateQp: return "CREATE_QP";
+    case CmdOp::kModifyQp: return "MODIFY_QP";
+    case CmdOp::kQueryQp: return "QUERY_QP";
+    case CmdOp::kDestroyQp: return "DESTROY_QP";
+  }
+  return "?";
+}
+
+// Command outcome (CMD_STATUS[7:0]); the provider maps it to an errno
+enum class CmdStatus : uint8_t {
+  kOk = 0,
+  kBadOp = 1,  // unknown operation (EOPNOTSUPP)
+  kBadParam = 2,  // an argument is out of range or inconsistent (EINVAL)
+  kNoResources = 3,  // every object of that kind is in use (ENOMEM)
+  kBadState = 4,  // the state transition or its attribute mask is not allowed (EINVAL)
+  kBusy = 5,  // the object is still in use (EBUSY)
+  kNotFound = 6,  // no such object (EINVAL)
+};
+inline constexpr unsigned kCmdStatusCount = 7;
+inline const char* to_string(CmdStatus v) {
+  switch (v) {
+    case CmdStatus::kOk: return "OK";
+    case CmdStatus::kBadOp: return "BAD_OP";
+    case CmdStatus::kBadParam: return "BAD_PARAM";
+    case CmdStatus::kNoResources: return "NO_RESOURCES";
+    case CmdStatus::kBadState: return "BAD_STATE";
+    case CmdStatus::kBusy: return "BUSY";
+    case CmdStatus::kNotFound: return "NOT_FOUND";
+  }
+  return "?";
+}
+
+// Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
+enum class XportCnt : uint8_t {
+  kNone = 0,  // (reserved)
+  kTxPkts = 1,  // request packets sent by the requester
+  kTxAcks = 2,  // ACK/NAK packets sent by the responder
+  kRxPkts = 3,  // request packets the responder accepted
+  kRxAcks = 4,  // ACK/NAK packets the completer received
+  kNoQp = 5,  // packets for a QP that does not exist or is not RC: dropped
+  kQpState = 6,  // packets for a QP not in RTR/RTS: dropped
+  kOutOfSequence = 7,  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
+  kDuplicateRequest = 8,  // packets with a PSN already seen: re-ACKed, not executed again
+  kRemAccessErr = 9,  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
+  kRemInvReq = 10,  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
+  kRnrNakSent = 11,  // SENDs with no receive WQE posted (RNR NAK)
+  kRemOpErr = 12,  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
+  kNakReceived = 13,  // NAKs the completer received
+  kCqeErr = 14,  // completions written with an error status
+  kLoopback = 15,  // frames looped back to the own port instead of leaving on the MAC
+};
+inline constexpr unsigned kXportCntCount = 16;
+inline const char* to_string(XportCnt v) {
+  switch (v) {
+    case XportCnt::kNone: return "NONE";
+    case XportCnt::kTxPkts: return "TX_PKTS";
+    case XportCnt::kTxAcks: return "TX_ACKS";
+    case XportCnt::kRxPkts: return "RX_PKTS";
+    case XportCnt::kRxAcks: return "RX_ACKS";
+    case XportCnt::kNoQp: return "NO_QP";
+    case XportCnt::kQpState: return "QP_STATE";
+    case XportCnt::kOutOfSequence: return "OUT_OF_SEQUENCE";
+    case XportCnt::kDuplicateRequest: return "DUPLICATE_REQUEST";
+    case XportCnt::kRemAccessErr: return "REM_ACCESS_ERR";
+    case XportCnt::kRemInvReq: return "REM_INV_REQ";
+    case XportCnt::kRnrNakSent: return "RNR_NAK_SENT";
+    case XportCnt::kRemOpErr: return "REM_OP_ERR";
+    case XportCnt::kNakReceived: return "NAK_RECEIVED";
+    case XportCnt::kCqeErr: return "CQE_ERR";
+    case XportCnt::kLoopback: return "LOOPBACK";
+  }
+  return "?";
+}
+
 // ---- extended transport headers: bit positions in OpInfo::ext, in wire order
 enum Ext : uint8_t {
   kExtDeth = 1u << 0,
@@ -1347,8 +1607,8 @@ struct CqDb {
 // A completion to write into a CQ (from the completer or responder).
 // Bit-exact with roce_pkg::cq_compl_t (first field most significant).
 struct CqCompl {
-  static constexpr unsigned kBits = 241;
-  static constexpr unsigned kWords = 8;
+  static constexpr unsigned kBits = 257;
+  static constexpr unsigned kWords = 9;
   uint16_t cq = 0;
   uint8_t solicited = 0;  // the message had SE set (wakes a CQ armed for solicited events)
   uint64_t wr_id = 0;
@@ -1361,36 +1621,39 @@ struct CqCompl {
   uint8_t wc_flags = 0;
   uint8_t sl = 0;
   uint16_t pkey_index = 0;
+  uint16_t wqe_counter = 0;  // send- or receive-queue index of the completed WQE
 
   // Into / out of a little-endian word array (Verilator's VlWide layout).
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 225, 16, cq);
-    put_bits(words, 224, 1, solicited);
-    put_bits(words, 160, 64, wr_id);
-    put_bits(words, 128, 32, byte_len);
-    put_bits(words, 96, 32, imm);
-    put_bits(words, 72, 24, qp_num);
-    put_bits(words, 64, 8, opcode);
-    put_bits(words, 40, 24, src_qp);
-    put_bits(words, 32, 8, status);
-    put_bits(words, 24, 8, wc_flags);
-    put_bits(words, 16, 8, sl);
-    put_bits(words, 0, 16, pkey_index);
+    put_bits(words, 241, 16, cq);
+    put_bits(words, 240, 1, solicited);
+    put_bits(words, 176, 64, wr_id);
+    put_bits(words, 144, 32, byte_len);
+    put_bits(words, 112, 32, imm);
+    put_bits(words, 88, 24, qp_num);
+    put_bits(words, 80, 8, opcode);
+    put_bits(words, 56, 24, src_qp);
+    put_bits(words, 48, 8, status);
+    put_bits(words, 40, 8, wc_flags);
+    put_bits(words, 32, 8, sl);
+    put_bits(words, 16, 16, pkey_index);
+    put_bits(words, 0, 16, wqe_counter);
   }
   void unpack(const uint32_t* words) {
-    cq = static_cast<uint16_t>(get_bits(words, 225, 16));
-    solicited = static_cast<uint8_t>(get_bits(words, 224, 1));
-    wr_id = static_cast<uint64_t>(get_bits(words, 160, 64));
-    byte_len = static_cast<uint32_t>(get_bits(words, 128, 32));
-    imm = static_cast<uint32_t>(get_bits(words, 96, 32));
-    qp_num = static_cast<uint32_t>(get_bits(words, 72, 24));
-    opcode = static_cast<uint8_t>(get_bits(words, 64, 8));
-    src_qp = static_cast<uint32_t>(get_bits(words, 40, 24));
-    status = static_cast<uint8_t>(get_bits(words, 32, 8));
-    wc_flags = static_cast<uint8_t>(get_bits(words, 24, 8));
-    sl = static_cast<uint8_t>(get_bits(words, 16, 8));
-    pkey_index = static_cast<uint16_t>(get_bits(words, 0, 16));
+    cq = static_cast<uint16_t>(get_bits(words, 241, 16));
+    solicited = static_cast<uint8_t>(get_bits(words, 240, 1));
+    wr_id = static_cast<uint64_t>(get_bits(words, 176, 64));
+    byte_len = static_cast<uint32_t>(get_bits(words, 144, 32));
+    imm = static_cast<uint32_t>(get_bits(words, 112, 32));
+    qp_num = static_cast<uint32_t>(get_bits(words, 88, 24));
+    opcode = static_cast<uint8_t>(get_bits(words, 80, 8));
+    src_qp = static_cast<uint32_t>(get_bits(words, 56, 24));
+    status = static_cast<uint8_t>(get_bits(words, 48, 8));
+    wc_flags = static_cast<uint8_t>(get_bits(words, 40, 8));
+    sl = static_cast<uint8_t>(get_bits(words, 32, 8));
+    pkey_index = static_cast<uint16_t>(get_bits(words, 16, 16));
+    wqe_counter = static_cast<uint16_t>(get_bits(words, 0, 16));
   }
   bool operator==(const CqCompl& o) const {
     return cq == o.cq
@@ -1404,7 +1667,8 @@ struct CqCompl {
         && status == o.status
         && wc_flags == o.wc_flags
         && sl == o.sl
-        && pkey_index == o.pkey_index;
+        && pkey_index == o.pkey_index
+        && wqe_counter == o.wqe_counter;
   }
   bool operator!=(const CqCompl& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -1422,6 +1686,7 @@ struct CqCompl {
     s += " wc_flags=" + hex_string(wc_flags);
     s += " sl=" + hex_string(sl);
     s += " pkey_index=" + hex_string(pkey_index);
+    s += " wqe_counter=" + hex_string(wqe_counter);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -1439,6 +1704,7 @@ struct CqCompl {
     if (wc_flags != o.wc_flags) s += " wc_flags";
     if (sl != o.sl) s += " sl";
     if (pkey_index != o.pkey_index) s += " pkey_index";
+    if (wqe_counter != o.wqe_counter) s += " wqe_counter";
     return s;
   }
 };
@@ -1482,6 +1748,428 @@ struct CqEvent {
   }
 };
 
+// A command from the CSR mailbox to the command processor: CMD_OP and the 16 CMD_ARG words (word i = args[32*i +: 32]).
+// Bit-exact with roce_pkg::cmd_req_t (first field most significant).
+struct CmdReq {
+  static constexpr unsigned kBits = 520;
+  static constexpr unsigned kWords = 17;
+  uint8_t op = 0;  // cmd_op enum
+  std::array<uint32_t, 16> args{};  // CMD_ARG words, word 0 least significant; byte layouts cmd_* in spec/layouts.toml
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 512, 8, op);
+    for (unsigned i = 0; i < 16; ++i) put_bits(words, 0 + 32 * i, 32, args[i]);
+  }
+  void unpack(const uint32_t* words) {
+    op = static_cast<uint8_t>(get_bits(words, 512, 8));
+    for (unsigned i = 0; i < 16; ++i) args[i] = static_cast<uint32_t>(get_bits(words, 0 + 32 * i, 32));
+  }
+  bool operator==(const CmdReq& o) const {
+    return op == o.op
+        && args == o.args;
+  }
+  bool operator!=(const CmdReq& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " op=" + hex_string(op);
+    s += " args=";
+    for (unsigned i = 16; i-- > 0;) s += hex_string(args[i]);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CmdReq& o) const {
+    std::string s;
+    if (op != o.op) s += " op";
+    if (args != o.args) s += " args";
+    return s;
+  }
+};
+
+// The command processor's answer, shown in CMD_STATUS and CMD_RES.
+// Bit-exact with roce_pkg::cmd_resp_t (first field most significant).
+struct CmdResp {
+  static constexpr unsigned kBits = 136;
+  static constexpr unsigned kWords = 5;
+  uint8_t status = 0;  // cmd_status enum
+  std::array<uint32_t, 4> res{};  // CMD_RES words, word 0 least significant
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 128, 8, status);
+    for (unsigned i = 0; i < 4; ++i) put_bits(words, 0 + 32 * i, 32, res[i]);
+  }
+  void unpack(const uint32_t* words) {
+    status = static_cast<uint8_t>(get_bits(words, 128, 8));
+    for (unsigned i = 0; i < 4; ++i) res[i] = static_cast<uint32_t>(get_bits(words, 0 + 32 * i, 32));
+  }
+  bool operator==(const CmdResp& o) const {
+    return status == o.status
+        && res == o.res;
+  }
+  bool operator!=(const CmdResp& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " status=" + hex_string(status);
+    s += " res=";
+    for (unsigned i = 4; i-- > 0;) s += hex_string(res[i]);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const CmdResp& o) const {
+    std::string s;
+    if (status != o.status) s += " status";
+    if (res != o.res) s += " res";
+    return s;
+  }
+};
+
+// Send- or receive-queue doorbell (CSR SQ_DB / RQ_DB): the driver's producer index, modulo 2^16.
+// Bit-exact with roce_pkg::wq_db_t (first field most significant).
+struct WqDb {
+  static constexpr unsigned kBits = 32;
+  static constexpr unsigned kWords = 1;
+  uint16_t qpn = 0;
+  uint16_t pi = 0;  // WQEs posted so far, modulo 2^16
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 16, 16, qpn);
+    put_bits(words, 0, 16, pi);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(get_bits(words, 16, 16));
+    pi = static_cast<uint16_t>(get_bits(words, 0, 16));
+  }
+  bool operator==(const WqDb& o) const {
+    return qpn == o.qpn
+        && pi == o.pi;
+  }
+  bool operator!=(const WqDb& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " pi=" + hex_string(pi);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const WqDb& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (pi != o.pi) s += " pi";
+    return s;
+  }
+};
+
+// The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
+// Bit-exact with roce_pkg::qp_cfg_t (first field most significant).
+struct QpCfg {
+  static constexpr unsigned kBits = 689;
+  static constexpr unsigned kWords = 22;
+  uint16_t qpn = 0;
+  uint8_t action = 0;  // qp_action enum: what changes besides the attributes
+  uint8_t state = 0;
+  uint8_t qp_type = 0;
+  uint16_t pd = 0;
+  uint16_t send_cq = 0;
+  uint16_t recv_cq = 0;
+  uint64_t sq_base = 0;  // bus address of send WQE 0
+  uint8_t sq_lsz = 0;  // log2 of the send queue's WQE count
+  uint64_t rq_base = 0;  // bus address of receive WQE 0
+  uint8_t rq_lsz = 0;  // log2 of the receive queue's WQE count
+  uint8_t access = 0;  // access enum bits the QP grants to remote requests
+  uint8_t pmtu = 0;  // path MTU as IBV_MTU_* (1 = 256 ... 5 = 4096)
+  uint32_t dest_qpn = 0;
+  uint32_t sq_psn = 0;  // first PSN the requester sends (taken on TO_RTS)
+  uint32_t rq_psn = 0;  // first PSN the responder expects (taken on TO_RTR)
+  uint8_t min_rnr_timer = 0;  // RNR NAK timer code the responder sends
+  uint8_t l3 = 0;
+  uint64_t src_mac = 0;
+  uint64_t dst_mac = 0;
+  Ip128 src_ip{};
+  Ip128 dst_ip{};
+  uint8_t tclass = 0;
+  uint8_t ttl = 0;
+  uint32_t flow_label = 0;
+  uint8_t sl = 0;
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 673, 16, qpn);
+    put_bits(words, 670, 3, action);
+    put_bits(words, 667, 3, state);
+    put_bits(words, 664, 3, qp_type);
+    put_bits(words, 648, 16, pd);
+    put_bits(words, 632, 16, send_cq);
+    put_bits(words, 616, 16, recv_cq);
+    put_bits(words, 552, 64, sq_base);
+    put_bits(words, 547, 5, sq_lsz);
+    put_bits(words, 483, 64, rq_base);
+    put_bits(words, 478, 5, rq_lsz);
+    put_bits(words, 474, 4, access);
+    put_bits(words, 471, 3, pmtu);
+    put_bits(words, 447, 24, dest_qpn);
+    put_bits(words, 423, 24, sq_psn);
+    put_bits(words, 399, 24, rq_psn);
+    put_bits(words, 394, 5, min_rnr_timer);
+    put_bits(words, 392, 2, l3);
+    put_bits(words, 344, 48, src_mac);
+    put_bits(words, 296, 48, dst_mac);
+    put_ip(words, 168, src_ip);
+    put_ip(words, 40, dst_ip);
+    put_bits(words, 32, 8, tclass);
+    put_bits(words, 24, 8, ttl);
+    put_bits(words, 4, 20, flow_label);
+    put_bits(words, 0, 4, sl);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(get_bits(words, 673, 16));
+    action = static_cast<uint8_t>(get_bits(words, 670, 3));
+    state = static_cast<uint8_t>(get_bits(words, 667, 3));
+    qp_type = static_cast<uint8_t>(get_bits(words, 664, 3));
+    pd = static_cast<uint16_t>(get_bits(words, 648, 16));
+    send_cq = static_cast<uint16_t>(get_bits(words, 632, 16));
+    recv_cq = static_cast<uint16_t>(get_bits(words, 616, 16));
+    sq_base = static_cast<uint64_t>(get_bits(words, 552, 64));
+    sq_lsz = static_cast<uint8_t>(get_bits(words, 547, 5));
+    rq_base = static_cast<uint64_t>(get_bits(words, 483, 64));
+    rq_lsz = static_cast<uint8_t>(get_bits(words, 478, 5));
+    access = static_cast<uint8_t>(get_bits(words, 474, 4));
+    pmtu = static_cast<uint8_t>(get_bits(words, 471, 3));
+    dest_qpn = static_cast<uint32_t>(get_bits(words, 447, 24));
+    sq_psn = static_cast<uint32_t>(get_bits(words, 423, 24));
+    rq_psn = static_cast<uint32_t>(get_bits(words, 399, 24));
+    min_rnr_timer = static_cast<uint8_t>(get_bits(words, 394, 5));
+    l3 = static_cast<uint8_t>(get_bits(words, 392, 2));
+    src_mac = static_cast<uint64_t>(get_bits(words, 344, 48));
+    dst_mac = static_cast<uint64_t>(get_bits(words, 296, 48));
+    src_ip = get_ip(words, 168);
+    dst_ip = get_ip(words, 40);
+    tclass = static_cast<uint8_t>(get_bits(words, 32, 8));
+    ttl = static_cast<uint8_t>(get_bits(words, 24, 8));
+    flow_label = static_cast<uint32_t>(get_bits(words, 4, 20));
+    sl = static_cast<uint8_t>(get_bits(words, 0, 4));
+  }
+  bool operator==(const QpCfg& o) const {
+    return qpn == o.qpn
+        && action == o.action
+        && state == o.state
+        && qp_type == o.qp_type
+        && pd == o.pd
+        && send_cq == o.send_cq
+        && recv_cq == o.recv_cq
+        && sq_base == o.sq_base
+        && sq_lsz == o.sq_lsz
+        && rq_base == o.rq_base
+        && rq_lsz == o.rq_lsz
+        && access == o.access
+        && pmtu == o.pmtu
+        && dest_qpn == o.dest_qpn
+        && sq_psn == o.sq_psn
+        && rq_psn == o.rq_psn
+        && min_rnr_timer == o.min_rnr_timer
+        && l3 == o.l3
+        && src_mac == o.src_mac
+        && dst_mac == o.dst_mac
+        && src_ip == o.src_ip
+        && dst_ip == o.dst_ip
+        && tclass == o.tclass
+        && ttl == o.ttl
+        && flow_label == o.flow_label
+        && sl == o.sl;
+  }
+  bool operator!=(const QpCfg& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " action=" + hex_string(action);
+    s += " state=" + hex_string(state);
+    s += " qp_type=" + hex_string(qp_type);
+    s += " pd=" + hex_string(pd);
+    s += " send_cq=" + hex_string(send_cq);
+    s += " recv_cq=" + hex_string(recv_cq);
+    s += " sq_base=" + hex_string(sq_base);
+    s += " sq_lsz=" + hex_string(sq_lsz);
+    s += " rq_base=" + hex_string(rq_base);
+    s += " rq_lsz=" + hex_string(rq_lsz);
+    s += " access=" + hex_string(access);
+    s += " pmtu=" + hex_string(pmtu);
+    s += " dest_qpn=" + hex_string(dest_qpn);
+    s += " sq_psn=" + hex_string(sq_psn);
+    s += " rq_psn=" + hex_string(rq_psn);
+    s += " min_rnr_timer=" + hex_string(min_rnr_timer);
+    s += " l3=" + hex_string(l3);
+    s += " src_mac=" + hex_string(src_mac);
+    s += " dst_mac=" + hex_string(dst_mac);
+    s += " src_ip=" + ip_to_string(src_ip);
+    s += " dst_ip=" + ip_to_string(dst_ip);
+    s += " tclass=" + hex_string(tclass);
+    s += " ttl=" + hex_string(ttl);
+    s += " flow_label=" + hex_string(flow_label);
+    s += " sl=" + hex_string(sl);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const QpCfg& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (action != o.action) s += " action";
+    if (state != o.state) s += " state";
+    if (qp_type != o.qp_type) s += " qp_type";
+    if (pd != o.pd) s += " pd";
+    if (send_cq != o.send_cq) s += " send_cq";
+    if (recv_cq != o.recv_cq) s += " recv_cq";
+    if (sq_base != o.sq_base) s += " sq_base";
+    if (sq_lsz != o.sq_lsz) s += " sq_lsz";
+    if (rq_base != o.rq_base) s += " rq_base";
+    if (rq_lsz != o.rq_lsz) s += " rq_lsz";
+    if (access != o.access) s += " access";
+    if (pmtu != o.pmtu) s += " pmtu";
+    if (dest_qpn != o.dest_qpn) s += " dest_qpn";
+    if (sq_psn != o.sq_psn) s += " sq_psn";
+    if (rq_psn != o.rq_psn) s += " rq_psn";
+    if (min_rnr_timer != o.min_rnr_timer) s += " min_rnr_timer";
+    if (l3 != o.l3) s += " l3";
+    if (src_mac != o.src_mac) s += " src_mac";
+    if (dst_mac != o.dst_mac) s += " dst_mac";
+    if (src_ip != o.src_ip) s += " src_ip";
+    if (dst_ip != o.dst_ip) s += " dst_ip";
+    if (tclass != o.tclass) s += " tclass";
+    if (ttl != o.ttl) s += " ttl";
+    if (flow_label != o.flow_label) s += " flow_label";
+    if (sl != o.sl) s += " sl";
+    return s;
+  }
+};
+
+// Requester to completer: a send WQE has left (all its packets sent) or failed locally. Kept in the QP's window until an ACK covers last_psn (or at once when status is not SUCCESS).
+// Bit-exact with roce_pkg::sq_track_t (first field most significant).
+struct SqTrack {
+  static constexpr unsigned kBits = 169;
+  static constexpr unsigned kWords = 6;
+  uint16_t qpn = 0;
+  uint16_t wqe_idx = 0;  // send-queue index of the WQE (CQE wqe_counter)
+  uint32_t last_psn = 0;  // PSN of the WQE's last packet
+  uint64_t wr_id = 0;
+  uint8_t wc_opcode = 0;  // wc_opcode enum
+  uint8_t signaled = 0;  // write a CQE (errors are always written)
+  uint32_t byte_len = 0;
+  uint8_t status = 0;  // wc_status enum; not SUCCESS: complete without waiting for an ACK
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 153, 16, qpn);
+    put_bits(words, 137, 16, wqe_idx);
+    put_bits(words, 113, 24, last_psn);
+    put_bits(words, 49, 64, wr_id);
+    put_bits(words, 41, 8, wc_opcode);
+    put_bits(words, 40, 1, signaled);
+    put_bits(words, 8, 32, byte_len);
+    put_bits(words, 0, 8, status);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(get_bits(words, 153, 16));
+    wqe_idx = static_cast<uint16_t>(get_bits(words, 137, 16));
+    last_psn = static_cast<uint32_t>(get_bits(words, 113, 24));
+    wr_id = static_cast<uint64_t>(get_bits(words, 49, 64));
+    wc_opcode = static_cast<uint8_t>(get_bits(words, 41, 8));
+    signaled = static_cast<uint8_t>(get_bits(words, 40, 1));
+    byte_len = static_cast<uint32_t>(get_bits(words, 8, 32));
+    status = static_cast<uint8_t>(get_bits(words, 0, 8));
+  }
+  bool operator==(const SqTrack& o) const {
+    return qpn == o.qpn
+        && wqe_idx == o.wqe_idx
+        && last_psn == o.last_psn
+        && wr_id == o.wr_id
+        && wc_opcode == o.wc_opcode
+        && signaled == o.signaled
+        && byte_len == o.byte_len
+        && status == o.status;
+  }
+  bool operator!=(const SqTrack& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " wqe_idx=" + hex_string(wqe_idx);
+    s += " last_psn=" + hex_string(last_psn);
+    s += " wr_id=" + hex_string(wr_id);
+    s += " wc_opcode=" + hex_string(wc_opcode);
+    s += " signaled=" + hex_string(signaled);
+    s += " byte_len=" + hex_string(byte_len);
+    s += " status=" + hex_string(status);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const SqTrack& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (wqe_idx != o.wqe_idx) s += " wqe_idx";
+    if (last_psn != o.last_psn) s += " last_psn";
+    if (wr_id != o.wr_id) s += " wr_id";
+    if (wc_opcode != o.wc_opcode) s += " wc_opcode";
+    if (signaled != o.signaled) s += " signaled";
+    if (byte_len != o.byte_len) s += " byte_len";
+    if (status != o.status) s += " status";
+    return s;
+  }
+};
+
+// Completer to requester: count WQEs of the QP's window are done; error: a NAK or failure moved the QP to ERR (the requester stops and flushes).
+// Bit-exact with roce_pkg::sq_retire_t (first field most significant).
+struct SqRetire {
+  static constexpr unsigned kBits = 22;
+  static constexpr unsigned kWords = 1;
+  uint16_t qpn = 0;
+  uint8_t count = 0;
+  uint8_t error = 0;
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    put_bits(words, 6, 16, qpn);
+    put_bits(words, 1, 5, count);
+    put_bits(words, 0, 1, error);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(get_bits(words, 6, 16));
+    count = static_cast<uint8_t>(get_bits(words, 1, 5));
+    error = static_cast<uint8_t>(get_bits(words, 0, 1));
+  }
+  bool operator==(const SqRetire& o) const {
+    return qpn == o.qpn
+        && count == o.count
+        && error == o.error;
+  }
+  bool operator!=(const SqRetire& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " count=" + hex_string(count);
+    s += " error=" + hex_string(error);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const SqRetire& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (count != o.count) s += " count";
+    if (error != o.error) s += " error";
+    return s;
+  }
+};
+
 // Completion queue entry. The engine writes entry pi % size of the ring; the driver owns it once `owner` bit 0 equals the pass's phase (1 on the first pass over the ring, 0 on the second, ...).
 // Host-memory layout, little-endian, 32 bytes.
 struct Cqe {
@@ -1497,6 +2185,7 @@ struct Cqe {
   uint8_t sl = 0;
   uint16_t pkey_index = 0;
   uint8_t vendor_err = 0;
+  uint16_t wqe_counter = 0;  // index (modulo 2^16) of the WQE this CQE completes in its send or receive queue: the driver frees that slot and, for send queues, every unsignaled one before it
   uint8_t owner = 0;  // bit 0: phase, written last in the same beat
   void store(uint8_t* p) const {
     for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
@@ -1511,6 +2200,7 @@ struct Cqe {
     for (unsigned i = 0; i < 1; ++i) p[25 + i] = static_cast<uint8_t>(uint64_t{sl} >> (8 * i));
     for (unsigned i = 0; i < 2; ++i) p[26 + i] = static_cast<uint8_t>(uint64_t{pkey_index} >> (8 * i));
     for (unsigned i = 0; i < 1; ++i) p[28 + i] = static_cast<uint8_t>(uint64_t{vendor_err} >> (8 * i));
+    for (unsigned i = 0; i < 2; ++i) p[29 + i] = static_cast<uint8_t>(uint64_t{wqe_counter} >> (8 * i));
     for (unsigned i = 0; i < 1; ++i) p[31 + i] = static_cast<uint8_t>(uint64_t{owner} >> (8 * i));
   }
   void load(const uint8_t* p) {
@@ -1536,6 +2226,8 @@ struct Cqe {
     for (unsigned i = 0; i < 2; ++i) pkey_index |= static_cast<decltype(pkey_index)>(uint64_t{p[26 + i]} << (8 * i));
     vendor_err = 0;
     for (unsigned i = 0; i < 1; ++i) vendor_err |= static_cast<decltype(vendor_err)>(uint64_t{p[28 + i]} << (8 * i));
+    wqe_counter = 0;
+    for (unsigned i = 0; i < 2; ++i) wqe_counter |= static_cast<decltype(wqe_counter)>(uint64_t{p[29 + i]} << (8 * i));
     owner = 0;
     for (unsigned i = 0; i < 1; ++i) owner |= static_cast<decltype(owner)>(uint64_t{p[31 + i]} << (8 * i));
   }
@@ -1551,7 +2243,420 @@ struct Cqe {
         && sl == o.sl
         && pkey_index == o.pkey_index
         && vendor_err == o.vendor_err
+        && wqe_counter == o.wqe_counter
         && owner == o.owner;
+  }
+};
+
+// Send work request in the send-queue ring (entry pi % 2^sq_lsz). The engine reads it whole by DMA after the SQ doorbell passes it.
+// Host-memory layout, little-endian, 128 bytes.
+struct SendWqe {
+  static constexpr unsigned kSize = 128;
+  uint64_t wr_id = 0;
+  uint8_t opcode = 0;  // wr_opcode enum (ibv_wr_opcode)
+  uint8_t flags = 0;  // bit 0 signaled, bit 1 solicited, bit 2 inline, bit 3 fence
+  uint8_t num_sge = 0;  // SGEs at offset 32 (0..6); ignored when inline
+  uint32_t imm = 0;  // immediate data, bytes in network order as they go on the wire
+  uint64_t remote_addr = 0;  // RDMA WRITE target virtual address
+  uint32_t rkey = 0;
+  uint32_t length = 0;  // message bytes: the sum of the SGE lengths, or the inline byte count (<= 96)
+  uint64_t sge0_addr = 0;  // SGE i at 32 + 16*i: addr (8), length (4), lkey (4); or inline data from offset 32
+  uint32_t sge0_length = 0;
+  uint32_t sge0_lkey = 0;
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{opcode} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[9 + i] = static_cast<uint8_t>(uint64_t{flags} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[10 + i] = static_cast<uint8_t>(uint64_t{num_sge} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{imm} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{remote_addr} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[24 + i] = static_cast<uint8_t>(uint64_t{rkey} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[28 + i] = static_cast<uint8_t>(uint64_t{length} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[32 + i] = static_cast<uint8_t>(uint64_t{sge0_addr} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[40 + i] = static_cast<uint8_t>(uint64_t{sge0_length} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[44 + i] = static_cast<uint8_t>(uint64_t{sge0_lkey} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    wr_id = 0;
+    for (unsigned i = 0; i < 8; ++i) wr_id |= static_cast<decltype(wr_id)>(uint64_t{p[0 + i]} << (8 * i));
+    opcode = 0;
+    for (unsigned i = 0; i < 1; ++i) opcode |= static_cast<decltype(opcode)>(uint64_t{p[8 + i]} << (8 * i));
+    flags = 0;
+    for (unsigned i = 0; i < 1; ++i) flags |= static_cast<decltype(flags)>(uint64_t{p[9 + i]} << (8 * i));
+    num_sge = 0;
+    for (unsigned i = 0; i < 1; ++i) num_sge |= static_cast<decltype(num_sge)>(uint64_t{p[10 + i]} << (8 * i));
+    imm = 0;
+    for (unsigned i = 0; i < 4; ++i) imm |= static_cast<decltype(imm)>(uint64_t{p[12 + i]} << (8 * i));
+    remote_addr = 0;
+    for (unsigned i = 0; i < 8; ++i) remote_addr |= static_cast<decltype(remote_addr)>(uint64_t{p[16 + i]} << (8 * i));
+    rkey = 0;
+    for (unsigned i = 0; i < 4; ++i) rkey |= static_cast<decltype(rkey)>(uint64_t{p[24 + i]} << (8 * i));
+    length = 0;
+    for (unsigned i = 0; i < 4; ++i) length |= static_cast<decltype(length)>(uint64_t{p[28 + i]} << (8 * i));
+    sge0_addr = 0;
+    for (unsigned i = 0; i < 8; ++i) sge0_addr |= static_cast<decltype(sge0_addr)>(uint64_t{p[32 + i]} << (8 * i));
+    sge0_length = 0;
+    for (unsigned i = 0; i < 4; ++i) sge0_length |= static_cast<decltype(sge0_length)>(uint64_t{p[40 + i]} << (8 * i));
+    sge0_lkey = 0;
+    for (unsigned i = 0; i < 4; ++i) sge0_lkey |= static_cast<decltype(sge0_lkey)>(uint64_t{p[44 + i]} << (8 * i));
+  }
+  bool operator==(const SendWqe& o) const {
+    return wr_id == o.wr_id
+        && opcode == o.opcode
+        && flags == o.flags
+        && num_sge == o.num_sge
+        && imm == o.imm
+        && remote_addr == o.remote_addr
+        && rkey == o.rkey
+        && length == o.length
+        && sge0_addr == o.sge0_addr
+        && sge0_length == o.sge0_length
+        && sge0_lkey == o.sge0_lkey;
+  }
+};
+
+// Receive work request in the receive-queue ring. The engine reads it by DMA when a SEND or WRITE with immediate starts.
+// Host-memory layout, little-endian, 128 bytes.
+struct RecvWqe {
+  static constexpr unsigned kSize = 128;
+  uint64_t wr_id = 0;
+  uint8_t num_sge = 0;  // SGEs at offset 32 (0..6)
+  uint64_t sge0_addr = 0;  // SGE i at 32 + 16*i, as in send_wqe
+  uint32_t sge0_length = 0;
+  uint32_t sge0_lkey = 0;
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{num_sge} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[32 + i] = static_cast<uint8_t>(uint64_t{sge0_addr} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[40 + i] = static_cast<uint8_t>(uint64_t{sge0_length} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[44 + i] = static_cast<uint8_t>(uint64_t{sge0_lkey} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    wr_id = 0;
+    for (unsigned i = 0; i < 8; ++i) wr_id |= static_cast<decltype(wr_id)>(uint64_t{p[0 + i]} << (8 * i));
+    num_sge = 0;
+    for (unsigned i = 0; i < 1; ++i) num_sge |= static_cast<decltype(num_sge)>(uint64_t{p[8 + i]} << (8 * i));
+    sge0_addr = 0;
+    for (unsigned i = 0; i < 8; ++i) sge0_addr |= static_cast<decltype(sge0_addr)>(uint64_t{p[32 + i]} << (8 * i));
+    sge0_length = 0;
+    for (unsigned i = 0; i < 4; ++i) sge0_length |= static_cast<decltype(sge0_length)>(uint64_t{p[40 + i]} << (8 * i));
+    sge0_lkey = 0;
+    for (unsigned i = 0; i < 4; ++i) sge0_lkey |= static_cast<decltype(sge0_lkey)>(uint64_t{p[44 + i]} << (8 * i));
+  }
+  bool operator==(const RecvWqe& o) const {
+    return wr_id == o.wr_id
+        && num_sge == o.num_sge
+        && sge0_addr == o.sge0_addr
+        && sge0_length == o.sge0_length
+        && sge0_lkey == o.sge0_lkey;
+  }
+};
+
+// Scatter/gather entry (send_wqe and recv_wqe hold up to 6 from offset 32).
+// Host-memory layout, little-endian, 16 bytes.
+struct Sge {
+  static constexpr unsigned kSize = 16;
+  uint64_t addr = 0;
+  uint32_t length = 0;
+  uint32_t lkey = 0;
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{addr} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{length} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{lkey} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    addr = 0;
+    for (unsigned i = 0; i < 8; ++i) addr |= static_cast<decltype(addr)>(uint64_t{p[0 + i]} << (8 * i));
+    length = 0;
+    for (unsigned i = 0; i < 4; ++i) length |= static_cast<decltype(length)>(uint64_t{p[8 + i]} << (8 * i));
+    lkey = 0;
+    for (unsigned i = 0; i < 4; ++i) lkey |= static_cast<decltype(lkey)>(uint64_t{p[12 + i]} << (8 * i));
+  }
+  bool operator==(const Sge& o) const {
+    return addr == o.addr
+        && length == o.length
+        && lkey == o.lkey;
+  }
+};
+
+// CMD_ARG words of CREATE_CQ.
+// Host-memory layout, little-endian, 64 bytes.
+struct CmdCreateCq {
+  static constexpr unsigned kSize = 64;
+  uint64_t base = 0;  // bus address of CQE 0, 32-byte aligned
+  uint8_t log_size = 0;  // log2 of the CQE count, at most log2(CAP_MAX_CQE)
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{base} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{log_size} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    base = 0;
+    for (unsigned i = 0; i < 8; ++i) base |= static_cast<decltype(base)>(uint64_t{p[0 + i]} << (8 * i));
+    log_size = 0;
+    for (unsigned i = 0; i < 1; ++i) log_size |= static_cast<decltype(log_size)>(uint64_t{p[8 + i]} << (8 * i));
+  }
+  bool operator==(const CmdCreateCq& o) const {
+    return base == o.base
+        && log_size == o.log_size;
+  }
+};
+
+// CMD_ARG words of REG_MR. The MTT entries mtt_base .. mtt_base+npages-1 must be written first (WRITE_MTT).
+// Host-memory layout, little-endian, 64 bytes.
+struct CmdRegMr {
+  static constexpr unsigned kSize = 64;
+  uint64_t iova = 0;
+  uint64_t length = 0;
+  uint32_t pd = 0;
+  uint32_t access = 0;  // access enum bits (IBV_ACCESS_* values; others refused)
+  uint32_t mtt_base = 0;
+  uint32_t npages = 0;  // pages the region spans from the page holding iova
+  uint8_t page_shift = 0;  // 12..30
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{iova} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{length} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{pd} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{access} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[24 + i] = static_cast<uint8_t>(uint64_t{mtt_base} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[28 + i] = static_cast<uint8_t>(uint64_t{npages} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[32 + i] = static_cast<uint8_t>(uint64_t{page_shift} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    iova = 0;
+    for (unsigned i = 0; i < 8; ++i) iova |= static_cast<decltype(iova)>(uint64_t{p[0 + i]} << (8 * i));
+    length = 0;
+    for (unsigned i = 0; i < 8; ++i) length |= static_cast<decltype(length)>(uint64_t{p[8 + i]} << (8 * i));
+    pd = 0;
+    for (unsigned i = 0; i < 4; ++i) pd |= static_cast<decltype(pd)>(uint64_t{p[16 + i]} << (8 * i));
+    access = 0;
+    for (unsigned i = 0; i < 4; ++i) access |= static_cast<decltype(access)>(uint64_t{p[20 + i]} << (8 * i));
+    mtt_base = 0;
+    for (unsigned i = 0; i < 4; ++i) mtt_base |= static_cast<decltype(mtt_base)>(uint64_t{p[24 + i]} << (8 * i));
+    npages = 0;
+    for (unsigned i = 0; i < 4; ++i) npages |= static_cast<decltype(npages)>(uint64_t{p[28 + i]} << (8 * i));
+    page_shift = 0;
+    for (unsigned i = 0; i < 1; ++i) page_shift |= static_cast<decltype(page_shift)>(uint64_t{p[32 + i]} << (8 * i));
+  }
+  bool operator==(const CmdRegMr& o) const {
+    return iova == o.iova
+        && length == o.length
+        && pd == o.pd
+        && access == o.access
+        && mtt_base == o.mtt_base
+        && npages == o.npages
+        && page_shift == o.page_shift;
+  }
+};
+
+// CMD_ARG words of WRITE_MTT.
+// Host-memory layout, little-endian, 64 bytes.
+struct CmdWriteMtt {
+  static constexpr unsigned kSize = 64;
+  uint32_t index = 0;  // first MTT entry
+  uint32_t count = 0;  // 1..6
+  uint64_t pa0 = 0;  // page i's bus address at 8 + 8*i
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 4; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{index} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[4 + i] = static_cast<uint8_t>(uint64_t{count} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{pa0} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    index = 0;
+    for (unsigned i = 0; i < 4; ++i) index |= static_cast<decltype(index)>(uint64_t{p[0 + i]} << (8 * i));
+    count = 0;
+    for (unsigned i = 0; i < 4; ++i) count |= static_cast<decltype(count)>(uint64_t{p[4 + i]} << (8 * i));
+    pa0 = 0;
+    for (unsigned i = 0; i < 8; ++i) pa0 |= static_cast<decltype(pa0)>(uint64_t{p[8 + i]} << (8 * i));
+  }
+  bool operator==(const CmdWriteMtt& o) const {
+    return index == o.index
+        && count == o.count
+        && pa0 == o.pa0;
+  }
+};
+
+// CMD_ARG words of CREATE_QP. The QP starts in RESET.
+// Host-memory layout, little-endian, 64 bytes.
+struct CmdCreateQp {
+  static constexpr unsigned kSize = 64;
+  uint64_t sq_base = 0;  // bus address of send WQE 0
+  uint64_t rq_base = 0;  // bus address of receive WQE 0
+  uint32_t pd = 0;
+  uint32_t send_cq = 0;
+  uint32_t recv_cq = 0;
+  uint8_t qp_type = 0;  // qp_type enum (RC only in this version)
+  uint8_t sq_lsz = 0;  // log2 of the send WQE count, at most log2(CAP_MAX_QP_WR)
+  uint8_t rq_lsz = 0;
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{sq_base} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{rq_base} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{pd} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{send_cq} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[24 + i] = static_cast<uint8_t>(uint64_t{recv_cq} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[28 + i] = static_cast<uint8_t>(uint64_t{qp_type} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[29 + i] = static_cast<uint8_t>(uint64_t{sq_lsz} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[30 + i] = static_cast<uint8_t>(uint64_t{rq_lsz} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    sq_base = 0;
+    for (unsigned i = 0; i < 8; ++i) sq_base |= static_cast<decltype(sq_base)>(uint64_t{p[0 + i]} << (8 * i));
+    rq_base = 0;
+    for (unsigned i = 0; i < 8; ++i) rq_base |= static_cast<decltype(rq_base)>(uint64_t{p[8 + i]} << (8 * i));
+    pd = 0;
+    for (unsigned i = 0; i < 4; ++i) pd |= static_cast<decltype(pd)>(uint64_t{p[16 + i]} << (8 * i));
+    send_cq = 0;
+    for (unsigned i = 0; i < 4; ++i) send_cq |= static_cast<decltype(send_cq)>(uint64_t{p[20 + i]} << (8 * i));
+    recv_cq = 0;
+    for (unsigned i = 0; i < 4; ++i) recv_cq |= static_cast<decltype(recv_cq)>(uint64_t{p[24 + i]} << (8 * i));
+    qp_type = 0;
+    for (unsigned i = 0; i < 1; ++i) qp_type |= static_cast<decltype(qp_type)>(uint64_t{p[28 + i]} << (8 * i));
+    sq_lsz = 0;
+    for (unsigned i = 0; i < 1; ++i) sq_lsz |= static_cast<decltype(sq_lsz)>(uint64_t{p[29 + i]} << (8 * i));
+    rq_lsz = 0;
+    for (unsigned i = 0; i < 1; ++i) rq_lsz |= static_cast<decltype(rq_lsz)>(uint64_t{p[30 + i]} << (8 * i));
+  }
+  bool operator==(const CmdCreateQp& o) const {
+    return sq_base == o.sq_base
+        && rq_base == o.rq_base
+        && pd == o.pd
+        && send_cq == o.send_cq
+        && recv_cq == o.recv_cq
+        && qp_type == o.qp_type
+        && sq_lsz == o.sq_lsz
+        && rq_lsz == o.rq_lsz;
+  }
+};
+
+// CMD_ARG words of MODIFY_QP. attr_mask uses the IBV_QP_* bit values; the allowed and required bits per transition are IBTA's (docs/engine.md).
+// Host-memory layout, little-endian, 64 bytes.
+struct CmdModifyQp {
+  static constexpr unsigned kSize = 64;
+  uint32_t qpn = 0;
+  uint32_t attr_mask = 0;
+  uint8_t qp_state = 0;
+  uint8_t path_mtu = 0;
+  uint8_t access = 0;
+  uint8_t sgid_index = 0;
+  uint32_t dest_qpn = 0;
+  uint32_t rq_psn = 0;
+  uint32_t sq_psn = 0;
+  std::array<uint8_t, 6> dmac{};  // destination MAC, byte 0 first on the wire
+  uint8_t hop_limit = 0;
+  uint8_t traffic_class = 0;
+  std::array<uint8_t, 16> dgid{};  // destination GID, network byte order
+  uint32_t flow_label = 0;
+  uint8_t sl = 0;
+  uint8_t timeout = 0;
+  uint8_t retry_cnt = 0;
+  uint8_t rnr_retry = 0;
+  uint8_t min_rnr_timer = 0;
+  uint8_t max_rd_atomic = 0;
+  uint8_t max_dest_rd_atomic = 0;
+  uint8_t port_num = 0;
+  uint16_t pkey_index = 0;
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 4; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{qpn} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[4 + i] = static_cast<uint8_t>(uint64_t{attr_mask} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[8 + i] = static_cast<uint8_t>(uint64_t{qp_state} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[9 + i] = static_cast<uint8_t>(uint64_t{path_mtu} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[10 + i] = static_cast<uint8_t>(uint64_t{access} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[11 + i] = static_cast<uint8_t>(uint64_t{sgid_index} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{dest_qpn} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{rq_psn} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{sq_psn} >> (8 * i));
+    for (unsigned i = 0; i < 6; ++i) p[24 + i] = dmac[i];
+    for (unsigned i = 0; i < 1; ++i) p[30 + i] = static_cast<uint8_t>(uint64_t{hop_limit} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[31 + i] = static_cast<uint8_t>(uint64_t{traffic_class} >> (8 * i));
+    for (unsigned i = 0; i < 16; ++i) p[32 + i] = dgid[i];
+    for (unsigned i = 0; i < 4; ++i) p[48 + i] = static_cast<uint8_t>(uint64_t{flow_label} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[52 + i] = static_cast<uint8_t>(uint64_t{sl} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[53 + i] = static_cast<uint8_t>(uint64_t{timeout} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[54 + i] = static_cast<uint8_t>(uint64_t{retry_cnt} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[55 + i] = static_cast<uint8_t>(uint64_t{rnr_retry} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{min_rnr_timer} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[57 + i] = static_cast<uint8_t>(uint64_t{max_rd_atomic} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[58 + i] = static_cast<uint8_t>(uint64_t{max_dest_rd_atomic} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[59 + i] = static_cast<uint8_t>(uint64_t{port_num} >> (8 * i));
+    for (unsigned i = 0; i < 2; ++i) p[60 + i] = static_cast<uint8_t>(uint64_t{pkey_index} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    qpn = 0;
+    for (unsigned i = 0; i < 4; ++i) qpn |= static_cast<decltype(qpn)>(uint64_t{p[0 + i]} << (8 * i));
+    attr_mask = 0;
+    for (unsigned i = 0; i < 4; ++i) attr_mask |= static_cast<decltype(attr_mask)>(uint64_t{p[4 + i]} << (8 * i));
+    qp_state = 0;
+    for (unsigned i = 0; i < 1; ++i) qp_state |= static_cast<decltype(qp_state)>(uint64_t{p[8 + i]} << (8 * i));
+    path_mtu = 0;
+    for (unsigned i = 0; i < 1; ++i) path_mtu |= static_cast<decltype(path_mtu)>(uint64_t{p[9 + i]} << (8 * i));
+    access = 0;
+    for (unsigned i = 0; i < 1; ++i) access |= static_cast<decltype(access)>(uint64_t{p[10 + i]} << (8 * i));
+    sgid_index = 0;
+    for (unsigned i = 0; i < 1; ++i) sgid_index |= static_cast<decltype(sgid_index)>(uint64_t{p[11 + i]} << (8 * i));
+    dest_qpn = 0;
+    for (unsigned i = 0; i < 4; ++i) dest_qpn |= static_cast<decltype(dest_qpn)>(uint64_t{p[12 + i]} << (8 * i));
+    rq_psn = 0;
+    for (unsigned i = 0; i < 4; ++i) rq_psn |= static_cast<decltype(rq_psn)>(uint64_t{p[16 + i]} << (8 * i));
+    sq_psn = 0;
+    for (unsigned i = 0; i < 4; ++i) sq_psn |= static_cast<decltype(sq_psn)>(uint64_t{p[20 + i]} << (8 * i));
+    for (unsigned i = 0; i < 6; ++i) dmac[i] = p[24 + i];
+    hop_limit = 0;
+    for (unsigned i = 0; i < 1; ++i) hop_limit |= static_cast<decltype(hop_limit)>(uint64_t{p[30 + i]} << (8 * i));
+    traffic_class = 0;
+    for (unsigned i = 0; i < 1; ++i) traffic_class |= static_cast<decltype(traffic_class)>(uint64_t{p[31 + i]} << (8 * i));
+    for (unsigned i = 0; i < 16; ++i) dgid[i] = p[32 + i];
+    flow_label = 0;
+    for (unsigned i = 0; i < 4; ++i) flow_label |= static_cast<decltype(flow_label)>(uint64_t{p[48 + i]} << (8 * i));
+    sl = 0;
+    for (unsigned i = 0; i < 1; ++i) sl |= static_cast<decltype(sl)>(uint64_t{p[52 + i]} << (8 * i));
+    timeout = 0;
+    for (unsigned i = 0; i < 1; ++i) timeout |= static_cast<decltype(timeout)>(uint64_t{p[53 + i]} << (8 * i));
+    retry_cnt = 0;
+    for (unsigned i = 0; i < 1; ++i) retry_cnt |= static_cast<decltype(retry_cnt)>(uint64_t{p[54 + i]} << (8 * i));
+    rnr_retry = 0;
+    for (unsigned i = 0; i < 1; ++i) rnr_retry |= static_cast<decltype(rnr_retry)>(uint64_t{p[55 + i]} << (8 * i));
+    min_rnr_timer = 0;
+    for (unsigned i = 0; i < 1; ++i) min_rnr_timer |= static_cast<decltype(min_rnr_timer)>(uint64_t{p[56 + i]} << (8 * i));
+    max_rd_atomic = 0;
+    for (unsigned i = 0; i < 1; ++i) max_rd_atomic |= static_cast<decltype(max_rd_atomic)>(uint64_t{p[57 + i]} << (8 * i));
+    max_dest_rd_atomic = 0;
+    for (unsigned i = 0; i < 1; ++i) max_dest_rd_atomic |= static_cast<decltype(max_dest_rd_atomic)>(uint64_t{p[58 + i]} << (8 * i));
+    port_num = 0;
+    for (unsigned i = 0; i < 1; ++i) port_num |= static_cast<decltype(port_num)>(uint64_t{p[59 + i]} << (8 * i));
+    pkey_index = 0;
+    for (unsigned i = 0; i < 2; ++i) pkey_index |= static_cast<decltype(pkey_index)>(uint64_t{p[60 + i]} << (8 * i));
+  }
+  bool operator==(const CmdModifyQp& o) const {
+    return qpn == o.qpn
+        && attr_mask == o.attr_mask
+        && qp_state == o.qp_state
+        && path_mtu == o.path_mtu
+        && access == o.access
+        && sgid_index == o.sgid_index
+        && dest_qpn == o.dest_qpn
+        && rq_psn == o.rq_psn
+        && sq_psn == o.sq_psn
+        && dmac == o.dmac
+        && hop_limit == o.hop_limit
+        && traffic_class == o.traffic_class
+        && dgid == o.dgid
+        && flow_label == o.flow_label
+        && sl == o.sl
+        && timeout == o.timeout
+        && retry_cnt == o.retry_cnt
+        && rnr_retry == o.rnr_retry
+        && min_rnr_timer == o.min_rnr_timer
+        && max_rd_atomic == o.max_rd_atomic
+        && max_dest_rd_atomic == o.max_dest_rd_atomic
+        && port_num == o.port_num
+        && pkey_index == o.pkey_index;
   }
 };
 
@@ -1587,6 +2692,21 @@ inline constexpr uint32_t kCsrRxRoce = 0x104;  // rc: RoCE frames accepted
 inline constexpr uint32_t kCsrRxBypass = 0x108;  // rc: frames passed to the bypass port
 inline constexpr uint32_t kCsrRxDrop = 0x140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
 inline constexpr uint32_t kCsrTxFrames = 0x200;  // rc: RoCE frames sent to the MAC
+inline constexpr uint32_t kCsrXportCnt = 0x300;  // rc: transport counters, one register per xport_cnt enum value: XPORT_CNT + 4*index
 inline constexpr uint32_t kCsrGid = 0x400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
+inline constexpr uint32_t kCsrCmdArg = 0x800;  // rw: command argument words 0..15 (byte layouts cmd_* in docs/spec/layouts.md)
+inline constexpr uint32_t kCsrCmdRes = 0x840;  // ro: command result words 0..3
+inline constexpr uint32_t kCsrCmdOp = 0x860;  // rw: writing a cmd_op starts the command (SLVERR while one is busy); reads the last one written
+inline constexpr uint32_t kCsrCmdOpReset = 0x00000000;
+inline constexpr uint32_t kCsrCmdStatus = 0x864;  // ro: bit 31 busy; bits 7:0 cmd_status of the last command
+inline constexpr uint32_t kCsrCmdStatusReset = 0x00000000;
+inline constexpr uint32_t kCsrSqDb = 0x880;  // rw: send-queue doorbell: qpn in 15:0, producer index (mod 2^16) in 31:16
+inline constexpr uint32_t kCsrSqDbReset = 0x00000000;
+inline constexpr uint32_t kCsrRqDb = 0x884;  // rw: receive-queue doorbell: qpn in 15:0, producer index (mod 2^16) in 31:16
+inline constexpr uint32_t kCsrRqDbReset = 0x00000000;
+inline constexpr uint32_t kCsrCqDbCi = 0x888;  // rw: CQ doorbell, first word: consumer index (mod 2^24) in 23:0; takes effect with CQ_DB
+inline constexpr uint32_t kCsrCqDbCiReset = 0x00000000;
+inline constexpr uint32_t kCsrCqDb = 0x88C;  // rw: CQ doorbell, second word: cq in 15:0, arm in 17:16 (0 keep, 1 next completion, 2 next solicited); rings with the CI of CQ_DB_CI
+inline constexpr uint32_t kCsrCqDbReset = 0x00000000;
 
 }  // namespace rocenic::spec

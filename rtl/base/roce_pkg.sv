@@ -127,6 +127,126 @@ package roce_pkg;
   localparam logic [2:0] MR_STATUS_NO_ACCESS = 3'd3;  // a requested right is not granted
   localparam logic [2:0] MR_STATUS_OUT_OF_BOUNDS = 3'd4;  // [va, va+len) not inside the region, or its page not in the MTT
 
+  // QP state (the ibv_qp_state values)
+  localparam int unsigned QP_STATE_W = 3;
+  localparam int unsigned QP_STATE_COUNT = 7;
+  localparam logic [2:0] QP_STATE_RESET = 3'd0;
+  localparam logic [2:0] QP_STATE_INIT = 3'd1;
+  localparam logic [2:0] QP_STATE_RTR = 3'd2;  // ready to receive: the responder accepts packets
+  localparam logic [2:0] QP_STATE_RTS = 3'd3;  // ready to send: the requester runs
+  localparam logic [2:0] QP_STATE_SQD = 3'd4;  // send queue drained (not yet reachable)
+  localparam logic [2:0] QP_STATE_SQE = 3'd5;  // send queue error (UC/UD only)
+  localparam logic [2:0] QP_STATE_ERR = 3'd6;  // error: no packet is sent or accepted; work requests are flushed
+
+  // QP transport type (the ibv_qp_type values)
+  localparam int unsigned QP_TYPE_W = 3;
+  localparam int unsigned QP_TYPE_COUNT = 3;
+  localparam logic [2:0] QP_TYPE_RC = 3'd2;  // reliable connected
+  localparam logic [2:0] QP_TYPE_UC = 3'd3;  // unreliable connected (later issue)
+  localparam logic [2:0] QP_TYPE_UD = 3'd4;  // unreliable datagram (later issue)
+
+  // What a qp_cfg message asks the QP's owners to do besides storing the attributes
+  localparam int unsigned QP_ACTION_W = 3;
+  localparam int unsigned QP_ACTION_COUNT = 7;
+  localparam logic [2:0] QP_ACTION_ATTR = 3'd0;  // attributes changed, no state change (INIT->INIT, RTS->RTS)
+  localparam logic [2:0] QP_ACTION_RESET = 3'd1;  // created or moved to RESET: clear every index, PSN and message state
+  localparam logic [2:0] QP_ACTION_TO_INIT = 3'd2;  // RESET->INIT: the receive queue starts accepting doorbells
+  localparam logic [2:0] QP_ACTION_TO_RTR = 3'd3;  // INIT->RTR: the responder loads rq_psn as its expected PSN, MSN 0
+  localparam logic [2:0] QP_ACTION_TO_RTS = 3'd4;  // RTR->RTS: the requester loads sq_psn as its next PSN
+  localparam logic [2:0] QP_ACTION_TO_ERR = 3'd5;  // moved to ERR: stop; posted and outstanding work requests complete with WR_FLUSH_ERR
+  localparam logic [2:0] QP_ACTION_DESTROY = 3'd6;  // the QP no longer exists: its context is invalid
+
+  // Send work request opcode in a send WQE (the ibv_wr_opcode values)
+  localparam int unsigned WR_OPCODE_W = 3;
+  localparam int unsigned WR_OPCODE_COUNT = 7;
+  localparam logic [2:0] WR_OPCODE_RDMA_WRITE = 3'd0;
+  localparam logic [2:0] WR_OPCODE_RDMA_WRITE_WITH_IMM = 3'd1;
+  localparam logic [2:0] WR_OPCODE_SEND = 3'd2;
+  localparam logic [2:0] WR_OPCODE_SEND_WITH_IMM = 3'd3;
+  localparam logic [2:0] WR_OPCODE_RDMA_READ = 3'd4;  // later issue: completes with LOC_QP_OP_ERR
+  localparam logic [2:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 3'd5;  // later issue
+  localparam logic [2:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 3'd6;  // later issue
+
+  // Completion opcode in a CQE (the ibv_wc_opcode values)
+  localparam int unsigned WC_OPCODE_W = 8;
+  localparam int unsigned WC_OPCODE_COUNT = 5;
+  localparam logic [7:0] WC_OPCODE_SEND = 8'd0;
+  localparam logic [7:0] WC_OPCODE_RDMA_WRITE = 8'd1;
+  localparam logic [7:0] WC_OPCODE_RDMA_READ = 8'd2;
+  localparam logic [7:0] WC_OPCODE_RECV = 8'd128;
+  localparam logic [7:0] WC_OPCODE_RECV_RDMA_WITH_IMM = 8'd129;
+
+  // Completion status in a CQE (the ibv_wc_status values used by the engine)
+  localparam int unsigned WC_STATUS_W = 4;
+  localparam int unsigned WC_STATUS_COUNT = 10;
+  localparam logic [3:0] WC_STATUS_SUCCESS = 4'd0;
+  localparam logic [3:0] WC_STATUS_LOC_LEN_ERR = 4'd1;  // a received message is longer than the receive WQE's buffers
+  localparam logic [3:0] WC_STATUS_LOC_QP_OP_ERR = 4'd2;  // malformed WQE: unknown or unsupported opcode, too many SGEs
+  localparam logic [3:0] WC_STATUS_LOC_PROT_ERR = 4'd4;  // an SGE's lkey, PD, rights or bounds check failed
+  localparam logic [3:0] WC_STATUS_WR_FLUSH_ERR = 4'd5;  // flushed: the QP went to ERR before this work request completed
+  localparam logic [3:0] WC_STATUS_BAD_RESP_ERR = 4'd8;  // a PSN sequence NAK (no retransmission yet) or an unexpected response
+  localparam logic [3:0] WC_STATUS_REM_INV_REQ_ERR = 4'd9;  // the responder NAKed with invalid request
+  localparam logic [3:0] WC_STATUS_REM_ACCESS_ERR = 4'd10;  // the responder NAKed with remote access error (rkey, rights, bounds)
+  localparam logic [3:0] WC_STATUS_REM_OP_ERR = 4'd11;  // the responder NAKed with remote operational error
+  localparam logic [3:0] WC_STATUS_RNR_RETRY_EXC_ERR = 4'd13;  // the responder had no receive WQE (RNR NAK) and no retry is left
+
+  // AETH syndromes the engine sends and understands (IBTA 9.7.5.1)
+  localparam int unsigned AETH_W = 7;
+  localparam int unsigned AETH_COUNT = 6;
+  localparam logic [6:0] AETH_ACK = 7'd31;  // ACK, credit count 31 (end-to-end credits not used)
+  localparam logic [6:0] AETH_RNR_NAK = 7'd32;  // RNR NAK; the low 5 bits carry the RNR timer (min_rnr_timer)
+  localparam logic [6:0] AETH_NAK_PSN_SEQ = 7'd96;  // NAK: PSN sequence error
+  localparam logic [6:0] AETH_NAK_INV_REQ = 7'd97;  // NAK: invalid request (opcode sequence, length)
+  localparam logic [6:0] AETH_NAK_REM_ACC = 7'd98;  // NAK: remote access error (rkey, rights, bounds)
+  localparam logic [6:0] AETH_NAK_REM_OP = 7'd99;  // NAK: remote operational error (receive WQE unusable)
+
+  // Command mailbox operations (CMD_OP); arguments in CMD_ARG as the cmd_* layouts say
+  localparam int unsigned CMD_OP_W = 4;
+  localparam int unsigned CMD_OP_COUNT = 12;
+  localparam logic [3:0] CMD_OP_NOP = 4'd0;
+  localparam logic [3:0] CMD_OP_ALLOC_PD = 4'd1;  // res0 = PD number
+  localparam logic [3:0] CMD_OP_DEALLOC_PD = 4'd2;  // arg0 = PD; BUSY while an MR or QP uses it
+  localparam logic [3:0] CMD_OP_CREATE_CQ = 4'd3;  // cmd_create_cq; res0 = CQ number
+  localparam logic [3:0] CMD_OP_DESTROY_CQ = 4'd4;  // arg0 = CQ; BUSY while a QP uses it
+  localparam logic [3:0] CMD_OP_REG_MR = 4'd5;  // cmd_reg_mr; res0 = key (lkey = rkey)
+  localparam logic [3:0] CMD_OP_DEREG_MR = 4'd6;  // arg0 = key
+  localparam logic [3:0] CMD_OP_WRITE_MTT = 4'd7;  // cmd_write_mtt: up to 6 page addresses
+  localparam logic [3:0] CMD_OP_CREATE_QP = 4'd8;  // cmd_create_qp; res0 = QP number
+  localparam logic [3:0] CMD_OP_MODIFY_QP = 4'd9;  // cmd_modify_qp
+  localparam logic [3:0] CMD_OP_QUERY_QP = 4'd10;  // arg0 = QP; res0 state, res1 sq_psn, res2 rq_psn, res3 dest_qpn
+  localparam logic [3:0] CMD_OP_DESTROY_QP = 4'd11;  // arg0 = QP
+
+  // Command outcome (CMD_STATUS[7:0]); the provider maps it to an errno
+  localparam int unsigned CMD_STATUS_W = 3;
+  localparam int unsigned CMD_STATUS_COUNT = 7;
+  localparam logic [2:0] CMD_STATUS_OK = 3'd0;
+  localparam logic [2:0] CMD_STATUS_BAD_OP = 3'd1;  // unknown operation (EOPNOTSUPP)
+  localparam logic [2:0] CMD_STATUS_BAD_PARAM = 3'd2;  // an argument is out of range or inconsistent (EINVAL)
+  localparam logic [2:0] CMD_STATUS_NO_RESOURCES = 3'd3;  // every object of that kind is in use (ENOMEM)
+  localparam logic [2:0] CMD_STATUS_BAD_STATE = 3'd4;  // the state transition or its attribute mask is not allowed (EINVAL)
+  localparam logic [2:0] CMD_STATUS_BUSY = 3'd5;  // the object is still in use (EBUSY)
+  localparam logic [2:0] CMD_STATUS_NOT_FOUND = 3'd6;  // no such object (EINVAL)
+
+  // Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
+  localparam int unsigned XPORT_CNT_W = 4;
+  localparam int unsigned XPORT_CNT_COUNT = 16;
+  localparam logic [3:0] XPORT_CNT_NONE = 4'd0;  // (reserved)
+  localparam logic [3:0] XPORT_CNT_TX_PKTS = 4'd1;  // request packets sent by the requester
+  localparam logic [3:0] XPORT_CNT_TX_ACKS = 4'd2;  // ACK/NAK packets sent by the responder
+  localparam logic [3:0] XPORT_CNT_RX_PKTS = 4'd3;  // request packets the responder accepted
+  localparam logic [3:0] XPORT_CNT_RX_ACKS = 4'd4;  // ACK/NAK packets the completer received
+  localparam logic [3:0] XPORT_CNT_NO_QP = 4'd5;  // packets for a QP that does not exist or is not RC: dropped
+  localparam logic [3:0] XPORT_CNT_QP_STATE = 4'd6;  // packets for a QP not in RTR/RTS: dropped
+  localparam logic [3:0] XPORT_CNT_OUT_OF_SEQUENCE = 4'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
+  localparam logic [3:0] XPORT_CNT_DUPLICATE_REQUEST = 4'd8;  // packets with a PSN already seen: re-ACKed, not executed again
+  localparam logic [3:0] XPORT_CNT_REM_ACCESS_ERR = 4'd9;  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
+  localparam logic [3:0] XPORT_CNT_REM_INV_REQ = 4'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
+  localparam logic [3:0] XPORT_CNT_RNR_NAK_SENT = 4'd11;  // SENDs with no receive WQE posted (RNR NAK)
+  localparam logic [3:0] XPORT_CNT_REM_OP_ERR = 4'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
+  localparam logic [3:0] XPORT_CNT_NAK_RECEIVED = 4'd13;  // NAKs the completer received
+  localparam logic [3:0] XPORT_CNT_CQE_ERR = 4'd14;  // completions written with an error status
+  localparam logic [3:0] XPORT_CNT_LOOPBACK = 4'd15;  // frames looped back to the own port instead of leaving on the MAC
+
   // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order
   localparam int unsigned EXT_DETH = 0;
   localparam int unsigned EXT_RETH = 1;
@@ -384,7 +504,7 @@ package roce_pkg;
   } cq_db_t;
 
   // A completion to write into a CQ (from the completer or responder).
-  localparam int unsigned CQ_COMPL_W = 241;
+  localparam int unsigned CQ_COMPL_W = 257;
   typedef struct packed {
     logic [15:0] cq;
     logic [0:0] solicited;  // the message had SE set (wakes a CQ armed for solicited events)
@@ -398,6 +518,7 @@ package roce_pkg;
     logic [7:0] wc_flags;
     logic [7:0] sl;
     logic [15:0] pkey_index;
+    logic [15:0] wqe_counter;  // send- or receive-queue index of the completed WQE
   } cq_compl_t;
 
   // Event line message: a completion event for an armed CQ, or an asynchronous CQ error.
@@ -406,6 +527,79 @@ package roce_pkg;
     logic [15:0] cq;
     logic [0:0] error;  // 1: CQ error (no such CQ, or overrun: the completion was dropped)
   } cq_event_t;
+
+  // A command from the CSR mailbox to the command processor: CMD_OP and the 16 CMD_ARG words (word i = args[32*i +: 32]).
+  localparam int unsigned CMD_REQ_W = 520;
+  typedef struct packed {
+    logic [7:0] op;  // cmd_op enum
+    logic [511:0] args;  // CMD_ARG words, word 0 least significant; byte layouts cmd_* in spec/layouts.toml
+  } cmd_req_t;
+
+  // The command processor's answer, shown in CMD_STATUS and CMD_RES.
+  localparam int unsigned CMD_RESP_W = 136;
+  typedef struct packed {
+    logic [7:0] status;  // cmd_status enum
+    logic [127:0] res;  // CMD_RES words, word 0 least significant
+  } cmd_resp_t;
+
+  // Send- or receive-queue doorbell (CSR SQ_DB / RQ_DB): the driver's producer index, modulo 2^16.
+  localparam int unsigned WQ_DB_W = 32;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [15:0] pi;  // WQEs posted so far, modulo 2^16
+  } wq_db_t;
+
+  // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
+  localparam int unsigned QP_CFG_W = 689;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [2:0] action;  // qp_action enum: what changes besides the attributes
+    logic [2:0] state;
+    logic [2:0] qp_type;
+    logic [15:0] pd;
+    logic [15:0] send_cq;
+    logic [15:0] recv_cq;
+    logic [63:0] sq_base;  // bus address of send WQE 0
+    logic [4:0] sq_lsz;  // log2 of the send queue's WQE count
+    logic [63:0] rq_base;  // bus address of receive WQE 0
+    logic [4:0] rq_lsz;  // log2 of the receive queue's WQE count
+    logic [3:0] access;  // access enum bits the QP grants to remote requests
+    logic [2:0] pmtu;  // path MTU as IBV_MTU_* (1 = 256 ... 5 = 4096)
+    logic [23:0] dest_qpn;
+    logic [23:0] sq_psn;  // first PSN the requester sends (taken on TO_RTS)
+    logic [23:0] rq_psn;  // first PSN the responder expects (taken on TO_RTR)
+    logic [4:0] min_rnr_timer;  // RNR NAK timer code the responder sends
+    logic [1:0] l3;
+    logic [47:0] src_mac;
+    logic [47:0] dst_mac;
+    logic [127:0] src_ip;
+    logic [127:0] dst_ip;
+    logic [7:0] tclass;
+    logic [7:0] ttl;
+    logic [19:0] flow_label;
+    logic [3:0] sl;
+  } qp_cfg_t;
+
+  // Requester to completer: a send WQE has left (all its packets sent) or failed locally. Kept in the QP's window until an ACK covers last_psn (or at once when status is not SUCCESS).
+  localparam int unsigned SQ_TRACK_W = 169;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [15:0] wqe_idx;  // send-queue index of the WQE (CQE wqe_counter)
+    logic [23:0] last_psn;  // PSN of the WQE's last packet
+    logic [63:0] wr_id;
+    logic [7:0] wc_opcode;  // wc_opcode enum
+    logic [0:0] signaled;  // write a CQE (errors are always written)
+    logic [31:0] byte_len;
+    logic [7:0] status;  // wc_status enum; not SUCCESS: complete without waiting for an ACK
+  } sq_track_t;
+
+  // Completer to requester: count WQEs of the QP's window are done; error: a NAK or failure moved the QP to ERR (the requester stops and flushes).
+  localparam int unsigned SQ_RETIRE_W = 22;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [4:0] count;
+    logic [0:0] error;
+  } sq_retire_t;
 
   // ---- host-memory layouts (little-endian byte offsets)
   localparam int unsigned CQE_SIZE = 32;
@@ -431,8 +625,142 @@ package roce_pkg;
   localparam int unsigned CQE_PKEY_INDEX_BYTES = 2;
   localparam int unsigned CQE_VENDOR_ERR_OFF = 28;
   localparam int unsigned CQE_VENDOR_ERR_BYTES = 1;
+  localparam int unsigned CQE_WQE_COUNTER_OFF = 29;
+  localparam int unsigned CQE_WQE_COUNTER_BYTES = 2;
   localparam int unsigned CQE_OWNER_OFF = 31;
   localparam int unsigned CQE_OWNER_BYTES = 1;
+  localparam int unsigned SEND_WQE_SIZE = 128;
+  localparam int unsigned SEND_WQE_WR_ID_OFF = 0;
+  localparam int unsigned SEND_WQE_WR_ID_BYTES = 8;
+  localparam int unsigned SEND_WQE_OPCODE_OFF = 8;
+  localparam int unsigned SEND_WQE_OPCODE_BYTES = 1;
+  localparam int unsigned SEND_WQE_FLAGS_OFF = 9;
+  localparam int unsigned SEND_WQE_FLAGS_BYTES = 1;
+  localparam int unsigned SEND_WQE_NUM_SGE_OFF = 10;
+  localparam int unsigned SEND_WQE_NUM_SGE_BYTES = 1;
+  localparam int unsigned SEND_WQE_IMM_OFF = 12;
+  localparam int unsigned SEND_WQE_IMM_BYTES = 4;
+  localparam int unsigned SEND_WQE_REMOTE_ADDR_OFF = 16;
+  localparam int unsigned SEND_WQE_REMOTE_ADDR_BYTES = 8;
+  localparam int unsigned SEND_WQE_RKEY_OFF = 24;
+  localparam int unsigned SEND_WQE_RKEY_BYTES = 4;
+  localparam int unsigned SEND_WQE_LENGTH_OFF = 28;
+  localparam int unsigned SEND_WQE_LENGTH_BYTES = 4;
+  localparam int unsigned SEND_WQE_SGE0_ADDR_OFF = 32;
+  localparam int unsigned SEND_WQE_SGE0_ADDR_BYTES = 8;
+  localparam int unsigned SEND_WQE_SGE0_LENGTH_OFF = 40;
+  localparam int unsigned SEND_WQE_SGE0_LENGTH_BYTES = 4;
+  localparam int unsigned SEND_WQE_SGE0_LKEY_OFF = 44;
+  localparam int unsigned SEND_WQE_SGE0_LKEY_BYTES = 4;
+  localparam int unsigned RECV_WQE_SIZE = 128;
+  localparam int unsigned RECV_WQE_WR_ID_OFF = 0;
+  localparam int unsigned RECV_WQE_WR_ID_BYTES = 8;
+  localparam int unsigned RECV_WQE_NUM_SGE_OFF = 8;
+  localparam int unsigned RECV_WQE_NUM_SGE_BYTES = 1;
+  localparam int unsigned RECV_WQE_SGE0_ADDR_OFF = 32;
+  localparam int unsigned RECV_WQE_SGE0_ADDR_BYTES = 8;
+  localparam int unsigned RECV_WQE_SGE0_LENGTH_OFF = 40;
+  localparam int unsigned RECV_WQE_SGE0_LENGTH_BYTES = 4;
+  localparam int unsigned RECV_WQE_SGE0_LKEY_OFF = 44;
+  localparam int unsigned RECV_WQE_SGE0_LKEY_BYTES = 4;
+  localparam int unsigned SGE_SIZE = 16;
+  localparam int unsigned SGE_ADDR_OFF = 0;
+  localparam int unsigned SGE_ADDR_BYTES = 8;
+  localparam int unsigned SGE_LENGTH_OFF = 8;
+  localparam int unsigned SGE_LENGTH_BYTES = 4;
+  localparam int unsigned SGE_LKEY_OFF = 12;
+  localparam int unsigned SGE_LKEY_BYTES = 4;
+  localparam int unsigned CMD_CREATE_CQ_SIZE = 64;
+  localparam int unsigned CMD_CREATE_CQ_BASE_OFF = 0;
+  localparam int unsigned CMD_CREATE_CQ_BASE_BYTES = 8;
+  localparam int unsigned CMD_CREATE_CQ_LOG_SIZE_OFF = 8;
+  localparam int unsigned CMD_CREATE_CQ_LOG_SIZE_BYTES = 1;
+  localparam int unsigned CMD_REG_MR_SIZE = 64;
+  localparam int unsigned CMD_REG_MR_IOVA_OFF = 0;
+  localparam int unsigned CMD_REG_MR_IOVA_BYTES = 8;
+  localparam int unsigned CMD_REG_MR_LENGTH_OFF = 8;
+  localparam int unsigned CMD_REG_MR_LENGTH_BYTES = 8;
+  localparam int unsigned CMD_REG_MR_PD_OFF = 16;
+  localparam int unsigned CMD_REG_MR_PD_BYTES = 4;
+  localparam int unsigned CMD_REG_MR_ACCESS_OFF = 20;
+  localparam int unsigned CMD_REG_MR_ACCESS_BYTES = 4;
+  localparam int unsigned CMD_REG_MR_MTT_BASE_OFF = 24;
+  localparam int unsigned CMD_REG_MR_MTT_BASE_BYTES = 4;
+  localparam int unsigned CMD_REG_MR_NPAGES_OFF = 28;
+  localparam int unsigned CMD_REG_MR_NPAGES_BYTES = 4;
+  localparam int unsigned CMD_REG_MR_PAGE_SHIFT_OFF = 32;
+  localparam int unsigned CMD_REG_MR_PAGE_SHIFT_BYTES = 1;
+  localparam int unsigned CMD_WRITE_MTT_SIZE = 64;
+  localparam int unsigned CMD_WRITE_MTT_INDEX_OFF = 0;
+  localparam int unsigned CMD_WRITE_MTT_INDEX_BYTES = 4;
+  localparam int unsigned CMD_WRITE_MTT_COUNT_OFF = 4;
+  localparam int unsigned CMD_WRITE_MTT_COUNT_BYTES = 4;
+  localparam int unsigned CMD_WRITE_MTT_PA0_OFF = 8;
+  localparam int unsigned CMD_WRITE_MTT_PA0_BYTES = 8;
+  localparam int unsigned CMD_CREATE_QP_SIZE = 64;
+  localparam int unsigned CMD_CREATE_QP_SQ_BASE_OFF = 0;
+  localparam int unsigned CMD_CREATE_QP_SQ_BASE_BYTES = 8;
+  localparam int unsigned CMD_CREATE_QP_RQ_BASE_OFF = 8;
+  localparam int unsigned CMD_CREATE_QP_RQ_BASE_BYTES = 8;
+  localparam int unsigned CMD_CREATE_QP_PD_OFF = 16;
+  localparam int unsigned CMD_CREATE_QP_PD_BYTES = 4;
+  localparam int unsigned CMD_CREATE_QP_SEND_CQ_OFF = 20;
+  localparam int unsigned CMD_CREATE_QP_SEND_CQ_BYTES = 4;
+  localparam int unsigned CMD_CREATE_QP_RECV_CQ_OFF = 24;
+  localparam int unsigned CMD_CREATE_QP_RECV_CQ_BYTES = 4;
+  localparam int unsigned CMD_CREATE_QP_QP_TYPE_OFF = 28;
+  localparam int unsigned CMD_CREATE_QP_QP_TYPE_BYTES = 1;
+  localparam int unsigned CMD_CREATE_QP_SQ_LSZ_OFF = 29;
+  localparam int unsigned CMD_CREATE_QP_SQ_LSZ_BYTES = 1;
+  localparam int unsigned CMD_CREATE_QP_RQ_LSZ_OFF = 30;
+  localparam int unsigned CMD_CREATE_QP_RQ_LSZ_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_SIZE = 64;
+  localparam int unsigned CMD_MODIFY_QP_QPN_OFF = 0;
+  localparam int unsigned CMD_MODIFY_QP_QPN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_ATTR_MASK_OFF = 4;
+  localparam int unsigned CMD_MODIFY_QP_ATTR_MASK_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_QP_STATE_OFF = 8;
+  localparam int unsigned CMD_MODIFY_QP_QP_STATE_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_PATH_MTU_OFF = 9;
+  localparam int unsigned CMD_MODIFY_QP_PATH_MTU_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_ACCESS_OFF = 10;
+  localparam int unsigned CMD_MODIFY_QP_ACCESS_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_SGID_INDEX_OFF = 11;
+  localparam int unsigned CMD_MODIFY_QP_SGID_INDEX_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_DEST_QPN_OFF = 12;
+  localparam int unsigned CMD_MODIFY_QP_DEST_QPN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_RQ_PSN_OFF = 16;
+  localparam int unsigned CMD_MODIFY_QP_RQ_PSN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_SQ_PSN_OFF = 20;
+  localparam int unsigned CMD_MODIFY_QP_SQ_PSN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_DMAC_OFF = 24;
+  localparam int unsigned CMD_MODIFY_QP_DMAC_BYTES = 6;
+  localparam int unsigned CMD_MODIFY_QP_HOP_LIMIT_OFF = 30;
+  localparam int unsigned CMD_MODIFY_QP_HOP_LIMIT_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_TRAFFIC_CLASS_OFF = 31;
+  localparam int unsigned CMD_MODIFY_QP_TRAFFIC_CLASS_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_DGID_OFF = 32;
+  localparam int unsigned CMD_MODIFY_QP_DGID_BYTES = 16;
+  localparam int unsigned CMD_MODIFY_QP_FLOW_LABEL_OFF = 48;
+  localparam int unsigned CMD_MODIFY_QP_FLOW_LABEL_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_SL_OFF = 52;
+  localparam int unsigned CMD_MODIFY_QP_SL_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_OFF = 53;
+  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_OFF = 54;
+  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_RNR_RETRY_OFF = 55;
+  localparam int unsigned CMD_MODIFY_QP_RNR_RETRY_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_MIN_RNR_TIMER_OFF = 56;
+  localparam int unsigned CMD_MODIFY_QP_MIN_RNR_TIMER_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_MAX_RD_ATOMIC_OFF = 57;
+  localparam int unsigned CMD_MODIFY_QP_MAX_RD_ATOMIC_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFF = 58;
+  localparam int unsigned CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_OFF = 59;
+  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_BYTES = 1;
+  localparam int unsigned CMD_MODIFY_QP_PKEY_INDEX_OFF = 60;
+  localparam int unsigned CMD_MODIFY_QP_PKEY_INDEX_BYTES = 2;
 
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine
@@ -468,7 +796,23 @@ package roce_pkg;
   localparam logic [11:0] CSR_RX_BYPASS = 12'h108;  // rc: frames passed to the bypass port
   localparam logic [11:0] CSR_RX_DROP = 12'h140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
   localparam logic [11:0] CSR_TX_FRAMES = 12'h200;  // rc: RoCE frames sent to the MAC
+  localparam logic [11:0] CSR_XPORT_CNT = 12'h300;  // rc: transport counters, one register per xport_cnt enum value: XPORT_CNT + 4*index
   localparam logic [11:0] CSR_GID = 12'h400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
+  localparam logic [11:0] CSR_CMD_ARG = 12'h800;  // rw: command argument words 0..15 (byte layouts cmd_* in docs/spec/layouts.md)
+  localparam logic [11:0] CSR_CMD_RES = 12'h840;  // ro: command result words 0..3
+  localparam logic [11:0] CSR_CMD_OP = 12'h860;  // rw: writing a cmd_op starts the command (SLVERR while one is busy); reads the last one written
+  localparam logic [31:0] CSR_CMD_OP_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_CMD_STATUS = 12'h864;  // ro: bit 31 busy; bits 7:0 cmd_status of the last command
+  localparam logic [31:0] CSR_CMD_STATUS_RESET = 32'h00000000;
+  localparam int unsigned CSR_CMD_STATUS_BUSY_BIT = 31;
+  localparam logic [11:0] CSR_SQ_DB = 12'h880;  // rw: send-queue doorbell: qpn in 15:0, producer index (mod 2^16) in 31:16
+  localparam logic [31:0] CSR_SQ_DB_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_RQ_DB = 12'h884;  // rw: receive-queue doorbell: qpn in 15:0, producer index (mod 2^16) in 31:16
+  localparam logic [31:0] CSR_RQ_DB_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_CQ_DB_CI = 12'h888;  // rw: CQ doorbell, first word: consumer index (mod 2^24) in 23:0; takes effect with CQ_DB
+  localparam logic [31:0] CSR_CQ_DB_CI_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_CQ_DB = 12'h88C;  // rw: CQ doorbell, second word: cq in 15:0, arm in 17:16 (0 keep, 1 next completion, 2 next solicited); rings with the CI of CQ_DB_CI
+  localparam logic [31:0] CSR_CQ_DB_RESET = 32'h00000000;
   /* verilator lint_on UNUSEDPARAM */
 
 endpackage

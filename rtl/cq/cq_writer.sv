@@ -99,6 +99,7 @@ module cq_writer #(
     cqe[8*roce_pkg::CQE_WC_FLAGS_OFF +: 8]    = s_compl.wc_flags;
     cqe[8*roce_pkg::CQE_SL_OFF +: 8]          = s_compl.sl;
     cqe[8*roce_pkg::CQE_PKEY_INDEX_OFF +: 16] = s_compl.pkey_index;
+    cqe[8*roce_pkg::CQE_WQE_COUNTER_OFF +: 16] = s_compl.wqe_counter;
     cqe[8*roce_pkg::CQE_OWNER_OFF +: 8]       = {7'b0, ~c_pi[c_lsz]};
 
     s_cfg_ready   = state_q == ST_IDLE;

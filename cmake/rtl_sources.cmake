@@ -14,7 +14,7 @@ set(RTL_DEPARSER_SOURCES ${RTL_PKGS}
 # Verilate TOP (a module name) from SOURCES into library TARGET, with DATA_W
 # (or "none" for a block without a data path).
 function(rocenic_verilate TARGET TOP DATA_W)
-  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES;ARGS" ${ARGN})
   set(PARAM_ARGS)
   if(NOT DATA_W STREQUAL "none")
     set(PARAM_ARGS -GDATA_W=${DATA_W})
@@ -25,7 +25,7 @@ function(rocenic_verilate TARGET TOP DATA_W)
     TOP_MODULE ${TOP}
     PREFIX ${ARG_PREFIX}
     TRACE_FST
-    VERILATOR_ARGS -Wall ${PARAM_ARGS} --x-assign unique --x-initial unique
+    VERILATOR_ARGS -Wall ${PARAM_ARGS} --x-assign unique --x-initial unique ${ARG_ARGS}
     OPT_FAST -O1)
   target_compile_options(${TARGET} PRIVATE -w)
   # Verilator's runtime and generated headers are third-party code to our
@@ -58,3 +58,13 @@ file(GLOB ROCENIC_BLOCK_SOURCE_LISTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}
 foreach(f ${ROCENIC_BLOCK_SOURCE_LISTS})
   include(${f})
 endforeach()
+
+# The whole engine: every block's list (packages first in each), then the top.
+set(RTL_ENGINE_SOURCES
+  ${RTL_CSR_SOURCES} ${RTL_ROCE_CMD_SOURCES} ${RTL_MR_SOURCES} ${RTL_CQ_SOURCES}
+  ${RTL_PARSER_SOURCES} ${RTL_DEPARSER_SOURCES}
+  ${RTL_DESC_ARB2_SOURCES} ${RTL_TX_ARB_SOURCES} ${RTL_FRAME_ARB2_SOURCES} ${RTL_LOOPBACK_SPLIT_SOURCES}
+  ${RTL_RX_DISPATCH_SOURCES} ${RTL_DMA_RD_ARB_SOURCES} ${RTL_DMA_WR_ARB_SOURCES} ${RTL_MR_ARB_SOURCES}
+  ${RTL_REQUESTER_SOURCES} ${RTL_RESPONDER_SOURCES} ${RTL_COMPLETER_SOURCES}
+  ${RTL_DIR}/top/roce_engine.sv)
+list(REMOVE_DUPLICATES RTL_ENGINE_SOURCES)

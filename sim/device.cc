@@ -1,125 +1,282 @@
 #include "device.h"
 
+#include <cstdio>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
-#include "common/le_bytes.h"
-#include "csr/roce_csr.h"
-#include "rtl/roce_csr_rtl.h"
+#include "dma/overlay_memory.h"
+#include "engine_factory.h"
+#include "engine_harness.h"
+#include "gen/roce_spec.h"
 
 namespace rocenic {
 namespace {
 
-constexpr uint64_t kMaxCyclesPerAccess = 1000;  // a CSR access that takes longer is a hung design
+// A CSR access that takes longer than this is a hung design, reported as
+// such instead of hanging the program (doorbells wait for their block, and
+// a command for the mailbox, so allow for a busy engine).
+constexpr uint64_t kMaxCyclesPerAccess = 200000;
 
-struct Answer {
-  bool ok = false;
-  uint32_t data = 0;
-  uint64_t cycles = 0;
-};
-
-// One AXI4-Lite transaction on a block with ports AW, W, AR in and B, R out.
-Answer axil_access(Block& b, bool is_write, uint32_t addr, uint32_t data) {
-  Flit a, w;
-  a.data = le_bytes(addr, 2);
-  w.data = le_bytes(data, 4, 0x0F);
-  const Flit idle{};
-  bool addr_pending = true;
-  Answer ans;
-  for (uint64_t c = 0; c < kMaxCyclesPerAccess; ++c) {
-    b.set_input(0, is_write && addr_pending, is_write ? a : idle);
-    b.set_input(1, is_write && addr_pending, is_write ? w : idle);
-    b.set_input(2, !is_write && addr_pending, is_write ? idle : a);
-    b.set_output_ready(0, is_write);
-    b.set_output_ready(1, !is_write);
-    b.eval();
-    if (addr_pending && b.input_ready(is_write ? 0 : 2)) addr_pending = false;
-    const unsigned resp_port = is_write ? 0 : 1;
-    if (b.output_valid(resp_port)) {
-      const Flit r = b.output(resp_port);
-      if (is_write) {
-        ans.ok = r.data[0] == 0;
-      } else {
-        ans.data = r.data[0] | (r.data[1] << 8) | (r.data[2] << 16) | (uint32_t{r.data[3]} << 24);
-        ans.ok = r.data[4] == 0;
-      }
-      b.clock();
-      ans.cycles = c + 1;
-      return ans;
-    }
-    b.clock();
+std::string hex_bytes(const std::vector<uint8_t>& b, size_t max = 96) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < b.size() && i < max; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", b[i]);
+    s += buf;
   }
-  std::ostringstream s;
-  s << "rocenic: no AXI4-Lite response to the " << (is_write ? "write of" : "read of") << " CSR 0x" << std::hex << addr
-    << " within " << std::dec << kMaxCyclesPerAccess << " cycles";
-  throw std::runtime_error(s.str());
+  if (b.size() > max) s += "...";
+  return s;
+}
+
+// The BTH destination QP of a RoCE frame from the engine (0 if not RoCE):
+// the scoreboard keeps one frame sequence per destination QP.
+uint32_t frame_qp(const std::vector<uint8_t>& f) {
+  size_t off = 12;
+  uint16_t et = f.size() > 13 ? static_cast<uint16_t>(f[12] << 8 | f[13]) : 0;
+  if (et == spec::kEthertypeVlan && f.size() > 17) {
+    et = static_cast<uint16_t>(f[16] << 8 | f[17]);
+    off = 16;
+  }
+  off += 2;
+  size_t bth = 0;
+  if (et == spec::kEthertypeIpv4) bth = off + 20 + 8;
+  else if (et == spec::kEthertypeIpv6) bth = off + 40 + 8;
+  else if (et == spec::kEthertypeRocev1) bth = off + 40;
+  if (bth == 0 || f.size() < bth + 12) return 0;
+  return uint32_t{f[bth + 5]} << 16 | uint32_t{f[bth + 6]} << 8 | f[bth + 7];
 }
 
 class SingleDevice : public Device {
  public:
-  SingleDevice(const char* name, std::unique_ptr<Block> b) : name_(name), b_(std::move(b)) {}
+  SingleDevice(const char* name, std::unique_ptr<Block> engine, const DeviceOptions& opt)
+      : name_(name), h_(std::move(engine), mem_, opt.dma) {}
   const char* backend() const override { return name_; }
   bool csr_read(uint32_t addr, uint32_t* value) override {
-    const Answer a = axil_access(*b_, false, addr, 0);
-    *value = a.ok ? a.data : 0;
-    return a.ok;
-  }
-  bool csr_write(uint32_t addr, uint32_t value) override { return axil_access(*b_, true, addr, value).ok; }
-  uint64_t cycles() const override { return b_->cycle(); }
-
- private:
-  const char* name_;
-  std::unique_ptr<Block> b_;
-};
-
-// RTL and model side by side: the RTL answers, the model is compared with it.
-class CosimDevice : public Device {
- public:
-  CosimDevice() : rtl_(std::make_unique<RoceCsrRtl>()), model_(std::make_unique<model::RoceCsr>()) {}
-  const char* backend() const override { return "cosim"; }
-  bool csr_read(uint32_t addr, uint32_t* value) override {
-    const Answer r = axil_access(*rtl_, false, addr, 0);
-    const Answer m = axil_access(*model_, false, addr, 0);
-    check("read", addr, 0, r, m);
-    *value = r.ok ? r.data : 0;
-    return r.ok;
+    access(false, addr, 0);
+    *value = h_.csr_data();
+    return h_.csr_ok();
   }
   bool csr_write(uint32_t addr, uint32_t value) override {
-    const Answer r = axil_access(*rtl_, true, addr, value);
-    const Answer m = axil_access(*model_, true, addr, value);
-    check("write", addr, value, r, m);
-    return r.ok;
+    access(true, addr, value);
+    return h_.csr_ok();
   }
-  uint64_t cycles() const override { return rtl_->cycle(); }
+  void dma_allow(uint64_t addr, uint64_t len) override { mem_.allow(addr, len); }
+  void dma_revoke(uint64_t addr, uint64_t len) override { mem_.revoke(addr, len); }
+  void set_tx_sink(FrameSink s) override { tx_ = std::move(s); }
+  void set_bypass_sink(FrameSink s) override { byp_ = std::move(s); }
+  void rx_frame(const uint8_t* f, size_t n) override { h_.push_rx({f, f + n}); }
+  std::vector<DeviceEvent> take_events() override { return std::exchange(events_, {}); }
+  uint64_t run(uint64_t max_cycles) override {
+    uint64_t n = 0;
+    while (n < max_cycles && !h_.idle()) {
+      step();
+      ++n;
+    }
+    return n;
+  }
+  bool idle() override { return h_.idle(); }
+  EngineHarness* harness() override { return &h_; }
+  uint64_t cycles() const override { return h_.cycles(); }
+
+ private:
+  void access(bool is_write, uint32_t addr, uint32_t value) {
+    h_.csr_start(is_write, addr, value);
+    for (uint64_t c = 0; c < kMaxCyclesPerAccess; ++c) {
+      step();
+      if (h_.csr_done()) return;
+    }
+    std::ostringstream s;
+    s << "rocenic: no AXI4-Lite response to the " << (is_write ? "write of" : "read of") << " CSR 0x" << std::hex
+      << addr << " within " << std::dec << kMaxCyclesPerAccess << " cycles";
+    throw std::runtime_error(s.str());
+  }
+  void step() {
+    h_.cycle();
+    for (auto& f : h_.take_tx())
+      if (tx_) tx_(f.data(), f.size());
+    for (auto& f : h_.take_bypass())
+      if (byp_) byp_(f.data(), f.size());
+    for (auto& e : h_.take_events()) events_.push_back({e.first, e.second});
+  }
+
+  const char* name_;
+  ProcessMemory mem_;
+  EngineHarness h_;
+  FrameSink tx_, byp_;
+  std::vector<DeviceEvent> events_;
+};
+
+// RTL and model in lockstep (DESIGN.md §5). The RTL drives the world; the
+// model runs on an overlay of host memory. Compared: every CSR answer, the
+// TX frames per destination QP, the DMA writes per 4 KiB page (payload
+// pieces and CQEs never cross one), the events, and the bypassed frames.
+class CosimDevice : public Device {
+ public:
+  explicit CosimDevice(const DeviceOptions& opt)
+      : overlay_(mem_), rtl_(make_engine_rtl(), mem_, opt.dma), model_(make_engine_model(), overlay_, opt.dma) {
+    rtl_.record_writes = model_.record_writes = true;
+  }
+  const char* backend() const override { return "cosim"; }
+  bool csr_read(uint32_t addr, uint32_t* value) override {
+    access(false, addr, 0);
+    *value = rtl_.csr_data();
+    return rtl_.csr_ok();
+  }
+  bool csr_write(uint32_t addr, uint32_t value) override {
+    access(true, addr, value);
+    return rtl_.csr_ok();
+  }
+  void dma_allow(uint64_t addr, uint64_t len) override {
+    mem_.allow(addr, len);
+    overlay_.allow(addr, len);
+  }
+  void dma_revoke(uint64_t addr, uint64_t len) override {
+    mem_.revoke(addr, len);
+    overlay_.revoke(addr, len);
+  }
+  void set_tx_sink(FrameSink s) override { tx_ = std::move(s); }
+  void set_bypass_sink(FrameSink s) override { byp_ = std::move(s); }
+  void rx_frame(const uint8_t* f, size_t n) override {
+    rtl_.push_rx({f, f + n});
+    model_.push_rx({f, f + n});
+  }
+  std::vector<DeviceEvent> take_events() override { return std::exchange(events_, {}); }
+  uint64_t run(uint64_t max_cycles) override {
+    uint64_t n = 0;
+    while (n < max_cycles && !idle()) {
+      step();
+      ++n;
+    }
+    return n;
+  }
+  // Both sides idle (the model may finish a little later than the RTL).
+  bool idle() override { return rtl_.idle() && model_.idle(); }
+  EngineHarness* harness() override { return &rtl_; }
+  uint64_t cycles() const override { return rtl_.cycles(); }
   uint64_t compared() const override { return compared_; }
   std::string divergence() const override { return divergence_; }
 
  private:
-  void check(const char* what, uint32_t addr, uint32_t value, const Answer& r, const Answer& m) {
-    if (r.ok == m.ok && r.data == m.data) {
+  void access(bool is_write, uint32_t addr, uint32_t value) {
+    rtl_.csr_start(is_write, addr, value);
+    model_.csr_start(is_write, addr, value);
+    for (uint64_t c = 0; c < kMaxCyclesPerAccess; ++c) {
+      step();
+      if (rtl_.csr_done() && model_.csr_done()) {
+        if (!is_write && !comparable_now(addr)) return;
+        std::ostringstream what;
+        what << "CSR " << (is_write ? "write" : "read") << " 0x" << std::hex << addr;
+        if (is_write) what << " value 0x" << value;
+        compare(what.str(), std::to_string(rtl_.csr_ok()) + ":" + std::to_string(rtl_.csr_data()),
+                std::to_string(model_.csr_ok()) + ":" + std::to_string(model_.csr_data()));
+        return;
+      }
+    }
+    throw std::runtime_error("rocenic: cosim: no AXI4-Lite response within the cycle limit");
+  }
+  // Registers whose value depends on when they are read: the mailbox status
+  // (the RTL and the model finish a command in different cycles) and the
+  // counters (they count events that may happen a few cycles apart). The
+  // status is compared once both sides have finished the command (the RTL's
+  // answer stands while it is busy; when it is done, the model is run until
+  // it is too); counters are compared when both sides are idle.
+  bool comparable_now(uint32_t addr) {
+    if (addr == spec::kCsrCmdStatus) {
+      if (rtl_.csr_data() >> 31) return false;
+      for (uint64_t c = 0; c < kMaxCyclesPerAccess && (model_.csr_data() >> 31); ++c) {
+        model_.csr_start(false, addr, 0);
+        while (!model_.csr_done()) step();
+      }
+      return true;
+    }
+    const bool counter = (addr >= spec::kCsrRxFrames && addr < spec::kCsrGid);
+    return !counter || (rtl_.idle() && model_.idle());
+  }
+
+  // One cycle of both sides, and the scoreboard.
+  void step() {
+    // A side that is done with its access idles its AXI inputs until the other is done too.
+    rtl_.cycle();
+    model_.cycle();
+    for (auto& f : rtl_.take_tx()) {
+      tx_q_[frame_qp(f)].rtl.push_back(f);
+      if (tx_) tx_(f.data(), f.size());
+    }
+    for (auto& f : model_.take_tx()) tx_q_[frame_qp(f)].model.push_back(f);
+    for (auto& f : rtl_.take_bypass()) {
+      byp_q_.rtl.push_back(f);
+      if (byp_) byp_(f.data(), f.size());
+    }
+    for (auto& f : model_.take_bypass()) byp_q_.model.push_back(f);
+    for (auto& w : rtl_.take_dma_writes()) wr_q_[w.addr >> 12].rtl.push_back(encode(w));
+    for (auto& w : model_.take_dma_writes()) wr_q_[w.addr >> 12].model.push_back(encode(w));
+    for (auto& e : rtl_.take_events()) {
+      events_.push_back({e.first, e.second});
+      ev_q_.rtl.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
+    }
+    for (auto& e : model_.take_events())
+      ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
+    for (auto& [qp, q] : tx_q_) drain(q, "TX frame to QP " + std::to_string(qp));
+    for (auto& [page, q] : wr_q_) drain(q, "DMA write to page 0x" + to_hex(page << 12));
+    drain(byp_q_, "bypass frame");
+    drain(ev_q_, "event");
+  }
+
+  struct Pair {
+    std::deque<std::vector<uint8_t>> rtl, model;
+    uint64_t n = 0;
+  };
+  static std::vector<uint8_t> encode(const DmaWrite& w) {
+    std::vector<uint8_t> v(8);
+    for (int i = 0; i < 8; ++i) v[i] = static_cast<uint8_t>(w.addr >> (8 * i));
+    v.insert(v.end(), w.data.begin(), w.data.end());
+    return v;
+  }
+  static std::string to_hex(uint64_t v) {
+    std::ostringstream s;
+    s << std::hex << v;
+    return s.str();
+  }
+  void drain(Pair& q, const std::string& what) {
+    while (!q.rtl.empty() && !q.model.empty()) {
+      compare(what + " #" + std::to_string(q.n), hex_bytes(q.rtl.front(), 4200), hex_bytes(q.model.front(), 4200));
+      q.rtl.pop_front();
+      q.model.pop_front();
+      ++q.n;
+    }
+  }
+  void compare(const std::string& what, const std::string& rtl, const std::string& model) {
+    if (rtl == model) {
       ++compared_;
       return;
     }
     if (!divergence_.empty()) return;  // the first one is the one that matters
     std::ostringstream s;
-    s << "DIVERGENCE at CSR " << what << " #" << compared_ << " addr 0x" << std::hex << addr;
-    if (std::string(what) == "write") s << " value 0x" << value;
-    s << ": rtl " << (r.ok ? "OKAY" : "SLVERR") << " 0x" << r.data << ", model " << (m.ok ? "OKAY" : "SLVERR") << " 0x"
-      << m.data << std::dec << " (rtl cycle " << rtl_->cycle() << ")";
+    s << "DIVERGENCE at " << what << " (rtl cycle " << rtl_.cycles() << ", after " << compared_
+      << " matching transactions):\n  rtl   " << rtl.substr(0, 400) << "\n  model " << model.substr(0, 400);
     divergence_ = s.str();
+    std::fprintf(stderr, "rocenic: cosim %s\n", divergence_.c_str());
   }
 
-  std::unique_ptr<Block> rtl_, model_;
+  ProcessMemory mem_;
+  OverlayMemory overlay_;
+  EngineHarness rtl_, model_;
+  FrameSink tx_, byp_;
+  std::vector<DeviceEvent> events_;
+  std::map<uint32_t, Pair> tx_q_;
+  std::map<uint64_t, Pair> wr_q_;
+  Pair byp_q_, ev_q_;
   uint64_t compared_ = 0;
   std::string divergence_;
 };
 
 }  // namespace
 
-std::unique_ptr<Device> make_device(const std::string& backend) {
-  if (backend == "model") return std::make_unique<SingleDevice>("model", std::make_unique<model::RoceCsr>());
-  if (backend == "rtl") return std::make_unique<SingleDevice>("rtl", std::make_unique<RoceCsrRtl>());
-  if (backend == "cosim") return std::make_unique<CosimDevice>();
+std::unique_ptr<Device> make_device(const std::string& backend, const DeviceOptions& opt) {
+  if (backend == "model") return std::make_unique<SingleDevice>("model", make_engine_model(), opt);
+  if (backend == "rtl") return std::make_unique<SingleDevice>("rtl", make_engine_rtl(), opt);
+  if (backend == "cosim") return std::make_unique<CosimDevice>(opt);
   throw std::invalid_argument("rocenic: unknown backend '" + backend + "' (use model, rtl or cosim)");
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/desc_flit.h"
 #include "common/le_bytes.h"
 #include "csr/roce_csr.h"
 #include "device.h"
@@ -25,6 +26,7 @@ model::CsrCounters some_counters() {
   c.rx_bypass = 60;
   c.tx_frames = 777;
   for (unsigned r = 0; r < kDropCount; ++r) c.rx_drop[r] = r ? 10 * r + 1 : 0;
+  for (unsigned r = 0; r < kXportCntCount; ++r) c.xport[r] = r ? 1000 * r + 7 : 0;
   return c;
 }
 
@@ -33,7 +35,11 @@ std::vector<uint32_t> interesting_addresses() {
   std::vector<uint32_t> a = {kCsrId, kCsrVersion, kCsrCtrl, kCsrCapMaxQp, kCsrCapMaxCq, kCsrCapMaxMr, kCsrCapMaxPd,
                              kCsrCapMaxQpWr, kCsrCapMaxSge, kCsrCapMaxCqe, kCsrCapMaxInline, kCsrCapGidTbl,
                              kCsrCapDataW, kCsrPortMacLo, kCsrPortMacHi, kCsrPortMtu, kCsrPortCtrl, kCsrPortState,
-                             kCsrRxFrames, kCsrRxRoce, kCsrRxBypass, kCsrTxFrames, 0x008, 0x07C, 0x204, 0x800, 0xFFC};
+                             kCsrRxFrames, kCsrRxRoce, kCsrRxBypass, kCsrTxFrames, 0x008, 0x07C, 0x204, 0xFFC,
+                             kCsrCmdOp, kCsrCmdOp, kCsrCmdStatus, kCsrSqDb, kCsrSqDb, kCsrRqDb, kCsrCqDbCi,
+                             kCsrCqDb, kCsrCmdRes + 12, kCsrCmdArg + 60, 0x850, 0x890};
+  for (unsigned r = 0; r < 16; r += 5) a.push_back(kCsrCmdArg + 4 * r);
+  for (unsigned r = 0; r < kXportCntCount; r += 3) a.push_back(kCsrXportCnt + 4 * r);
   for (unsigned r = 0; r < kDropCount; ++r) a.push_back(kCsrRxDrop + 4 * r);
   for (unsigned w = 0; w < 8; ++w) a.push_back(kCsrGid + 32 * 3 + 4 * w);
   a.push_back(kCsrGid + 32 * 15 + 16);
@@ -44,7 +50,13 @@ std::vector<uint32_t> interesting_addresses() {
 TEST(CsrXcheck, RandomAxiLiteTrafficMatchesModel) {
   std::mt19937_64 rng(3);
   const auto addrs = interesting_addresses();
-  std::vector<std::vector<Flit>> stim(3);
+  std::vector<std::vector<Flit>> stim(4);
+  for (int i = 0; i < 300; ++i) {  // command answers arrive now and then, busy or not
+    spec::CmdResp resp;
+    resp.status = static_cast<uint8_t>(rng() % 7);
+    for (auto& w : resp.res) w = static_cast<uint32_t>(rng());
+    stim[3].push_back(desc_to_flit(resp));
+  }
   for (int i = 0; i < 3000; ++i) {
     const uint32_t a = addrs[rng() % addrs.size()] | (rng() % 4 == 0 ? static_cast<uint32_t>(rng() % 4) : 0);
     Flit f;
@@ -78,6 +90,8 @@ TEST(CsrXcheck, RandomAxiLiteTrafficMatchesModel) {
   ASSERT_TRUE(r.ok) << r.report;
   EXPECT_EQ(r.rtl_out[0].size(), stim[0].size());
   EXPECT_EQ(r.rtl_out[1].size(), stim[2].size());
+  for (unsigned port = 2; port < 6; ++port)  // commands and the three doorbells all came out
+    EXPECT_GT(r.rtl_out[port].size(), 0u) << r.rtl_out.size() << " port " << port;
   size_t slverr = 0;
   for (const auto& t : r.rtl_out[1]) slverr += t.flits[0].data[4] != 0;
   EXPECT_GT(slverr, 100u) << "the traffic must include refused accesses";

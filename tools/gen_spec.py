@@ -367,6 +367,9 @@ def gen_cpp(spec):
         cname = camel(lname)
         w(f"// {l['doc']}")
         w(f"// Host-memory layout, little-endian, {l['size']} bytes.")
+        for f in l["fields"]:
+            w(f"inline constexpr unsigned k{cname}{camel(f['name'])}Off = {f['off']};")
+            w(f"inline constexpr unsigned k{cname}{camel(f['name'])}Bytes = {f['bytes']};")
         w(f"struct {cname} {{")
         w(f"  static constexpr unsigned kSize = {l['size']};")
         # 6- and 16-byte fields (MAC, GID) are byte strings in memory order.

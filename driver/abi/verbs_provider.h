@@ -113,6 +113,13 @@ struct verbs_xrcd {
   uint32_t handle;
 };
 
+// verbs_qp::comp_mask bits (driver.h): VERBS_QP_EX makes ibv_qp_to_qp_ex()
+// return the qp_ex of a QP created with send_ops_flags.
+enum {
+  VERBS_QP_XRCD = 1 << 0,
+  VERBS_QP_EX = 1 << 1,
+};
+
 struct verbs_qp {
   union {
     ibv_qp qp;

@@ -4,8 +4,10 @@
 // 2. asks the engine (the chosen backend) for its GID table length;
 // 3. writes a private sysfs tree and the provider's configuration into a
 //    temporary directory (removed when the program ends);
-// 4. runs the program with SYSFS_PATH, RDMAV_DRIVERS, LD_PRELOAD (the shim)
-//    and the ROCENIC_* variables set, and returns its exit status.
+// 4. checks that no live process on the wire has the port's MAC or addresses;
+// 5. runs the program with SYSFS_PATH, RDMAV_DRIVERS, LD_PRELOAD (the shim)
+//    and the ROCENIC_* variables set, and returns its exit status; a program
+//    killed before it left the wire has its socket removed here.
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +27,7 @@
 #include "gen/roce_spec.h"
 #include "options.h"
 #include "sysfs_tree.h"
+#include "wire.h"
 
 namespace rocenic::driver {
 namespace {
@@ -136,6 +140,21 @@ int run(const Options& o) {
   cfg.pcap = absolute(o.pcap);
   cfg.gids = gid_table(cfg.mac, o.ips);
 
+  // Two members with one MAC or address would make the wire ambiguous: say
+  // so now, naming the other process, rather than at ibv_open_device.
+  wire::Mac wmac;
+  std::copy(cfg.mac.begin(), cfg.mac.end(), wmac.begin());
+  std::vector<wire::Addr> waddrs;
+  for (const IpAddr& ip : o.ips) {
+    wire::Addr a;
+    std::copy(ip.bytes.begin(), ip.bytes.end(), a.begin());
+    waddrs.push_back(a);
+  }
+  if (const std::string conflict = wire::join_conflict(o.wire, wmac, waddrs); !conflict.empty()) {
+    std::fprintf(stderr, "rocenic-run: --wire %s: %s\n", o.wire.c_str(), conflict.c_str());
+    return kExitUsage;
+  }
+
   const char* tmpdir = getenv("TMPDIR");
   std::string tmpl = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/rocenic-run.XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -180,6 +199,7 @@ int run(const Options& o) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   remove_tree(tmp);
+  wire::remove_if_stale(o.wire, wmac);  // killed before it could leave the wire
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);  // as shells report it
   return kExitSetup;

@@ -29,12 +29,13 @@ const char* usage() {
          "                   -- PROGRAM [ARGS...]\n"
          "Runs PROGRAM with the simulated rocenic NIC as its RDMA device rocenic0.\n"
          "  --backend  engine behind the device: model (default), rtl or cosim\n"
-         "  --wire     name of the wire the port attaches to (default 'default')\n"
+         "  --wire     name of the wire the port attaches to (default 'default'); processes\n"
+         "             on the same wire exchange Ethernet frames\n"
          "  --ip       an IPv4 or IPv6 address of the port; repeatable; each adds a\n"
          "             RoCE v1 and a RoCE v2 GID after the two link-local ones\n"
          "  --mac      port MAC (default: derived from the wire name and the IPs)\n"
          "  --mtu      active MTU in bytes (default 1024)\n"
-         "  --pcap     capture file of the wire (recorded; written once the wire exists)\n"
+         "  --pcap     capture file: every frame the port sends and receives on the wire\n"
          "Exit status: PROGRAM's; 2 for a bad command line; 125 when the launcher\n"
          "cannot set up; 126/127 when PROGRAM cannot be run / is not found.\n";
 }

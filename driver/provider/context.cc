@@ -15,28 +15,43 @@ namespace {
 
 void report(const std::string& what) { std::fprintf(stderr, "rocenic: %s\n", what.c_str()); }
 
-// The engine of this device; nullptr with *errnum set (and a message on
-// stderr) when it cannot be created.
-Engine* device_engine(RocenicDevice* d, int* errnum) {
+// The engine of this device, created by its first context; nullptr with
+// *errnum set (and a message on stderr) when it cannot be created.
+Engine* acquire_engine(RocenicDevice* d, int* errnum) {
   std::lock_guard<std::mutex> lock(d->state->mu);
-  if (d->state->engine) return d->state->engine.get();
-  const char* backend = std::getenv("ROCENIC_BACKEND");
-  const char* config_path = std::getenv("ROCENIC_CONFIG");
-  if (!config_path || !*config_path) {
-    report("ROCENIC_CONFIG is not set: run the program under rocenic-run");
-    *errnum = EINVAL;
-    return nullptr;
+  if (!d->state->engine) {
+    const char* backend = std::getenv("ROCENIC_BACKEND");
+    const char* config_path = std::getenv("ROCENIC_CONFIG");
+    if (!config_path || !*config_path) {
+      report("ROCENIC_CONFIG is not set: run the program under rocenic-run");
+      *errnum = EINVAL;
+      return nullptr;
+    }
+    Config cfg;
+    std::string err;
+    if (!read_config_file(config_path, &cfg, &err)) {
+      report(err);
+      *errnum = EINVAL;
+      return nullptr;
+    }
+    d->state->engine = Engine::open(backend && *backend ? backend : "model", cfg, &err, errnum);
+    if (!d->state->engine) {
+      report(err);
+      return nullptr;
+    }
   }
-  Config cfg;
-  std::string err;
-  if (!read_config_file(config_path, &cfg, &err)) {
-    report(err);
-    *errnum = EINVAL;
-    return nullptr;
-  }
-  d->state->engine = Engine::open(backend && *backend ? backend : "model", cfg, &err, errnum);
-  if (!d->state->engine) report(err);
+  ++d->state->contexts;
   return d->state->engine.get();
+}
+
+// The last context closed: the NIC goes away with it (simulation thread
+// stopped, wire left, cosim summary printed).
+void release_engine(RocenicDevice* d) {
+  std::unique_ptr<Engine> last;
+  {
+    std::lock_guard<std::mutex> lock(d->state->mu);
+    if (d->state->contexts && --d->state->contexts == 0) last = std::move(d->state->engine);
+  }
 }
 
 }  // namespace
@@ -66,13 +81,16 @@ verbs_context* alloc_context(ibv_device* ibdev, int cmd_fd, void*) {
 
   int errnum = 0;
   int pipe_fds[2] = {-1, -1};
-  Engine* engine = device_engine(to_device(ibdev), &errnum);
+  Engine* engine = acquire_engine(to_device(ibdev), &errnum);
   if (engine && pipe2(pipe_fds, O_CLOEXEC) != 0) errnum = errno;
+  if (engine && !errnum) fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);  // events never block the simulation
   if (engine && !errnum) ctx->state = new (std::nothrow) ContextState;
   if (!engine || errnum || !ctx->state) {
     if (!errnum) errnum = ENOMEM;
     if (pipe_fds[0] >= 0) close(pipe_fds[0]);
     if (pipe_fds[1] >= 0) close(pipe_fds[1]);
+    if (engine) release_engine(to_device(ibdev));
+    delete ctx->state;
     verbs_uninit_context(&ctx->vctx);
     std::free(ctx);
     errno = errnum;
@@ -97,8 +115,10 @@ verbs_context* alloc_context(ibv_device* ibdev, int cmd_fd, void*) {
 
 void free_context(ibv_context* context) {
   RocenicContext* ctx = to_context(context);
+  RocenicDevice* dev = to_device(context->device);
   if (ctx->state->async_event_wr >= 0) close(ctx->state->async_event_wr);
   delete ctx->state;
+  release_engine(dev);
   verbs_uninit_context(&ctx->vctx);
   std::free(ctx);  // allocated by _verbs_init_and_alloc_context (calloc)
 }

@@ -25,15 +25,6 @@ struct Unsupported<R (*)(Args...)> {
   }
 };
 
-// Verbs whose error convention differs from "return EOPNOTSUPP".
-int post_send_unsupported(ibv_qp*, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
-  *bad_wr = wr;
-  return EOPNOTSUPP;
-}
-int post_recv_unsupported(ibv_qp*, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  *bad_wr = wr;
-  return EOPNOTSUPP;
-}
 int post_srq_recv_unsupported(ibv_srq*, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
   *bad_wr = wr;
   return EOPNOTSUPP;
@@ -42,10 +33,6 @@ int post_srq_ops_unsupported(ibv_srq*, ibv_ops_wr* op, ibv_ops_wr** bad_op) {
   *bad_op = op;
   return EOPNOTSUPP;
 }
-int poll_cq_unsupported(ibv_cq*, int, ibv_wc*) {  // ibv_poll_cq: negative on error
-  errno = EOPNOTSUPP;
-  return -EOPNOTSUPP;
-}
 int query_qp_data_in_order_unsupported(ibv_qp*, ibv_wr_opcode, uint32_t) {
   return 0;  // a capability mask: 0 = no in-order guarantee is claimed
 }
@@ -53,10 +40,9 @@ int rereg_mr_unsupported(verbs_mr*, int, ibv_pd*, void*, size_t, int) {
   errno = EOPNOTSUPP;
   return IBV_REREG_MR_ERR_INPUT;
 }
-// libibverbs calls these after reading an event; with no events there is
-// nothing to acknowledge.
+// libibverbs calls this after reading an async event (CQ errors): the
+// engine needs no acknowledgement.
 void async_event_none(ibv_context*, ibv_async_event*) {}
-void cq_event_none(ibv_cq*) {}
 
 verbs_context_ops make_ops() {
   verbs_context_ops o{};
@@ -73,15 +59,15 @@ verbs_context_ops make_ops() {
   ROCENIC_UNSUPPORTED(attach_mcast);
   ROCENIC_UNSUPPORTED(bind_mw);
   ROCENIC_UNSUPPORTED(close_xrcd);
-  o.cq_event = cq_event_none;
+  o.cq_event = cq_event;
   ROCENIC_UNSUPPORTED(create_ah);
   ROCENIC_UNSUPPORTED(create_counters);
-  ROCENIC_UNSUPPORTED(create_cq);
+  o.create_cq = create_cq;
   ROCENIC_UNSUPPORTED(create_cq_ex);
   ROCENIC_UNSUPPORTED(create_flow);
   ROCENIC_UNSUPPORTED(create_flow_action_esp);
-  ROCENIC_UNSUPPORTED(create_qp);
-  ROCENIC_UNSUPPORTED(create_qp_ex);
+  o.create_qp = create_qp;
+  o.create_qp_ex = create_qp_ex;
   ROCENIC_UNSUPPORTED(create_rwq_ind_table);
   ROCENIC_UNSUPPORTED(create_srq);
   ROCENIC_UNSUPPORTED(create_srq_ex);
@@ -89,13 +75,13 @@ verbs_context_ops make_ops() {
   ROCENIC_UNSUPPORTED(dealloc_mw);
   o.dealloc_pd = dealloc_pd;
   ROCENIC_UNSUPPORTED(dealloc_td);
-  ROCENIC_UNSUPPORTED(dereg_mr);
+  o.dereg_mr = dereg_mr;
   ROCENIC_UNSUPPORTED(destroy_ah);
   ROCENIC_UNSUPPORTED(destroy_counters);
-  ROCENIC_UNSUPPORTED(destroy_cq);
+  o.destroy_cq = destroy_cq;
   ROCENIC_UNSUPPORTED(destroy_flow);
   ROCENIC_UNSUPPORTED(destroy_flow_action);
-  ROCENIC_UNSUPPORTED(destroy_qp);
+  o.destroy_qp = destroy_qp;
   ROCENIC_UNSUPPORTED(destroy_rwq_ind_table);
   ROCENIC_UNSUPPORTED(destroy_srq);
   ROCENIC_UNSUPPORTED(destroy_wq);
@@ -108,29 +94,29 @@ verbs_context_ops make_ops() {
   ROCENIC_UNSUPPORTED(import_pd);
   ROCENIC_UNSUPPORTED(modify_cq);
   ROCENIC_UNSUPPORTED(modify_flow_action_esp);
-  ROCENIC_UNSUPPORTED(modify_qp);
+  o.modify_qp = modify_qp;
   ROCENIC_UNSUPPORTED(modify_qp_rate_limit);
   ROCENIC_UNSUPPORTED(modify_srq);
   ROCENIC_UNSUPPORTED(modify_wq);
   ROCENIC_UNSUPPORTED(open_qp);
   ROCENIC_UNSUPPORTED(open_xrcd);
-  o.poll_cq = poll_cq_unsupported;
-  o.post_recv = post_recv_unsupported;
-  o.post_send = post_send_unsupported;
+  o.poll_cq = poll_cq;
+  o.post_recv = post_recv;
+  o.post_send = post_send;
   o.post_srq_ops = post_srq_ops_unsupported;
   o.post_srq_recv = post_srq_recv_unsupported;
   o.query_device_ex = query_device_ex;
   ROCENIC_UNSUPPORTED(query_ece);
   o.query_port = query_port;
-  ROCENIC_UNSUPPORTED(query_qp);
+  o.query_qp = query_qp;
   o.query_qp_data_in_order = query_qp_data_in_order_unsupported;
   ROCENIC_UNSUPPORTED(query_rt_values);
   ROCENIC_UNSUPPORTED(query_srq);
   ROCENIC_UNSUPPORTED(read_counters);
   ROCENIC_UNSUPPORTED(reg_dm_mr);
   ROCENIC_UNSUPPORTED(reg_dmabuf_mr);
-  ROCENIC_UNSUPPORTED(reg_mr);
-  ROCENIC_UNSUPPORTED(req_notify_cq);
+  o.reg_mr = reg_mr;
+  o.req_notify_cq = req_notify_cq;
   o.rereg_mr = rereg_mr_unsupported;
   ROCENIC_UNSUPPORTED(resize_cq);
   ROCENIC_UNSUPPORTED(set_ece);

@@ -1,8 +1,4 @@
-// Protection domains: a PD number per ibv_pd, at most CAP_MAX_PD at a time.
-//
-// The engine's command mailbox does not exist yet, so the numbers are kept
-// by the provider against the engine's limit; when CREATE_PD/DESTROY_PD
-// commands arrive these two functions issue them.
+// Protection domains: the engine's ALLOC_PD / DEALLOC_PD commands.
 #include <cerrno>
 #include <new>
 
@@ -11,28 +7,30 @@
 namespace rocenic::driver {
 
 ibv_pd* alloc_pd(ibv_context* context) {
-  uint32_t pdn = 0;
-  if (!engine_of(context)->alloc_pdn(&pdn)) {
-    errno = ENOMEM;  // every PD the engine holds is in use
-    return nullptr;
-  }
   RocenicPd* pd = new (std::nothrow) RocenicPd{};
   if (!pd) {
-    engine_of(context)->free_pdn(pdn);
     errno = ENOMEM;
     return nullptr;
   }
+  uint32_t res[4] = {};
+  if (const int e = engine_of(context)->command(spec::CmdOp::kAllocPd, nullptr, 0, res)) {
+    delete pd;
+    errno = e;  // ENOMEM: every PD the engine holds is in use
+    return nullptr;
+  }
   pd->pd.context = context;
-  pd->pd.handle = pdn;
-  pd->pdn = pdn;
+  pd->pd.handle = res[0];
+  pd->pdn = res[0];
   return &pd->pd;
 }
 
 int dealloc_pd(ibv_pd* ibpd) {
   RocenicPd* pd = to_pd(ibpd);
-  // No MR, QP or AH can reference a PD yet; once they can, a PD still in use
-  // answers EBUSY here.
-  engine_of(ibpd->context)->free_pdn(pd->pdn);
+  uint8_t args[4];
+  for (int i = 0; i < 4; ++i) args[i] = static_cast<uint8_t>(pd->pdn >> (8 * i));
+  uint32_t res[4] = {};
+  // EBUSY while an MR or QP still uses it (the engine's BUSY), as the kernel answers.
+  if (const int e = engine_of(ibpd->context)->command(spec::CmdOp::kDeallocPd, args, sizeof args, res)) return e;
   delete pd;
   return 0;
 }

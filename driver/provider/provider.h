@@ -5,10 +5,14 @@
 //   RocenicDevice  wraps verbs_device   one per sysfs device; owns the Engine
 //   RocenicContext wraps verbs_context  one per ibv_open_device
 //   RocenicPd      wraps ibv_pd
+//   RocenicMr      wraps verbs_mr       (libibverbs hands dereg_mr a verbs_mr)
+//   RocenicCq      wraps ibv_cq
+//   RocenicQp      wraps verbs_qp       (ibv_qp_to_qp_ex reads its comp_mask)
 // The wrappers stay standard-layout C structs (libibverbs calloc()s the
 // context); C++ state hangs off them by pointer.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -19,8 +23,9 @@
 namespace rocenic::driver {
 
 struct DeviceState {
-  std::mutex mu;                   // guards engine creation
-  std::unique_ptr<Engine> engine;  // created by the first alloc_context
+  std::mutex mu;                   // guards engine creation and contexts
+  std::unique_ptr<Engine> engine;  // created by the first context, destroyed with the last
+  unsigned contexts = 0;
 };
 
 struct RocenicDevice {
@@ -43,6 +48,67 @@ struct RocenicPd {
   uint32_t pdn;
 };
 
+struct MrState {
+  uint32_t key = 0;
+  uint32_t mtt_base = 0, npages = 0;
+  uint64_t addr = 0, length = 0;  // the DMA window
+};
+
+struct RocenicMr {
+  verbs_mr vmr;
+  MrState* s;
+};
+
+// A completion queue: a ring of 2^lsz CQEs in this process's memory that the
+// engine writes by DMA.
+struct CqState {
+  ibv_cq* ibcq = nullptr;
+  uint32_t cqn = 0;
+  uint8_t lsz = 0;
+  uint32_t size = 0;
+  uint8_t* ring = nullptr;
+  std::atomic<uint32_t> ci{0};  // CQEs consumed, mod 2^24 (CQ_DB_CI)
+  uint32_t reported_ci = 0;     // last CI written to the engine (under the engine mutex)
+  int channel_wr = -1;          // completion channel: where events go (-1: none)
+  int async_wr = -1;            // the context's async event pipe (CQ errors)
+  std::mutex lock;              // poll_cq; destroy_qp takes it to retire its QP
+};
+
+struct RocenicCq {
+  ibv_cq cq;
+  CqState* s;
+};
+
+// A queue pair: send and receive rings of 128-byte WQEs in process memory.
+struct QpState {
+  uint32_t qpn = 0;
+  CqState* send_cq = nullptr;
+  CqState* recv_cq = nullptr;
+  uint8_t* sq = nullptr;
+  uint8_t* rq = nullptr;
+  uint8_t sq_lsz = 0, rq_lsz = 0;
+  uint32_t sq_size = 0, rq_size = 0;
+  bool sq_sig_all = false;
+  ibv_qp_cap cap{};  // as reported to the application
+  std::mutex sq_lock, rq_lock;
+  uint16_t sq_pi = 0, rq_pi = 0;       // WQEs posted, mod 2^16 (the doorbell value)
+  std::atomic<uint16_t> sq_ci{0};      // next WQE not yet completed (from CQEs)
+  std::atomic<uint16_t> rq_ci{0};
+  std::mutex attr_lock;                // attr, attr_mask: what modify_qp stored
+  ibv_qp_attr attr{};
+  // The ibv_wr_* builder (qp_ex.cc): between wr_start and wr_complete/abort
+  // the sq_lock is held and WQEs go to slots from sq_pi on.
+  uint16_t wr_pi = 0;
+  int wr_err = 0;
+  uint8_t* wr_cur = nullptr;     // the slot of the WQE being built
+  void* wr_builder = nullptr;    // its contents (qp_ex.cc), for QPs made with send_ops_flags
+};
+
+struct RocenicQp {
+  verbs_qp vqp;
+  QpState* s;
+};
+
 template <typename Outer, typename Member>
 Outer* container_of(Member* m, size_t offset) {
   return reinterpret_cast<Outer*>(reinterpret_cast<char*>(m) - offset);
@@ -59,6 +125,11 @@ inline RocenicContext* to_context(ibv_context* c) {
 }
 inline Engine* engine_of(ibv_context* c) { return to_context(c)->state->engine; }
 inline RocenicPd* to_pd(ibv_pd* pd) { return container_of<RocenicPd>(pd, offsetof(RocenicPd, pd)); }
+inline RocenicMr* to_mr(verbs_mr* m) { return container_of<RocenicMr>(m, offsetof(RocenicMr, vmr)); }
+inline RocenicCq* to_cq(ibv_cq* cq) { return container_of<RocenicCq>(cq, offsetof(RocenicCq, cq)); }
+inline RocenicQp* to_qp(ibv_qp* qp) {
+  return container_of<RocenicQp>(container_of<verbs_qp>(qp, offsetof(verbs_qp, qp)), offsetof(RocenicQp, vqp));
+}
 
 // ---- device and context life cycle (context.cc)
 verbs_device* alloc_device(verbs_sysfs_dev* sysfs_dev);
@@ -66,12 +137,27 @@ void uninit_device(verbs_device* vdev);
 verbs_context* alloc_context(ibv_device* ibdev, int cmd_fd, void* private_data);
 void free_context(ibv_context* context);
 
-// ---- verbs implemented in this step (query.cc, pd.cc)
+// ---- verbs (query.cc, pd.cc, mr.cc, cq.cc, qp.cc, post.cc)
 int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input, ibv_device_attr_ex* attr,
                     size_t attr_size);
 int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* port_attr);
 ibv_pd* alloc_pd(ibv_context* context);
 int dealloc_pd(ibv_pd* pd);
+ibv_mr* reg_mr(ibv_pd* pd, void* addr, size_t length, uint64_t hca_va, int access);
+int dereg_mr(verbs_mr* vmr);
+ibv_cq* create_cq(ibv_context* context, int cqe, ibv_comp_channel* channel, int comp_vector);
+int destroy_cq(ibv_cq* cq);
+int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc);
+int req_notify_cq(ibv_cq* cq, int solicited_only);
+void cq_event(ibv_cq* cq);
+ibv_qp* create_qp(ibv_pd* pd, ibv_qp_init_attr* attr);
+ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* attr);
+void free_wr_builder(QpState* s);
+int destroy_qp(ibv_qp* qp);
+int modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
+int query_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask, ibv_qp_init_attr* init_attr);
+int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
 
 // The full 76-entry ops table: the verbs above, every other entry a
 // "not supported yet" stub (EOPNOTSUPP), none left NULL.
@@ -80,5 +166,11 @@ const verbs_context_ops& context_ops();
 // Fixed device facts that have no CSR (documented in docs/driver.md).
 constexpr uint32_t kVendorId = 0xFFFFFF;  // no IEEE OUI: a simulated device (as Soft-RoCE reports)
 constexpr uint32_t kVendorPartId = 0;
+
+// Host memory for rings: zeroed, page aligned; nullptr when out of memory.
+uint8_t* alloc_ring(size_t bytes);
+void free_ring(uint8_t* ring);
+// The smallest n with 2^n >= v (v >= 1).
+unsigned log2_ceil(uint32_t v);
 
 }  // namespace rocenic::driver

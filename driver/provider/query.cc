@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "gen/roce_spec.h"
+#include "engine_limits.h"
 #include "provider.h"
 
 namespace rocenic::driver {
@@ -15,10 +16,8 @@ namespace {
 
 // Attributes with no CSR yet: documented in docs/driver.md.
 constexpr uint64_t kMaxMrSize = uint64_t{1} << 48;   // a 48-bit user virtual address space
-constexpr uint64_t kPageSizeCap = 4096;              // MTT pages of 4 KiB
 constexpr int kMaxQpRdAtom = 16;                     // outstanding RDMA READ/atomic per QP
 constexpr uint8_t kLocalCaAckDelay = 15;             // 4.096 us * 2^15 ~ 134 ms
-constexpr uint32_t kMaxMsgSize = uint32_t{1} << 31;  // IBTA maximum message size
 
 // IBV_MTU_* of the largest payload the engine carries (spec: MAX_PAYLOAD).
 constexpr unsigned max_mtu_enum() {
@@ -44,7 +43,7 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.node_guid = htobe64(eng->config().node_guid);
   a.sys_image_guid = a.node_guid;
   a.max_mr_size = kMaxMrSize;
-  a.page_size_cap = kPageSizeCap;
+  a.page_size_cap = kPageSize;  // MTT pages
   a.vendor_id = kVendorId;
   a.vendor_part_id = kVendorPartId;
   a.hw_ver = caps.version;
@@ -60,7 +59,7 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.max_qp_rd_atom = kMaxQpRdAtom;
   a.max_qp_init_rd_atom = kMaxQpRdAtom;
   a.max_res_rd_atom = kMaxQpRdAtom * static_cast<int>(caps.max_qp);
-  a.atomic_cap = IBV_ATOMIC_HCA;
+  a.atomic_cap = IBV_ATOMIC_NONE;  // the engine executes no atomics yet (post_send: EOPNOTSUPP)
   a.max_pkeys = 1;
   a.local_ca_ack_delay = kLocalCaAckDelay;
   a.phys_port_cnt = 1;
@@ -84,7 +83,7 @@ int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* p) {
   p->active_mtu = static_cast<ibv_mtu>(port.mtu);
   p->gid_tbl_len = static_cast<int>(caps.gid_tbl_len);
   p->port_cap_flags = IBV_PORT_IP_BASED_GIDS;  // RoCE: GIDs come from the port's addresses
-  p->max_msg_sz = kMaxMsgSize;
+  p->max_msg_sz = static_cast<uint32_t>(kMaxMsgSize);
   p->pkey_tbl_len = 1;
   p->lid = 0;  // Ethernet: no LID, no subnet manager
   p->sm_lid = 0;

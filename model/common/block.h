@@ -25,8 +25,9 @@ struct Flit {
   uint64_t keep = 0;  // one bit per byte lane (data widths up to 512 bits)
   bool last = true;
   bool user = false;
+  uint8_t id = 0;  // AXI-Stream tid where a port has one (DMA read data: the request's tag)
   bool operator==(const Flit& o) const {
-    return data == o.data && keep == o.keep && last == o.last && user == o.user;
+    return data == o.data && keep == o.keep && last == o.last && user == o.user && id == o.id;
   }
 };
 
@@ -53,6 +54,9 @@ class Block {
   virtual uint64_t cycle() const = 0;
   // Named 32-bit counters the block exposes (compared at quiescence).
   virtual std::vector<std::pair<std::string, uint32_t>> counters() = 0;
+  // Nothing in progress, buffered or pending: nothing happens without new
+  // input (the engine stops the simulated clock when every block is idle).
+  virtual bool idle() const { return true; }
   // Waveform dump (RTL blocks): start writing an FST file from the next cycle on.
   virtual bool open_trace(const std::string& /*fst_path*/) { return false; }
   virtual void close_trace() {}

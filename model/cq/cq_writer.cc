@@ -85,7 +85,8 @@ void CqWriter::clock() {
         spec::Cqe e;
         e.wr_id = c.wr_id;
         e.byte_len = c.byte_len;
-        e.imm = c.imm;
+        // the immediate's wire bytes, first byte first (cq_compl_t holds it as the wire's big-endian number)
+        e.imm = (c.imm >> 24) | ((c.imm >> 8) & 0xFF00u) | ((c.imm << 8) & 0xFF0000u) | (c.imm << 24);
         e.qp_num = c.qp_num;
         e.opcode = c.opcode;
         e.src_qp = c.src_qp;

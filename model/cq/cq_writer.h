@@ -32,6 +32,7 @@ class CqWriter : public Block {
   Flit output(unsigned port) override;
   void clock() override;
   uint64_t cycle() const override { return cycle_; }
+  bool idle() const override { return st_ == St::kIdle && !req_pending_ && !beat_pending_; }
   std::vector<std::pair<std::string, uint32_t>> counters() override {
     return {{"cqe", cnt_cqe_}, {"cq_err", cnt_err_}};
   }

@@ -1,5 +1,6 @@
 #include "csr/roce_csr.h"
 
+#include "common/desc_flit.h"
 #include "common/le_bytes.h"
 
 namespace rocenic::model {
@@ -23,8 +24,16 @@ uint32_t le(const Flit& f, unsigned off, unsigned n) {
 }  // namespace
 
 RoceCsr::RoceCsr(const CsrParams& p) : p_(p), gid_(p.gid_tbl_len), gtype_(p.gid_tbl_len) {
-  in_info_ = {{"s_axil_aw", false, true, 2}, {"s_axil_w", false, true, 5}, {"s_axil_ar", false, true, 2}};
-  out_info_ = {{"s_axil_b", false, true, 1}, {"s_axil_r", false, true, 5}};
+  in_info_ = {{"s_axil_aw", false, true, 2},
+              {"s_axil_w", false, true, 5},
+              {"s_axil_ar", false, true, 2},
+              {"s_cmd_resp", false, true, (spec::CmdResp::kBits + 7) / 8}};
+  out_info_ = {{"s_axil_b", false, true, 1},
+               {"s_axil_r", false, true, 5},
+               {"m_cmd", false, true, (spec::CmdReq::kBits + 7) / 8},
+               {"m_sq_db", false, true, (spec::WqDb::kBits + 7) / 8},
+               {"m_rq_db", false, true, (spec::WqDb::kBits + 7) / 8},
+               {"m_cq_db", false, true, (spec::CqDb::kBits + 7) / 8}};
   reset();
 }
 
@@ -38,6 +47,15 @@ void RoceCsr::reset() {
   for (auto& t : gtype_) t = 0;
   bvalid_ = rvalid_ = false;
   bresp_ = rresp_ = 0;
+  cmd_arg_ = {};
+  cmd_res_ = {};
+  cmd_op_ = cmd_status_ = 0;
+  cmd_busy_ = cmd_valid_ = false;
+  cq_ci_ = 0;
+  sq_db_ = rq_db_ = {};
+  cq_db_ = {};
+  for (bool& v : db_valid_) v = false;
+  resp_valid_ = false;
   rdata_ = 0;
   cycle_ = 0;
 }
@@ -55,6 +73,18 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
   }
   if (a > kCsrRxDrop && a < kCsrRxDrop + 4 * kDropCount) {
     *value = counters_in_.rx_drop[(a - kCsrRxDrop) / 4];
+    return true;
+  }
+  if (a > kCsrXportCnt && a < kCsrXportCnt + 4 * kXportCntCount) {
+    *value = counters_in_.xport[(a - kCsrXportCnt) / 4];
+    return true;
+  }
+  if (a >= kCsrCmdArg && a < kCsrCmdArg + 64) {
+    *value = cmd_arg_[(a - kCsrCmdArg) / 4];
+    return true;
+  }
+  if (a >= kCsrCmdRes && a < kCsrCmdRes + 16) {
+    *value = cmd_res_[(a - kCsrCmdRes) / 4];
     return true;
   }
   switch (a) {
@@ -80,6 +110,10 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     case kCsrRxRoce: *value = counters_in_.rx_roce; return true;
     case kCsrRxBypass: *value = counters_in_.rx_bypass; return true;
     case kCsrTxFrames: *value = counters_in_.tx_frames; return true;
+    case kCsrCmdOp: *value = cmd_op_; return true;
+    case kCsrCmdStatus: *value = (cmd_busy_ ? 0x80000000u : 0u) | cmd_status_; return true;
+    case kCsrSqDb: case kCsrRqDb: case kCsrCqDb: *value = 0; return true;
+    case kCsrCqDbCi: *value = cq_ci_; return true;
     default: return false;
   }
 }
@@ -116,7 +150,52 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
       mtu_ = v & 7u;
       return true;
     }
-    default: return false;
+    case kCsrCmdOp:
+      if (cmd_busy_) return false;
+      cmd_op_ = static_cast<uint8_t>(merge(cmd_op_, data, strb));
+      cmd_busy_ = cmd_valid_ = true;
+      return true;
+    case kCsrSqDb:
+    case kCsrRqDb: {
+      const uint32_t v = merge(0, data, strb);
+      spec::WqDb& db = a == kCsrSqDb ? sq_db_ : rq_db_;
+      db.qpn = static_cast<uint16_t>(v);
+      db.pi = static_cast<uint16_t>(v >> 16);
+      db_valid_[a == kCsrSqDb ? 0 : 1] = true;
+      return true;
+    }
+    case kCsrCqDbCi: cq_ci_ = merge(cq_ci_, data, strb) & 0xFFFFFFu; return true;
+    case kCsrCqDb: {
+      const uint32_t v = merge(0, data, strb);
+      cq_db_.cq = static_cast<uint16_t>(v);
+      cq_db_.ci = cq_ci_ & 0xFFFFFFu;
+      cq_db_.arm = static_cast<uint8_t>((v >> 16) & 3u);
+      db_valid_[2] = true;
+      return true;
+    }
+    default:
+      if (a >= kCsrCmdArg && a < kCsrCmdArg + 64) {
+        if (cmd_busy_) return false;
+        uint32_t& w = cmd_arg_[(a - kCsrCmdArg) / 4];
+        w = merge(w, data, strb);
+        return true;
+      }
+      return false;
+  }
+}
+
+bool RoceCsr::write_waits(uint32_t addr) const {
+  const uint32_t a = addr & 0xFFCu;
+  return (a == spec::kCsrSqDb && db_valid_[0]) || (a == spec::kCsrRqDb && db_valid_[1]) ||
+         (a == spec::kCsrCqDb && db_valid_[2]);
+}
+
+bool RoceCsr::output_valid(unsigned port) {
+  switch (port) {
+    case 0: return bvalid_;
+    case 1: return rvalid_;
+    case 2: return cmd_valid_;
+    default: return db_valid_[port - 3];
   }
 }
 
@@ -124,23 +203,40 @@ void RoceCsr::set_input(unsigned port, bool valid, const Flit& f) {
   switch (port) {
     case 0: aw_valid_ = valid; aw_addr_ = le(f, 0, 2); break;
     case 1: w_valid_ = valid; w_data_ = le(f, 0, 4); w_strb_ = static_cast<uint8_t>(le(f, 4, 1)); break;
-    default: ar_valid_ = valid; ar_addr_ = le(f, 0, 2); break;
+    case 2: ar_valid_ = valid; ar_addr_ = le(f, 0, 2); break;
+    default:
+      resp_valid_ = valid;
+      if (valid) resp_ = desc_from_flit<spec::CmdResp>(f);
+      break;
   }
 }
 
-void RoceCsr::set_output_ready(unsigned port, bool ready) { (port == 0 ? b_ready_ : r_ready_) = ready; }
+void RoceCsr::set_output_ready(unsigned port, bool ready) {
+  if (port == 0) b_ready_ = ready;
+  else if (port == 1) r_ready_ = ready;
+  else out_ready_[port] = ready;
+}
 
 bool RoceCsr::input_ready(unsigned port) {
+  if (port == 3) return true;
   if (port == 2) return !rvalid_;
-  return !bvalid_ && aw_valid_ && w_valid_;
+  return !bvalid_ && aw_valid_ && w_valid_ && !write_waits(aw_addr_);
 }
 
 Flit RoceCsr::output(unsigned port) {
   Flit f;
-  if (port == 0) {
-    f.data = le_bytes(bresp_, 1);
-  } else {
-    f.data = le_bytes(rdata_, 4, rresp_);
+  switch (port) {
+    case 0: f.data = le_bytes(bresp_, 1); break;
+    case 1: f.data = le_bytes(rdata_, 4, rresp_); break;
+    case 2: {
+      spec::CmdReq c;
+      c.op = cmd_op_;
+      c.args = cmd_arg_;
+      return desc_to_flit(c);
+    }
+    case 3: return desc_to_flit(sq_db_);
+    case 4: return desc_to_flit(rq_db_);
+    default: return desc_to_flit(cq_db_);
   }
   return f;
 }
@@ -150,6 +246,14 @@ void RoceCsr::clock() {
   const bool take_r = ar_valid_ && input_ready(2);
   if (bvalid_ && b_ready_) bvalid_ = false;
   if (rvalid_ && r_ready_) rvalid_ = false;
+  if (cmd_valid_ && out_ready_[2]) cmd_valid_ = false;
+  for (unsigned i = 0; i < 3; ++i)
+    if (db_valid_[i] && out_ready_[3 + i]) db_valid_[i] = false;
+  if (resp_valid_) {
+    cmd_busy_ = false;
+    cmd_status_ = resp_.status;
+    cmd_res_ = {resp_.res[0], resp_.res[1], resp_.res[2], resp_.res[3]};
+  }
   // A read in the same cycle as a write sees the old value, as the RTL's registers do.
   if (take_r) {
     uint32_t v = 0;

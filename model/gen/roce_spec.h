@@ -1613,7 +1613,7 @@ struct CqCompl {
   uint8_t solicited = 0;  // the message had SE set (wakes a CQ armed for solicited events)
   uint64_t wr_id = 0;
   uint32_t byte_len = 0;
-  uint32_t imm = 0;
+  uint32_t imm = 0;  // immediate data as the wire's big-endian number (the CQ writer stores its bytes in wire order)
   uint32_t qp_num = 0;
   uint8_t opcode = 0;
   uint32_t src_qp = 0;
@@ -2172,6 +2172,32 @@ struct SqRetire {
 
 // Completion queue entry. The engine writes entry pi % size of the ring; the driver owns it once `owner` bit 0 equals the pass's phase (1 on the first pass over the ring, 0 on the second, ...).
 // Host-memory layout, little-endian, 32 bytes.
+inline constexpr unsigned kCqeWrIdOff = 0;
+inline constexpr unsigned kCqeWrIdBytes = 8;
+inline constexpr unsigned kCqeByteLenOff = 8;
+inline constexpr unsigned kCqeByteLenBytes = 4;
+inline constexpr unsigned kCqeImmOff = 12;
+inline constexpr unsigned kCqeImmBytes = 4;
+inline constexpr unsigned kCqeQpNumOff = 16;
+inline constexpr unsigned kCqeQpNumBytes = 3;
+inline constexpr unsigned kCqeOpcodeOff = 19;
+inline constexpr unsigned kCqeOpcodeBytes = 1;
+inline constexpr unsigned kCqeSrcQpOff = 20;
+inline constexpr unsigned kCqeSrcQpBytes = 3;
+inline constexpr unsigned kCqeStatusOff = 23;
+inline constexpr unsigned kCqeStatusBytes = 1;
+inline constexpr unsigned kCqeWcFlagsOff = 24;
+inline constexpr unsigned kCqeWcFlagsBytes = 1;
+inline constexpr unsigned kCqeSlOff = 25;
+inline constexpr unsigned kCqeSlBytes = 1;
+inline constexpr unsigned kCqePkeyIndexOff = 26;
+inline constexpr unsigned kCqePkeyIndexBytes = 2;
+inline constexpr unsigned kCqeVendorErrOff = 28;
+inline constexpr unsigned kCqeVendorErrBytes = 1;
+inline constexpr unsigned kCqeWqeCounterOff = 29;
+inline constexpr unsigned kCqeWqeCounterBytes = 2;
+inline constexpr unsigned kCqeOwnerOff = 31;
+inline constexpr unsigned kCqeOwnerBytes = 1;
 struct Cqe {
   static constexpr unsigned kSize = 32;
   uint64_t wr_id = 0;  // the work request's wr_id
@@ -2250,6 +2276,28 @@ struct Cqe {
 
 // Send work request in the send-queue ring (entry pi % 2^sq_lsz). The engine reads it whole by DMA after the SQ doorbell passes it.
 // Host-memory layout, little-endian, 128 bytes.
+inline constexpr unsigned kSendWqeWrIdOff = 0;
+inline constexpr unsigned kSendWqeWrIdBytes = 8;
+inline constexpr unsigned kSendWqeOpcodeOff = 8;
+inline constexpr unsigned kSendWqeOpcodeBytes = 1;
+inline constexpr unsigned kSendWqeFlagsOff = 9;
+inline constexpr unsigned kSendWqeFlagsBytes = 1;
+inline constexpr unsigned kSendWqeNumSgeOff = 10;
+inline constexpr unsigned kSendWqeNumSgeBytes = 1;
+inline constexpr unsigned kSendWqeImmOff = 12;
+inline constexpr unsigned kSendWqeImmBytes = 4;
+inline constexpr unsigned kSendWqeRemoteAddrOff = 16;
+inline constexpr unsigned kSendWqeRemoteAddrBytes = 8;
+inline constexpr unsigned kSendWqeRkeyOff = 24;
+inline constexpr unsigned kSendWqeRkeyBytes = 4;
+inline constexpr unsigned kSendWqeLengthOff = 28;
+inline constexpr unsigned kSendWqeLengthBytes = 4;
+inline constexpr unsigned kSendWqeSge0AddrOff = 32;
+inline constexpr unsigned kSendWqeSge0AddrBytes = 8;
+inline constexpr unsigned kSendWqeSge0LengthOff = 40;
+inline constexpr unsigned kSendWqeSge0LengthBytes = 4;
+inline constexpr unsigned kSendWqeSge0LkeyOff = 44;
+inline constexpr unsigned kSendWqeSge0LkeyBytes = 4;
 struct SendWqe {
   static constexpr unsigned kSize = 128;
   uint64_t wr_id = 0;
@@ -2318,6 +2366,16 @@ struct SendWqe {
 
 // Receive work request in the receive-queue ring. The engine reads it by DMA when a SEND or WRITE with immediate starts.
 // Host-memory layout, little-endian, 128 bytes.
+inline constexpr unsigned kRecvWqeWrIdOff = 0;
+inline constexpr unsigned kRecvWqeWrIdBytes = 8;
+inline constexpr unsigned kRecvWqeNumSgeOff = 8;
+inline constexpr unsigned kRecvWqeNumSgeBytes = 1;
+inline constexpr unsigned kRecvWqeSge0AddrOff = 32;
+inline constexpr unsigned kRecvWqeSge0AddrBytes = 8;
+inline constexpr unsigned kRecvWqeSge0LengthOff = 40;
+inline constexpr unsigned kRecvWqeSge0LengthBytes = 4;
+inline constexpr unsigned kRecvWqeSge0LkeyOff = 44;
+inline constexpr unsigned kRecvWqeSge0LkeyBytes = 4;
 struct RecvWqe {
   static constexpr unsigned kSize = 128;
   uint64_t wr_id = 0;
@@ -2356,6 +2414,12 @@ struct RecvWqe {
 
 // Scatter/gather entry (send_wqe and recv_wqe hold up to 6 from offset 32).
 // Host-memory layout, little-endian, 16 bytes.
+inline constexpr unsigned kSgeAddrOff = 0;
+inline constexpr unsigned kSgeAddrBytes = 8;
+inline constexpr unsigned kSgeLengthOff = 8;
+inline constexpr unsigned kSgeLengthBytes = 4;
+inline constexpr unsigned kSgeLkeyOff = 12;
+inline constexpr unsigned kSgeLkeyBytes = 4;
 struct Sge {
   static constexpr unsigned kSize = 16;
   uint64_t addr = 0;
@@ -2384,6 +2448,10 @@ struct Sge {
 
 // CMD_ARG words of CREATE_CQ.
 // Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdCreateCqBaseOff = 0;
+inline constexpr unsigned kCmdCreateCqBaseBytes = 8;
+inline constexpr unsigned kCmdCreateCqLogSizeOff = 8;
+inline constexpr unsigned kCmdCreateCqLogSizeBytes = 1;
 struct CmdCreateCq {
   static constexpr unsigned kSize = 64;
   uint64_t base = 0;  // bus address of CQE 0, 32-byte aligned
@@ -2407,6 +2475,20 @@ struct CmdCreateCq {
 
 // CMD_ARG words of REG_MR. The MTT entries mtt_base .. mtt_base+npages-1 must be written first (WRITE_MTT).
 // Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdRegMrIovaOff = 0;
+inline constexpr unsigned kCmdRegMrIovaBytes = 8;
+inline constexpr unsigned kCmdRegMrLengthOff = 8;
+inline constexpr unsigned kCmdRegMrLengthBytes = 8;
+inline constexpr unsigned kCmdRegMrPdOff = 16;
+inline constexpr unsigned kCmdRegMrPdBytes = 4;
+inline constexpr unsigned kCmdRegMrAccessOff = 20;
+inline constexpr unsigned kCmdRegMrAccessBytes = 4;
+inline constexpr unsigned kCmdRegMrMttBaseOff = 24;
+inline constexpr unsigned kCmdRegMrMttBaseBytes = 4;
+inline constexpr unsigned kCmdRegMrNpagesOff = 28;
+inline constexpr unsigned kCmdRegMrNpagesBytes = 4;
+inline constexpr unsigned kCmdRegMrPageShiftOff = 32;
+inline constexpr unsigned kCmdRegMrPageShiftBytes = 1;
 struct CmdRegMr {
   static constexpr unsigned kSize = 64;
   uint64_t iova = 0;
@@ -2455,6 +2537,12 @@ struct CmdRegMr {
 
 // CMD_ARG words of WRITE_MTT.
 // Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdWriteMttIndexOff = 0;
+inline constexpr unsigned kCmdWriteMttIndexBytes = 4;
+inline constexpr unsigned kCmdWriteMttCountOff = 4;
+inline constexpr unsigned kCmdWriteMttCountBytes = 4;
+inline constexpr unsigned kCmdWriteMttPa0Off = 8;
+inline constexpr unsigned kCmdWriteMttPa0Bytes = 8;
 struct CmdWriteMtt {
   static constexpr unsigned kSize = 64;
   uint32_t index = 0;  // first MTT entry
@@ -2483,6 +2571,22 @@ struct CmdWriteMtt {
 
 // CMD_ARG words of CREATE_QP. The QP starts in RESET.
 // Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdCreateQpSqBaseOff = 0;
+inline constexpr unsigned kCmdCreateQpSqBaseBytes = 8;
+inline constexpr unsigned kCmdCreateQpRqBaseOff = 8;
+inline constexpr unsigned kCmdCreateQpRqBaseBytes = 8;
+inline constexpr unsigned kCmdCreateQpPdOff = 16;
+inline constexpr unsigned kCmdCreateQpPdBytes = 4;
+inline constexpr unsigned kCmdCreateQpSendCqOff = 20;
+inline constexpr unsigned kCmdCreateQpSendCqBytes = 4;
+inline constexpr unsigned kCmdCreateQpRecvCqOff = 24;
+inline constexpr unsigned kCmdCreateQpRecvCqBytes = 4;
+inline constexpr unsigned kCmdCreateQpQpTypeOff = 28;
+inline constexpr unsigned kCmdCreateQpQpTypeBytes = 1;
+inline constexpr unsigned kCmdCreateQpSqLszOff = 29;
+inline constexpr unsigned kCmdCreateQpSqLszBytes = 1;
+inline constexpr unsigned kCmdCreateQpRqLszOff = 30;
+inline constexpr unsigned kCmdCreateQpRqLszBytes = 1;
 struct CmdCreateQp {
   static constexpr unsigned kSize = 64;
   uint64_t sq_base = 0;  // bus address of send WQE 0
@@ -2536,6 +2640,52 @@ struct CmdCreateQp {
 
 // CMD_ARG words of MODIFY_QP. attr_mask uses the IBV_QP_* bit values; the allowed and required bits per transition are IBTA's (docs/engine.md).
 // Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdModifyQpQpnOff = 0;
+inline constexpr unsigned kCmdModifyQpQpnBytes = 4;
+inline constexpr unsigned kCmdModifyQpAttrMaskOff = 4;
+inline constexpr unsigned kCmdModifyQpAttrMaskBytes = 4;
+inline constexpr unsigned kCmdModifyQpQpStateOff = 8;
+inline constexpr unsigned kCmdModifyQpQpStateBytes = 1;
+inline constexpr unsigned kCmdModifyQpPathMtuOff = 9;
+inline constexpr unsigned kCmdModifyQpPathMtuBytes = 1;
+inline constexpr unsigned kCmdModifyQpAccessOff = 10;
+inline constexpr unsigned kCmdModifyQpAccessBytes = 1;
+inline constexpr unsigned kCmdModifyQpSgidIndexOff = 11;
+inline constexpr unsigned kCmdModifyQpSgidIndexBytes = 1;
+inline constexpr unsigned kCmdModifyQpDestQpnOff = 12;
+inline constexpr unsigned kCmdModifyQpDestQpnBytes = 4;
+inline constexpr unsigned kCmdModifyQpRqPsnOff = 16;
+inline constexpr unsigned kCmdModifyQpRqPsnBytes = 4;
+inline constexpr unsigned kCmdModifyQpSqPsnOff = 20;
+inline constexpr unsigned kCmdModifyQpSqPsnBytes = 4;
+inline constexpr unsigned kCmdModifyQpDmacOff = 24;
+inline constexpr unsigned kCmdModifyQpDmacBytes = 6;
+inline constexpr unsigned kCmdModifyQpHopLimitOff = 30;
+inline constexpr unsigned kCmdModifyQpHopLimitBytes = 1;
+inline constexpr unsigned kCmdModifyQpTrafficClassOff = 31;
+inline constexpr unsigned kCmdModifyQpTrafficClassBytes = 1;
+inline constexpr unsigned kCmdModifyQpDgidOff = 32;
+inline constexpr unsigned kCmdModifyQpDgidBytes = 16;
+inline constexpr unsigned kCmdModifyQpFlowLabelOff = 48;
+inline constexpr unsigned kCmdModifyQpFlowLabelBytes = 4;
+inline constexpr unsigned kCmdModifyQpSlOff = 52;
+inline constexpr unsigned kCmdModifyQpSlBytes = 1;
+inline constexpr unsigned kCmdModifyQpTimeoutOff = 53;
+inline constexpr unsigned kCmdModifyQpTimeoutBytes = 1;
+inline constexpr unsigned kCmdModifyQpRetryCntOff = 54;
+inline constexpr unsigned kCmdModifyQpRetryCntBytes = 1;
+inline constexpr unsigned kCmdModifyQpRnrRetryOff = 55;
+inline constexpr unsigned kCmdModifyQpRnrRetryBytes = 1;
+inline constexpr unsigned kCmdModifyQpMinRnrTimerOff = 56;
+inline constexpr unsigned kCmdModifyQpMinRnrTimerBytes = 1;
+inline constexpr unsigned kCmdModifyQpMaxRdAtomicOff = 57;
+inline constexpr unsigned kCmdModifyQpMaxRdAtomicBytes = 1;
+inline constexpr unsigned kCmdModifyQpMaxDestRdAtomicOff = 58;
+inline constexpr unsigned kCmdModifyQpMaxDestRdAtomicBytes = 1;
+inline constexpr unsigned kCmdModifyQpPortNumOff = 59;
+inline constexpr unsigned kCmdModifyQpPortNumBytes = 1;
+inline constexpr unsigned kCmdModifyQpPkeyIndexOff = 60;
+inline constexpr unsigned kCmdModifyQpPkeyIndexBytes = 2;
 struct CmdModifyQp {
   static constexpr unsigned kSize = 64;
   uint32_t qpn = 0;

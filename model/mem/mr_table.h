@@ -42,6 +42,7 @@ class MrTable : public Block {
   Flit output(unsigned) override;
   void clock() override;
   uint64_t cycle() const override { return cycle_; }
+  bool idle() const override { return out_.empty(); }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
 
  private:

@@ -28,6 +28,7 @@ class RoceDeparser : public Block {
   Flit output(unsigned) override { return out_.front(); }
   void clock() override;
   uint64_t cycle() const override { return cycle_; }
+  bool idle() const override { return !collecting_ && out_.empty(); }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {{"tx_frames", tx_frames_}}; }
 
  private:

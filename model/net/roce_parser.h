@@ -56,6 +56,9 @@ class RoceParser : public rocenic::Block {
   Flit output(unsigned port) override;
   void clock() override;
   uint64_t cycle() const override { return cycle_; }
+  bool idle() const override {
+    return cur_.empty() && pending_.empty() && jobs_.empty() && hdrs_.empty() && used_ == 0;
+  }
   std::vector<std::pair<std::string, uint32_t>> counters() override;
 
  private:

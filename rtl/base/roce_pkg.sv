@@ -510,7 +510,7 @@ package roce_pkg;
     logic [0:0] solicited;  // the message had SE set (wakes a CQ armed for solicited events)
     logic [63:0] wr_id;
     logic [31:0] byte_len;
-    logic [31:0] imm;
+    logic [31:0] imm;  // immediate data as the wire's big-endian number (the CQ writer stores its bytes in wire order)
     logic [23:0] qp_num;
     logic [7:0] opcode;
     logic [23:0] src_qp;

@@ -91,7 +91,8 @@ module cq_writer #(
     cqe = '0;
     cqe[8*roce_pkg::CQE_WR_ID_OFF +: 64]      = s_compl.wr_id;
     cqe[8*roce_pkg::CQE_BYTE_LEN_OFF +: 32]   = s_compl.byte_len;
-    cqe[8*roce_pkg::CQE_IMM_OFF +: 32]        = s_compl.imm;
+    // the immediate's wire bytes, first byte first (cq_compl_t holds it as the wire's big-endian number)
+    cqe[8*roce_pkg::CQE_IMM_OFF +: 32]        = {s_compl.imm[7:0], s_compl.imm[15:8], s_compl.imm[23:16], s_compl.imm[31:24]};
     cqe[8*roce_pkg::CQE_QP_NUM_OFF +: 24]     = s_compl.qp_num;
     cqe[8*roce_pkg::CQE_OPCODE_OFF +: 8]      = s_compl.opcode;
     cqe[8*roce_pkg::CQE_SRC_QP_OFF +: 24]     = s_compl.src_qp;

@@ -5,7 +5,16 @@
 //   0x020 CAP_*                        device limits (this block's parameters)
 //   0x080 PORT_MAC_LO/HI, MTU, CTRL, STATE
 //   0x100 RX_* / 0x140 RX_DROP[reason] / 0x200 TX_FRAMES   counters of the packet path
+//   0x300 XPORT_CNT[i]                 transport counters (xport_cnt enum)
 //   0x400 GID[i]: 8 words each         words 0-3 GID (big-endian), word 4 type
+//   0x800 CMD_ARG[0..15], CMD_RES[0..3], CMD_OP, CMD_STATUS   command mailbox -> roce_cmd
+//   0x880 SQ_DB, RQ_DB, CQ_DB_CI, CQ_DB                       doorbells -> requester, responder, cq_writer
+//
+// Mailbox: writing CMD_OP sends {op, CMD_ARG} to roce_cmd and sets busy until
+// its answer comes back; CMD_OP and CMD_ARG writes are refused (SLVERR) while
+// busy, so the command the engine executes is exactly the one written.
+// Doorbells: a write is taken only once the previous doorbell of the same
+// kind has been taken by its block (AW/W wait), so none is lost; they read 0.
 //
 // One write (AW and W taken together) and one read in flight at a time;
 // every access is answered, OKAY or SLVERR: unmapped addresses, writes to
@@ -21,9 +30,9 @@ module roce_csr #(
   parameter int MAX_MR      = 1024,
   parameter int MAX_PD      = 256,
   parameter int MAX_QP_WR   = 4096,
-  parameter int MAX_SGE     = 8,
+  parameter int MAX_SGE     = 6,    // a 128-byte WQE holds 6 SGEs (spec/layouts.toml)
   parameter int MAX_CQE     = 65536,
-  parameter int MAX_INLINE  = 256,
+  parameter int MAX_INLINE  = 96,   // ... or 96 bytes of inline data
   parameter int GID_TBL_LEN = 16
 ) (
   input  wire logic                                clk,
@@ -56,6 +65,24 @@ module roce_csr #(
   input  wire logic [31:0]                         cnt_rx_bypass,
   input  wire logic [roce_pkg::DROP_COUNT*32-1:0]  cnt_rx_drop,
   input  wire logic [31:0]                         cnt_tx_frames,
+  input  wire logic [roce_pkg::XPORT_CNT_COUNT*32-1:0] cnt_xport,  // index 0 (NONE) unused
+  // command mailbox toward roce_cmd
+  output roce_pkg::cmd_req_t                       m_cmd,
+  output logic                                     m_cmd_valid,
+  input  wire logic                                m_cmd_ready,
+  input  wire roce_pkg::cmd_resp_t                 s_cmd_resp,
+  input  wire logic                                s_cmd_resp_valid,
+  output logic                                     s_cmd_resp_ready,
+  // doorbells
+  output roce_pkg::wq_db_t                         m_sq_db,
+  output logic                                     m_sq_db_valid,
+  input  wire logic                                m_sq_db_ready,
+  output roce_pkg::wq_db_t                         m_rq_db,
+  output logic                                     m_rq_db_valid,
+  input  wire logic                                m_rq_db_ready,
+  output roce_pkg::cq_db_t                         m_cq_db,
+  output logic                                     m_cq_db_valid,
+  input  wire logic                                m_cq_db_ready,
   // configuration for the engine
   output logic                                     roce_enable,
   output logic [47:0]                              port_mac,
@@ -76,6 +103,14 @@ module roce_csr #(
   logic [31:0]  ctrl_q, mac_lo_q, mac_hi_q, mtu_q, port_ctrl_q;
   logic [127:0] gid_q [GID_TBL_LEN];
   logic [1:0]   gtype_q [GID_TBL_LEN];
+  logic [511:0] cmd_arg_q;            // CMD_ARG word i at [32*i +: 32]
+  logic [7:0]   cmd_op_q, cmd_status_q;
+  logic [127:0] cmd_res_q;
+  logic         cmd_busy_q, cmd_valid_q;
+  logic [31:0]  cq_ci_q;
+  roce_pkg::wq_db_t sq_db_q, rq_db_q;
+  roce_pkg::cq_db_t cq_db_q;
+  logic         sq_db_valid_q, rq_db_valid_q, cq_db_valid_q;
 
   // ---- read decode: value and whether the address exists
   function automatic logic [31:0] gid_word(input logic [127:0] g, input logic [2:0] w);
@@ -103,6 +138,12 @@ module roce_csr #(
       else rd_value = gid_word(gid_q[r_gi], ra[4:2]);
     end else if (ra >= roce_pkg::CSR_RX_DROP && 32'(ra) < 32'(roce_pkg::CSR_RX_DROP) + 4 * roce_pkg::DROP_COUNT) begin
       rd_value = cnt_rx_drop[32 * ((ra - roce_pkg::CSR_RX_DROP) >> 2) +: 32];
+    end else if (ra > roce_pkg::CSR_XPORT_CNT && 32'(ra) < 32'(roce_pkg::CSR_XPORT_CNT) + 4 * roce_pkg::XPORT_CNT_COUNT) begin
+      rd_value = cnt_xport[32 * ((ra - roce_pkg::CSR_XPORT_CNT) >> 2) +: 32];
+    end else if (ra >= roce_pkg::CSR_CMD_ARG && ra < roce_pkg::CSR_CMD_ARG + 12'd64) begin
+      rd_value = cmd_arg_q[32 * ra[5:2] +: 32];
+    end else if (ra >= roce_pkg::CSR_CMD_RES && ra < roce_pkg::CSR_CMD_RES + 12'd16) begin
+      rd_value = cmd_res_q[32 * ra[3:2] +: 32];
     end else begin
       case (ra)
         roce_pkg::CSR_ID:             rd_value = roce_pkg::CSR_ID_RESET;
@@ -127,6 +168,10 @@ module roce_csr #(
         roce_pkg::CSR_RX_ROCE:        rd_value = cnt_rx_roce;
         roce_pkg::CSR_RX_BYPASS:      rd_value = cnt_rx_bypass;
         roce_pkg::CSR_TX_FRAMES:      rd_value = cnt_tx_frames;
+        roce_pkg::CSR_CMD_OP:         rd_value = {24'b0, cmd_op_q};
+        roce_pkg::CSR_CMD_STATUS:     rd_value = {cmd_busy_q, 23'b0, cmd_status_q};
+        roce_pkg::CSR_SQ_DB, roce_pkg::CSR_RQ_DB, roce_pkg::CSR_CQ_DB: rd_value = '0;
+        roce_pkg::CSR_CQ_DB_CI:       rd_value = cq_ci_q;
         default:                      rd_ok = 1'b0;
       endcase
     end
@@ -141,7 +186,7 @@ module roce_csr #(
 
   logic [11:0]  wa;
   logic [GI_W-1:0] w_gi;
-  logic         wr_ok, wr_fire;
+  logic         wr_ok, wr_fire, wr_wait;
   logic [31:0]  wr_new;
   logic [127:0] gid_new;
 
@@ -174,9 +219,22 @@ module roce_csr #(
           wr_new = merge(mtu_q, s_axil_wdata, s_axil_wstrb);
           wr_ok = wr_new >= 32'd1 && wr_new <= 32'd5;
         end
-        default: wr_ok = 1'b0;
+        roce_pkg::CSR_CMD_OP:   begin wr_new = merge({24'b0, cmd_op_q}, s_axil_wdata, s_axil_wstrb); wr_ok = !cmd_busy_q; end
+        roce_pkg::CSR_SQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_RQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_CQ_DB_CI: begin wr_new = merge(cq_ci_q, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_CQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        default: begin
+          if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64) begin
+            wr_new = merge(cmd_arg_q[32 * wa[5:2] +: 32], s_axil_wdata, s_axil_wstrb);
+            wr_ok = !cmd_busy_q;
+          end
+        end
       endcase
     end
+    // a doorbell waits (AW/W not taken) while the previous one of its kind is still pending
+    wr_wait = (wa == roce_pkg::CSR_SQ_DB && sq_db_valid_q) || (wa == roce_pkg::CSR_RQ_DB && rq_db_valid_q)
+           || (wa == roce_pkg::CSR_CQ_DB && cq_db_valid_q);
   end
 
   // ---- AXI4-Lite handshakes
@@ -184,7 +242,7 @@ module roce_csr #(
   logic [1:0] bresp_q, rresp_q;
   logic [31:0] rdata_q;
 
-  assign s_axil_awready = !bvalid_q && s_axil_awvalid && s_axil_wvalid;
+  assign s_axil_awready = !bvalid_q && s_axil_awvalid && s_axil_wvalid && !wr_wait;
   assign s_axil_wready  = s_axil_awready;
   assign wr_fire        = s_axil_awready;
   assign s_axil_arready = !rvalid_q;
@@ -206,7 +264,20 @@ module roce_csr #(
         gid_q[i] <= '0;
         gtype_q[i] <= '0;
       end
+      cmd_arg_q <= '0; cmd_op_q <= '0; cmd_status_q <= '0; cmd_res_q <= '0;
+      cmd_busy_q <= 1'b0; cmd_valid_q <= 1'b0; cq_ci_q <= '0;
+      sq_db_q <= '0; rq_db_q <= '0; cq_db_q <= '0;
+      sq_db_valid_q <= 1'b0; rq_db_valid_q <= 1'b0; cq_db_valid_q <= 1'b0;
     end else begin
+      if (m_cmd_valid && m_cmd_ready) cmd_valid_q <= 1'b0;
+      if (s_cmd_resp_valid) begin
+        cmd_busy_q <= 1'b0;
+        cmd_status_q <= s_cmd_resp.status;
+        cmd_res_q <= s_cmd_resp.res;
+      end
+      if (m_sq_db_valid && m_sq_db_ready) sq_db_valid_q <= 1'b0;
+      if (m_rq_db_valid && m_rq_db_ready) rq_db_valid_q <= 1'b0;
+      if (m_cq_db_valid && m_cq_db_ready) cq_db_valid_q <= 1'b0;
       if (s_axil_bvalid && s_axil_bready) bvalid_q <= 1'b0;
       if (s_axil_rvalid && s_axil_rready) rvalid_q <= 1'b0;
       if (wr_fire) begin
@@ -224,7 +295,27 @@ module roce_csr #(
               roce_pkg::CSR_PORT_MAC_HI: mac_hi_q <= {16'b0, wr_new[15:0]};
               roce_pkg::CSR_PORT_MTU:    mtu_q <= {29'b0, wr_new[2:0]};
               roce_pkg::CSR_PORT_CTRL:   port_ctrl_q <= {31'b0, wr_new[0]};
-              default: ;
+              roce_pkg::CSR_CMD_OP: begin
+                cmd_op_q <= wr_new[7:0];
+                cmd_busy_q <= 1'b1;
+                cmd_valid_q <= 1'b1;
+              end
+              roce_pkg::CSR_SQ_DB: begin
+                sq_db_q <= {wr_new[15:0], wr_new[31:16]};  // {qpn, pi}
+                sq_db_valid_q <= 1'b1;
+              end
+              roce_pkg::CSR_RQ_DB: begin
+                rq_db_q <= {wr_new[15:0], wr_new[31:16]};  // {qpn, pi}
+                rq_db_valid_q <= 1'b1;
+              end
+              roce_pkg::CSR_CQ_DB_CI: cq_ci_q <= {8'b0, wr_new[23:0]};
+              roce_pkg::CSR_CQ_DB: begin
+                cq_db_q <= {wr_new[15:0], cq_ci_q[23:0], wr_new[17:16]};  // {cq, ci, arm}
+                cq_db_valid_q <= 1'b1;
+              end
+              default:
+                if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64)
+                  cmd_arg_q[32 * wa[5:2] +: 32] <= wr_new;
             endcase
           end
         end
@@ -242,6 +333,16 @@ module roce_csr #(
   assign port_mac    = {mac_hi_q[15:0], mac_lo_q};
   assign port_mtu    = mtu_q[2:0];
   assign link_up     = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT];
+  assign m_cmd = {cmd_op_q, cmd_arg_q};  // {op, args}
+  assign m_cmd_valid = cmd_valid_q;
+  assign s_cmd_resp_ready = 1'b1;  // one command at a time: its answer is always welcome
+  assign m_sq_db = sq_db_q;
+  assign m_sq_db_valid = sq_db_valid_q;
+  assign m_rq_db = rq_db_q;
+  assign m_rq_db_valid = rq_db_valid_q;
+  assign m_cq_db = cq_db_q;
+  assign m_cq_db_valid = cq_db_valid_q;
+
   for (genvar i = 0; i < GID_TBL_LEN; i++) begin : g_gid_out
     assign gid_table[128*i +: 128] = gid_q[i];
     assign gid_type[2*i +: 2] = gtype_q[i];

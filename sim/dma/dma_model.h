@@ -56,6 +56,8 @@ class DmaModel {
 
   void clock();
   uint64_t cycle() const { return cycle_; }
+  // No read or write in flight and no write-done waiting.
+  bool idle() const { return reads_.empty() && writes_.empty() && done_.empty() && !out_valid_; }
   const DmaStats& stats() const { return stats_; }
   double bytes_per_cycle() const { return bpc_; }
   uint64_t read_latency_cycles() const { return rd_lat_; }

@@ -7,26 +7,98 @@ rocenic-run, as root and as an unprivileged user.
 import ipaddress
 import os
 import re
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 import unittest
 
 BUILD = None  # set from argv
 
 
-def launcher():
-    return os.path.join(BUILD, "bin", "rocenic-run")
+def launcher(fake=False):
+    """rocenic-run, or the one of the fake builds (every backend is the fake engine)."""
+    return os.path.join(BUILD, "fake" if fake else "", "bin", "rocenic-run")
 
 
-def run(args, user=None, env=None, timeout=120):
+# Wires live in a private directory for the whole run (not the user's).
+WIRE_DIR = tempfile.mkdtemp(prefix="rocenic-accept-wires.")
+os.chmod(WIRE_DIR, 0o777 | 0o1000)  # the nobody runs share it; each wire inside is made 0700 by its owner
+
+
+def run(args, user=None, env=None, timeout=120, fake=False):
     """Runs rocenic-run ARGS (as `user` via setpriv when given)."""
-    cmd = [launcher()] + args
+    cmd = [launcher(fake)] + args
     if user:
         cmd = ["setpriv", "--reuid=" + user, "--regid=nogroup", "--clear-groups"] + cmd
     full_env = dict(os.environ)
+    # Another user's wires in a directory of their own (a wire directory belongs to one user).
+    full_env["ROCENIC_WIRE_DIR"] = os.path.join(WIRE_DIR, "u-" + user) if user else WIRE_DIR
     if env:
         full_env.update(env)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+def start(args):
+    """Starts rocenic-run ARGS in the background (stdout/stderr captured)."""
+    env = dict(os.environ)
+    env["ROCENIC_WIRE_DIR"] = WIRE_DIR
+    return subprocess.Popen([launcher()] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, proc, timeout=120):
+    """Until something listens on TCP `port` (the server side of a verbs test), or proc ended."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        out = subprocess.run(["ss", "-ltnH", "sport = :%d" % port], capture_output=True, text=True).stdout
+        if out.strip():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+_wires = [0]
+
+
+def new_wire(tag):
+    _wires[0] += 1
+    return "%s-%d-%d" % (tag, os.getpid(), _wires[0])
+
+
+def client_server(tool_args, backend="model", timeout=900, pcaps=None, wire=None):
+    """Runs TOOL as server (10.0.0.1) and client (10.0.0.2) on one wire, each under
+    rocenic-run; returns (server, client) as (returncode, stdout, stderr)."""
+    wire = wire or new_wire("cs")
+    port = free_port()
+    common = ["--backend", backend, "--wire", wire]
+    pcap = lambda i: ["--pcap", pcaps[i]] if pcaps else []
+    server = start(common + ["--ip", "10.0.0.1"] + pcap(0) + ["--"] + tool_args + ["-p", str(port)])
+    if not wait_listening(port, server):
+        server.kill()
+        out, err = server.communicate()
+        return (server.returncode, out, err), (None, "", "server never listened")
+    client = start(common + ["--ip", "10.0.0.2"] + pcap(1) + ["--"] + tool_args + ["-p", str(port), "127.0.0.1"])
+    results = []
+    for p in (server, client):
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            err += "\n(killed after %d s)" % timeout
+        results.append((p.returncode, out, err))
+    return results[0], results[1]
 
 
 def csr_caps(backend):
@@ -98,7 +170,7 @@ class Devinfo(unittest.TestCase):
         for key in ("max_qp", "max_cq", "max_mr", "max_pd", "max_qp_wr", "max_sge", "max_cqe", "gid_tbl_len"):
             self.assertEqual(int(f[key]), caps[key], key)
         self.assertEqual(f["port_lid"], "0")
-        self.assertEqual(f["atomic_cap"], "ATOMIC_HCA (1)")
+        self.assertEqual(f["atomic_cap"], "ATOMIC_NONE (0)")  # no atomics in the engine yet
         gids = devinfo_gids(r.stdout)
         expect = {0: (eui64_link_local(MAC), "RoCE v1"), 1: (eui64_link_local(MAC), "RoCE v2")}
         for n, ip in enumerate(ips):
@@ -217,6 +289,204 @@ class VerbsSmoke(unittest.TestCase):
         self.assertIn("verilog", r.stderr)
 
 
+class Launcher2(unittest.TestCase):
+    """The wire as the launcher sees it."""
+
+    def test_a_live_mac_or_address_on_the_wire_is_refused_and_a_killed_member_cleaned(self):
+        wire = new_wire("dup")
+        port = free_port()
+        server = start(["--wire", wire, "--ip", "10.0.0.5", "--", "ibv_rc_pingpong", "-g", "3", "-p", str(port)])
+        try:
+            self.assertTrue(wait_listening(port, server), "the first member is up")
+            r = run(["--wire", wire, "--ip", "10.0.0.5", "--", "true"])
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("is already on wire '%s'" % wire, r.stderr)
+            r = run(["--wire", wire, "--ip", "10.0.0.6", "--mac", "02:00:00:00:00:66", "--", "true"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            # The program dies without leaving the wire; the launcher removes what it left.
+            child = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()
+            self.assertEqual(len(child), 1, child)
+            os.kill(int(child[0]), signal.SIGKILL)
+            server.communicate(timeout=60)
+            self.assertEqual(server.returncode, 128 + signal.SIGKILL)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.communicate()
+        left = [f for f in os.listdir(os.path.join(WIRE_DIR, wire)) if f != ".lock"]
+        self.assertEqual(left, [], "the launcher removed the killed member's socket and neighbour file")
+        r = run(["--wire", wire, "--ip", "10.0.0.5", "--", "ibv_devinfo"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class VerbsErrno(unittest.TestCase):
+    def check(self, backend):
+        r = run(["--backend", backend, "--ip", "10.0.0.1", "--wire", new_wire("errno"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "errno"], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check errno: ok", r.stdout)
+        self.assertIn("has address 203.0.113.77", r.stderr, "unresolvable GID: a clear message")
+
+    def test_model(self):
+        self.check("model")
+
+    def test_rtl(self):
+        self.check("rtl")
+
+
+class Loopback(unittest.TestCase):
+    """Two QPs of one device: frames to the port's own MAC turn back inside the engine."""
+
+    def check(self, backend, *args):
+        r = run(["--backend", backend, "--ip", "10.0.0.1", "--wire", new_wire("loop"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "loopback"] + list(args), timeout=900)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check loopback: ok", r.stdout)
+        return r
+
+    def test_model(self):
+        self.check("model", "--iters", "300", "--size", "4096")
+
+    def test_model_events_64k(self):
+        self.check("model", "--iters", "30", "--size", "65536", "--events")
+
+    def test_model_one_byte(self):
+        self.check("model", "--iters", "100", "--size", "1")
+
+    def test_model_wr_api(self):
+        self.check("model", "--iters", "100", "--size", "4096", "--wr-api")
+
+    def test_rtl(self):
+        self.check("rtl", "--iters", "30", "--size", "4096")
+
+
+def pingpong_args(size, iters, events):
+    return ["ibv_rc_pingpong", "-d", "rocenic0", "-g", "3", "-c", "-n", str(iters), "-s", str(size)] + \
+        (["-e"] if events else [])
+
+
+class Pingpong(unittest.TestCase):
+    """Unmodified ibv_rc_pingpong, two processes on one wire."""
+
+    def check(self, backend, size, iters=1000, events=False):
+        (sr, sout, serr), (cr, cout, cerr) = client_server(pingpong_args(size, iters, events), backend)
+        self.assertEqual(sr, 0, "server: " + sout + serr)
+        self.assertEqual(cr, 0, "client: " + cout + cerr)
+        for out in (sout, cout):
+            self.assertRegex(out, r"%d bytes in [0-9.]+ seconds" % (2 * size * iters))
+            self.assertRegex(out, r"%d iters in [0-9.]+ seconds" % iters)
+
+    def test_model_1(self):
+        self.check("model", 1)
+
+    def test_model_4096(self):
+        self.check("model", 4096)
+
+    def test_model_65536(self):
+        self.check("model", 65536)
+
+    def test_model_4096_events(self):
+        self.check("model", 4096, events=True)
+
+    def test_model_65536_events(self):
+        self.check("model", 65536, events=True)
+
+    def test_rtl_1(self):
+        self.check("rtl", 1)
+
+    def test_rtl_4096(self):
+        self.check("rtl", 4096)
+
+    def test_rtl_65536_events(self):
+        self.check("rtl", 65536, events=True)
+
+
+class Perftest(unittest.TestCase):
+    def check(self, tool):
+        (sr, sout, serr), (cr, cout, cerr) = client_server([tool, "-d", "rocenic0", "-x", "3", "-F"], "model")
+        self.assertEqual(sr, 0, "server: " + sout + serr)
+        self.assertEqual(cr, 0, "client: " + cout + cerr)
+        self.assertRegex(cout, r"\n\s*65536\s+\d+\s+[0-9.]+\s+[0-9.]+", "a result line for 64 KiB")
+
+    def test_ib_write_bw(self):
+        self.check("ib_write_bw")
+
+    def test_ib_send_bw(self):
+        self.check("ib_send_bw")
+
+
+class WirePcap(unittest.TestCase):
+    def test_both_captures_decode_as_rocev2(self):
+        d = tempfile.mkdtemp(prefix="rocenic-pcap.")
+        try:
+            pcaps = [os.path.join(d, "server.pcap"), os.path.join(d, "client.pcap")]
+            (sr, sout, serr), (cr, cout, cerr) = client_server(pingpong_args(4096, 20, False), "model", pcaps=pcaps)
+            self.assertEqual((sr, cr), (0, 0), serr + cerr)
+            for pcap in pcaps:
+                out = subprocess.run(["tshark", "-r", pcap, "-T", "fields", "-e", "ip.src", "-e", "ip.dst",
+                                      "-e", "udp.dstport", "-e", "infiniband.bth.opcode"],
+                                     capture_output=True, text=True, check=True).stdout
+                rows = [l.split("\t") for l in out.splitlines()]
+                self.assertGreater(len(rows), 40, pcap)
+                for src, dst, dport, opcode in rows:
+                    self.assertEqual({src, dst}, {"10.0.0.1", "10.0.0.2"}, pcap)
+                    self.assertEqual(dport, "4791", pcap)
+                    self.assertNotEqual(opcode, "", "tshark decodes the BTH")
+                # 4096-byte messages at the default MTU 1024: FIRST/MIDDLE/LAST, and ACKs (17).
+                self.assertIn("17", {r[3] for r in rows})
+        finally:
+            shutil.rmtree(d)
+
+
+class FakeVerbsErrno(unittest.TestCase):
+    """verbs_check errno through libibverbs, the shim and the launcher, on the fake engine."""
+
+    def test_fake(self):
+        r = run(["--ip", "10.0.0.1", "--wire", new_wire("ferrno"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "errno"], fake=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check errno: ok", r.stdout)
+        self.assertIn("has address 203.0.113.77", r.stderr)
+
+
+class FakeLoopback(unittest.TestCase):
+    def check(self, *args):
+        r = run(["--ip", "10.0.0.1", "--wire", new_wire("floop"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "loopback"] + list(args), fake=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check loopback: ok", r.stdout)
+
+    def test_polling(self):
+        self.check("--iters", "500", "--size", "4096")
+
+    def test_events(self):
+        self.check("--iters", "200", "--size", "65536", "--events")
+
+    def test_wr_api(self):
+        self.check("--iters", "300", "--size", "4096", "--wr-api")
+
+    def test_unprivileged(self):
+        if os.geteuid() != 0:
+            self.skipTest("switching to nobody needs root")
+        r = run(["--ip", "10.0.0.1", "--wire", new_wire("fnobody"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "loopback", "--events"], user="nobody", fake=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
+class Cosim(unittest.TestCase):
+    def test_summary_at_exit(self):
+        r = run(["--backend", "cosim", "--ip", "10.0.0.1", "--wire", new_wire("cosim"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "loopback", "--iters", "6", "--size", "2048"],
+                timeout=900)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        m = re.search(r"rocenic: cosim: (\d+) transactions compared, 0 divergences", r.stderr)
+        self.assertTrue(m, r.stderr)
+        self.assertGreater(int(m.group(1)), 0)
+
+
 if __name__ == "__main__":
     BUILD = os.path.abspath(sys.argv.pop(1))
-    unittest.main(verbosity=2)
+    try:
+        unittest.main(verbosity=2)
+    finally:
+        shutil.rmtree(WIRE_DIR, ignore_errors=True)

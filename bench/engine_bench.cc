@@ -1,0 +1,199 @@
+// Engine figures, printed, never judged (issue 3's benchmarks):
+//   - RDMA WRITE goodput in payload bytes per cycle for 64 B, 4 KiB and
+//     64 KiB messages, over 1 QP and over 64 QPs, between two engines whose
+//     clocks advance in lockstep on a zero-latency wire;
+//   - cycles from the SQ doorbell to the first TX beat, and from the last RX
+//     beat of a SEND to the CQE write;
+//   - each for the RTL and the model, and the model-to-RTL ratio.
+//
+//   engine_bench [messages_per_qp]   (default 16)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "engine_harness.h"
+#include "gen/roce_spec.h"
+#include "host/engine_host.h"
+
+using namespace rocenic;
+using namespace rocenic::spec;
+using host::Buffer;
+using host::EngineHost;
+
+namespace {
+
+constexpr uint64_t kMacA = 0x02000a000001, kMacB = 0x02000a000002;
+constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000002;
+
+struct Pair {
+  std::unique_ptr<Device> da, db;
+  std::unique_ptr<EngineHost> a, b;
+  explicit Pair(const std::string& backend) {
+    da = make_device(backend);
+    db = make_device(backend);
+    da->set_tx_sink([this](const uint8_t* f, size_t n) { db->rx_frame(f, n); });
+    db->set_tx_sink([this](const uint8_t* f, size_t n) { da->rx_frame(f, n); });
+    a = std::make_unique<EngineHost>(*da);
+    b = std::make_unique<EngineHost>(*db);
+    a->configure_port(kMacA, kIpA, 5);  // 4096-byte MTU
+    b->configure_port(kMacB, kIpB, 5);
+  }
+  // Both clocks advance together, one cycle at a time, until both are idle.
+  void lockstep(uint64_t max_cycles = 200'000'000) {
+    for (uint64_t c = 0; c < max_cycles; ++c) {
+      const uint64_t n = da->run(1) + db->run(1);
+      if (n == 0) return;
+    }
+  }
+};
+
+struct Conn {
+  std::unique_ptr<host::Qp> qa, qb;
+};
+
+struct Figures {
+  double goodput_bpc = 0;
+  uint64_t cycles = 0;
+  double wall_s = 0;
+};
+
+// WRITEs of `size` bytes, `per_qp` on each of `nqp` QPs, all posted at once
+// (the SQ holds them), from A to B; cycles from the first doorbell to the
+// last send completion.
+Figures write_goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp) {
+  Pair p(backend);
+  const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
+  auto scq = p.a->create_cq(12), rcq_a = p.a->create_cq(4);
+  auto scq_b = p.b->create_cq(4), rcq = p.b->create_cq(12);
+  Buffer src(size), dst(size);
+  for (uint32_t i = 0; i < size; ++i) src.data()[i] = static_cast<uint8_t>(i * 7);
+  const host::Mr mra = p.a->reg_mr(pda, src.data(), size, 0x1);
+  const host::Mr mrb = p.b->reg_mr(pdb, dst.data(), size, 0x3);
+  std::vector<Conn> conns(nqp);
+  unsigned lsz = 0;
+  while ((1u << lsz) < per_qp) ++lsz;
+  for (auto& c : conns) {
+    c.qa = p.a->create_qp(pda, *scq, *rcq_a, lsz, 1);
+    c.qb = p.b->create_qp(pdb, *scq_b, *rcq, 1, 1);
+  }
+  for (auto& c : conns) {
+    host::Path pa, pb;
+    pa.dest_qpn = c.qb->qpn;
+    pa.dmac = kMacB;
+    pa.dgid = host::ipv4_gid(kIpB);
+    pa.mtu = 5;
+    pb.dest_qpn = c.qa->qpn;
+    pb.dmac = kMacA;
+    pb.dgid = host::ipv4_gid(kIpA);
+    pb.mtu = 5;
+    p.a->connect(*c.qa, pa);
+    p.b->connect(*c.qb, pb);
+  }
+  const uint64_t start = p.da->cycles();
+  const auto t0 = std::chrono::steady_clock::now();
+  SendWqe w;
+  w.opcode = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
+  w.flags = 1;
+  w.length = size;
+  w.remote_addr = dst.addr();
+  w.rkey = mrb.key;
+  for (unsigned m = 0; m < per_qp; ++m)
+    for (auto& c : conns) {
+      w.wr_id = m;
+      p.a->post_send(*c.qa, w, {{src.addr(), size, mra.key}});
+    }
+  p.lockstep();
+  const uint64_t cycles = p.da->cycles() - start;
+  const auto cqes = p.a->poll(*scq);
+  if (cqes.size() != size_t{nqp} * per_qp) {
+    std::fprintf(stderr, "engine_bench: %zu of %u completions\n", cqes.size(), nqp * per_qp);
+    std::exit(1);
+  }
+  for (const auto& e : cqes)
+    if (e.status != 0) {
+      std::fprintf(stderr, "engine_bench: completion status %u\n", e.status);
+      std::exit(1);
+    }
+  Figures f;
+  f.cycles = cycles;
+  f.goodput_bpc = double(size) * nqp * per_qp / double(cycles);
+  f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return f;
+}
+
+struct Latency {
+  uint64_t doorbell_to_tx = 0, rx_to_cqe = 0;
+};
+
+// One 64-byte SEND on an idle pair: doorbell -> first TX beat on A, and
+// last RX beat -> receive CQE write on B.
+Latency latency(const std::string& backend) {
+  Pair p(backend);
+  const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
+  auto scq = p.a->create_cq(4), rcq = p.b->create_cq(4), x1 = p.a->create_cq(4), x2 = p.b->create_cq(4);
+  Buffer src(64), dst(64);
+  const host::Mr mra = p.a->reg_mr(pda, src.data(), 64, 0x1), mrb = p.b->reg_mr(pdb, dst.data(), 64, 0x1);
+  auto qa = p.a->create_qp(pda, *scq, *x1, 2, 2), qb = p.b->create_qp(pdb, *x2, *rcq, 2, 2);
+  host::Path pa, pb;
+  pa.dest_qpn = qb->qpn;
+  pa.dmac = kMacB;
+  pa.dgid = host::ipv4_gid(kIpB);
+  pb.dest_qpn = qa->qpn;
+  pb.dmac = kMacA;
+  pb.dgid = host::ipv4_gid(kIpA);
+  p.a->connect(*qa, pa);
+  p.b->connect(*qb, pb);
+  p.b->post_recv(*qb, 1, {{dst.addr(), 64, mrb.key}});
+  p.lockstep();
+  EngineHarness* ha = p.da->harness();
+  EngineHarness* hb = p.db->harness();
+  ha->take_tx_starts();
+  hb->take_rx_ends();
+  hb->record_writes = true;
+  hb->take_dma_writes();
+  SendWqe w;
+  w.opcode = static_cast<uint8_t>(WrOpcode::kSend);
+  w.flags = 1;
+  w.length = 64;
+  p.a->post_send(*qa, w, {{src.addr(), 64, mra.key}});
+  const uint64_t doorbell = ha->cycles();  // the doorbell's write response has just arrived
+  p.lockstep();
+  Latency l;
+  const auto tx = ha->take_tx_starts();
+  const auto rx = hb->take_rx_ends();
+  const auto wr = hb->take_dma_writes();
+  if (!tx.empty()) l.doorbell_to_tx = tx.front() - doorbell;
+  uint64_t cqe = 0;
+  for (const auto& x : wr)
+    if (x.addr >= rcq->ring->addr() && x.addr < rcq->ring->addr() + rcq->ring->size()) cqe = x.cycle;
+  if (!rx.empty() && cqe) l.rx_to_cqe = cqe - rx.front();
+  return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const unsigned per_qp = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 16;
+  std::printf("engine_bench: RDMA WRITE, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
+              per_qp);
+  std::printf("%-8s %5s %8s %14s %14s %8s %10s\n", "size", "QPs", "messages", "rtl B/cycle", "model B/cycle",
+              "m/r cyc", "rtl wall s");
+  for (const uint32_t size : {64u, 4096u, 65536u})
+    for (const unsigned nqp : {1u, 64u}) {
+      const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
+      const Figures r = write_goodput("rtl", nqp, size, n);
+      const Figures m = write_goodput("model", nqp, size, n);
+      std::printf("%-8u %5u %8u %14.2f %14.2f %8.3f %10.2f\n", size, nqp, nqp * n, r.goodput_bpc, m.goodput_bpc,
+                  double(m.cycles) / double(r.cycles), r.wall_s);
+    }
+  const Latency lr = latency("rtl"), lm = latency("model");
+  std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
+              static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));
+  std::printf("last RX beat -> CQE write: rtl %llu cycles, model %llu cycles\n",
+              static_cast<unsigned long long>(lr.rx_to_cqe), static_cast<unsigned long long>(lm.rx_to_cqe));
+  return 0;
+}

@@ -1,0 +1,2 @@
+# completer (rtl/xport/completer.sv): ACK/NAK handling, per-QP window of sent WQEs.
+set(RTL_COMPLETER_SOURCES ${RTL_PKGS} ${RTL_DIR}/xport/completer.sv)

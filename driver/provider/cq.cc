@@ -1,0 +1,181 @@
+// Completion queues: a ring of 2^n 32-byte CQEs in this process's memory,
+// written by the engine's DMA with an owner (phase) bit (layouts.md `cqe`),
+// read here without any lock on the engine. Completion events arrive from
+// the simulation thread as `ib_uverbs_comp_event_desc` records in the
+// completion channel's pipe (the shim's; libibverbs' ibv_get_cq_event reads
+// them and casts cq_handle back to the ibv_cq).
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine_limits.h"
+#include "provider.h"
+
+namespace rocenic::driver {
+namespace {
+
+constexpr uint32_t kCiMask = 0xFFFFFF;  // CQ_DB_CI carries the consumer index mod 2^24
+
+// The shim's write end of a completion channel (exported by librocenic-shim.so).
+int channel_writer(int channel_fd) {
+  using Fn = int (*)(int);
+  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "rocenic_shim_comp_channel_writer"));
+  return fn ? fn(channel_fd) : -1;
+}
+
+void put32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+uint8_t* alloc_ring(size_t bytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, kRingAlign, bytes) != 0) return nullptr;
+  std::memset(p, 0, bytes);
+  return static_cast<uint8_t*>(p);
+}
+
+void free_ring(uint8_t* ring) { std::free(ring); }
+
+unsigned log2_ceil(uint32_t v) {
+  unsigned n = 0;
+  while ((uint64_t{1} << n) < v) ++n;
+  return n;
+}
+
+ibv_cq* create_cq(ibv_context* context, int cqe, ibv_comp_channel* channel, int comp_vector) {
+  Engine* eng = engine_of(context);
+  if (cqe < 1 || static_cast<uint32_t>(cqe) > eng->caps().max_cqe || comp_vector < 0 ||
+      comp_vector >= context->num_comp_vectors) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  int channel_wr = -1;
+  if (channel) {
+    channel_wr = channel_writer(channel->fd);
+    if (channel_wr < 0) {
+      errno = EINVAL;  // not a channel of this device
+      return nullptr;
+    }
+    fcntl(channel_wr, F_SETFL, fcntl(channel_wr, F_GETFL) | O_NONBLOCK);  // the simulation never blocks on it
+  }
+  RocenicCq* cq = new (std::nothrow) RocenicCq{};
+  CqState* s = new (std::nothrow) CqState;
+  const unsigned lsz = log2_ceil(static_cast<uint32_t>(cqe));
+  const size_t bytes = (size_t{1} << lsz) * spec::Cqe::kSize;
+  uint8_t* ring = cq && s ? alloc_ring(bytes) : nullptr;
+  if (!ring) {
+    delete s;
+    delete cq;
+    errno = ENOMEM;
+    return nullptr;
+  }
+  s->ibcq = &cq->cq;
+  s->lsz = static_cast<uint8_t>(lsz);
+  s->size = 1u << lsz;
+  s->ring = ring;
+  s->channel_wr = channel_wr;
+  s->async_wr = to_context(context)->state->async_event_wr;
+  cq->s = s;
+
+  spec::CmdCreateCq c;
+  c.base = reinterpret_cast<uintptr_t>(ring);
+  c.log_size = s->lsz;
+  uint8_t args[spec::CmdCreateCq::kSize];
+  c.store(args);
+  uint32_t res[4] = {};
+  eng->dma_allow(c.base, bytes);
+  if (const int e = eng->command(spec::CmdOp::kCreateCq, args, 16, res)) {
+    eng->dma_revoke(c.base, bytes);
+    free_ring(ring);
+    delete s;
+    delete cq;
+    errno = e;  // ENOMEM: every CQ is in use
+    return nullptr;
+  }
+  s->cqn = res[0];
+  eng->add_cq(s);
+  // libibverbs' verbs_init_cq fills context, channel, cq_context and the event counters.
+  cq->cq.cqe = static_cast<int>(s->size);
+  cq->cq.handle = s->cqn;
+  return &cq->cq;
+}
+
+int destroy_cq(ibv_cq* ibcq) {
+  RocenicCq* cq = to_cq(ibcq);
+  CqState* s = cq->s;
+  Engine* eng = engine_of(ibcq->context);
+  uint8_t args[4];
+  put32(args, s->cqn);
+  uint32_t res[4] = {};
+  if (const int e = eng->command(spec::CmdOp::kDestroyCq, args, sizeof args, res)) return e;  // EBUSY: a QP uses it
+  eng->remove_cq(s);  // no event for it from now on
+  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->ring), size_t{s->size} * spec::Cqe::kSize);
+  free_ring(s->ring);
+  delete s;
+  delete cq;
+  return 0;
+}
+
+int poll_cq(ibv_cq* ibcq, int num_entries, ibv_wc* wc) {
+  CqState* cq = to_cq(ibcq)->s;
+  Engine* eng = engine_of(ibcq->context);
+  int n = 0;
+  {
+    std::lock_guard<std::mutex> lock(cq->lock);
+    uint32_t ci = cq->ci.load(std::memory_order_relaxed);
+    for (; n < num_entries; ++n) {
+      uint8_t* e = cq->ring + size_t(ci & (cq->size - 1)) * spec::Cqe::kSize;
+      const uint8_t phase = ((ci >> cq->lsz) & 1) ^ 1;  // 1 on the first pass over the ring, 0 on the next, ...
+      const uint8_t owner = __atomic_load_n(e + spec::Cqe::kSize - 1, __ATOMIC_ACQUIRE);
+      if ((owner & 1) != phase) break;
+      spec::Cqe q;
+      q.load(e);
+      ibv_wc& w = wc[n];
+      w = ibv_wc{};
+      w.wr_id = q.wr_id;
+      w.status = static_cast<ibv_wc_status>(q.status);
+      w.opcode = static_cast<ibv_wc_opcode>(q.opcode);
+      w.vendor_err = q.vendor_err;
+      w.byte_len = q.byte_len;
+      std::memcpy(&w.imm_data, e + 12, 4);  // network order, as on the wire
+      w.qp_num = q.qp_num;
+      w.src_qp = q.src_qp;
+      w.wc_flags = q.wc_flags;
+      w.pkey_index = q.pkey_index;
+      w.sl = q.sl;
+      // The WQE this completes (and, on a send queue, every unsignaled one
+      // before it) is free again.
+      if (QpState* qp = eng->qp(q.qp_num)) {
+        bool recv = q.opcode & 0x80;  // IBV_WC_RECV and IBV_WC_RECV_RDMA_WITH_IMM
+        if (qp->send_cq != qp->recv_cq) recv = qp->recv_cq == cq;  // error CQEs: trust the queue over the opcode
+        (recv ? qp->rq_ci : qp->sq_ci).store(static_cast<uint16_t>(q.wqe_counter + 1), std::memory_order_release);
+      }
+      ci = (ci + 1) & kCiMask;
+    }
+    cq->ci.store(ci, std::memory_order_release);  // reaches the engine before its next slice or doorbell
+  }
+  if (n == 0) {
+    if (eng->failed()) return -EIO;
+    if (num_entries > 0) sched_yield();  // an empty poll gives the simulation thread the core
+  }
+  return n;
+}
+
+int req_notify_cq(ibv_cq* ibcq, int solicited_only) {
+  return engine_of(ibcq->context)->arm_cq(to_cq(ibcq)->s, solicited_only ? 2 : 1);
+}
+
+void cq_event(ibv_cq*) {
+  // ibv_get_cq_event calls this after reading an event; the engine needs no
+  // acknowledgement (re-arming is req_notify_cq).
+}
+
+}  // namespace rocenic::driver

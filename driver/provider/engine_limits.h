@@ -1,0 +1,56 @@
+// Facts about the engine the provider needs and no CSR reports (yet), in one
+// place. When the engine grows a capability register for one of them, read
+// the register instead.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+
+#include "gen/roce_spec.h"
+
+namespace rocenic::driver {
+
+// MTT entries in the engine's MR table (mr_table MTT_DEPTH, model/mem/mr_table.h).
+constexpr uint32_t kMttDepth = 4096;
+// Pages the provider registers: 4 KiB, IOVA = VA in simulation.
+constexpr unsigned kPageShift = 12;
+constexpr uint64_t kPageSize = uint64_t{1} << kPageShift;
+// Page addresses per WRITE_MTT command (cmd_write_mtt: pa0..pa5).
+constexpr uint32_t kMttPerCommand = 6;
+static_assert(8 + 8 * kMttPerCommand <= spec::CmdWriteMtt::kSize, "WRITE_MTT holds 6 page addresses");
+
+// WQE data area (layouts.md send_wqe / recv_wqe): SGE i at 32 + 16*i, or the
+// inline bytes from 32 on; the generated structs name only SGE 0.
+constexpr unsigned kWqeDataOffset = 32;
+constexpr unsigned kWqeDataBytes = spec::SendWqe::kSize - kWqeDataOffset;
+static_assert(kWqeDataBytes == 6 * spec::Sge::kSize, "six SGEs or 96 inline bytes");
+
+// send_wqe flags: bit 0 signaled, 1 solicited, 2 inline, 3 fence.
+constexpr uint8_t kWqeSignaled = 1, kWqeSolicited = 2, kWqeInline = 4, kWqeFence = 8;
+inline uint8_t wqe_flags(unsigned send_flags) {
+  return static_cast<uint8_t>((send_flags & IBV_SEND_SIGNALED ? kWqeSignaled : 0) |
+                              (send_flags & IBV_SEND_SOLICITED ? kWqeSolicited : 0) |
+                              (send_flags & IBV_SEND_INLINE ? kWqeInline : 0) |
+                              (send_flags & IBV_SEND_FENCE ? kWqeFence : 0));
+}
+// send_wqe imm holds the immediate's bytes as on the wire: the field value
+// whose little-endian store gives the bytes of the __be32 imm_data.
+inline uint32_t wqe_imm(uint32_t be_imm) {
+  uint8_t b[4];
+  __builtin_memcpy(b, &be_imm, 4);
+  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+
+// CSR command mailbox: CMD_STATUS polls before the provider gives up on a
+// command (each poll is one AXI transaction of simulated time).
+constexpr unsigned kCmdPolls = 100000;
+constexpr uint32_t kCmdBusy = 1u << 31;
+
+// Host-memory rings are page aligned (the engine needs 32 / 128 bytes).
+constexpr size_t kRingAlign = 4096;
+
+// Largest IBTA message (and ibv_port_attr::max_msg_sz).
+constexpr uint64_t kMaxMsgSize = uint64_t{1} << 31;
+
+}  // namespace rocenic::driver

@@ -1,0 +1,292 @@
+// Queue pairs: send and receive rings of 128-byte WQEs in process memory
+// (sizes rounded up to powers of two), CREATE_QP / MODIFY_QP / QUERY_QP /
+// DESTROY_QP on the engine. RC only; the engine checks transitions and
+// attribute masks (IBTA, docs/engine.md) and the provider maps its status
+// to the errno the kernel gives.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "engine_limits.h"
+#include "provider.h"
+
+namespace rocenic::driver {
+namespace {
+
+void put32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// Takes both CQ locks of a QP (in address order: no lock-order inversion
+// with another QP on the same pair), so that no poll_cq is looking at it.
+class CqLocks {
+ public:
+  CqLocks(CqState* a, CqState* b) : a_(a < b ? a : b), b_(a < b ? b : a) {
+    a_->lock.lock();
+    if (b_ != a_) b_->lock.lock();
+  }
+  ~CqLocks() {
+    if (b_ != a_) b_->lock.unlock();
+    a_->lock.unlock();
+  }
+
+ private:
+  CqState* a_;
+  CqState* b_;
+};
+
+void free_qp(QpState* s) {
+  free_wr_builder(s);
+  free_ring(s->sq);
+  free_ring(s->rq);
+  delete s;
+}
+
+}  // namespace
+
+ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
+  if (!attr || !attr->send_cq || !attr->recv_cq) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  switch (attr->qp_type) {
+    case IBV_QPT_RC:
+      break;
+    case IBV_QPT_UC:
+    case IBV_QPT_UD:
+    case IBV_QPT_RAW_PACKET:
+    case IBV_QPT_XRC_SEND:
+    case IBV_QPT_XRC_RECV:
+    case IBV_QPT_DRIVER:
+      errno = EOPNOTSUPP;  // valid types this engine does not implement (yet)
+      return nullptr;
+    default:
+      errno = EINVAL;
+      return nullptr;
+  }
+  if (attr->srq) {
+    errno = EOPNOTSUPP;  // no SRQ
+    return nullptr;
+  }
+  Engine* eng = engine_of(ibpd->context);
+  const Caps& caps = eng->caps();
+  const ibv_qp_cap& c = attr->cap;
+  if (c.max_send_wr > caps.max_qp_wr || c.max_recv_wr > caps.max_qp_wr || c.max_send_sge > caps.max_sge ||
+      c.max_recv_sge > caps.max_sge || c.max_inline_data > caps.max_inline) {
+    errno = EINVAL;  // beyond the device's limits (ibv_query_device)
+    return nullptr;
+  }
+  RocenicQp* qp = new (std::nothrow) RocenicQp{};
+  QpState* s = new (std::nothrow) QpState;
+  if (!qp || !s) {
+    delete qp;
+    delete s;
+    errno = ENOMEM;
+    return nullptr;
+  }
+  s->sq_lsz = static_cast<uint8_t>(log2_ceil(std::max(1u, c.max_send_wr)));
+  s->rq_lsz = static_cast<uint8_t>(log2_ceil(std::max(1u, c.max_recv_wr)));
+  s->sq_size = 1u << s->sq_lsz;
+  s->rq_size = 1u << s->rq_lsz;
+  const size_t sq_bytes = size_t{s->sq_size} * spec::SendWqe::kSize, rq_bytes = size_t{s->rq_size} * spec::RecvWqe::kSize;
+  s->sq = alloc_ring(sq_bytes);
+  s->rq = alloc_ring(rq_bytes);
+  if (!s->sq || !s->rq) {
+    free_qp(s);
+    delete qp;
+    errno = ENOMEM;
+    return nullptr;
+  }
+  s->send_cq = to_cq(attr->send_cq)->s;
+  s->recv_cq = to_cq(attr->recv_cq)->s;
+  s->sq_sig_all = attr->sq_sig_all != 0;
+
+  spec::CmdCreateQp cmd;
+  cmd.sq_base = reinterpret_cast<uintptr_t>(s->sq);
+  cmd.rq_base = reinterpret_cast<uintptr_t>(s->rq);
+  cmd.pd = to_pd(ibpd)->pdn;
+  cmd.send_cq = s->send_cq->cqn;
+  cmd.recv_cq = s->recv_cq->cqn;
+  cmd.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
+  cmd.sq_lsz = s->sq_lsz;
+  cmd.rq_lsz = s->rq_lsz;
+  uint8_t args[spec::CmdCreateQp::kSize];
+  cmd.store(args);
+  uint32_t res[4] = {};
+  eng->dma_allow(cmd.sq_base, sq_bytes);
+  eng->dma_allow(cmd.rq_base, rq_bytes);
+  if (const int e = eng->command(spec::CmdOp::kCreateQp, args, 32, res)) {
+    eng->dma_revoke(cmd.sq_base, sq_bytes);
+    eng->dma_revoke(cmd.rq_base, rq_bytes);
+    free_qp(s);
+    delete qp;
+    errno = e;  // ENOMEM: every QP is in use; EINVAL: a PD or CQ the engine does not know
+    return nullptr;
+  }
+  s->qpn = res[0];
+  // What the application gets: the rings as allocated; every WQE holds six
+  // SGEs or 96 inline bytes (the device limits), whatever was asked.
+  s->cap.max_send_wr = s->sq_size;
+  s->cap.max_recv_wr = s->rq_size;
+  s->cap.max_send_sge = caps.max_sge;
+  s->cap.max_recv_sge = caps.max_sge;
+  s->cap.max_inline_data = caps.max_inline;
+  attr->cap = s->cap;
+  s->attr.qp_state = IBV_QPS_RESET;
+  qp->s = s;
+  ibv_qp& q = qp->vqp.qp;
+  q.context = ibpd->context;
+  q.qp_context = attr->qp_context;
+  q.pd = ibpd;
+  q.send_cq = attr->send_cq;
+  q.recv_cq = attr->recv_cq;
+  q.srq = nullptr;
+  q.handle = s->qpn;
+  q.qp_num = s->qpn;
+  q.state = IBV_QPS_RESET;
+  q.qp_type = attr->qp_type;
+  pthread_mutex_init(&q.mutex, nullptr);
+  pthread_cond_init(&q.cond, nullptr);
+  q.events_completed = 0;
+  qp->vqp.comp_mask = 0;  // not a qp_ex
+  {
+    CqLocks l(s->send_cq, s->recv_cq);
+    eng->set_qp(s->qpn, s);
+  }
+  return &q;
+}
+
+int destroy_qp(ibv_qp* ibqp) {
+  RocenicQp* qp = to_qp(ibqp);
+  QpState* s = qp->s;
+  Engine* eng = engine_of(ibqp->context);
+  uint8_t args[4];
+  put32(args, s->qpn);
+  uint32_t res[4] = {};
+  if (const int e = eng->command(spec::CmdOp::kDestroyQp, args, sizeof args, res)) return e;
+  {
+    CqLocks l(s->send_cq, s->recv_cq);  // no poll_cq still looks at this QP
+    eng->set_qp(s->qpn, nullptr);
+  }
+  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->sq), size_t{s->sq_size} * spec::SendWqe::kSize);
+  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->rq), size_t{s->rq_size} * spec::RecvWqe::kSize);
+  pthread_cond_destroy(&ibqp->cond);
+  pthread_mutex_destroy(&ibqp->mutex);
+  free_qp(s);
+  delete qp;
+  return 0;
+}
+
+int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
+  QpState* s = to_qp(ibqp)->s;
+  Engine* eng = engine_of(ibqp->context);
+  if (!attr) return EINVAL;
+  uint32_t mask = static_cast<uint32_t>(attr_mask);
+  if (mask & IBV_QP_CUR_STATE) {
+    // The application's view of the current state must be ours; the engine
+    // knows the state itself and is not told.
+    if (attr->cur_qp_state != ibqp->state) return EINVAL;
+    mask &= ~uint32_t{IBV_QP_CUR_STATE};
+  }
+  spec::CmdModifyQp m;
+  m.qpn = s->qpn;
+  m.attr_mask = mask;
+  m.qp_state = static_cast<uint8_t>(attr->qp_state);
+  m.path_mtu = static_cast<uint8_t>(attr->path_mtu);
+  if (attr->qp_access_flags & ~0xff) return EINVAL;
+  m.access = static_cast<uint8_t>(attr->qp_access_flags);
+  m.dest_qpn = attr->dest_qp_num;
+  m.rq_psn = attr->rq_psn;
+  m.sq_psn = attr->sq_psn;
+  m.timeout = attr->timeout;
+  m.retry_cnt = attr->retry_cnt;
+  m.rnr_retry = attr->rnr_retry;
+  m.min_rnr_timer = attr->min_rnr_timer;
+  m.max_rd_atomic = attr->max_rd_atomic;
+  m.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+  m.port_num = attr->port_num;
+  m.pkey_index = attr->pkey_index;
+  if (mask & IBV_QP_AV) {
+    const ibv_ah_attr& ah = attr->ah_attr;
+    // RoCE has no LIDs: the address is the GRH (the kernel refuses an AV without one).
+    if (!ah.is_global || ah.port_num != 1) return EINVAL;
+    Gid dgid;
+    std::memcpy(dgid.data(), ah.grh.dgid.raw, 16);
+    Mac dmac{};
+    std::string err;
+    if (const int e = eng->resolve_dmac(dgid, &dmac, &err)) {
+      std::fprintf(stderr, "rocenic: modify_qp of QP %u: %s\n", s->qpn, err.c_str());
+      return e;
+    }
+    m.dmac = dmac;
+    m.sgid_index = ah.grh.sgid_index;
+    m.dgid = dgid;
+    m.hop_limit = ah.grh.hop_limit;
+    m.traffic_class = ah.grh.traffic_class;
+    m.flow_label = ah.grh.flow_label;
+    m.sl = ah.sl;
+  }
+  uint8_t args[spec::CmdModifyQp::kSize];
+  m.store(args);
+  uint32_t res[4] = {};
+  if (const int e = eng->command(spec::CmdOp::kModifyQp, args, sizeof args, res)) return e;
+
+  if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+    // The engine cleared its indices: so do the rings.
+    std::lock_guard<std::mutex> a(s->sq_lock);
+    std::lock_guard<std::mutex> b(s->rq_lock);
+    s->sq_pi = s->rq_pi = 0;
+    s->sq_ci.store(0);
+    s->rq_ci.store(0);
+  }
+  std::lock_guard<std::mutex> l(s->attr_lock);
+  ibv_qp_attr& a = s->attr;
+  if (mask & IBV_QP_STATE) a.qp_state = attr->qp_state;
+  if (mask & IBV_QP_ACCESS_FLAGS) a.qp_access_flags = attr->qp_access_flags;
+  if (mask & IBV_QP_PKEY_INDEX) a.pkey_index = attr->pkey_index;
+  if (mask & IBV_QP_PORT) a.port_num = attr->port_num;
+  if (mask & IBV_QP_AV) a.ah_attr = attr->ah_attr;
+  if (mask & IBV_QP_PATH_MTU) a.path_mtu = attr->path_mtu;
+  if (mask & IBV_QP_TIMEOUT) a.timeout = attr->timeout;
+  if (mask & IBV_QP_RETRY_CNT) a.retry_cnt = attr->retry_cnt;
+  if (mask & IBV_QP_RNR_RETRY) a.rnr_retry = attr->rnr_retry;
+  if (mask & IBV_QP_MAX_QP_RD_ATOMIC) a.max_rd_atomic = attr->max_rd_atomic;
+  if (mask & IBV_QP_MIN_RNR_TIMER) a.min_rnr_timer = attr->min_rnr_timer;
+  if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+  return 0;
+}
+
+int query_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init_attr) {
+  QpState* s = to_qp(ibqp)->s;
+  if (!attr) return EINVAL;
+  uint8_t args[4];
+  put32(args, s->qpn);
+  uint32_t res[4] = {};
+  if (const int e = engine_of(ibqp->context)->command(spec::CmdOp::kQueryQp, args, sizeof args, res)) return e;
+  {
+    std::lock_guard<std::mutex> l(s->attr_lock);
+    *attr = s->attr;
+  }
+  // The engine's own view wins where it has one (it may have moved to ERR).
+  attr->qp_state = static_cast<ibv_qp_state>(res[0]);
+  attr->cur_qp_state = attr->qp_state;
+  attr->sq_psn = res[1];
+  attr->rq_psn = res[2];
+  attr->dest_qp_num = res[3];
+  attr->cap = s->cap;
+  attr->sq_draining = 0;
+  if (init_attr) {
+    *init_attr = ibv_qp_init_attr{};
+    init_attr->qp_context = ibqp->qp_context;
+    init_attr->send_cq = ibqp->send_cq;
+    init_attr->recv_cq = ibqp->recv_cq;
+    init_attr->srq = ibqp->srq;
+    init_attr->cap = s->cap;
+    init_attr->qp_type = ibqp->qp_type;
+    init_attr->sq_sig_all = s->sq_sig_all;
+  }
+  return 0;
+}
+
+}  // namespace rocenic::driver

@@ -1,0 +1,245 @@
+// create_qp_ex and the ibv_wr_* post API (ibv_qp_ex function pointers), the
+// way perftest posts by default: wr_start takes the send queue, each
+// wr_<opcode> starts a WQE in the next slot, wr_set_* give it its data, and
+// wr_complete rings one doorbell for the batch -- or, after the first error,
+// posts nothing of the batch and returns that errno.
+//
+// Supported send_ops_flags: WITH_SEND, WITH_SEND_WITH_IMM, WITH_RDMA_WRITE,
+// WITH_RDMA_WRITE_WITH_IMM; anything else (READ, atomics, ...) EOPNOTSUPP.
+// wr_complete errors: ENOMEM (queue full), EINVAL (too many SGEs, inline
+// data beyond max_inline_data, a QP not yet in RTS, a setter without a WQE),
+// EOPNOTSUPP (an opcode or setter this engine has not).
+#include <cerrno>
+#include <cstring>
+
+#include "engine_limits.h"
+#include "provider.h"
+
+namespace rocenic::driver {
+namespace {
+
+constexpr uint64_t kSupportedOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+                                   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+
+QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
+
+// The WQE being built is kept here and written to its slot when the next
+// one starts or the batch completes (generated layout, no offsets by hand).
+struct Builder {
+  spec::SendWqe hdr;
+  uint8_t data[kWqeDataBytes];
+};
+
+void flush(QpState* s) {
+  if (!s->wr_cur) return;
+  auto* b = reinterpret_cast<Builder*>(s->wr_builder);
+  uint8_t buf[spec::SendWqe::kSize];
+  b->hdr.store(buf);
+  std::memcpy(buf + kWqeDataOffset, b->data, kWqeDataBytes);
+  std::memcpy(s->wr_cur, buf, sizeof buf);
+  s->wr_cur = nullptr;
+}
+
+// Starts a WQE of `op` in the next slot; nullptr (and wr_err) when it cannot.
+Builder* begin_wqe(ibv_qp_ex* qx, ibv_wr_opcode op) {
+  QpState* s = state_of(qx);
+  flush(s);
+  if (s->wr_err) return nullptr;
+  if (static_cast<uint16_t>(s->wr_pi - s->sq_ci.load(std::memory_order_acquire)) >= s->sq_size) {
+    s->wr_err = ENOMEM;
+    return nullptr;
+  }
+  auto* b = reinterpret_cast<Builder*>(s->wr_builder);
+  *b = Builder{};
+  b->hdr.wr_id = qx->wr_id;
+  b->hdr.opcode = static_cast<uint8_t>(op);
+  b->hdr.flags = wqe_flags((qx->wr_flags | (s->sq_sig_all ? IBV_SEND_SIGNALED : 0)) & ~unsigned{IBV_SEND_INLINE});
+  s->wr_cur = s->sq + size_t(s->wr_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
+  ++s->wr_pi;
+  return b;
+}
+
+// The WQE the wr_set_* calls complete, or nullptr (and wr_err).
+Builder* current(QpState* s) {
+  if (s->wr_err) return nullptr;
+  if (!s->wr_cur) {
+    s->wr_err = EINVAL;  // a setter before any wr_<opcode>
+    return nullptr;
+  }
+  return reinterpret_cast<Builder*>(s->wr_builder);
+}
+
+void wr_send(ibv_qp_ex* qx) { begin_wqe(qx, IBV_WR_SEND); }
+
+void wr_send_imm(ibv_qp_ex* qx, __be32 imm) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_SEND_WITH_IMM)) b->hdr.imm = wqe_imm(imm);
+}
+
+void wr_rdma_write(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_RDMA_WRITE)) b->hdr.remote_addr = addr, b->hdr.rkey = rkey;
+}
+
+void wr_rdma_write_imm(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, __be32 imm) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_RDMA_WRITE_WITH_IMM))
+    b->hdr.remote_addr = addr, b->hdr.rkey = rkey, b->hdr.imm = wqe_imm(imm);
+}
+
+void wr_set_sge_list(ibv_qp_ex* qx, size_t n, const ibv_sge* list) {
+  QpState* s = state_of(qx);
+  Builder* b = current(s);
+  if (!b) return;
+  if (n > s->cap.max_send_sge) {
+    s->wr_err = EINVAL;
+    return;
+  }
+  uint64_t length = 0;
+  for (size_t i = 0; i < n; ++i) {
+    spec::Sge g;
+    g.addr = list[i].addr;
+    g.length = list[i].length;
+    g.lkey = list[i].lkey;
+    g.store(b->data + spec::Sge::kSize * i);
+    length += list[i].length;
+  }
+  if (length > kMaxMsgSize) {
+    s->wr_err = EINVAL;
+    return;
+  }
+  b->hdr.num_sge = static_cast<uint8_t>(n);
+  b->hdr.length = static_cast<uint32_t>(length);
+  b->hdr.flags &= static_cast<uint8_t>(~kWqeInline);
+}
+
+void wr_set_sge(ibv_qp_ex* qx, uint32_t lkey, uint64_t addr, uint32_t length) {
+  const ibv_sge sg{addr, length, lkey};
+  wr_set_sge_list(qx, 1, &sg);
+}
+
+void wr_set_inline_data_list(ibv_qp_ex* qx, size_t n, const ibv_data_buf* bufs) {
+  QpState* s = state_of(qx);
+  Builder* b = current(s);
+  if (!b) return;
+  size_t length = 0;
+  for (size_t i = 0; i < n; ++i) length += bufs[i].length;
+  if (length > s->cap.max_inline_data || length > kWqeDataBytes) {
+    s->wr_err = EINVAL;
+    return;
+  }
+  uint8_t* p = b->data;
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(p, bufs[i].addr, bufs[i].length);
+    p += bufs[i].length;
+  }
+  b->hdr.num_sge = 0;
+  b->hdr.length = static_cast<uint32_t>(length);
+  b->hdr.flags |= kWqeInline;
+}
+
+void wr_set_inline_data(ibv_qp_ex* qx, void* addr, size_t length) {
+  const ibv_data_buf buf{addr, length};
+  wr_set_inline_data_list(qx, 1, &buf);
+}
+
+void wr_start(ibv_qp_ex* qx) {
+  QpState* s = state_of(qx);
+  s->sq_lock.lock();
+  s->wr_pi = s->sq_pi;
+  s->wr_cur = nullptr;
+  // IBTA C10-27: sends from RTS on (ERR flushes them), as post_send.
+  const ibv_qp_state st = qx->qp_base.state;
+  s->wr_err = st == IBV_QPS_RESET || st == IBV_QPS_INIT || st == IBV_QPS_RTR ? EINVAL : 0;
+}
+
+int wr_complete(ibv_qp_ex* qx) {
+  QpState* s = state_of(qx);
+  flush(s);
+  int err = s->wr_err;
+  if (!err && s->wr_pi != s->sq_pi) {
+    s->sq_pi = s->wr_pi;
+    err = engine_of(qx->qp_base.context)->doorbell(spec::kCsrSqDb, s->qpn | uint32_t{s->sq_pi} << 16);
+  }
+  s->sq_lock.unlock();
+  return err;
+}
+
+void wr_abort(ibv_qp_ex* qx) {
+  QpState* s = state_of(qx);
+  s->wr_cur = nullptr;  // the slots written stay beyond sq_pi: never rung, overwritten later
+  s->sq_lock.unlock();
+}
+
+// What the engine cannot do: the batch fails with EOPNOTSUPP at wr_complete.
+void unsupported(ibv_qp_ex* qx) {
+  QpState* s = state_of(qx);
+  if (!s->wr_err) s->wr_err = EOPNOTSUPP;
+}
+void wr_atomic_cmp_swp(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t, uint64_t) { unsupported(qx); }
+void wr_atomic_fetch_add(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t) { unsupported(qx); }
+void wr_bind_mw(ibv_qp_ex* qx, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { unsupported(qx); }
+void wr_local_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
+void wr_rdma_read(ibv_qp_ex* qx, uint32_t, uint64_t) { unsupported(qx); }
+void wr_send_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
+void wr_send_tso(ibv_qp_ex* qx, void*, uint16_t, uint16_t) { unsupported(qx); }
+void wr_set_ud_addr(ibv_qp_ex* qx, ibv_ah*, uint32_t, uint32_t) { unsupported(qx); }
+void wr_set_xrc_srqn(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
+void wr_atomic_write(ibv_qp_ex* qx, uint32_t, uint64_t, const void*) { unsupported(qx); }
+
+}  // namespace
+
+ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* ax) {
+  if (!ax || !(ax->comp_mask & IBV_QP_INIT_ATTR_PD) || !ax->pd || ax->pd->context != context) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  if (!ax->create_flags) known |= IBV_QP_INIT_ATTR_CREATE_FLAGS;  // asking for no flag is no request
+  if ((ax->comp_mask & ~known) ||
+      ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (ax->send_ops_flags & ~kSupportedOps))) {
+    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; READ and atomics on the wr_* API
+    return nullptr;
+  }
+  ibv_qp_init_attr a{};
+  a.qp_context = ax->qp_context;
+  a.send_cq = ax->send_cq;
+  a.recv_cq = ax->recv_cq;
+  a.srq = ax->srq;
+  a.cap = ax->cap;
+  a.qp_type = ax->qp_type;
+  a.sq_sig_all = ax->sq_sig_all;
+  ibv_qp* qp = create_qp(ax->pd, &a);
+  if (!qp) return nullptr;
+  ax->cap = a.cap;
+  if (ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+    RocenicQp* q = to_qp(qp);
+    q->s->wr_builder = new Builder;
+    ibv_qp_ex& x = q->vqp.qp_ex;
+    q->vqp.comp_mask |= VERBS_QP_EX;
+    x.comp_mask = 0;
+    x.wr_send = wr_send;
+    x.wr_send_imm = wr_send_imm;
+    x.wr_rdma_write = wr_rdma_write;
+    x.wr_rdma_write_imm = wr_rdma_write_imm;
+    x.wr_set_sge = wr_set_sge;
+    x.wr_set_sge_list = wr_set_sge_list;
+    x.wr_set_inline_data = wr_set_inline_data;
+    x.wr_set_inline_data_list = wr_set_inline_data_list;
+    x.wr_start = wr_start;
+    x.wr_complete = wr_complete;
+    x.wr_abort = wr_abort;
+    x.wr_atomic_cmp_swp = wr_atomic_cmp_swp;
+    x.wr_atomic_fetch_add = wr_atomic_fetch_add;
+    x.wr_bind_mw = wr_bind_mw;
+    x.wr_local_inv = wr_local_inv;
+    x.wr_rdma_read = wr_rdma_read;
+    x.wr_send_inv = wr_send_inv;
+    x.wr_send_tso = wr_send_tso;
+    x.wr_set_ud_addr = wr_set_ud_addr;
+    x.wr_set_xrc_srqn = wr_set_xrc_srqn;
+    x.wr_atomic_write = wr_atomic_write;
+  }
+  return qp;
+}
+
+void free_wr_builder(QpState* s) { delete reinterpret_cast<Builder*>(s->wr_builder); }
+
+}  // namespace rocenic::driver

@@ -1,0 +1,131 @@
+// The simulation thread: one per Engine (so one per process and device).
+//
+//   loop:  frames from the wire -> Device::rx_frame
+//          consumer indices -> CQ_DB_CI (so the engine never sees an overrun)
+//          Device::run(slice) while the engine is busy
+//          events -> completion channels / async fds
+//          frames waiting for slow peers -> the wire
+//          idle and nothing arrived: sleep in poll() on the wire and the eventfd
+//
+// Slices adapt to keep each one near a millisecond of wall time, so a verb
+// waiting for the mutex waits about that long at most, whatever the backend's
+// speed (the model runs many more cycles per millisecond than the RTL).
+#include <poll.h>
+#include <rdma/ib_user_verbs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include "provider.h"
+#include "wire.h"
+
+namespace rocenic::driver {
+namespace {
+
+constexpr uint64_t kMinSlice = 64, kMaxSlice = 1 << 20;
+constexpr auto kSliceTarget = std::chrono::microseconds(1000);
+constexpr size_t kRxBatch = 64;  // frames taken from the wire per iteration
+
+}  // namespace
+
+void Engine::kick() {
+  const uint64_t one = 1;
+  if (write(event_fd_, &one, sizeof one) < 0) {
+    // EAGAIN: the counter is already non-zero, the thread will wake anyway
+  }
+}
+
+void Engine::start_thread() {
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Engine::dispatch_locked(const std::vector<DeviceEvent>& events) {
+  for (const DeviceEvent& ev : events) {
+    trace("event cq %u%s", ev.cq, ev.error ? " (error)" : "");
+    CqState* cq = nullptr;
+    for (CqState* c : cqs_)
+      if (c->cqn == ev.cq) cq = c;
+    if (!cq) continue;  // destroyed meanwhile
+    if (ev.error) {
+      // An overrun or a CQ the engine no longer knows: IBV_EVENT_CQ_ERR on the async fd.
+      ib_uverbs_async_event_desc d{};
+      d.element = reinterpret_cast<uintptr_t>(cq->ibcq);
+      d.event_type = IBV_EVENT_CQ_ERR;
+      if (cq->async_wr < 0 || write(cq->async_wr, &d, sizeof d) != static_cast<ssize_t>(sizeof d))
+        std::fprintf(stderr, "rocenic: CQ %u error event lost (no async reader)\n", cq->cqn);
+      std::fprintf(stderr, "rocenic: CQ %u overrun: the engine had no room for a completion\n", cq->cqn);
+      continue;
+    }
+    if (cq->channel_wr < 0) continue;  // armed without a channel: nobody listens
+    ib_uverbs_comp_event_desc d{};
+    d.cq_handle = reinterpret_cast<uintptr_t>(cq->ibcq);  // ibv_get_cq_event casts it back
+    if (write(cq->channel_wr, &d, sizeof d) != static_cast<ssize_t>(sizeof d))
+      std::fprintf(stderr, "rocenic: completion event of CQ %u lost (channel full or closed)\n", cq->cqn);
+  }
+}
+
+void Engine::sleep_until_work() {
+  const auto t0 = std::chrono::steady_clock::now();
+  ++stats_.sleeps;
+  std::vector<pollfd> fds;
+  fds.push_back({event_fd_, POLLIN, 0});
+  if (wire_) wire_->poll_fds(&fds);
+  while (poll(fds.data(), fds.size(), -1) < 0 && errno == EINTR) {
+  }
+  uint64_t v;
+  while (read(event_fd_, &v, sizeof v) == sizeof v) {
+  }
+  stats_.sleep_ns += static_cast<uint64_t>((std::chrono::steady_clock::now() - t0).count());
+}
+
+void Engine::loop() {
+  std::vector<std::vector<uint8_t>> rx;
+  uint64_t slice = 256;
+  while (!stop_.load(std::memory_order_acquire)) {
+    rx.clear();
+    if (wire_) wire_->receive([&](const uint8_t* f, size_t n) { rx.emplace_back(f, f + n); }, kRxBatch);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (failed_) {
+        sleeping_.store(true, std::memory_order_release);
+      } else {
+        try {
+          for (const auto& f : rx) {
+            trace("rx frame %zu bytes from %02x:%02x:%02x:%02x:%02x:%02x", f.size(), f[6], f[7], f[8], f[9], f[10],
+                  f[11]);
+            dev_->rx_frame(f.data(), f.size());
+          }
+          sync_cis_locked();
+          ++stats_.iterations;
+          stats_.rx_frames += rx.size();
+          if (!dev_->idle()) {
+            const auto t0 = std::chrono::steady_clock::now();
+            stats_.cycles += dev_->run(slice);
+            const auto dt = std::chrono::steady_clock::now() - t0;
+            ++stats_.slices;
+            stats_.run_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(dt).count());
+            if (dt < kSliceTarget / 2 && slice < kMaxSlice) slice *= 2;
+            if (dt > kSliceTarget * 2 && slice > kMinSlice) slice /= 2;
+          }
+          dispatch_locked(dev_->take_events());
+          if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
+          if (dev_->idle() && rx.empty()) sleeping_.store(true, std::memory_order_release);
+        } catch (const std::exception& e) {
+          fail_locked(std::string("the simulation stopped: ") + e.what());
+        }
+      }
+    }
+    if (wire_ && wire_->pending()) wire_->flush();
+    if (sleeping_.load(std::memory_order_acquire)) {
+      if (!stop_.load()) sleep_until_work();
+      sleeping_.store(false, std::memory_order_release);
+    } else {
+      // Busy: let waiting verbs in before the next slice.
+      while (waiters_.load(std::memory_order_relaxed) > 0 && !stop_.load()) std::this_thread::yield();
+    }
+  }
+}
+
+}  // namespace rocenic::driver

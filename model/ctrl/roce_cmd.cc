@@ -1,0 +1,355 @@
+#include "ctrl/roce_cmd.h"
+
+#include "common/desc_flit.h"
+
+namespace rocenic::model {
+namespace {
+
+using spec::CmdStatus;
+
+// IBV_QP_* attr_mask bits (docs/engine.md; not yet an enum in spec/).
+constexpr uint32_t kState = 1, kAccess = 8, kPkey = 16, kPort = 32, kAv = 128, kPathMtu = 256, kTimeout = 512,
+                   kRetryCnt = 1024, kRnrRetry = 2048, kRqPsn = 4096, kMaxQpRdAtomic = 8192, kMinRnrTimer = 32768,
+                   kSqPsn = 65536, kMaxDestRdAtomic = 131072, kDestQpn = 1048576;
+
+enum : uint8_t { kReset = 0, kInit = 1, kRtr = 2, kRts = 3, kErr = 6 };
+
+struct Rule {
+  bool ok = false;
+  uint32_t req = 0, opt = 0;
+  spec::QpAction action = spec::QpAction::kAttr;
+};
+
+// The RC transition table (IBTA 10.3, Linux ib_modify_qp_is_ok).
+Rule transition(uint8_t from, uint8_t to) {
+  using A = spec::QpAction;
+  if (to == kReset) return {true, 0, 0, A::kReset};
+  if (to == kErr) return {true, 0, 0, A::kToErr};
+  if (from == kReset && to == kInit) return {true, kPkey | kPort | kAccess, 0, A::kToInit};
+  if (from == kInit && to == kInit) return {true, 0, kPkey | kPort | kAccess, A::kAttr};
+  if (from == kInit && to == kRtr)
+    return {true, kAv | kPathMtu | kDestQpn | kRqPsn | kMaxDestRdAtomic | kMinRnrTimer, kPkey | kAccess, A::kToRtr};
+  if (from == kRtr && to == kRts)
+    return {true, kSqPsn | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic, kAccess | kMinRnrTimer, A::kToRts};
+  if (from == kRts && to == kRts) return {true, 0, kAccess | kMinRnrTimer, A::kAttr};
+  return {};
+}
+
+unsigned log2u(unsigned v) {
+  unsigned l = 0;
+  while ((1u << (l + 1)) <= v) ++l;
+  return l;
+}
+
+template <typename T>
+T le(const uint8_t* a, unsigned off, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v |= uint64_t{a[off + i]} << (8 * i);
+  return static_cast<T>(v);
+}
+
+// The lowest index i >= from with !used[i] (or used.size()).
+size_t lowest_free(const std::vector<bool>& used, size_t from) {
+  size_t i = from;
+  while (i < used.size() && used[i]) ++i;
+  return i;
+}
+
+bool ipv4_mapped(const Ip128& g) {
+  for (unsigned i = 0; i < 10; ++i)
+    if (g[i]) return false;
+  return g[10] == 0xFF && g[11] == 0xFF;
+}
+
+}  // namespace
+
+RoceCmd::RoceCmd(const RoceCmdParams& p) : p_(p) {
+  in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8}};
+  out_info_ = {{"resp", false, true, (spec::CmdResp::kBits + 7) / 8},
+               {"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
+               {"cq_cfg", false, true, (spec::CqCfg::kBits + 7) / 8},
+               {"mr_wr", false, true, 2 + (spec::MrCtx::kBits + 7) / 8},
+               {"mtt_wr", false, true, 10}};
+  gid_.resize(p_.gid_tbl_len);
+  reset();
+}
+
+void RoceCmd::set_gid(unsigned i, const Ip128& gid, uint8_t type) {
+  if (i < gid_.size()) gid_[i] = {gid, static_cast<uint8_t>(type & 3u)};
+}
+
+void RoceCmd::reset() {
+  pd_used_.assign(p_.max_pd, false);
+  cq_used_.assign(p_.max_cq, false);
+  pd_refs_.assign(p_.max_pd, 0);
+  cq_refs_.assign(p_.max_cq, 0);
+  mr_.assign(p_.max_mr, Mr{});
+  qp_.assign(p_.max_qp, Qp{});
+  seq_.clear();
+  in_valid_ = false;
+  cycle_ = 0;
+}
+
+void RoceCmd::set_input(unsigned, bool valid, const Flit& flit) {
+  in_valid_ = valid;
+  in_ = flit;
+}
+
+Flit RoceCmd::output(unsigned port) {
+  if (!seq_.empty() && seq_.front().first == port) return seq_.front().second;
+  Flit f;
+  f.data.assign(out_info_[port].bytes, 0);
+  return f;
+}
+
+void RoceCmd::clock() {
+  if (!seq_.empty()) {
+    if (ready_[seq_.front().first]) seq_.pop_front();
+  } else if (in_valid_) {
+    const auto c = desc_from_flit<spec::CmdReq>(in_);
+    spec::CmdResp r;
+    r.status = static_cast<uint8_t>(execute(c, r));
+    if (r.status != static_cast<uint8_t>(CmdStatus::kOk)) r.res = {};
+    seq_.emplace_back(0, desc_to_flit(r));
+  }
+  ++cycle_;
+}
+
+spec::CmdStatus RoceCmd::execute(const spec::CmdReq& c, spec::CmdResp& r) {
+  uint8_t a[64];
+  for (unsigned k = 0; k < 64; ++k) a[k] = static_cast<uint8_t>(c.args[k / 4] >> (8 * (k % 4)));
+  using Op = spec::CmdOp;
+  switch (static_cast<Op>(c.op)) {
+    case Op::kNop:
+      return CmdStatus::kOk;
+    case Op::kAllocPd:
+      return alloc_pd(r);
+    case Op::kDeallocPd:
+      return dealloc_pd(c.args[0]);
+    case Op::kCreateCq:
+      return create_cq(a, r);
+    case Op::kDestroyCq:
+      return destroy_cq(c.args[0]);
+    case Op::kRegMr:
+      return reg_mr(a, r);
+    case Op::kDeregMr:
+      return dereg_mr(c.args[0]);
+    case Op::kWriteMtt:
+      return write_mtt(a);
+    case Op::kCreateQp:
+      return create_qp(a, r);
+    case Op::kModifyQp:
+      return modify_qp(a);
+    case Op::kQueryQp:
+      return query_qp(c.args[0], r);
+    case Op::kDestroyQp:
+      return destroy_qp(c.args[0]);
+  }
+  return CmdStatus::kBadOp;
+}
+
+spec::CmdStatus RoceCmd::alloc_pd(spec::CmdResp& r) {
+  const size_t pd = lowest_free(pd_used_, 0);
+  if (pd >= pd_used_.size()) return CmdStatus::kNoResources;
+  pd_used_[pd] = true;
+  pd_refs_[pd] = 0;
+  r.res[0] = static_cast<uint32_t>(pd);
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::dealloc_pd(uint32_t pd) {
+  if (pd >= pd_used_.size() || !pd_used_[pd]) return CmdStatus::kNotFound;
+  if (pd_refs_[pd]) return CmdStatus::kBusy;
+  pd_used_[pd] = false;
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::create_cq(const uint8_t* a, spec::CmdResp& r) {
+  spec::CmdCreateCq c;
+  c.load(a);
+  if (c.log_size > log2u(p_.max_cqe) || (c.base & 31u)) return CmdStatus::kBadParam;
+  const size_t cq = lowest_free(cq_used_, 0);
+  if (cq >= cq_used_.size()) return CmdStatus::kNoResources;
+  cq_used_[cq] = true;
+  cq_refs_[cq] = 0;
+  spec::CqCfg cfg;
+  cfg.cq = static_cast<uint16_t>(cq);
+  cfg.valid = 1;
+  cfg.base = c.base;
+  cfg.log_size = c.log_size;
+  seq_.emplace_back(2, desc_to_flit(cfg));
+  r.res[0] = static_cast<uint32_t>(cq);
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::destroy_cq(uint32_t cq) {
+  if (cq >= cq_used_.size() || !cq_used_[cq]) return CmdStatus::kNotFound;
+  if (cq_refs_[cq]) return CmdStatus::kBusy;
+  cq_used_[cq] = false;
+  spec::CqCfg cfg;
+  cfg.cq = static_cast<uint16_t>(cq);
+  seq_.emplace_back(2, desc_to_flit(cfg));
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::reg_mr(const uint8_t* a, spec::CmdResp& r) {
+  spec::CmdRegMr m;
+  m.load(a);
+  if (m.pd >= pd_used_.size() || !pd_used_[m.pd]) return CmdStatus::kNotFound;
+  const uint32_t lw = static_cast<uint32_t>(spec::Access::kLocalWrite);
+  const uint32_t needs_lw =
+      static_cast<uint32_t>(spec::Access::kRemoteWrite) | static_cast<uint32_t>(spec::Access::kRemoteAtomic);
+  bool bad = (m.access & ~0xFu) || ((m.access & needs_lw) && !(m.access & lw));
+  bad = bad || m.length == 0 || m.page_shift < 12 || m.page_shift > 30;
+  if (!bad) {
+    const uint64_t last = m.iova + (m.length - 1);  // the region's last byte must not wrap
+    const uint64_t need = (last >> m.page_shift) - (m.iova >> m.page_shift) + 1;
+    bad = last < m.iova || need > m.npages || uint64_t{m.mtt_base} + m.npages > p_.mtt_depth;
+  }
+  if (bad) return CmdStatus::kBadParam;
+  size_t idx = 0;
+  while (idx < mr_.size() && mr_[idx].valid) ++idx;
+  if (idx >= mr_.size()) return CmdStatus::kNoResources;
+  Mr& x = mr_[idx];
+  x.valid = true;
+  x.key = x.key == 255 ? 1 : static_cast<uint8_t>(x.key + 1);
+  x.pd = static_cast<uint16_t>(m.pd);
+  ++pd_refs_[m.pd];
+  spec::MrCtx ctx;
+  ctx.valid = 1;
+  ctx.key = x.key;
+  ctx.pd = x.pd;
+  ctx.access = static_cast<uint8_t>(m.access);
+  ctx.iova = m.iova;
+  ctx.length = m.length;
+  ctx.mtt_base = static_cast<uint16_t>(m.mtt_base);
+  ctx.page_shift = m.page_shift;
+  Flit f = desc_to_flit(ctx);
+  f.data.insert(f.data.begin(), {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)});
+  seq_.emplace_back(3, f);
+  r.res[0] = static_cast<uint32_t>(idx << 8 | x.key);
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::dereg_mr(uint32_t key) {
+  const uint32_t idx = key >> 8;
+  if (idx >= mr_.size() || !mr_[idx].valid || mr_[idx].key != (key & 0xFFu)) return CmdStatus::kNotFound;
+  mr_[idx].valid = false;
+  --pd_refs_[mr_[idx].pd];
+  Flit f = desc_to_flit(spec::MrCtx{});
+  f.data.insert(f.data.begin(), {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)});
+  seq_.emplace_back(3, f);
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::write_mtt(const uint8_t* a) {
+  spec::CmdWriteMtt w;
+  w.load(a);
+  if (w.count < 1 || w.count > 6 || uint64_t{w.index} + w.count > p_.mtt_depth) return CmdStatus::kBadParam;
+  for (unsigned i = 0; i < w.count; ++i) {
+    const uint32_t idx = w.index + i;
+    Flit f;
+    f.data = {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)};
+    for (unsigned k = 0; k < 8; ++k) f.data.push_back(a[8 + 8 * i + k]);
+    seq_.emplace_back(4, f);
+  }
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
+  spec::CmdCreateQp q;
+  q.load(a);
+  if (q.qp_type != static_cast<uint8_t>(spec::QpType::kRc)) return CmdStatus::kBadParam;
+  if (q.pd >= pd_used_.size() || !pd_used_[q.pd] || q.send_cq >= cq_used_.size() || !cq_used_[q.send_cq] ||
+      q.recv_cq >= cq_used_.size() || !cq_used_[q.recv_cq])
+    return CmdStatus::kNotFound;
+  const unsigned max_lsz = log2u(p_.max_qp_wr);
+  if (q.sq_lsz > max_lsz || q.rq_lsz > max_lsz || (q.sq_base & 127u) || (q.rq_base & 127u)) return CmdStatus::kBadParam;
+  size_t qpn = 1;  // QPN 0 is never handed out
+  while (qpn < qp_.size() && qp_[qpn].valid) ++qpn;
+  if (qpn >= qp_.size()) return CmdStatus::kNoResources;
+  Qp& x = qp_[qpn];
+  x.valid = true;
+  x.ctx = spec::QpCfg{};
+  x.ctx.state = kReset;
+  x.ctx.qp_type = q.qp_type;
+  x.ctx.pd = static_cast<uint16_t>(q.pd);
+  x.ctx.send_cq = static_cast<uint16_t>(q.send_cq);
+  x.ctx.recv_cq = static_cast<uint16_t>(q.recv_cq);
+  x.ctx.sq_base = q.sq_base;
+  x.ctx.sq_lsz = q.sq_lsz;
+  x.ctx.rq_base = q.rq_base;
+  x.ctx.rq_lsz = q.rq_lsz;
+  ++pd_refs_[q.pd];
+  ++cq_refs_[q.send_cq];
+  ++cq_refs_[q.recv_cq];
+  send_qp_cfg(static_cast<unsigned>(qpn), static_cast<uint8_t>(spec::QpAction::kReset));
+  r.res[0] = static_cast<uint32_t>(qpn);
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
+  spec::CmdModifyQp m;
+  m.load(a);
+  if (m.qpn >= qp_.size() || !qp_[m.qpn].valid) return CmdStatus::kNotFound;
+  spec::QpCfg& x = qp_[m.qpn].ctx;
+  const Rule rule = transition(x.state, m.qp_state);
+  const uint32_t mask = m.attr_mask;
+  if (!(mask & kState) || !rule.ok || (mask & rule.req) != rule.req || (mask & ~(rule.req | rule.opt | kState)))
+    return CmdStatus::kBadState;
+  const Gid* g = m.sgid_index < gid_.size() ? &gid_[m.sgid_index] : nullptr;
+  // GID type 3 is no defined type: treated as unused.
+  if (((mask & kPathMtu) && (m.path_mtu < 1 || m.path_mtu > 5)) ||
+      ((mask & kAv) && (!g || g->type == 0 || g->type == 3)) || ((mask & kPort) && m.port_num != 1) ||
+      ((mask & kPkey) && m.pkey_index != 0) || ((mask & kAccess) && (m.access & ~0xFu)))
+    return CmdStatus::kBadParam;
+  x.state = m.qp_state;
+  if (mask & kAccess) x.access = m.access;
+  if (mask & kAv) {
+    using L3 = spec::L3;
+    x.l3 = static_cast<uint8_t>(g->type == 1 ? L3::kRocev1 : ipv4_mapped(g->gid) ? L3::kIpv4 : L3::kIpv6);
+    x.src_ip = g->gid;
+    x.src_mac = mac_;
+    x.dst_ip = m.dgid;
+    x.dst_mac = 0;
+    for (unsigned i = 0; i < 6; ++i) x.dst_mac = (x.dst_mac << 8) | m.dmac[i];
+    x.ttl = m.hop_limit;
+    x.tclass = m.traffic_class;
+    x.flow_label = m.flow_label & 0xFFFFFu;
+    x.sl = m.sl & 0xFu;
+  }
+  if (mask & kPathMtu) x.pmtu = m.path_mtu;
+  if (mask & kDestQpn) x.dest_qpn = m.dest_qpn & 0xFFFFFFu;
+  if (mask & kRqPsn) x.rq_psn = m.rq_psn & 0xFFFFFFu;
+  if (mask & kSqPsn) x.sq_psn = m.sq_psn & 0xFFFFFFu;
+  if (mask & kMinRnrTimer) x.min_rnr_timer = m.min_rnr_timer & 0x1Fu;
+  send_qp_cfg(m.qpn, static_cast<uint8_t>(rule.action));
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::query_qp(uint32_t qpn, spec::CmdResp& r) {
+  if (qpn >= qp_.size() || !qp_[qpn].valid) return CmdStatus::kNotFound;
+  const spec::QpCfg& x = qp_[qpn].ctx;
+  r.res = {x.state, x.sq_psn, x.rq_psn, x.dest_qpn};
+  return CmdStatus::kOk;
+}
+
+spec::CmdStatus RoceCmd::destroy_qp(uint32_t qpn) {
+  if (qpn >= qp_.size() || !qp_[qpn].valid) return CmdStatus::kNotFound;
+  Qp& x = qp_[qpn];
+  x.valid = false;
+  --pd_refs_[x.ctx.pd];
+  --cq_refs_[x.ctx.send_cq];
+  --cq_refs_[x.ctx.recv_cq];
+  send_qp_cfg(qpn, static_cast<uint8_t>(spec::QpAction::kDestroy));
+  return CmdStatus::kOk;
+}
+
+void RoceCmd::send_qp_cfg(unsigned qpn, uint8_t action) {
+  spec::QpCfg c = qp_[qpn].ctx;
+  c.qpn = static_cast<uint16_t>(qpn);
+  c.action = action;
+  seq_.emplace_back(1, desc_to_flit(c));
+}
+
+}  // namespace rocenic::model

@@ -1,0 +1,88 @@
+// rx_dispatch: splits what roce_parser accepted between the completer
+// (ACKNOWLEDGE packets) and the responder (every other packet).
+//
+//   s_rx_hdr ──┬─ opcode 0x11 ───► m_ack_hdr                      (completer)
+//              └─ otherwise ─────► m_req_hdr                      (responder)
+//   s_axis_rx_payload ─┬─────────► m_axis_req_payload             (responder)
+//                      └─ payload of an ACK: dropped
+//
+// The parser sends a payload packet (up to tlast) for exactly the headers with
+// pay_len > 0, in header order. Each such header leaves a flag in a small
+// queue saying whether its payload is forwarded or dropped; the payload side
+// follows the flags. A header waits while the queue is full. Headers and
+// payload pass combinationally.
+`default_nettype none
+
+module rx_dispatch #(
+  parameter int DATA_W = 512,
+  parameter int DEPTH  = 4    // payload packets announced but not yet through (power of two)
+) (
+  input  wire logic                   clk,
+  input  wire logic                   rst,
+  input  wire roce_pkg::roce_rx_hdr_t s_rx_hdr,
+  input  wire logic                   s_rx_hdr_valid,
+  output logic                        s_rx_hdr_ready,
+  input  wire logic [DATA_W-1:0]      s_axis_rx_payload_tdata,
+  input  wire logic [DATA_W/8-1:0]    s_axis_rx_payload_tkeep,
+  input  wire logic                   s_axis_rx_payload_tlast,
+  input  wire logic                   s_axis_rx_payload_tvalid,
+  output logic                        s_axis_rx_payload_tready,
+  output roce_pkg::roce_rx_hdr_t      m_ack_hdr,
+  output logic                        m_ack_hdr_valid,
+  input  wire logic                   m_ack_hdr_ready,
+  output roce_pkg::roce_rx_hdr_t      m_req_hdr,
+  output logic                        m_req_hdr_valid,
+  input  wire logic                   m_req_hdr_ready,
+  output logic [DATA_W-1:0]           m_axis_req_payload_tdata,
+  output logic [DATA_W/8-1:0]         m_axis_req_payload_tkeep,
+  output logic                        m_axis_req_payload_tlast,
+  output logic                        m_axis_req_payload_tvalid,
+  input  wire logic                   m_axis_req_payload_tready,
+  output logic                        idle
+);
+  localparam int AW = $clog2(DEPTH);
+
+  initial begin
+    if (DEPTH < 2 || (1 << AW) != DEPTH) $error("rx_dispatch: DEPTH must be a power of two >= 2");
+  end
+
+  logic [DEPTH-1:0] drop_q;           // per queued payload packet: 1 = an ACK's, dropped
+  logic [AW:0]      wp_q, rp_q;
+  logic             is_ack, has_pay, q_full, q_empty, hdr_ok, head_drop, push, pop;
+
+  always_comb begin
+    is_ack  = s_rx_hdr.opcode == roce_pkg::OP_RC_ACK;
+    has_pay = s_rx_hdr.pay_len != 13'd0;
+    q_full  = (wp_q - rp_q) == (AW + 1)'(DEPTH);
+    q_empty = wp_q == rp_q;
+    hdr_ok  = !has_pay || !q_full;
+    m_ack_hdr       = s_rx_hdr;
+    m_req_hdr       = s_rx_hdr;
+    m_ack_hdr_valid = s_rx_hdr_valid && hdr_ok && is_ack;
+    m_req_hdr_valid = s_rx_hdr_valid && hdr_ok && !is_ack;
+    s_rx_hdr_ready  = hdr_ok && (is_ack ? m_ack_hdr_ready : m_req_hdr_ready);
+    push = s_rx_hdr_valid && s_rx_hdr_ready && has_pay;
+
+    head_drop = drop_q[rp_q[AW-1:0]];
+    m_axis_req_payload_tdata  = s_axis_rx_payload_tdata;
+    m_axis_req_payload_tkeep  = s_axis_rx_payload_tkeep;
+    m_axis_req_payload_tlast  = s_axis_rx_payload_tlast;
+    m_axis_req_payload_tvalid = s_axis_rx_payload_tvalid && !q_empty && !head_drop;
+    s_axis_rx_payload_tready  = !q_empty && (head_drop || m_axis_req_payload_tready);
+    pop = s_axis_rx_payload_tvalid && s_axis_rx_payload_tready && s_axis_rx_payload_tlast;
+  end
+
+  always_ff @(posedge clk) begin
+    if (push) drop_q[wp_q[AW-1:0]] <= is_ack;
+    if (rst) begin
+      wp_q <= '0; rp_q <= '0;
+    end else begin
+      if (push) wp_q <= wp_q + 1'b1;
+      if (pop) rp_q <= rp_q + 1'b1;
+    end
+  end
+
+  assign idle = q_empty;
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,517 @@
+// roce_engine: the whole RoCEv2 RC engine (docs/engine.md has the picture).
+// It only instantiates and connects blocks; every decision lives in them.
+//
+//   AXI4-Lite ─► roce_csr ─► roce_cmd ─ qp_cfg ─► requester / responder / completer
+//                 │ doorbells: SQ ─► requester, RQ ─► responder, CQ ─► cq_writer
+//   requester ─┐
+//   responder ─┴ tx_arb ─► roce_deparser ─► loopback_split ─► m_axis_tx (MAC)
+//                                                  └ own MAC ─┐
+//   s_axis_rx (MAC) ──────────────────────────── frame_arb2 ◄─┘ ─► roce_parser ─► rx_dispatch
+//        rx_dispatch: ACKNOWLEDGE ─► completer, requests ─► responder; bypass ─► m_axis_byp
+//   DMA: dma_rd_arb (requester, responder), dma_wr_arb (responder, cq_writer)
+//   MR:  mr_arb (requester, responder) ─► mr_table      CQEs: desc_arb2 (responder, completer) ─► cq_writer
+//
+// Ports (one clock, synchronous active-high reset):
+//   s_axil_*           AXI4-Lite slave, CSR map docs/spec/csr.md
+//   m_dma_rd_req       dma_rd_req_t (tag = client); s_axis_dma_rd_* read data, tid = tag, tuser = poisoned
+//   m_dma_wr_req       dma_wr_req_t; m_axis_dma_wr_* its data; s_dma_wr_done_* completion (tag, error)
+//   m_axis_tx_*        frames toward the MAC (no FCS); s_axis_rx_* frames from it (tuser = bad frame)
+//   m_axis_byp_*       non-RoCE frames toward the host Ethernet path
+//   m_event            cq_event_t: completion events and CQ errors
+//   idle               nothing in progress anywhere: the simulation may stop the clock
+`default_nettype none
+
+module roce_engine #(
+  parameter int DATA_W      = 512,
+  parameter int MAX_QP      = 256,
+  parameter int MAX_CQ      = 256,
+  parameter int MAX_MR      = 1024,
+  parameter int MAX_PD      = 256,
+  parameter int MAX_QP_WR   = 4096,
+  parameter int MAX_CQE     = 65536,
+  parameter int MTT_DEPTH   = 4096,
+  parameter int GID_TBL_LEN = 16
+) (
+  input  wire logic                   clk,
+  input  wire logic                   rst,
+  // AXI4-Lite
+  input  wire logic [11:0]            s_axil_awaddr,
+  input  wire logic                   s_axil_awvalid,
+  output logic                        s_axil_awready,
+  input  wire logic [31:0]            s_axil_wdata,
+  input  wire logic [3:0]             s_axil_wstrb,
+  input  wire logic                   s_axil_wvalid,
+  output logic                        s_axil_wready,
+  output logic [1:0]                  s_axil_bresp,
+  output logic                        s_axil_bvalid,
+  input  wire logic                   s_axil_bready,
+  input  wire logic [11:0]            s_axil_araddr,
+  input  wire logic                   s_axil_arvalid,
+  output logic                        s_axil_arready,
+  output logic [31:0]                 s_axil_rdata,
+  output logic [1:0]                  s_axil_rresp,
+  output logic                        s_axil_rvalid,
+  input  wire logic                   s_axil_rready,
+  // DMA read
+  output roce_pkg::dma_rd_req_t       m_dma_rd_req,
+  output logic                        m_dma_rd_req_valid,
+  input  wire logic                   m_dma_rd_req_ready,
+  input  wire logic [DATA_W-1:0]      s_axis_dma_rd_tdata,
+  input  wire logic [DATA_W/8-1:0]    s_axis_dma_rd_tkeep,
+  input  wire logic                   s_axis_dma_rd_tlast,
+  input  wire logic                   s_axis_dma_rd_tuser,
+  input  wire logic [7:0]             s_axis_dma_rd_tid,
+  input  wire logic                   s_axis_dma_rd_tvalid,
+  output logic                        s_axis_dma_rd_tready,
+  // DMA write
+  output roce_pkg::dma_wr_req_t       m_dma_wr_req,
+  output logic                        m_dma_wr_req_valid,
+  input  wire logic                   m_dma_wr_req_ready,
+  output logic [DATA_W-1:0]           m_axis_dma_wr_tdata,
+  output logic [DATA_W/8-1:0]         m_axis_dma_wr_tkeep,
+  output logic                        m_axis_dma_wr_tlast,
+  output logic                        m_axis_dma_wr_tvalid,
+  input  wire logic                   m_axis_dma_wr_tready,
+  input  wire logic [7:0]             s_dma_wr_done_tag,
+  input  wire logic                   s_dma_wr_done_error,
+  input  wire logic                   s_dma_wr_done_valid,
+  output logic                        s_dma_wr_done_ready,
+  // network
+  output logic [DATA_W-1:0]           m_axis_tx_tdata,
+  output logic [DATA_W/8-1:0]         m_axis_tx_tkeep,
+  output logic                        m_axis_tx_tlast,
+  output logic                        m_axis_tx_tvalid,
+  input  wire logic                   m_axis_tx_tready,
+  input  wire logic [DATA_W-1:0]      s_axis_rx_tdata,
+  input  wire logic [DATA_W/8-1:0]    s_axis_rx_tkeep,
+  input  wire logic                   s_axis_rx_tlast,
+  input  wire logic                   s_axis_rx_tuser,
+  input  wire logic                   s_axis_rx_tvalid,
+  output logic                        s_axis_rx_tready,
+  output logic [DATA_W-1:0]           m_axis_byp_tdata,
+  output logic [DATA_W/8-1:0]         m_axis_byp_tkeep,
+  output logic                        m_axis_byp_tlast,
+  output logic                        m_axis_byp_tuser,
+  output logic                        m_axis_byp_tvalid,
+  input  wire logic                   m_axis_byp_tready,
+  // events
+  output roce_pkg::cq_event_t         m_event,
+  output logic                        m_event_valid,
+  input  wire logic                   m_event_ready,
+  output logic                        idle
+);
+  localparam int KW = DATA_W / 8;
+
+  // ---------------------------------------------------------------- CSR + command processor
+  logic        roce_enable, link_up;
+  logic [47:0] port_mac;
+  logic [2:0]  port_mtu;
+  logic [GID_TBL_LEN*128-1:0] gid_table;
+  logic [GID_TBL_LEN*2-1:0]   gid_type;
+  logic [GID_TBL_LEN*130-1:0] gid_typed;  // roce_cmd's view: entry i = {type, gid}
+  for (genvar i = 0; i < GID_TBL_LEN; i++) begin : g_gid
+    assign gid_typed[130*i +: 130] = {gid_type[2*i +: 2], gid_table[128*i +: 128]};
+  end
+
+  roce_pkg::cmd_req_t  cmd;        logic cmd_valid, cmd_ready;
+  roce_pkg::cmd_resp_t cmd_resp;   logic cmd_resp_valid, cmd_resp_ready;
+  roce_pkg::wq_db_t    sq_db, rq_db;
+  logic                sq_db_valid, sq_db_ready, rq_db_valid, rq_db_ready;
+  roce_pkg::cq_db_t    cq_db;      logic cq_db_valid, cq_db_ready;
+
+  logic [31:0] cnt_rx_frames, cnt_rx_roce, cnt_rx_bypass, cnt_tx_frames;
+  logic [roce_pkg::DROP_COUNT*32-1:0]      cnt_rx_drop;
+  logic [roce_pkg::XPORT_CNT_COUNT*32-1:0] cnt_xport;
+
+  roce_csr #(
+    .DATA_W(DATA_W), .MAX_QP(MAX_QP), .MAX_CQ(MAX_CQ), .MAX_MR(MAX_MR), .MAX_PD(MAX_PD),
+    .MAX_QP_WR(MAX_QP_WR), .MAX_CQE(MAX_CQE), .GID_TBL_LEN(GID_TBL_LEN)
+  ) u_csr (
+    .clk, .rst,
+    .s_axil_awaddr, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb, .s_axil_wvalid,
+    .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr, .s_axil_arvalid,
+    .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid, .s_axil_rready,
+    .cnt_rx_frames, .cnt_rx_roce, .cnt_rx_bypass, .cnt_rx_drop, .cnt_tx_frames, .cnt_xport,
+    .m_cmd(cmd), .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready),
+    .s_cmd_resp(cmd_resp), .s_cmd_resp_valid(cmd_resp_valid), .s_cmd_resp_ready(cmd_resp_ready),
+    .m_sq_db(sq_db), .m_sq_db_valid(sq_db_valid), .m_sq_db_ready(sq_db_ready),
+    .m_rq_db(rq_db), .m_rq_db_valid(rq_db_valid), .m_rq_db_ready(rq_db_ready),
+    .m_cq_db(cq_db), .m_cq_db_valid(cq_db_valid), .m_cq_db_ready(cq_db_ready),
+    .roce_enable, .port_mac, .port_mtu, .link_up, .gid_table, .gid_type
+  );
+
+  roce_pkg::qp_cfg_t qp_cfg;  logic qp_cfg_valid, qp_cfg_ready;
+  logic qp_cfg_ready_req, qp_cfg_ready_resp, qp_cfg_ready_compl;
+  roce_pkg::cq_cfg_t cq_cfg;  logic cq_cfg_valid, cq_cfg_ready;
+  logic [15:0] mr_wr_index, mtt_wr_index;
+  roce_pkg::mr_ctx_t mr_wr_ctx;
+  logic [63:0] mtt_wr_pa;
+  logic mr_wr_valid, mtt_wr_valid;
+  logic cmd_idle;
+
+  roce_cmd #(
+    .MAX_QP(MAX_QP), .MAX_CQ(MAX_CQ), .MAX_MR(MAX_MR), .MAX_PD(MAX_PD), .MAX_QP_WR(MAX_QP_WR),
+    .MAX_CQE(MAX_CQE), .MTT_DEPTH(MTT_DEPTH), .GID_TBL_LEN(GID_TBL_LEN)
+  ) u_cmd (
+    .clk, .rst,
+    .s_cmd(cmd), .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready),
+    .m_resp(cmd_resp), .m_resp_valid(cmd_resp_valid), .m_resp_ready(cmd_resp_ready),
+    .m_qp_cfg(qp_cfg), .m_qp_cfg_valid(qp_cfg_valid), .m_qp_cfg_ready(qp_cfg_ready),
+    .m_cq_cfg(cq_cfg), .m_cq_cfg_valid(cq_cfg_valid), .m_cq_cfg_ready(cq_cfg_ready),
+    .m_mr_wr_index(mr_wr_index), .m_mr_wr_ctx(mr_wr_ctx), .m_mr_wr_valid(mr_wr_valid), .m_mr_wr_ready(1'b1),
+    .m_mtt_wr_index(mtt_wr_index), .m_mtt_wr_pa(mtt_wr_pa), .m_mtt_wr_valid(mtt_wr_valid), .m_mtt_wr_ready(1'b1),
+    .port_mac, .gid_table(gid_typed),
+    .idle(cmd_idle)
+  );
+  // qp_cfg goes to all three owners (requester, responder, completer): a fork
+  // that offers it to each until each has taken it, and releases roce_cmd
+  // once all have. No valid depends on a ready.
+  logic [2:0] cfg_taken_q, cfg_valid_to, cfg_ready_from;
+  assign cfg_ready_from = {qp_cfg_ready_compl, qp_cfg_ready_resp, qp_cfg_ready_req};
+  assign cfg_valid_to = {3{qp_cfg_valid}} & ~cfg_taken_q;
+  assign qp_cfg_ready = &(cfg_taken_q | cfg_ready_from);
+  always_ff @(posedge clk) begin
+    if (rst || (qp_cfg_valid && qp_cfg_ready)) cfg_taken_q <= '0;
+    else cfg_taken_q <= cfg_taken_q | (cfg_valid_to & cfg_ready_from);
+  end
+
+  // ---------------------------------------------------------------- memory regions
+  roce_pkg::mr_req_t  mr_req_q, mr_req_r, mr_req;
+  roce_pkg::mr_resp_t mr_resp_q, mr_resp_r, mr_resp;
+  logic mr_req_q_valid, mr_req_q_ready, mr_req_r_valid, mr_req_r_ready, mr_req_valid, mr_req_ready;
+  logic mr_resp_q_valid, mr_resp_q_ready, mr_resp_r_valid, mr_resp_r_ready, mr_resp_valid, mr_resp_ready;
+
+  mr_table #(.MAX_MR(MAX_MR), .MTT_DEPTH(MTT_DEPTH)) u_mr (
+    .clk, .rst,
+    .s_mr_wr_index(mr_wr_index), .s_mr_wr_ctx(mr_wr_ctx), .s_mr_wr_valid(mr_wr_valid),
+    .s_mtt_wr_index(mtt_wr_index), .s_mtt_wr_pa(mtt_wr_pa), .s_mtt_wr_valid(mtt_wr_valid),
+    .s_req(mr_req), .s_req_valid(mr_req_valid), .s_req_ready(mr_req_ready),
+    .m_resp(mr_resp), .m_resp_valid(mr_resp_valid), .m_resp_ready(mr_resp_ready)
+  );
+
+  mr_arb u_mr_arb (
+    .clk, .rst,
+    .s_req0(mr_req_q), .s_req0_valid(mr_req_q_valid), .s_req0_ready(mr_req_q_ready),
+    .s_req1(mr_req_r), .s_req1_valid(mr_req_r_valid), .s_req1_ready(mr_req_r_ready),
+    .m_req(mr_req), .m_req_valid(mr_req_valid), .m_req_ready(mr_req_ready),
+    .s_resp(mr_resp), .s_resp_valid(mr_resp_valid), .s_resp_ready(mr_resp_ready),
+    .m_resp0(mr_resp_q), .m_resp0_valid(mr_resp_q_valid), .m_resp0_ready(mr_resp_q_ready),
+    .m_resp1(mr_resp_r), .m_resp1_valid(mr_resp_r_valid), .m_resp1_ready(mr_resp_r_ready),
+    .idle(idle_mr_arb)
+  );
+
+  // ---------------------------------------------------------------- DMA arbiters
+  roce_pkg::dma_rd_req_t rd_req_q, rd_req_r;
+  logic rd_req_q_valid, rd_req_q_ready, rd_req_r_valid, rd_req_r_ready;
+  logic [DATA_W-1:0] rd_q_tdata, rd_r_tdata;
+  logic [KW-1:0] rd_q_tkeep;
+  /* verilator lint_off UNUSEDSIGNAL */  // the responder knows each read's length from its request
+  logic [KW-1:0] rd_r_tkeep;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic rd_q_tlast, rd_q_tuser, rd_q_tvalid, rd_q_tready, rd_r_tlast, rd_r_tuser, rd_r_tvalid, rd_r_tready;
+
+  dma_rd_arb #(.DATA_W(DATA_W)) u_dma_rd_arb (
+    .clk, .rst,
+    .s_req0(rd_req_q), .s_req0_valid(rd_req_q_valid), .s_req0_ready(rd_req_q_ready),
+    .s_req1(rd_req_r), .s_req1_valid(rd_req_r_valid), .s_req1_ready(rd_req_r_ready),
+    .m_req(m_dma_rd_req), .m_req_valid(m_dma_rd_req_valid), .m_req_ready(m_dma_rd_req_ready),
+    .s_axis_rd_tdata(s_axis_dma_rd_tdata), .s_axis_rd_tkeep(s_axis_dma_rd_tkeep), .s_axis_rd_tlast(s_axis_dma_rd_tlast),
+    .s_axis_rd_tuser(s_axis_dma_rd_tuser), .s_axis_rd_tid(s_axis_dma_rd_tid), .s_axis_rd_tvalid(s_axis_dma_rd_tvalid),
+    .s_axis_rd_tready(s_axis_dma_rd_tready),
+    .m_axis_rd0_tdata(rd_q_tdata), .m_axis_rd0_tkeep(rd_q_tkeep), .m_axis_rd0_tlast(rd_q_tlast),
+    .m_axis_rd0_tuser(rd_q_tuser), .m_axis_rd0_tvalid(rd_q_tvalid), .m_axis_rd0_tready(rd_q_tready),
+    .m_axis_rd1_tdata(rd_r_tdata), .m_axis_rd1_tkeep(rd_r_tkeep), .m_axis_rd1_tlast(rd_r_tlast),
+    .m_axis_rd1_tuser(rd_r_tuser), .m_axis_rd1_tvalid(rd_r_tvalid), .m_axis_rd1_tready(rd_r_tready),
+    .idle(idle_rd_arb)
+  );
+
+  roce_pkg::dma_wr_req_t wr_req_r, wr_req_c;
+  logic wr_req_r_valid, wr_req_r_ready, wr_req_c_valid, wr_req_c_ready;
+  logic [DATA_W-1:0] wr_r_tdata, wr_c_tdata;
+  logic [KW-1:0] wr_r_tkeep;
+  logic wr_r_tlast, wr_r_tvalid, wr_r_tready, wr_c_tvalid, wr_c_tready;
+  logic [31:0] cnt_wr_err;
+
+  dma_wr_arb #(.DATA_W(DATA_W)) u_dma_wr_arb (
+    .clk, .rst,
+    .s_req0(wr_req_r), .s_req0_valid(wr_req_r_valid), .s_req0_ready(wr_req_r_ready),
+    .s_axis_wr0_tdata(wr_r_tdata), .s_axis_wr0_tkeep(wr_r_tkeep), .s_axis_wr0_tlast(wr_r_tlast),
+    .s_axis_wr0_tvalid(wr_r_tvalid), .s_axis_wr0_tready(wr_r_tready),
+    .s_req1(wr_req_c), .s_req1_valid(wr_req_c_valid), .s_req1_ready(wr_req_c_ready),
+    .s_axis_wr1_tdata(wr_c_tdata), .s_axis_wr1_tkeep({{(KW-32){1'b0}}, {32{1'b1}}}), .s_axis_wr1_tlast(1'b1),
+    .s_axis_wr1_tvalid(wr_c_tvalid), .s_axis_wr1_tready(wr_c_tready),
+    .m_req(m_dma_wr_req), .m_req_valid(m_dma_wr_req_valid), .m_req_ready(m_dma_wr_req_ready),
+    .m_axis_wr_tdata(m_axis_dma_wr_tdata), .m_axis_wr_tkeep(m_axis_dma_wr_tkeep), .m_axis_wr_tlast(m_axis_dma_wr_tlast),
+    .m_axis_wr_tvalid(m_axis_dma_wr_tvalid), .m_axis_wr_tready(m_axis_dma_wr_tready),
+    .s_wr_done_tag(s_dma_wr_done_tag), .s_wr_done_error(s_dma_wr_done_error),
+    .s_wr_done_valid(s_dma_wr_done_valid), .s_wr_done_ready(s_dma_wr_done_ready),
+    .cnt_wr_err(cnt_wr_err),
+    .idle(idle_wr_arb)
+  );
+
+  // ---------------------------------------------------------------- requester
+  roce_pkg::sq_retire_t sq_retire;  logic sq_retire_valid, sq_retire_ready;
+  roce_pkg::sq_track_t  sq_track;   logic sq_track_valid, sq_track_ready;
+  roce_pkg::roce_tx_hdr_t req_hdr;  logic req_hdr_valid, req_hdr_ready;
+  logic [DATA_W-1:0] req_pay_tdata;
+  logic [KW-1:0]     req_pay_tkeep;
+  logic req_pay_tlast, req_pay_tvalid, req_pay_tready;
+  logic req_idle;
+  logic [31:0] cnt_tx_pkts;
+
+  requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_req (
+    .clk, .rst,
+    .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[0]), .s_qp_cfg_ready(qp_cfg_ready_req),
+    .s_sq_db(sq_db), .s_sq_db_valid(sq_db_valid), .s_sq_db_ready(sq_db_ready),
+    .s_sq_retire(sq_retire), .s_sq_retire_valid(sq_retire_valid), .s_sq_retire_ready(sq_retire_ready),
+    .s_axis_dma_rd_tdata(rd_q_tdata), .s_axis_dma_rd_tkeep(rd_q_tkeep), .s_axis_dma_rd_tlast(rd_q_tlast),
+    .s_axis_dma_rd_tuser(rd_q_tuser), .s_axis_dma_rd_tvalid(rd_q_tvalid), .s_axis_dma_rd_tready(rd_q_tready),
+    .s_mr_resp(mr_resp_q), .s_mr_resp_valid(mr_resp_q_valid), .s_mr_resp_ready(mr_resp_q_ready),
+    .m_dma_rd_req(rd_req_q), .m_dma_rd_req_valid(rd_req_q_valid), .m_dma_rd_req_ready(rd_req_q_ready),
+    .m_mr_req(mr_req_q), .m_mr_req_valid(mr_req_q_valid), .m_mr_req_ready(mr_req_q_ready),
+    .m_tx_hdr(req_hdr), .m_tx_hdr_valid(req_hdr_valid), .m_tx_hdr_ready(req_hdr_ready),
+    .m_axis_tx_payload_tdata(req_pay_tdata), .m_axis_tx_payload_tkeep(req_pay_tkeep),
+    .m_axis_tx_payload_tlast(req_pay_tlast), .m_axis_tx_payload_tvalid(req_pay_tvalid),
+    .m_axis_tx_payload_tready(req_pay_tready),
+    .m_sq_track(sq_track), .m_sq_track_valid(sq_track_valid), .m_sq_track_ready(sq_track_ready),
+    .idle(req_idle), .cnt_tx_pkts(cnt_tx_pkts)
+  );
+
+  // ---------------------------------------------------------------- RX: MAC + loopback -> parser -> dispatch
+  logic [DATA_W-1:0] lb_tdata, rxm_tdata;
+  logic [KW-1:0]     lb_tkeep, rxm_tkeep;
+  logic lb_tlast, lb_tvalid, lb_tready, rxm_tlast, rxm_tuser, rxm_tvalid, rxm_tready;
+
+  frame_arb2 #(.DATA_W(DATA_W)) u_rx_merge (
+    .clk, .rst,
+    .s0_axis_tdata(s_axis_rx_tdata), .s0_axis_tkeep(s_axis_rx_tkeep), .s0_axis_tlast(s_axis_rx_tlast),
+    .s0_axis_tuser(s_axis_rx_tuser), .s0_axis_tvalid(s_axis_rx_tvalid), .s0_axis_tready(s_axis_rx_tready),
+    .s1_axis_tdata(lb_tdata), .s1_axis_tkeep(lb_tkeep), .s1_axis_tlast(lb_tlast),
+    .s1_axis_tuser(1'b0), .s1_axis_tvalid(lb_tvalid), .s1_axis_tready(lb_tready),
+    .m_axis_tdata(rxm_tdata), .m_axis_tkeep(rxm_tkeep), .m_axis_tlast(rxm_tlast),
+    .m_axis_tuser(rxm_tuser), .m_axis_tvalid(rxm_tvalid), .m_axis_tready(rxm_tready),
+    .idle(idle_rx_merge)
+  );
+
+  roce_pkg::roce_rx_hdr_t rx_hdr;  logic rx_hdr_valid, rx_hdr_ready;
+  logic [DATA_W-1:0] rx_pay_tdata;
+  logic [KW-1:0]     rx_pay_tkeep;
+  logic rx_pay_tlast, rx_pay_tvalid, rx_pay_tready;
+  logic stat_valid, stat_bypass;
+  logic [3:0] stat_drop;
+
+  roce_parser #(.DATA_W(DATA_W)) u_parser (
+    .clk, .rst, .roce_enable,
+    .s_axis_rx_tdata(rxm_tdata), .s_axis_rx_tkeep(rxm_tkeep), .s_axis_rx_tvalid(rxm_tvalid),
+    .s_axis_rx_tready(rxm_tready), .s_axis_rx_tlast(rxm_tlast), .s_axis_rx_tuser(rxm_tuser),
+    .m_hdr(rx_hdr), .m_hdr_valid(rx_hdr_valid), .m_hdr_ready(rx_hdr_ready),
+    .m_axis_pay_tdata(rx_pay_tdata), .m_axis_pay_tkeep(rx_pay_tkeep), .m_axis_pay_tvalid(rx_pay_tvalid),
+    .m_axis_pay_tready(rx_pay_tready), .m_axis_pay_tlast(rx_pay_tlast),
+    .m_axis_byp_tdata, .m_axis_byp_tkeep, .m_axis_byp_tvalid, .m_axis_byp_tready, .m_axis_byp_tlast,
+    .m_axis_byp_tuser,
+    .stat_valid, .stat_bypass, .stat_drop,
+    .cnt_rx_frames, .cnt_rx_roce, .cnt_rx_bypass, .cnt_rx_drop
+  );
+
+  roce_pkg::roce_rx_hdr_t rx_ack, rx_req;
+  logic rx_ack_valid, rx_ack_ready, rx_req_valid, rx_req_ready;
+  logic [DATA_W-1:0] rq_pay_tdata;
+  /* verilator lint_off UNUSEDSIGNAL */  // the responder knows each packet's length from its header
+  logic [KW-1:0]     rq_pay_tkeep;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic rq_pay_tlast, rq_pay_tvalid, rq_pay_tready;
+
+  rx_dispatch #(.DATA_W(DATA_W)) u_rx_dispatch (
+    .clk, .rst,
+    .s_rx_hdr(rx_hdr), .s_rx_hdr_valid(rx_hdr_valid), .s_rx_hdr_ready(rx_hdr_ready),
+    .s_axis_rx_payload_tdata(rx_pay_tdata), .s_axis_rx_payload_tkeep(rx_pay_tkeep),
+    .s_axis_rx_payload_tlast(rx_pay_tlast), .s_axis_rx_payload_tvalid(rx_pay_tvalid),
+    .s_axis_rx_payload_tready(rx_pay_tready),
+    .m_ack_hdr(rx_ack), .m_ack_hdr_valid(rx_ack_valid), .m_ack_hdr_ready(rx_ack_ready),
+    .m_req_hdr(rx_req), .m_req_hdr_valid(rx_req_valid), .m_req_hdr_ready(rx_req_ready),
+    .m_axis_req_payload_tdata(rq_pay_tdata), .m_axis_req_payload_tkeep(rq_pay_tkeep),
+    .m_axis_req_payload_tlast(rq_pay_tlast), .m_axis_req_payload_tvalid(rq_pay_tvalid),
+    .m_axis_req_payload_tready(rq_pay_tready),
+    .idle(idle_dispatch)
+  );
+
+  // ---------------------------------------------------------------- responder
+  roce_pkg::roce_tx_hdr_t ack_hdr;  logic ack_hdr_valid, ack_hdr_ready;
+  roce_pkg::cq_compl_t compl_r, compl_c, compl;
+  logic compl_r_valid, compl_r_ready, compl_c_valid, compl_c_ready, compl_valid, compl_ready;
+  logic resp_idle;
+  logic [31:0] cnt_tx_acks, cnt_rx_pkts, cnt_no_qp, cnt_qp_state, cnt_out_of_sequence, cnt_duplicate_request,
+               cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err;
+
+  responder #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_resp (
+    .clk, .rst,
+    .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[1]), .s_qp_cfg_ready(qp_cfg_ready_resp),
+    .s_rq_db(rq_db), .s_rq_db_valid(rq_db_valid), .s_rq_db_ready(rq_db_ready),
+    .s_rx_hdr(rx_req), .s_rx_hdr_valid(rx_req_valid), .s_rx_hdr_ready(rx_req_ready),
+    .s_axis_rx_payload_tdata(rq_pay_tdata),
+    .s_axis_rx_payload_tlast(rq_pay_tlast), .s_axis_rx_payload_tvalid(rq_pay_tvalid),
+    .s_axis_rx_payload_tready(rq_pay_tready),
+    .s_axis_dma_rd_tdata(rd_r_tdata), .s_axis_dma_rd_tlast(rd_r_tlast),
+    .s_axis_dma_rd_tuser(rd_r_tuser), .s_axis_dma_rd_tvalid(rd_r_tvalid), .s_axis_dma_rd_tready(rd_r_tready),
+    .s_mr_resp(mr_resp_r), .s_mr_resp_valid(mr_resp_r_valid), .s_mr_resp_ready(mr_resp_r_ready),
+    .m_dma_rd_req(rd_req_r), .m_dma_rd_req_valid(rd_req_r_valid), .m_dma_rd_req_ready(rd_req_r_ready),
+    .m_mr_req(mr_req_r), .m_mr_req_valid(mr_req_r_valid), .m_mr_req_ready(mr_req_r_ready),
+    .m_dma_wr_req(wr_req_r), .m_dma_wr_req_valid(wr_req_r_valid), .m_dma_wr_req_ready(wr_req_r_ready),
+    .m_axis_dma_wr_tdata(wr_r_tdata), .m_axis_dma_wr_tkeep(wr_r_tkeep), .m_axis_dma_wr_tlast(wr_r_tlast),
+    .m_axis_dma_wr_tvalid(wr_r_tvalid), .m_axis_dma_wr_tready(wr_r_tready),
+    .m_ack_hdr(ack_hdr), .m_ack_hdr_valid(ack_hdr_valid), .m_ack_hdr_ready(ack_hdr_ready),
+    .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
+    .idle(resp_idle),
+    .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
+    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err
+  );
+
+  // ---------------------------------------------------------------- completer
+  logic compl_idle;
+  logic [31:0] cnt_rx_acks, cnt_nak_received;
+
+  completer #(.MAX_QP(MAX_QP)) u_compl (
+    .clk, .rst,
+    .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[2]), .s_qp_cfg_ready(qp_cfg_ready_compl),
+    .s_sq_track(sq_track), .s_sq_track_valid(sq_track_valid), .s_sq_track_ready(sq_track_ready),
+    .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
+    .m_cq_compl(compl_c), .m_cq_compl_valid(compl_c_valid), .m_cq_compl_ready(compl_c_ready),
+    .m_sq_retire(sq_retire), .m_sq_retire_valid(sq_retire_valid), .m_sq_retire_ready(sq_retire_ready),
+    .idle(compl_idle), .cnt_rx_acks, .cnt_nak_received
+  );
+
+  // ---------------------------------------------------------------- completions
+  logic compl_sel;
+  desc_arb2 #(.WIDTH($bits(roce_pkg::cq_compl_t))) u_compl_arb (
+    .clk, .rst,
+    .s0(compl_r), .s0_valid(compl_r_valid), .s0_ready(compl_r_ready),
+    .s1(compl_c), .s1_valid(compl_c_valid), .s1_ready(compl_c_ready),
+    .m(compl), .m_valid(compl_valid), .m_ready(compl_ready), .m_sel(compl_sel),
+    .idle(idle_compl_arb)
+  );
+
+  logic [31:0] cnt_cqe, cnt_cq_err, cnt_cqe_err;
+  cq_writer #(.DATA_W(DATA_W), .MAX_CQ(MAX_CQ)) u_cq (
+    .clk, .rst,
+    .s_cfg(cq_cfg), .s_cfg_valid(cq_cfg_valid), .s_cfg_ready(cq_cfg_ready),
+    .s_db(cq_db), .s_db_valid(cq_db_valid), .s_db_ready(cq_db_ready),
+    .s_compl(compl), .s_compl_valid(compl_valid), .s_compl_ready(compl_ready),
+    .m_dma_wr(wr_req_c), .m_dma_wr_valid(wr_req_c_valid), .m_dma_wr_ready(wr_req_c_ready),
+    .m_axis_dma_wr_tdata(wr_c_tdata), .m_axis_dma_wr_tvalid(wr_c_tvalid), .m_axis_dma_wr_tready(wr_c_tready),
+    .m_event, .m_event_valid, .m_event_ready,
+    .cnt_cqe, .cnt_cq_err
+  );
+
+  // ---------------------------------------------------------------- TX: arbiter -> deparser -> loopback split
+  roce_pkg::roce_tx_hdr_t tx_hdr;  logic tx_hdr_valid, tx_hdr_ready;
+  logic [DATA_W-1:0] tx_pay_tdata, dp_tdata;
+  logic [KW-1:0]     dp_tkeep;
+  logic tx_pay_tvalid, tx_pay_tready, dp_tlast, dp_tvalid, dp_tready;
+  logic [31:0] cnt_loopback;
+
+  tx_arb #(.DATA_W(DATA_W)) u_tx_arb (
+    .clk, .rst,
+    .s_ack_hdr(ack_hdr), .s_ack_hdr_valid(ack_hdr_valid), .s_ack_hdr_ready(ack_hdr_ready),
+    .s_req_hdr(req_hdr), .s_req_hdr_valid(req_hdr_valid), .s_req_hdr_ready(req_hdr_ready),
+    .s_axis_req_payload_tdata(req_pay_tdata), .s_axis_req_payload_tkeep(req_pay_tkeep),
+    .s_axis_req_payload_tlast(req_pay_tlast), .s_axis_req_payload_tvalid(req_pay_tvalid),
+    .s_axis_req_payload_tready(req_pay_tready),
+    .m_tx_hdr(tx_hdr), .m_tx_hdr_valid(tx_hdr_valid), .m_tx_hdr_ready(tx_hdr_ready),
+    .m_axis_tx_payload_tdata(tx_pay_tdata), .m_axis_tx_payload_tvalid(tx_pay_tvalid),
+    .m_axis_tx_payload_tready(tx_pay_tready),
+    .idle(idle_tx_arb)
+  );
+
+  roce_deparser #(.DATA_W(DATA_W)) u_deparser (
+    .clk, .rst,
+    .s_hdr(tx_hdr), .s_hdr_valid(tx_hdr_valid), .s_hdr_ready(tx_hdr_ready),
+    .s_axis_pay_tdata(tx_pay_tdata), .s_axis_pay_tvalid(tx_pay_tvalid), .s_axis_pay_tready(tx_pay_tready),
+    .m_axis_tx_tdata(dp_tdata), .m_axis_tx_tkeep(dp_tkeep), .m_axis_tx_tlast(dp_tlast),
+    .m_axis_tx_tvalid(dp_tvalid), .m_axis_tx_tready(dp_tready),
+    .cnt_tx_frames
+  );
+
+  loopback_split #(.DATA_W(DATA_W)) u_loopback (
+    .clk, .rst, .port_mac,
+    .s_axis_tdata(dp_tdata), .s_axis_tkeep(dp_tkeep), .s_axis_tlast(dp_tlast),
+    .s_axis_tvalid(dp_tvalid), .s_axis_tready(dp_tready),
+    .m0_axis_tdata(m_axis_tx_tdata), .m0_axis_tkeep(m_axis_tx_tkeep), .m0_axis_tlast(m_axis_tx_tlast),
+    .m0_axis_tvalid(m_axis_tx_tvalid), .m0_axis_tready(m_axis_tx_tready),
+    .m1_axis_tdata(lb_tdata), .m1_axis_tkeep(lb_tkeep), .m1_axis_tlast(lb_tlast),
+    .m1_axis_tvalid(lb_tvalid), .m1_axis_tready(lb_tready),
+    .cnt_loopback,
+    .idle(idle_loopback)
+  );
+
+  // ---------------------------------------------------------------- counters
+  // CQE_ERR: every completion handed to the CQ writer with a status other than SUCCESS
+  logic [31:0] cqe_err_q;
+  always_ff @(posedge clk) begin
+    if (rst) cqe_err_q <= '0;
+    else if (compl_valid && compl_ready && compl.status != 8'd0) cqe_err_q <= cqe_err_q + 32'd1;
+  end
+  assign cnt_cqe_err = cqe_err_q;
+
+  always_comb begin
+    cnt_xport = '0;
+    cnt_xport[32*roce_pkg::XPORT_CNT_TX_PKTS +: 32]           = cnt_tx_pkts;
+    cnt_xport[32*roce_pkg::XPORT_CNT_TX_ACKS +: 32]           = cnt_tx_acks;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RX_PKTS +: 32]           = cnt_rx_pkts;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RX_ACKS +: 32]           = cnt_rx_acks;
+    cnt_xport[32*roce_pkg::XPORT_CNT_NO_QP +: 32]             = cnt_no_qp;
+    cnt_xport[32*roce_pkg::XPORT_CNT_QP_STATE +: 32]          = cnt_qp_state;
+    cnt_xport[32*roce_pkg::XPORT_CNT_OUT_OF_SEQUENCE +: 32]   = cnt_out_of_sequence;
+    cnt_xport[32*roce_pkg::XPORT_CNT_DUPLICATE_REQUEST +: 32] = cnt_duplicate_request;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REM_ACCESS_ERR +: 32]    = cnt_rem_access_err;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REM_INV_REQ +: 32]       = cnt_rem_inv_req;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_SENT +: 32]      = cnt_rnr_nak_sent;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REM_OP_ERR +: 32]        = cnt_rem_op_err;
+    cnt_xport[32*roce_pkg::XPORT_CNT_NAK_RECEIVED +: 32]      = cnt_nak_received;
+    cnt_xport[32*roce_pkg::XPORT_CNT_CQE_ERR +: 32]           = cnt_cqe_err;
+    cnt_xport[32*roce_pkg::XPORT_CNT_LOOPBACK +: 32]          = cnt_loopback;
+  end
+
+  // ---------------------------------------------------------------- idle
+  logic idle_mr_arb, idle_rd_arb, idle_wr_arb, idle_rx_merge, idle_dispatch, idle_compl_arb, idle_tx_arb, idle_loopback;
+  // The blocks with an idle output say so themselves. For the packet path
+  // and the CQ writer the top counts what went in and what came out: frames
+  // into the parser vs headers, bypassed frames and drops out; headers into
+  // the deparser vs frames out; completions into the CQ writer vs CQEs
+  // written and dropped; MR requests vs responses.
+  logic [15:0] par_in_q, par_out_q, dep_in_q, dep_out_q, mr_in_q, mr_out_q;
+  logic [31:0] cq_in_q;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      par_in_q <= '0; par_out_q <= '0; dep_in_q <= '0; dep_out_q <= '0; mr_in_q <= '0; mr_out_q <= '0;
+      cq_in_q <= '0;
+    end else begin
+      if (rxm_tvalid && rxm_tready && rxm_tlast) par_in_q <= par_in_q + 16'd1;
+      if ((rx_hdr_valid && rx_hdr_ready) || (m_axis_byp_tvalid && m_axis_byp_tready && m_axis_byp_tlast)
+          || (stat_valid && !stat_bypass && stat_drop != 4'd0))
+        par_out_q <= par_out_q + 16'd1;
+      if (tx_hdr_valid && tx_hdr_ready) dep_in_q <= dep_in_q + 16'd1;
+      if (dp_tvalid && dp_tready && dp_tlast) dep_out_q <= dep_out_q + 16'd1;
+      if (mr_req_valid && mr_req_ready) mr_in_q <= mr_in_q + 16'd1;
+      if (mr_resp_valid && mr_resp_ready) mr_out_q <= mr_out_q + 16'd1;
+      if (compl_valid && compl_ready) cq_in_q <= cq_in_q + 32'd1;
+    end
+  end
+  assign idle = cmd_idle && req_idle && resp_idle && compl_idle
+             && idle_mr_arb && idle_rd_arb && idle_wr_arb && idle_rx_merge && idle_dispatch && idle_compl_arb
+             && idle_tx_arb && idle_loopback
+             && !cmd_valid && !cmd_resp_valid && !sq_db_valid && !rq_db_valid && !cq_db_valid && !qp_cfg_valid
+             && par_in_q == par_out_q && dep_in_q == dep_out_q && mr_in_q == mr_out_q
+             && cq_in_q == cnt_cqe + cnt_cq_err && !wr_c_tvalid && !wr_req_c_valid && !m_event_valid
+             && !rx_pay_tvalid && !rq_pay_tvalid && !rx_ack_valid && !rx_req_valid && !sq_track_valid
+             && !sq_retire_valid && !compl_r_valid && !compl_c_valid && !ack_hdr_valid && !req_hdr_valid
+             && !lb_tvalid && !s_axis_rx_tvalid && !m_dma_rd_req_valid && !m_dma_wr_req_valid
+             && !m_axis_dma_wr_tvalid && !s_axis_dma_rd_tvalid && !m_axis_tx_tvalid && !rxm_tvalid;
+
+  // sel and the write-error count are observed through the waveform only
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic unused_ok;
+  assign unused_ok = ^{compl_sel, cnt_wr_err, link_up, port_mtu, cnt_cq_err[0]};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,204 @@
+// req_qp_ctx: the requester's per-QP send-queue state and its scheduler.
+//
+//   per QP (LUT RAM, asynchronous read):  pi, ci, next_psn, outstanding, state
+//   per QP (block RAM, registered read):   the attributes the engine needs
+//                                          (sq_base, sq_lsz, pd, pmtu, addressing)
+//   per QP (flip-flop vectors):            has_work (pi != ci), rts, err, full
+//                                          (outstanding >= 16)
+//
+//   eligible = has_work & (rts & ~full | err)   -- ERR QPs are flushed
+//   pick     = first eligible QP at or after the round-robin pointer
+//
+// One control input per cycle (qp_cfg, then sq_retire, then sq_db), none in
+// the engine's write-back cycle, so every context memory has one write port.
+// A qp_cfg for the QP the engine works on (or picks this cycle) waits until
+// the engine is done with it: RESET/DESTROY cannot pull the state away from
+// under a work request in flight.
+`default_nettype none
+
+module req_qp_ctx #(
+  parameter int MAX_QP = 256
+) (
+  input  wire logic                   clk,
+  input  wire logic                   rst,
+  /* verilator lint_off UNUSEDSIGNAL */  // of qp_cfg the requester keeps the send-side attributes only
+  input  wire roce_pkg::qp_cfg_t      s_qp_cfg,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                   s_qp_cfg_valid,
+  output logic                        s_qp_cfg_ready,
+  input  wire roce_pkg::wq_db_t       s_sq_db,
+  input  wire logic                   s_sq_db_valid,
+  output logic                        s_sq_db_ready,
+  input  wire roce_pkg::sq_retire_t   s_sq_retire,
+  input  wire logic                   s_sq_retire_valid,
+  output logic                        s_sq_retire_ready,
+  // engine side
+  input  wire logic                   eng_idle,   // the engine takes a pick this cycle if there is one
+  input  wire logic [$clog2(MAX_QP)-1:0] eng_qpn, // the QP it works on (when not idle)
+  output logic                        pick_valid,
+  output logic [$clog2(MAX_QP)-1:0]   pick_qpn,
+  output logic [15:0]                 pick_ci,
+  output logic [23:0]                 pick_psn,
+  output roce_pkg::qp_cfg_t           cfg,        // attributes of the last pick (registered read)
+  output logic [2:0]                  act_state,  // current state of eng_qpn
+  input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
+  input  wire logic [15:0]            wb_ci,
+  input  wire logic [23:0]            wb_psn,
+  input  wire logic                   wb_err,     // the QP enters ERR
+  output logic                        any_eligible
+);
+  localparam int QW = $clog2(MAX_QP);
+  localparam int CFG_W = 64 + 5 + 16 + 3 + 24 + 2 + 48 + 48 + 128 + 128 + 8 + 8 + 20;
+
+  initial begin
+    if ((1 << QW) != MAX_QP || MAX_QP > 65536 || MAX_QP < 2) $error("req_qp_ctx: MAX_QP must be a power of two in 2..65536");
+  end
+
+  logic [15:0]      pi_mem    [MAX_QP];
+  logic [15:0]      ci_mem    [MAX_QP];
+  logic [23:0]      psn_mem   [MAX_QP];
+  logic [4:0]       outst_mem [MAX_QP];
+  logic [2:0]       state_mem [MAX_QP];
+  logic [CFG_W-1:0] cfg_mem   [MAX_QP];
+  logic [CFG_W-1:0] cfg_rd_q;
+
+  logic [MAX_QP-1:0] has_work_q, rts_q, err_q, full_q, eligible, upper;
+  logic [QW-1:0]     rr_q;
+
+  logic take_cfg, take_ret, take_db, cfg_hold;
+  logic [QW-1:0] c_idx, r_idx, d_idx;
+  logic c_in, r_in, d_in;
+  logic [4:0] r_outst, wb_outst;
+
+  // lowest set bit of v (0 when none)
+  function automatic logic [QW-1:0] first_set(input logic [MAX_QP-1:0] v);
+    first_set = '0;
+    for (int i = MAX_QP - 1; i >= 0; i--) if (v[i]) first_set = QW'(i);
+  endfunction
+
+  always_comb begin
+    eligible     = has_work_q & ((rts_q & ~full_q) | err_q);
+    any_eligible = |eligible;
+    pick_valid   = eng_idle && any_eligible;
+    upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
+    pick_qpn     = (|upper) ? first_set(upper) : first_set(eligible);
+    pick_ci   = ci_mem[pick_qpn];
+    pick_psn  = psn_mem[pick_qpn];
+    act_state = state_mem[eng_qpn];
+
+    c_idx = s_qp_cfg.qpn[QW-1:0];
+    r_idx = s_sq_retire.qpn[QW-1:0];
+    d_idx = s_sq_db.qpn[QW-1:0];
+    c_in  = s_qp_cfg.qpn < 16'(MAX_QP);
+    r_in  = s_sq_retire.qpn < 16'(MAX_QP);
+    d_in  = s_sq_db.qpn < 16'(MAX_QP);
+    cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn));
+
+    s_qp_cfg_ready    = !wb_en && !cfg_hold;
+    take_cfg          = s_qp_cfg_valid && s_qp_cfg_ready;
+    s_sq_retire_ready = !wb_en && !take_cfg;
+    take_ret          = s_sq_retire_valid && s_sq_retire_ready;
+    s_sq_db_ready     = !wb_en && !take_cfg && !take_ret;
+    take_db           = s_sq_db_valid && s_sq_db_ready;
+
+    r_outst  = (s_sq_retire.count > outst_mem[r_idx]) ? 5'd0 : outst_mem[r_idx] - s_sq_retire.count;
+    wb_outst = (outst_mem[eng_qpn] == 5'd31) ? 5'd31 : outst_mem[eng_qpn] + 5'd1;
+  end
+
+  // context memories: one writer per cycle
+  always_ff @(posedge clk) begin
+    if (pick_valid) cfg_rd_q <= cfg_mem[pick_qpn];
+    if (take_cfg && c_in) begin
+      cfg_mem[c_idx] <= {s_qp_cfg.sq_base, s_qp_cfg.sq_lsz, s_qp_cfg.pd, s_qp_cfg.pmtu, s_qp_cfg.dest_qpn,
+                         s_qp_cfg.l3, s_qp_cfg.src_mac, s_qp_cfg.dst_mac, s_qp_cfg.src_ip, s_qp_cfg.dst_ip,
+                         s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label};
+      case (s_qp_cfg.action)
+        roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
+          pi_mem[c_idx] <= '0;
+          ci_mem[c_idx] <= '0;
+          outst_mem[c_idx] <= '0;
+          state_mem[c_idx] <= roce_pkg::QP_STATE_RESET;
+        end
+        roce_pkg::QP_ACTION_TO_INIT: state_mem[c_idx] <= roce_pkg::QP_STATE_INIT;
+        roce_pkg::QP_ACTION_TO_RTR:  state_mem[c_idx] <= roce_pkg::QP_STATE_RTR;
+        roce_pkg::QP_ACTION_TO_RTS: begin
+          state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
+          psn_mem[c_idx] <= s_qp_cfg.sq_psn;
+        end
+        roce_pkg::QP_ACTION_TO_ERR:  state_mem[c_idx] <= roce_pkg::QP_STATE_ERR;
+        default: ;
+      endcase
+    end
+    if (take_ret && r_in) begin
+      outst_mem[r_idx] <= r_outst;
+      if (s_sq_retire.error && rts_q[r_idx]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
+    end
+    if (take_db && d_in) pi_mem[d_idx] <= s_sq_db.pi;
+    if (wb_en) begin
+      ci_mem[eng_qpn] <= wb_ci;
+      psn_mem[eng_qpn] <= wb_psn;
+      outst_mem[eng_qpn] <= wb_outst;
+      if (wb_err) state_mem[eng_qpn] <= roce_pkg::QP_STATE_ERR;
+    end
+  end
+
+  // flag vectors (reset: no QP is eligible)
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      has_work_q <= '0;
+      rts_q <= '0;
+      err_q <= '0;
+      full_q <= '0;
+      rr_q <= '0;
+    end else begin
+      if (pick_valid) rr_q <= pick_qpn + QW'(1);
+      if (take_cfg && c_in) begin
+        case (s_qp_cfg.action)
+          roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
+            has_work_q[c_idx] <= 1'b0;
+            rts_q[c_idx] <= 1'b0;
+            err_q[c_idx] <= 1'b0;
+            full_q[c_idx] <= 1'b0;
+          end
+          roce_pkg::QP_ACTION_TO_INIT, roce_pkg::QP_ACTION_TO_RTR: begin
+            rts_q[c_idx] <= 1'b0;
+            err_q[c_idx] <= 1'b0;
+          end
+          roce_pkg::QP_ACTION_TO_RTS: begin
+            rts_q[c_idx] <= 1'b1;
+            err_q[c_idx] <= 1'b0;
+          end
+          roce_pkg::QP_ACTION_TO_ERR: begin
+            rts_q[c_idx] <= 1'b0;
+            err_q[c_idx] <= 1'b1;
+          end
+          default: ;
+        endcase
+      end
+      if (take_ret && r_in) begin
+        full_q[r_idx] <= r_outst >= 5'd16;
+        if (s_sq_retire.error && rts_q[r_idx]) begin
+          rts_q[r_idx] <= 1'b0;
+          err_q[r_idx] <= 1'b1;
+        end
+      end
+      if (take_db && d_in) has_work_q[d_idx] <= s_sq_db.pi != ci_mem[d_idx];
+      if (wb_en) begin
+        has_work_q[eng_qpn] <= pi_mem[eng_qpn] != wb_ci;
+        full_q[eng_qpn] <= wb_outst >= 5'd16;
+        if (wb_err) begin
+          rts_q[eng_qpn] <= 1'b0;
+          err_q[eng_qpn] <= 1'b1;
+        end
+      end
+    end
+  end
+
+  always_comb begin
+    cfg = '0;
+    {cfg.sq_base, cfg.sq_lsz, cfg.pd, cfg.pmtu, cfg.dest_qpn, cfg.l3, cfg.src_mac, cfg.dst_mac,
+     cfg.src_ip, cfg.dst_ip, cfg.tclass, cfg.ttl, cfg.flow_label} = cfg_rd_q;
+  end
+endmodule
+
+`default_nettype wire

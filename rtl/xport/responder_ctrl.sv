@@ -1,0 +1,734 @@
+// responder_ctrl: the checker stage of the RC responder (docs/engine.md,
+// "Responder"). It owns the per-QP contexts and decides, one request packet
+// at a time and in order, what happens to it; the placement stage
+// (responder_place) then moves the payload and sends what was decided.
+//
+//   request packet (header only; the payload waits in the placement stage)
+//     1 QP valid and RC            else drop, NO_QP
+//     2 state RTR/RTS              else drop, QP_STATE
+//     3 PSN: d = psn - epsn        d >= 2^23 duplicate (re-ACK); d > 0 ahead (one NAK)
+//     4 opcode sequence, lengths   else NAK INV_REQ, ERR
+//     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
+//     6 SEND FIRST/ONLY,           receive WQE: none -> RNR NAK; fetch (dma_rd_req);
+//       WRITE ..._IMM LAST/ONLY    poisoned / > 6 SGEs -> NAK REM_OP, CQE, ERR
+//       SEND                       message longer than the SGEs -> NAK INV_REQ, CQE, ERR
+//     7 walk: pieces that never cross an SGE or page end, one mr_req per
+//       page run (its answer is the SEND's lkey check), into a speculative
+//       piece FIFO -- committed only when the whole packet passed
+//     8 verdict: epsn, msn, CQE, ACK; the context is written back
+//   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
+//   the placement stage has drained (so CQEs stay in order)
+//
+// Inputs are taken only when idle, by priority: qp_cfg (after the placement
+// stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
+`default_nettype none
+
+module responder_ctrl #(
+  parameter int DATA_W = 512,
+  parameter int MAX_QP = 256
+) (
+  input  wire logic                  clk,
+  input  wire logic                  rst,
+  input  wire roce_pkg::qp_cfg_t     s_qp_cfg,
+  input  wire logic                  s_qp_cfg_valid,
+  output logic                       s_qp_cfg_ready,
+  input  wire roce_pkg::wq_db_t      s_rq_db,
+  input  wire logic                  s_rq_db_valid,
+  output logic                       s_rq_db_ready,
+  /* verilator lint_off UNUSEDSIGNAL */  // the responder reads only BTH, RETH, ImmDt and pay_len
+  input  wire roce_pkg::roce_rx_hdr_t s_rx_hdr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                  s_rx_hdr_valid,
+  output logic                       s_rx_hdr_ready,
+  input  wire logic [DATA_W-1:0]     s_dma_rd_tdata,
+  input  wire logic                  s_dma_rd_tlast,
+  input  wire logic                  s_dma_rd_tuser,
+  input  wire logic                  s_dma_rd_tvalid,
+  output logic                       s_dma_rd_tready,
+  /* verilator lint_off UNUSEDSIGNAL */  // tag: one mr_req outstanding at a time
+  input  wire roce_pkg::mr_resp_t    s_mr_resp,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                  s_mr_resp_valid,
+  output logic                       s_mr_resp_ready,
+  output roce_pkg::dma_rd_req_t      m_dma_rd_req,
+  output logic                       m_dma_rd_req_valid,
+  input  wire logic                  m_dma_rd_req_ready,
+  output roce_pkg::mr_req_t          m_mr_req,
+  output logic                       m_mr_req_valid,
+  input  wire logic                  m_mr_req_ready,
+  output roce_pkg::cq_compl_t        m_cq,           // flush completions
+  output logic                       m_cq_valid,
+  input  wire logic                  m_cq_ready,
+  output responder_pkg::rsp_verdict_t m_vd,
+  output roce_pkg::cq_compl_t        m_vd_cqe,
+  output logic                       m_vd_valid,
+  input  wire logic                  m_vd_ready,
+  output responder_pkg::rsp_piece_t  m_pc,
+  output logic                       m_pc_valid,
+  input  wire logic                  m_pc_ready,
+  output logic                       m_pc_commit,
+  output logic                       m_pc_abort,
+  output logic                       m_addr_we,
+  output logic [$clog2(MAX_QP)-1:0]  m_addr_wa,
+  output responder_pkg::rsp_addr_t   m_addr_wd,
+  input  wire logic                  drained,        // placement stage has nothing left to do
+  output logic                       idle,
+  output logic [31:0]                cnt_rx_pkts,
+  output logic [31:0]                cnt_no_qp,
+  output logic [31:0]                cnt_qp_state,
+  output logic [31:0]                cnt_out_of_sequence,
+  output logic [31:0]                cnt_duplicate_request,
+  output logic [31:0]                cnt_rem_access_err,
+  output logic [31:0]                cnt_rem_inv_req,
+  output logic [31:0]                cnt_rnr_nak_sent,
+  output logic [31:0]                cnt_rem_op_err
+);
+  localparam int QW = $clog2(MAX_QP);
+  localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
+  localparam int FL_MAX = 8;                       // flush reads outstanding
+
+  initial begin
+    if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
+    if (DATA_W < 64 || DATA_W > WQE_W || WQE_W % DATA_W != 0)
+      $error("responder_ctrl: DATA_W must divide the 1024-bit receive WQE and be >= 64");
+  end
+
+  typedef enum logic [3:0] {
+    C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH
+  } cst_e;
+
+  // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
+  logic [MAX_QP-1:0] valid_q, rc_q;                // registers: they must reset
+  responder_pkg::rsp_ctx_t ctx_rd_q;
+  logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
+  logic [127:0] sge_mem [MAX_QP * 8];              // SGE slots as in the WQE (sge layout, little-endian)
+  logic [127:0] sge_rd_q;
+  logic          ctx_re, ctx_we, sge_we;
+  logic [QW-1:0] ctx_ra;
+  logic [QW+2:0] sge_ra;
+  responder_pkg::rsp_ctx_t ctx_wd;
+
+  // ---- state
+  cst_e st_q, st_d;
+  responder_pkg::rsp_ctx_t cx_q, cx_d;             // working copy of the QP's context
+  responder_pkg::rsp_verdict_t vd_q, vd_d;         // verdict being built (drop / error paths)
+  roce_pkg::cq_compl_t vcq_q, vcq_d;               // ... and its completion
+  roce_pkg::qp_cfg_t cfg_q, cfg_d;
+  logic [15:0]   db_pi_q, db_pi_d;
+  logic [QW-1:0] idx_q, idx_d;                     // the QP
+  logic          qin_q, qin_d;                     // its number is below MAX_QP
+  logic          qok_q, qok_d;                     // it exists and is RC
+  // the packet's header fields
+  logic        h_se_q, h_se_d, h_ack_q, h_ack_d;
+  logic [23:0] h_psn_q, h_psn_d;
+  logic [63:0] h_va_q, h_va_d;
+  logic [31:0] h_rkey_q, h_rkey_d, h_rlen_q, h_rlen_d, h_imm_q, h_imm_d;
+  logic [12:0] h_len_q, h_len_d;
+  logic        is_send_q, is_send_d, is_write_q, is_write_d, imm_q, imm_d;
+  logic [1:0]  seg_q, seg_d;
+  // progress on the packet
+  logic [12:0] n_q, n_d;                           // payload bytes not yet cut into pieces
+  logic [4:0]  np_q, np_d;                         // pieces pushed
+  logic        ok_q, ok_d;                         // passed every check: execute
+  logic        wctx_q, wctx_d;                     // write the context back (drop / error paths)
+  logic        mr_rkey_q, mr_rkey_d;               // the outstanding mr_req is the rkey check
+  logic [WQE_W-1:0] wqe_q, wqe_d;
+  logic        poison_q, poison_d;
+  logic [2:0]  sg_q, sg_d;
+  // flush of receive WQEs [fl_done, fl_end)
+  logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
+  logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
+  logic [3:0]  fl_out_q, fl_out_d;
+  // output registers
+  roce_pkg::dma_rd_req_t rd_q, rd_d;
+  roce_pkg::mr_req_t     mr_q, mr_d;
+  roce_pkg::cq_compl_t   cq_q, cq_d;
+  logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
+  // counters
+  logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q;
+  logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op;
+
+  // ---- combinational helpers
+  /* verilator lint_off UNUSEDSIGNAL */  // seg and the ImmDt bit are what a responder needs
+  roce_pkg::opinfo_t in_oi;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        take_cfg, take_db, take_hdr;
+  responder_pkg::rsp_ctx_t c0;                     // the context as read (zero for a QP that does not exist)
+  logic [14:0] mtu;
+  logic [23:0] dpsn;
+  logic        s_first, s_mid, s_last, s_only, seq_ok, len_ok, wlen_ok, needs_wqe;
+  logic [63:0] sge_addr;
+  logic [31:0] sge_len, sge_lkey;
+  logic [12:0] k;
+  logic [15:0] rq_mask;
+  logic [WQE_W-1:0] wqe_in;
+  logic [7:0]  wqe_nsge;
+  logic [127:0] sge_of_wqe;
+  logic        rd_beat, fl_issue;
+  // a failed check: set where it fails, applied once after the case
+  logic        err, err_cqe;
+  logic [7:0]  err_syn, err_status;
+  logic [15:0] err_ci;
+  // the success path's verdict and context
+  responder_pkg::rsp_ctx_t     cx_fin;
+  responder_pkg::rsp_verdict_t vd_ok;
+  roce_pkg::cq_compl_t ok_cqe, err_cqe_s;
+  logic        fin_last, fin_cqe;
+
+  // Port handshakes from registers and input valids only (never through the
+  // block below), so no ready or valid of a neighbour loops back into them.
+  assign s_qp_cfg_ready  = st_q == C_IDLE && drained;
+  assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
+  assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
+  assign s_mr_resp_ready = st_q == C_MRW;
+  assign s_dma_rd_tready = st_q == C_WQE
+                           || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
+  assign m_vd_valid      = st_q == C_PUSH;
+
+  always_comb begin
+    in_oi  = roce_pkg::opcode_info(s_rx_hdr.opcode);
+    take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
+    take_db  = s_rq_db_valid && s_rq_db_ready;
+    take_hdr = s_rx_hdr_valid && s_rx_hdr_ready;
+    ctx_re = take_cfg || take_db || take_hdr;
+    ctx_ra = take_cfg ? s_qp_cfg.qpn[QW-1:0] : take_db ? s_rq_db.qpn[QW-1:0] : s_rx_hdr.dst_qpn[QW-1:0];
+
+    c0 = valid_q[idx_q] ? ctx_rd_q : '0;
+    mtu = 15'd128 << c0.pmtu;
+    dpsn = h_psn_q - c0.epsn;
+    s_first = seg_q == roce_pkg::SEG_FIRST;
+    s_mid   = seg_q == roce_pkg::SEG_MIDDLE;
+    s_last  = seg_q == roce_pkg::SEG_LAST;
+    s_only  = seg_q == roce_pkg::SEG_ONLY;
+    seq_ok = c0.kind == responder_pkg::KIND_NONE ? (s_first || s_only)
+           : (s_mid || s_last) && c0.kind == (is_send_q ? responder_pkg::KIND_SEND : responder_pkg::KIND_WRITE);
+    len_ok = (s_first || s_mid) ? {2'b0, h_len_q} == mtu
+           : s_last ? h_len_q != 13'd0 && {2'b0, h_len_q} <= mtu
+           : {2'b0, h_len_q} <= mtu;
+    wlen_ok = (s_first || s_only) ? {19'b0, h_len_q} <= h_rlen_q : {19'b0, h_len_q} <= c0.left;
+    needs_wqe = (is_send_q && (s_first || s_only)) || (is_write_q && imm_q && (s_last || s_only));
+
+    sge_addr = sge_rd_q[8 * roce_pkg::SGE_ADDR_OFF +: 64];
+    sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
+    sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
+    wqe_in   = {s_dma_rd_tdata, wqe_q[WQE_W-1:DATA_W]};   // beats shift in from the top
+    wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
+    sge_of_wqe = wqe_q[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
+    k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
+    rq_mask = 16'((17'd1 << cx_q.rq_lsz) - 17'd1);
+
+    // defaults: hold
+    st_d = st_q;
+    cx_d = (st_q == C_CFG || st_q == C_DB || st_q == C_HDR) ? c0 : cx_q;
+    vd_d = vd_q;
+    vcq_d = vcq_q;
+    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q;
+    h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
+    h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
+    is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
+    n_d = n_q; np_d = np_q; ok_d = ok_q; wctx_d = wctx_q; mr_rkey_d = mr_rkey_q;
+    wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
+    fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
+    fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
+    rd_d = rd_q; mr_d = mr_q; cq_d = cq_q;
+    rd_v_d = rd_v_q && !m_dma_rd_req_ready;
+    mr_v_d = mr_v_q && !m_mr_req_ready;
+    cq_v_d = cq_v_q && !m_cq_ready;
+    ctx_we = 1'b0; ctx_wd = cx_q;
+    sge_we = 1'b0;
+    sge_ra = {idx_q, cx_q.sidx};
+    m_pc_valid = 1'b0;
+    m_pc.pa = cx_q.xpa;
+    m_pc.len = k;
+    m_pc_commit = 1'b0; m_pc_abort = 1'b0;
+    m_addr_we = 1'b0;
+    m_addr_wd.l3 = cfg_q.l3;
+    m_addr_wd.src_mac = cfg_q.src_mac;
+    m_addr_wd.dst_mac = cfg_q.dst_mac;
+    m_addr_wd.src_ip = cfg_q.src_ip;
+    m_addr_wd.dst_ip = cfg_q.dst_ip;
+    m_addr_wd.tclass = cfg_q.tclass;
+    m_addr_wd.ttl = cfg_q.ttl;
+    m_addr_wd.flow_label = cfg_q.flow_label;
+    m_addr_wd.dest_qpn = cfg_q.dest_qpn;
+    err_cqe_s = '0;
+    err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
+    {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op} = '0;
+
+    // the success path's outcome (used in C_PUSH when ok_q)
+    fin_last = s_last || s_only;
+    fin_cqe  = fin_last && (is_send_q || imm_q);
+    cx_fin = cx_q;
+    cx_fin.epsn = cx_q.epsn + 24'd1;
+    cx_fin.nak = 1'b0;
+    if (fin_last) begin
+      cx_fin.msn = cx_q.msn + 24'd1;
+      cx_fin.kind = responder_pkg::KIND_NONE;
+      cx_fin.xleft = '0;
+    end
+    if (fin_cqe) cx_fin.ci = cx_q.ci + 16'd1;
+    vd_ok = '0;
+    vd_ok.qpn = 16'(idx_q);
+    vd_ok.pay_len = h_len_q;
+    vd_ok.exec = 1'b1;
+    vd_ok.npieces = np_q;
+    vd_ok.cqe_v = fin_cqe;
+    ok_cqe = '0;
+    ok_cqe.cq = cx_q.recv_cq;
+    ok_cqe.solicited = h_se_q;
+    ok_cqe.wr_id = cx_q.wr_id;
+    ok_cqe.byte_len = is_send_q ? cx_q.placed[31:0] : cx_q.rlen;
+    ok_cqe.imm = imm_q ? h_imm_q : 32'd0;
+    ok_cqe.qp_num = 24'(idx_q);
+    ok_cqe.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
+    ok_cqe.src_qp = cx_q.dest_qpn;
+    ok_cqe.status = 8'(roce_pkg::WC_STATUS_SUCCESS);
+    ok_cqe.wc_flags = imm_q ? 8'd2 : 8'd0;   // IBV_WC_WITH_IMM
+    ok_cqe.sl = {4'b0, cx_q.sl};
+    ok_cqe.wqe_counter = cx_q.ci;
+    vd_ok.ack_v = h_ack_q;
+    vd_ok.syn = 8'(roce_pkg::AETH_ACK);
+    vd_ok.psn = h_psn_q;
+    vd_ok.msn = cx_fin.msn;
+
+    unique case (st_q)
+      C_IDLE: begin
+        if (take_cfg) begin
+          cfg_d = s_qp_cfg;
+          idx_d = s_qp_cfg.qpn[QW-1:0];
+          qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
+          st_d = C_CFG;
+        end else if (take_db) begin
+          db_pi_d = s_rq_db.pi;
+          idx_d = s_rq_db.qpn[QW-1:0];
+          qin_d = s_rq_db.qpn < 16'(MAX_QP);
+          st_d = C_DB;
+        end else if (take_hdr) begin
+          idx_d = s_rx_hdr.dst_qpn[QW-1:0];
+          qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && valid_q[s_rx_hdr.dst_qpn[QW-1:0]]
+                  && rc_q[s_rx_hdr.dst_qpn[QW-1:0]];
+          h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
+          h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
+          h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
+          is_send_d  = s_rx_hdr.opcode <= roce_pkg::OP_RC_SEND_ONLY_IMM;
+          is_write_d = s_rx_hdr.opcode >= roce_pkg::OP_RC_WRITE_FIRST
+                       && s_rx_hdr.opcode <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
+          imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
+          seg_d = in_oi.seg;
+          st_d = C_HDR;
+        end
+      end
+
+      C_CFG: begin
+        // attributes from every qp_cfg; state and indexes by its action
+        if (qin_q) begin
+          cx_d.pd = cfg_q.pd; cx_d.access = cfg_q.access; cx_d.pmtu = cfg_q.pmtu;
+          cx_d.rq_base = cfg_q.rq_base; cx_d.rq_lsz = cfg_q.rq_lsz; cx_d.recv_cq = cfg_q.recv_cq;
+          cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr_timer; cx_d.sl = cfg_q.sl;
+          unique case (cfg_q.action)
+            roce_pkg::QP_ACTION_RESET: begin
+              cx_d.state = roce_pkg::QP_STATE_RESET;
+              cx_d.pi = '0; cx_d.ci = '0; cx_d.epsn = '0; cx_d.msn = '0; cx_d.nak = 1'b0;
+              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+            end
+            roce_pkg::QP_ACTION_TO_INIT:
+              if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_INIT;
+            roce_pkg::QP_ACTION_TO_RTR: begin
+              if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_RTR;
+              cx_d.epsn = cfg_q.rq_psn; cx_d.msn = '0; cx_d.nak = 1'b0;
+              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+            end
+            roce_pkg::QP_ACTION_TO_RTS:
+              if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_RTS;
+            roce_pkg::QP_ACTION_TO_ERR: begin
+              cx_d.state = roce_pkg::QP_STATE_ERR;
+              fl_pend_d = c0.ci != c0.pi;
+              fl_next_d = c0.ci; fl_done_d = c0.ci; fl_end_d = c0.pi;
+              cx_d.ci = c0.pi;
+            end
+            default: ;  // ATTR, DESTROY: attributes only (ERR is left only through RESET)
+          endcase
+          ctx_we = 1'b1;
+          ctx_wd = cx_d;
+          m_addr_we = 1'b1;
+        end
+        fl_go_d = 1'b0;
+        st_d = fl_pend_d ? C_FLUSH : C_IDLE;
+      end
+
+      C_DB: begin
+        // RESET ignores doorbells; ERR flushes what a doorbell adds
+        if (qin_q && valid_q[idx_q] && c0.state != roce_pkg::QP_STATE_RESET) begin
+          cx_d.pi = db_pi_q;
+          if (c0.state == roce_pkg::QP_STATE_ERR) begin
+            fl_pend_d = c0.ci != db_pi_q;
+            fl_next_d = c0.ci; fl_done_d = c0.ci; fl_end_d = db_pi_q;
+            cx_d.ci = db_pi_q;
+          end
+          ctx_we = 1'b1;
+          ctx_wd = cx_d;
+        end
+        fl_go_d = 1'b0;
+        st_d = fl_pend_d ? C_FLUSH : C_IDLE;
+      end
+
+      C_HDR: begin
+        // steps 1-5 on the context as read; by default the payload is dropped
+        vd_d = '0;
+        vd_d.qpn = 16'(idx_q);
+        vd_d.pay_len = h_len_q;
+        vd_d.psn = c0.epsn;
+        vd_d.msn = c0.msn;
+        ok_d = 1'b0; wctx_d = 1'b0; np_d = '0; n_d = h_len_q; mr_rkey_d = 1'b0;
+        st_d = C_PUSH;
+        sge_ra = {idx_q, c0.sidx};  // a SEND's current SGE, for the walk
+        if (!qok_q) begin
+          i_noqp = 1'b1;
+        end else if (c0.state != roce_pkg::QP_STATE_RTR && c0.state != roce_pkg::QP_STATE_RTS) begin
+          i_state = 1'b1;
+        end else if (dpsn[23]) begin
+          i_dup = 1'b1;
+          vd_d.ack_v = h_ack_q;
+          vd_d.syn = 8'(roce_pkg::AETH_ACK);
+          vd_d.psn = c0.epsn - 24'd1;
+        end else if (dpsn != '0) begin
+          i_oos = 1'b1;
+          if (!c0.nak) begin
+            vd_d.ack_v = 1'b1;
+            vd_d.syn = 8'(roce_pkg::AETH_NAK_PSN_SEQ);
+            cx_d.nak = 1'b1;
+            wctx_d = 1'b1;
+          end
+        end else if (!(is_send_q || is_write_q) || !seq_ok || !len_ok || (is_write_q && !wlen_ok)) begin
+          i_inv = 1'b1;
+          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+        end else if (is_send_q && (s_mid || s_last) && {22'b0, h_len_q} + c0.placed > c0.total) begin
+          i_inv = 1'b1;
+          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+          err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
+        end else if (is_write_q && (s_first || s_only)
+                     && (c0.access & roce_pkg::ACCESS_REMOTE_WRITE) == 4'd0) begin
+          i_acc = 1'b1;
+          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
+        end else begin
+          if (is_write_q && (s_first || s_only)) begin
+            cx_d.kind = responder_pkg::KIND_WRITE;
+            cx_d.va = h_va_q; cx_d.left = h_rlen_q; cx_d.rkey = h_rkey_q; cx_d.rlen = h_rlen_q;
+            cx_d.xleft = '0;
+          end
+          if (is_write_q && (s_first || s_only) && h_rlen_q != '0) begin
+            // step 5: the rkey check (a zero-length WRITE needs none, IBTA C9-88);
+            // its answer is also the first page run's translation
+            mr_v_d = 1'b1;
+            mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE;
+            mr_rkey_d = 1'b1;
+            st_d = C_MRW;
+          end else if (needs_wqe) begin
+            st_d = C_ROUTE;
+          end else begin
+            st_d = h_len_q != '0 ? C_WALK : C_PUSH;
+            ok_d = h_len_q == '0;
+          end
+        end
+      end
+
+      C_ROUTE: begin
+        // step 6: a receive WQE is needed
+        if (cx_q.ci == cx_q.pi) begin
+          i_rnr = 1'b1;
+          vd_d.ack_v = 1'b1;
+          vd_d.syn = {3'b001, cx_q.min_rnr};
+          wctx_d = 1'b0;  // nothing changes: the requester retries this PSN
+          st_d = C_PUSH;
+        end else begin
+          rd_v_d = 1'b1;
+          rd_d.tag = '0;
+          rd_d.addr = cx_q.rq_base + {41'b0, cx_q.ci & rq_mask, 7'b0};
+          rd_d.len = 13'(roce_pkg::RECV_WQE_SIZE);
+          poison_d = 1'b0;
+          st_d = C_WQE;
+        end
+      end
+
+      C_MRW: begin
+        if (s_mr_resp_valid) begin
+          if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
+            err = 1'b1;
+            if (is_write_q) begin
+              i_acc = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
+            end else begin
+              i_op = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
+              err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_PROT_ERR);
+            end
+          end else begin
+            cx_d.xpa = s_mr_resp.pa;
+            cx_d.xleft = s_mr_resp.run;
+            mr_rkey_d = 1'b0;
+            if (mr_rkey_q && needs_wqe) begin
+              st_d = C_ROUTE;
+            end else if (mr_rkey_q && n_q == '0) begin
+              st_d = C_PUSH;
+              ok_d = 1'b1;
+            end else begin
+              st_d = C_WALK;
+            end
+          end
+        end
+      end
+
+      C_WQE: begin
+        if (s_dma_rd_tvalid) begin
+          wqe_d = wqe_in;
+          poison_d = poison_q || s_dma_rd_tuser;
+          if (s_dma_rd_tlast) begin
+            cx_d.wr_id = poison_d ? 64'd0 : wqe_in[8 * roce_pkg::RECV_WQE_WR_ID_OFF +: 64];
+            if (poison_d || wqe_nsge > 8'(responder_pkg::MAX_SGE)) begin
+              i_op = 1'b1;
+              err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
+              err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
+            end else if (is_send_q) begin
+              cx_d.kind = responder_pkg::KIND_SEND;
+              cx_d.nsge = wqe_nsge[2:0];
+              cx_d.total = '0; cx_d.placed = '0; cx_d.sidx = '0; cx_d.soff = '0; cx_d.xleft = '0;
+              sg_d = '0;
+              st_d = C_SGE;
+            end else begin
+              st_d = n_q != '0 ? C_WALK : C_PUSH;
+              ok_d = n_q == '0;
+            end
+          end
+        end
+      end
+
+      C_SGE: begin
+        // the WQE's SGEs into the SGE RAM, one per cycle, and the total of the first nsge
+        sge_we = 1'b1;
+        if (sg_q < cx_q.nsge) cx_d.total = cx_q.total + {3'b0, sge_of_wqe[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
+        sg_d = sg_q + 3'd1;
+        if (sg_q == 3'(responder_pkg::MAX_SGE - 1)) st_d = C_SLEN;
+      end
+
+      C_SLEN: begin
+        // the first SGE is read in this cycle (sidx = 0)
+        if ({22'b0, h_len_q} > cx_q.total) begin
+          i_inv = 1'b1;
+          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+          err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
+        end else begin
+          st_d = n_q != '0 ? C_WALK : C_PUSH;
+          ok_d = n_q == '0;
+        end
+      end
+
+      C_WALK: begin
+        if (is_send_q && cx_q.soff == sge_len) begin
+          // this SGE is full (or empty): on to the next, read in C_SRD
+          if ({1'b0, cx_q.sidx} + 4'd1 >= {1'b0, cx_q.nsge}) begin
+            i_inv = 1'b1;   // cannot happen after the length checks; kept as a guard
+            err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+            err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
+          end else begin
+            cx_d.sidx = cx_q.sidx + 3'd1;
+            cx_d.soff = '0;
+            cx_d.xleft = '0;
+            st_d = C_SRD;
+          end
+        end else if (cx_q.xleft == '0) begin
+          // a new page run: its translation (for a SEND, the SGE's lkey check too)
+          mr_v_d = 1'b1;
+          mr_d.tag = '0;
+          mr_d.pd = cx_q.pd;
+          if (is_send_q) begin
+            mr_d.key = sge_lkey;
+            mr_d.va = sge_addr + {32'b0, cx_q.soff};
+            mr_d.len = sge_len - cx_q.soff;
+            mr_d.access = roce_pkg::ACCESS_LOCAL_WRITE;
+          end else begin
+            mr_d.key = cx_q.rkey;
+            mr_d.va = cx_q.va;
+            mr_d.len = cx_q.left;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE;
+          end
+          st_d = C_MRW;
+        end else begin
+          m_pc_valid = 1'b1;
+          if (m_pc_ready) begin
+            np_d = np_q + 5'd1;
+            n_d = n_q - k;
+            cx_d.xpa = cx_q.xpa + {51'b0, k};
+            cx_d.xleft = cx_q.xleft - {19'b0, k};
+            if (is_send_q) begin
+              cx_d.soff = cx_q.soff + {19'b0, k};
+              cx_d.placed = cx_q.placed + {22'b0, k};
+            end else begin
+              cx_d.va = cx_q.va + {51'b0, k};
+              cx_d.left = cx_q.left - {19'b0, k};
+            end
+            if (k == n_q) begin
+              ok_d = 1'b1;
+              st_d = C_PUSH;
+            end
+          end
+        end
+      end
+
+      C_SRD: st_d = C_WALK;   // the next SGE is read in this cycle
+
+      C_PUSH: begin
+        if (m_vd_ready) begin
+          if (ok_q) begin
+            i_rx = 1'b1;
+            cx_d = cx_fin;
+            ctx_we = 1'b1;
+            ctx_wd = cx_fin;
+            m_pc_commit = 1'b1;
+          end else begin
+            ctx_we = wctx_q;
+            m_pc_abort = 1'b1;
+          end
+          fl_go_d = 1'b0;
+          st_d = fl_pend_q ? C_FLUSH : C_IDLE;
+        end
+      end
+
+      C_FLUSH: begin
+        // read each flushed WQE's wr_id, complete it with WR_FLUSH_ERR; starts once
+        // the placement stage has drained, so earlier completions stay ahead
+        if (drained) fl_go_d = 1'b1;
+        if (fl_go_q) begin
+          if (!rd_v_q && fl_next_q != fl_end_q && fl_out_q < 4'(FL_MAX)) begin
+            fl_issue = 1'b1;
+            rd_v_d = 1'b1;
+            rd_d.tag = '0;
+            rd_d.addr = cx_q.rq_base + {41'b0, fl_next_q & rq_mask, 7'b0};
+            rd_d.len = 13'(roce_pkg::RECV_WQE_WR_ID_BYTES);
+            fl_next_d = fl_next_q + 16'd1;
+          end
+          rd_beat = s_dma_rd_tvalid && s_dma_rd_tready && s_dma_rd_tlast;
+          if (rd_beat) begin
+            cq_v_d = 1'b1;
+            cq_d = '0;
+            cq_d.cq = cx_q.recv_cq;
+            cq_d.wr_id = s_dma_rd_tuser ? 64'd0 : s_dma_rd_tdata[63:0];
+            cq_d.qp_num = 24'(idx_q);
+            cq_d.opcode = roce_pkg::WC_OPCODE_RECV;
+            cq_d.src_qp = cx_q.dest_qpn;
+            cq_d.status = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
+            cq_d.sl = {4'b0, cx_q.sl};
+            cq_d.wqe_counter = fl_done_q;
+            fl_done_d = fl_done_q + 16'd1;
+          end
+          fl_out_d = fl_out_q + {3'b0, fl_issue} - {3'b0, rd_beat};
+          if (fl_done_q == fl_end_q && !cq_v_q) begin
+            fl_pend_d = 1'b0;
+            st_d = C_IDLE;
+          end
+        end
+      end
+
+      default: st_d = C_IDLE;
+    endcase
+
+    // a failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
+    // receive WQE at ci, the QP enters ERR and the rest of its receive queue is flushed
+    if (err) begin
+      vd_d.ack_v = 1'b1;
+      vd_d.syn = err_syn;
+      vd_d.psn = cx_d.epsn;
+      vd_d.msn = cx_d.msn;
+      vd_d.cqe_v = err_cqe;
+      err_cqe_s = '0;
+      err_cqe_s.cq = cx_d.recv_cq;
+      err_cqe_s.wr_id = cx_d.wr_id;
+      err_cqe_s.qp_num = 24'(idx_q);
+      err_cqe_s.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
+      err_cqe_s.src_qp = cx_d.dest_qpn;
+      err_cqe_s.status = err_status;
+      err_cqe_s.sl = {4'b0, cx_d.sl};
+      err_cqe_s.wqe_counter = cx_d.ci;
+      vcq_d = err_cqe_s;
+      err_ci = err_cqe ? cx_d.ci + 16'd1 : cx_d.ci;
+      cx_d.state = roce_pkg::QP_STATE_ERR;
+      fl_pend_d = err_ci != cx_d.pi;
+      fl_next_d = err_ci; fl_done_d = err_ci; fl_end_d = cx_d.pi;
+      cx_d.ci = cx_d.pi;
+      wctx_d = 1'b1;
+      ok_d = 1'b0;
+      st_d = C_PUSH;
+    end
+
+    m_vd = ok_q ? vd_ok : vd_q;
+    m_vd_cqe = ok_q ? ok_cqe : vcq_q;
+  end
+
+  // ---- memories
+  always_ff @(posedge clk) begin
+    if (ctx_we) ctx_mem[idx_q] <= ctx_wd;
+    if (ctx_re) ctx_rd_q <= ctx_mem[ctx_ra];
+  end
+  always_ff @(posedge clk) begin
+    if (sge_we) sge_mem[{idx_q, sg_q}] <= sge_of_wqe;
+    sge_rd_q <= sge_mem[sge_ra];
+  end
+
+  // ---- registers
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      st_q <= C_IDLE;
+      valid_q <= '0; rc_q <= '0;
+      rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0;
+      fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
+      {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q} <= '0;
+    end else begin
+      st_q <= st_d;
+      if (st_q == C_CFG && qin_q) begin
+        valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
+        rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
+      end
+      rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d;
+      fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
+      c_rx_q    <= c_rx_q    + 32'(i_rx);
+      c_noqp_q  <= c_noqp_q  + 32'(i_noqp);
+      c_state_q <= c_state_q + 32'(i_state);
+      c_oos_q   <= c_oos_q   + 32'(i_oos);
+      c_dup_q   <= c_dup_q   + 32'(i_dup);
+      c_acc_q   <= c_acc_q   + 32'(i_acc);
+      c_inv_q   <= c_inv_q   + 32'(i_inv);
+      c_rnr_q   <= c_rnr_q   + 32'(i_rnr);
+      c_op_q    <= c_op_q    + 32'(i_op);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    cx_q <= cx_d; vd_q <= vd_d; vcq_q <= vcq_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
+    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d;
+    h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
+    h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
+    is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d;
+    n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;
+    wqe_q <= wqe_d; poison_q <= poison_d; sg_q <= sg_d;
+    fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
+    rd_q <= rd_d; mr_q <= mr_d; cq_q <= cq_d;
+  end
+
+  assign m_dma_rd_req = rd_q;
+  assign m_dma_rd_req_valid = rd_v_q;
+  assign m_mr_req = mr_q;
+  assign m_mr_req_valid = mr_v_q;
+  assign m_cq = cq_q;
+  assign m_cq_valid = cq_v_q;
+  assign m_addr_wa = idx_q;
+  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q;
+  assign cnt_rx_pkts = c_rx_q;
+  assign cnt_no_qp = c_noqp_q;
+  assign cnt_qp_state = c_state_q;
+  assign cnt_out_of_sequence = c_oos_q;
+  assign cnt_duplicate_request = c_dup_q;
+  assign cnt_rem_access_err = c_acc_q;
+  assign cnt_rem_inv_req = c_inv_q;
+  assign cnt_rnr_nak_sent = c_rnr_q;
+  assign cnt_rem_op_err = c_op_q;
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,84 @@
+// responder_pkg: formats internal to the RC responder (rtl/xport/responder*.sv).
+// Not wire or host formats (those come from spec/ through roce_pkg): what the
+// checker stage hands the placement stage, and the per-QP context it keeps.
+package responder_pkg;
+
+  localparam logic [1:0] KIND_NONE  = 2'd0;   // no message in progress
+  localparam logic [1:0] KIND_SEND  = 2'd1;
+  localparam logic [1:0] KIND_WRITE = 2'd2;
+
+  localparam int unsigned MAX_SGE = 6;        // SGEs in a receive WQE
+  localparam int unsigned PIECE_W = 77;       // rsp_piece_t
+
+  // Per-QP context (one RAM word per QP): attributes from qp_cfg, receive
+  // queue indexes, PSN state and the message in progress.
+  typedef struct packed {
+    // attributes
+    logic [2:0]  state;       // qp_state enum (the responder's own view: ERR sticks)
+    logic [15:0] pd;
+    logic [3:0]  access;
+    logic [2:0]  pmtu;
+    logic [63:0] rq_base;
+    logic [4:0]  rq_lsz;
+    logic [15:0] recv_cq;
+    logic [23:0] dest_qpn;
+    logic [4:0]  min_rnr;
+    logic [3:0]  sl;
+    // receive queue and sequence state
+    logic [15:0] pi;
+    logic [15:0] ci;
+    logic [23:0] epsn;
+    logic [23:0] msn;
+    logic        nak;         // a PSN sequence NAK was sent since the last good packet
+    logic [1:0]  kind;        // KIND_*
+    // SEND in progress: the receive WQE at ci (its SGEs live in the SGE RAM)
+    logic [63:0] wr_id;
+    logic [2:0]  nsge;
+    logic [34:0] total;       // sum of the SGE lengths
+    logic [34:0] placed;      // bytes placed so far
+    logic [2:0]  sidx;        // current SGE
+    logic [31:0] soff;        // bytes placed into it
+    // WRITE in progress
+    logic [63:0] va;          // next byte's address
+    logic [31:0] left;        // RETH length not yet written
+    logic [31:0] rkey;
+    logic [31:0] rlen;        // RETH length
+    // translation of the current page run (SEND and WRITE)
+    logic [63:0] xpa;
+    logic [31:0] xleft;       // bytes left in the run (0: ask the MR table)
+  } rsp_ctx_t;
+
+  // One DMA write piece: never crosses an SGE or page end.
+  typedef struct packed {
+    logic [63:0] pa;
+    logic [12:0] len;         // 1..4096
+  } rsp_piece_t;
+
+  // The checker's verdict on one request packet, in packet order.
+  typedef struct packed {
+    logic [15:0]         qpn;
+    logic [12:0]         pay_len;   // a payload of this many bytes follows (0: none)
+    logic                exec;      // place it (npieces pieces) or drop it
+    logic [4:0]          npieces;
+    logic                cqe_v;     // with a completion (cq_compl_t beside the verdict: Yosys 0.23
+                                    // takes no other package's type inside a package)
+    logic                ack_v;     // send an ACK/NAK after the data
+    logic [7:0]          syn;
+    logic [23:0]         psn;
+    logic [23:0]         msn;
+  } rsp_verdict_t;
+
+  // The addressing of a QP's ACKs (from qp_cfg).
+  typedef struct packed {
+    logic [1:0]   l3;
+    logic [47:0]  src_mac;
+    logic [47:0]  dst_mac;
+    logic [127:0] src_ip;
+    logic [127:0] dst_ip;
+    logic [7:0]   tclass;
+    logic [7:0]   ttl;
+    logic [19:0]  flow_label;
+    logic [23:0]  dest_qpn;
+  } rsp_addr_t;
+
+endpackage

@@ -1,0 +1,110 @@
+// One engine (model or Verilated RTL) in its world, cycle by cycle: CSR
+// accesses on AXI4-Lite, host memory behind the DMA timing model, frames in
+// from the wire and out to it, events.
+//
+// The engine is a Block with these ports (model::RoceEngine and
+// RoceEngineRtl alike):
+//   in  0 s_axil_aw, 1 s_axil_w, 2 s_axil_ar          (as model::RoceCsr)
+//   in  3 s_axis_rx      frames from the MAC (DATA_W beats, user = bad frame)
+//   in  4 s_axis_dma_rd  read data: id = the request's tag, user = poisoned
+//   in  5 s_dma_wr_done  2 bytes: tag, error
+//   out 0 s_axil_b, 1 s_axil_r
+//   out 2 m_axis_tx      frames toward the MAC
+//   out 3 m_axis_byp     non-RoCE frames toward the host Ethernet path
+//   out 4 m_dma_rd_req   packed dma_rd_req_t
+//   out 5 m_dma_wr_req   packed dma_wr_req_t
+//   out 6 m_axis_dma_wr  write data beats
+//   out 7 m_event        packed cq_event_t
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "common/block.h"
+#include "dma/dma_model.h"
+#include "dma/host_memory.h"
+#include "gen/roce_spec.h"
+
+namespace rocenic {
+
+namespace engine_port {
+enum In : unsigned { kAw = 0, kW = 1, kAr = 2, kRx = 3, kDmaRd = 4, kDmaWrDone = 5 };
+enum Out : unsigned { kB = 0, kR = 1, kTx = 2, kByp = 3, kDmaRdReq = 4, kDmaWrReq = 5, kDmaWr = 6, kEvent = 7 };
+}  // namespace engine_port
+
+struct DmaWrite {
+  uint64_t addr = 0;
+  std::vector<uint8_t> data;
+  uint64_t cycle = 0;
+};
+
+class EngineHarness {
+ public:
+  using Frame = std::vector<uint8_t>;
+
+  EngineHarness(std::unique_ptr<Block> engine, HostMemory& mem, const DmaTiming& timing, unsigned data_bytes = 64);
+
+  // CSR access, started now; poll csr_done() while cycling. One at a time.
+  void csr_start(bool is_write, uint32_t addr, uint32_t data);
+  bool csr_done() const { return csr_state_ == CsrState::kDone; }
+  bool csr_ok() const { return csr_ok_; }
+  uint32_t csr_data() const { return csr_data_; }
+
+  void push_rx(const Frame& f) { rx_queue_.push_back(f); }
+
+  // One clock cycle of the engine and its DMA.
+  void cycle();
+  bool idle() const;
+  uint64_t cycles() const { return cycle_; }
+
+  // What came out since the last take_*().
+  std::vector<Frame> take_tx() { return std::exchange(tx_out_, {}); }
+  std::vector<Frame> take_bypass() { return std::exchange(byp_out_, {}); }
+  std::vector<std::pair<uint16_t, bool>> take_events() { return std::exchange(events_, {}); }
+  std::vector<DmaWrite> take_dma_writes() { return std::exchange(writes_, {}); }
+  bool record_writes = false;  // keep every DMA write for take_dma_writes()
+
+  // Timing marks for benches: the cycle of the first beat of every TX frame,
+  // and of the last beat of every RX frame the engine took.
+  std::vector<uint64_t> take_tx_starts() { return std::exchange(tx_starts_, {}); }
+  std::vector<uint64_t> take_rx_ends() { return std::exchange(rx_ends_, {}); }
+
+  Block& engine() { return *eng_; }
+  const DmaModel& dma() const { return dma_; }
+
+ private:
+  enum class CsrState { kIdle, kAddr, kResp, kDone };
+
+  void drive_csr();
+  void sample_outputs();
+
+  std::unique_ptr<Block> eng_;
+  DmaModel dma_;
+  unsigned bytes_;
+  uint64_t cycle_ = 0;
+
+  CsrState csr_state_ = CsrState::kIdle;
+  bool csr_write_ = false, csr_ok_ = false;
+  uint32_t csr_addr_ = 0, csr_wdata_ = 0, csr_data_ = 0;
+
+  std::deque<Frame> rx_queue_;
+  std::vector<Flit> rx_beats_;
+  size_t rx_next_ = 0;
+
+  Frame tx_cur_, byp_cur_;
+  std::vector<uint64_t> tx_starts_, rx_ends_;
+  std::vector<Frame> tx_out_, byp_out_;
+  std::vector<std::pair<uint16_t, bool>> events_;
+
+  bool rd_req_ready_ = false, wr_req_ready_ = false, wr_data_ready_ = false;  // offered this cycle
+  bool wr_open_ = false;  // a write request taken, its data beats still coming
+  std::deque<spec::DmaWrReq> pending_wr_;
+  DmaWrite wr_cur_;
+  std::vector<DmaWrite> writes_;
+};
+
+}  // namespace rocenic

@@ -1,0 +1,55 @@
+// Block adapter around the Verilated rtl/xport/completer.sv (MAX_QP = 256).
+// Ports and flits as model::Completer.
+#pragma once
+
+#include "Vcompleter.h"
+#include "common/block.h"
+#include "gen/roce_spec.h"
+#include "rtl/vl_ports.h"
+#include "rtl/vl_top.h"
+
+namespace rocenic {
+
+class CompleterRtl : public VlBlock<Vcompleter> {
+ public:
+  CompleterRtl() {
+    in_info_ = {{"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
+                {"sq_track", false, true, (spec::SqTrack::kBits + 7) / 8},
+                {"rx_ack", false, true, (spec::RoceRxHdr::kBits + 7) / 8}};
+    out_info_ = {{"cq_compl", false, true, (spec::CqCompl::kBits + 7) / 8},
+                 {"sq_retire", false, true, (spec::SqRetire::kBits + 7) / 8}};
+    reset();
+  }
+  void reset() override {
+    top_->s_qp_cfg_valid = top_->s_sq_track_valid = top_->s_rx_ack_valid = 0;
+    top_->m_cq_compl_ready = top_->m_sq_retire_ready = 0;
+    restart();
+  }
+  void set_input(unsigned port, bool valid, const Flit& f) override {
+    switch (port) {
+      case 0: top_->s_qp_cfg_valid = valid; vl::put_bytes(top_->s_qp_cfg, f.data); break;
+      case 1: top_->s_sq_track_valid = valid; vl::put_bytes(top_->s_sq_track, f.data); break;
+      default: top_->s_rx_ack_valid = valid; vl::put_bytes(top_->s_rx_ack, f.data); break;
+    }
+  }
+  void set_output_ready(unsigned port, bool ready) override {
+    if (port == 0) top_->m_cq_compl_ready = ready;
+    else top_->m_sq_retire_ready = ready;
+  }
+  bool input_ready(unsigned port) override {
+    return port == 0 ? top_->s_qp_cfg_ready : port == 1 ? top_->s_sq_track_ready : top_->s_rx_ack_ready;
+  }
+  bool output_valid(unsigned port) override { return port == 0 ? top_->m_cq_compl_valid : top_->m_sq_retire_valid; }
+  Flit output(unsigned port) override {
+    Flit f;
+    if (port == 0) f.data = vl::get_bytes(top_->m_cq_compl, (spec::CqCompl::kBits + 7) / 8);
+    else f.data = vl::get_bytes(top_->m_sq_retire, (spec::SqRetire::kBits + 7) / 8);
+    return f;
+  }
+  std::vector<std::pair<std::string, uint32_t>> counters() override {
+    return {{"rx_acks", top_->cnt_rx_acks}, {"nak_received", top_->cnt_nak_received}};
+  }
+  bool idle() const override { return top_->idle; }
+};
+
+}  // namespace rocenic

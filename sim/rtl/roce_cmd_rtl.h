@@ -1,0 +1,100 @@
+// Block adapter around the Verilated rtl/ctrl/roce_cmd.sv. Ports and flits as
+// model::RoceCmd; the port MAC and GID table are static inputs set directly.
+#pragma once
+
+#include "Vroce_cmd.h"
+#include "common/block.h"
+#include "gen/roce_spec.h"
+#include "rtl/vl_ports.h"
+#include "rtl/vl_top.h"
+
+namespace rocenic {
+
+class RoceCmdRtl : public VlBlock<Vroce_cmd> {
+ public:
+  static constexpr unsigned kGidTblLen = 16;  // the Verilated GID_TBL_LEN
+
+  RoceCmdRtl() {
+    in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8}};
+    out_info_ = {{"resp", false, true, (spec::CmdResp::kBits + 7) / 8},
+                 {"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
+                 {"cq_cfg", false, true, (spec::CqCfg::kBits + 7) / 8},
+                 {"mr_wr", false, true, 2 + kMrBytes},
+                 {"mtt_wr", false, true, 10}};
+    reset();
+  }
+  void set_port_mac(uint64_t mac) {
+    top_->port_mac = mac & 0xFFFFFFFFFFFFull;
+    top_->eval();
+  }
+  // Entry i at gid_table[130*i +: 130] = {type[1:0], gid[127:0]}, GID byte 0 in bits 127:120.
+  void set_gid(unsigned i, const Ip128& gid, uint8_t type) {
+    if (i >= kGidTblLen) return;
+    for (unsigned k = 0; k < 16; ++k) put_bit_field(130 * i + 8 * (15 - k), 8, gid[k]);
+    put_bit_field(130 * i + 128, 2, type & 3u);
+    top_->eval();
+  }
+  void reset() override {
+    top_->s_cmd_valid = 0;
+    top_->m_resp_ready = top_->m_qp_cfg_ready = top_->m_cq_cfg_ready = 0;
+    top_->m_mr_wr_ready = top_->m_mtt_wr_ready = 0;
+    restart();
+  }
+  void set_input(unsigned, bool valid, const Flit& f) override {
+    top_->s_cmd_valid = valid;
+    vl::put_bytes(top_->s_cmd, f.data);
+  }
+  void set_output_ready(unsigned port, bool ready) override {
+    switch (port) {
+      case 0: top_->m_resp_ready = ready; break;
+      case 1: top_->m_qp_cfg_ready = ready; break;
+      case 2: top_->m_cq_cfg_ready = ready; break;
+      case 3: top_->m_mr_wr_ready = ready; break;
+      default: top_->m_mtt_wr_ready = ready; break;
+    }
+  }
+  bool input_ready(unsigned) override { return top_->s_cmd_ready; }
+  bool output_valid(unsigned port) override {
+    switch (port) {
+      case 0: return top_->m_resp_valid;
+      case 1: return top_->m_qp_cfg_valid;
+      case 2: return top_->m_cq_cfg_valid;
+      case 3: return top_->m_mr_wr_valid;
+      default: return top_->m_mtt_wr_valid;
+    }
+  }
+  Flit output(unsigned port) override {
+    Flit f;
+    switch (port) {
+      case 0: f.data = vl::get_bytes(top_->m_resp, out_info_[0].bytes); break;
+      case 1: f.data = vl::get_bytes(top_->m_qp_cfg, out_info_[1].bytes); break;
+      case 2: f.data = vl::get_bytes(top_->m_cq_cfg, out_info_[2].bytes); break;
+      case 3: {
+        f.data = {static_cast<uint8_t>(top_->m_mr_wr_index), static_cast<uint8_t>(top_->m_mr_wr_index >> 8)};
+        const auto ctx = vl::get_bytes(top_->m_mr_wr_ctx, kMrBytes);
+        f.data.insert(f.data.end(), ctx.begin(), ctx.end());
+        break;
+      }
+      default: {
+        f.data = {static_cast<uint8_t>(top_->m_mtt_wr_index), static_cast<uint8_t>(top_->m_mtt_wr_index >> 8)};
+        for (unsigned k = 0; k < 8; ++k) f.data.push_back(static_cast<uint8_t>(top_->m_mtt_wr_pa >> (8 * k)));
+        break;
+      }
+    }
+    return f;
+  }
+  std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
+  bool idle() const override { return top_->idle; }
+
+ private:
+  static constexpr unsigned kMrBytes = (spec::MrCtx::kBits + 7) / 8;
+  void put_bit_field(unsigned lsb, unsigned width, uint32_t v) {
+    for (unsigned b = 0; b < width; ++b) {
+      const unsigned at = lsb + b;
+      const uint32_t bit = (v >> b) & 1u;
+      top_->gid_table[at / 32] = (top_->gid_table[at / 32] & ~(1u << (at % 32))) | (bit << (at % 32));
+    }
+  }
+};
+
+}  // namespace rocenic

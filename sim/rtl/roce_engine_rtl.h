@@ -1,0 +1,135 @@
+// Block adapter around the Verilated rtl/top/roce_engine.sv. Ports and flits
+// as sim/engine_harness.h lists them (the same as model::RoceEngine).
+#pragma once
+
+#include "Vroce_engine.h"
+#include "common/block.h"
+#include "common/le_bytes.h"
+#include "engine/roce_engine.h"
+#include "rtl/vl_ports.h"
+#include "rtl/vl_top.h"
+
+namespace rocenic {
+
+template <typename V = Vroce_engine>
+class RoceEngineRtl : public VlBlock<V> {
+  using VlBlock<V>::top_;
+  using VlBlock<V>::in_info_;
+  using VlBlock<V>::out_info_;
+
+ public:
+  explicit RoceEngineRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
+    model::RoceEngine m(data_bytes);  // same port list as the model
+    in_info_ = m.inputs();
+    out_info_ = m.outputs();
+    reset();
+  }
+  void reset() override {
+    top_->s_axil_awvalid = top_->s_axil_wvalid = top_->s_axil_arvalid = 0;
+    top_->s_axil_bready = top_->s_axil_rready = 0;
+    top_->s_axis_rx_tvalid = top_->s_axis_dma_rd_tvalid = top_->s_dma_wr_done_valid = 0;
+    top_->m_axis_tx_tready = top_->m_axis_byp_tready = top_->m_dma_rd_req_ready = 0;
+    top_->m_dma_wr_req_ready = top_->m_axis_dma_wr_tready = top_->m_event_ready = 0;
+    this->restart();
+  }
+  void set_input(unsigned port, bool valid, const Flit& f) override {
+    auto le = [&](unsigned off, unsigned n) {
+      uint32_t v = 0;
+      for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint32_t{f.data[off + i]} << (8 * i);
+      return v;
+    };
+    switch (port) {
+      case 0: top_->s_axil_awvalid = valid; top_->s_axil_awaddr = le(0, 2) & 0xFFF; break;
+      case 1: top_->s_axil_wvalid = valid; top_->s_axil_wdata = le(0, 4); top_->s_axil_wstrb = le(4, 1) & 0xF; break;
+      case 2: top_->s_axil_arvalid = valid; top_->s_axil_araddr = le(0, 2) & 0xFFF; break;
+      case 3:
+        top_->s_axis_rx_tvalid = valid;
+        vl::put_bytes(top_->s_axis_rx_tdata, f.data);
+        top_->s_axis_rx_tkeep = f.keep;
+        top_->s_axis_rx_tlast = f.last;
+        top_->s_axis_rx_tuser = f.user;
+        break;
+      case 4:
+        top_->s_axis_dma_rd_tvalid = valid;
+        vl::put_bytes(top_->s_axis_dma_rd_tdata, f.data);
+        top_->s_axis_dma_rd_tkeep = f.keep;
+        top_->s_axis_dma_rd_tlast = f.last;
+        top_->s_axis_dma_rd_tuser = f.user;
+        top_->s_axis_dma_rd_tid = f.id;
+        break;
+      default:
+        top_->s_dma_wr_done_valid = valid;
+        top_->s_dma_wr_done_tag = le(0, 1);
+        top_->s_dma_wr_done_error = le(1, 1) & 1;
+        break;
+    }
+  }
+  void set_output_ready(unsigned port, bool ready) override {
+    switch (port) {
+      case 0: top_->s_axil_bready = ready; break;
+      case 1: top_->s_axil_rready = ready; break;
+      case 2: top_->m_axis_tx_tready = ready; break;
+      case 3: top_->m_axis_byp_tready = ready; break;
+      case 4: top_->m_dma_rd_req_ready = ready; break;
+      case 5: top_->m_dma_wr_req_ready = ready; break;
+      case 6: top_->m_axis_dma_wr_tready = ready; break;
+      default: top_->m_event_ready = ready; break;
+    }
+  }
+  bool input_ready(unsigned port) override {
+    switch (port) {
+      case 0: return top_->s_axil_awready;
+      case 1: return top_->s_axil_wready;
+      case 2: return top_->s_axil_arready;
+      case 3: return top_->s_axis_rx_tready;
+      case 4: return top_->s_axis_dma_rd_tready;
+      default: return top_->s_dma_wr_done_ready;
+    }
+  }
+  bool output_valid(unsigned port) override {
+    switch (port) {
+      case 0: return top_->s_axil_bvalid;
+      case 1: return top_->s_axil_rvalid;
+      case 2: return top_->m_axis_tx_tvalid;
+      case 3: return top_->m_axis_byp_tvalid;
+      case 4: return top_->m_dma_rd_req_valid;
+      case 5: return top_->m_dma_wr_req_valid;
+      case 6: return top_->m_axis_dma_wr_tvalid;
+      default: return top_->m_event_valid;
+    }
+  }
+  Flit output(unsigned port) override {
+    Flit f;
+    switch (port) {
+      case 0: f.data = le_bytes(top_->s_axil_bresp, 1); break;
+      case 1: f.data = le_bytes(top_->s_axil_rdata, 4, top_->s_axil_rresp); break;
+      case 2:
+        f.data = vl::get_bytes(top_->m_axis_tx_tdata, bytes_);
+        f.keep = top_->m_axis_tx_tkeep;
+        f.last = top_->m_axis_tx_tlast;
+        break;
+      case 3:
+        f.data = vl::get_bytes(top_->m_axis_byp_tdata, bytes_);
+        f.keep = top_->m_axis_byp_tkeep;
+        f.last = top_->m_axis_byp_tlast;
+        f.user = top_->m_axis_byp_tuser;
+        break;
+      case 4: f.data = vl::get_bytes(top_->m_dma_rd_req, out_info_[4].bytes); break;
+      case 5: f.data = vl::get_bytes(top_->m_dma_wr_req, out_info_[5].bytes); break;
+      case 6:
+        f.data = vl::get_bytes(top_->m_axis_dma_wr_tdata, bytes_);
+        f.keep = top_->m_axis_dma_wr_tkeep;
+        f.last = top_->m_axis_dma_wr_tlast;
+        break;
+      default: f.data = vl::get_bytes(top_->m_event, out_info_[7].bytes); break;
+    }
+    return f;
+  }
+  bool idle() const override { return top_->idle; }
+  std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
+
+ private:
+  unsigned bytes_;
+};
+
+}  // namespace rocenic

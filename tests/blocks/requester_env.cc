@@ -1,0 +1,220 @@
+#include "blocks/requester_env.h"
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+#include "common/desc_flit.h"
+
+namespace rocenic::reqtest {
+namespace {
+
+std::string describe_txn(unsigned port, const Txn& t) {
+  if (t.flits.empty()) return "(none)";
+  const Flit& f = t.flits[0];
+  std::ostringstream o;
+  o << "cycle " << t.first_cycle << ": ";
+  switch (port) {
+    case kRdReq: o << desc_from_flit<spec::DmaRdReq>(f).describe(); break;
+    case kMrReq: o << desc_from_flit<spec::MrReq>(f).describe(); break;
+    case kHdr: o << desc_from_flit<spec::RoceTxHdr>(f).describe(); break;
+    case kTrack: o << desc_from_flit<spec::SqTrack>(f).describe(); break;
+    default: {
+      const auto bytes = beats_to_bytes(t.flits);
+      o << t.flits.size() << " beats, " << bytes.size() << " bytes: " << hex_bytes(bytes, 48);
+      for (size_t i = 0; i < t.flits.size(); ++i)
+        o << (i ? "," : " keep ") << std::hex << t.flits[i].keep << std::dec << (t.flits[i].last ? "L" : "");
+    }
+  }
+  return o.str();
+}
+
+}  // namespace
+
+void World::install(SparseMemory& mem, model::MrTable& mrt) const {
+  for (const auto& a : allowed) mem.allow(a.first, a.second);
+  for (const auto& w : writes) mem.write(w.first, w.second.data(), w.second.size());
+  for (const auto& r : revoked) mem.revoke(r.first, r.second);
+  for (const Mr& m : mrs) {
+    mrt.write_mr(m.index, m.ctx);
+    for (size_t i = 0; i < m.pages.size(); ++i) mrt.write_mtt(static_cast<unsigned>(m.mtt_base + i), m.pages[i]);
+  }
+  for (const auto& e : extra_mtt) mrt.write_mtt(e.first, e.second);
+}
+
+EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, const std::vector<Step>& script,
+                  const EnvConfig& cfg) {
+  SparseMemory mem;
+  model::MrTable mrt;
+  w.install(mem, mrt);
+  DmaModel dma(mem, cfg.dma, kW);
+  std::mt19937_64 r_in(cfg.seed * 977 + 1), r_out(cfg.seed * 977 + 2), r_mr(cfg.seed * 977 + 3),
+      r_ret(cfg.seed * 977 + 4);
+  std::bernoulli_distribution in_go(1.0 - cfg.in_idle), out_go(1.0 - cfg.out_stall), ret_go(cfg.retire_p),
+      nak(cfg.nak_p);
+  b.reset();
+
+  EnvResult res;
+  res.out.resize(5);
+  std::vector<Txn> open(5);
+  std::vector<bool> holding(5, false);
+  std::vector<Flit> held(5);
+  size_t step = 0;
+  bool offering = false;
+  uint64_t wait_left = 0, idle_run = 0;
+  std::deque<std::pair<uint64_t, spec::MrResp>> mrq;
+  std::map<unsigned, std::deque<uint8_t>> pending;  // per QP: statuses tracked, not yet retired
+  bool ret_offer = false;
+  spec::SqRetire ret;
+  unsigned ret_rr = 0;
+  size_t tracks = 0;
+  uint64_t last_move = 0;  // a block that stops moving without being idle is stuck
+  static const Flit kIdle{};
+
+  for (uint64_t cyc = 0;; ++cyc) {
+    if (cyc >= cfg.max_cycles) {
+      res.error = "the run did not finish in " + std::to_string(cfg.max_cycles) + " cycles";
+      break;
+    }
+    const bool is_idle = idle();
+    if (is_idle) last_move = cyc;
+    if (cyc - last_move > 200000) {
+      res.error = "stuck: nothing moved for 200000 cycles and the block is not idle, cycle " + std::to_string(cyc);
+      break;
+    }
+    idle_run = is_idle ? idle_run + 1 : 0;
+    bool pending_any = false;
+    for (const auto& p : pending) pending_any |= !p.second.empty();
+    // ---- the control script
+    const Step* s = step < script.size() ? &script[step] : nullptr;
+    if (s && s->kind == Step::kWait) {
+      if (wait_left == 0) wait_left = s->cycles + 1;
+      if (--wait_left == 0) ++step;
+      s = nullptr;
+    } else if (s && s->kind == Step::kWaitIdle) {
+      if (idle_run >= 32 && mrq.empty() && !ret_offer && (!cfg.auto_retire || !pending_any)) {
+        res.idle_tracks.push_back(tracks);
+        ++step;
+      }
+      s = nullptr;
+    }
+    if (s && !offering) offering = in_go(r_in);
+    const bool scr_v = s && offering;
+    for (unsigned p = kInCfg; p <= kInRetire; ++p)
+      if (!(scr_v && s->port == p) && !(p == kInRetire && ret_offer)) b.set_input(p, false, kIdle);
+    if (scr_v) b.set_input(s->port, true, s->flit);
+    // ---- the completer stand-in: retire a few tracked WQEs of one QP
+    if (!ret_offer && cfg.auto_retire && pending_any && !(scr_v && s->port == kInRetire) && ret_go(r_ret)) {
+      auto it = pending.lower_bound(ret_rr);
+      while (it == pending.end() || it->second.empty()) it = it == pending.end() ? pending.begin() : std::next(it);
+      ret_rr = it->first + 1;
+      const auto& q = it->second;
+      ret = spec::SqRetire{};
+      ret.qpn = static_cast<uint16_t>(it->first);
+      unsigned count = std::min<unsigned>({static_cast<unsigned>(q.size()), 1u + static_cast<unsigned>(r_ret() % 4), 31u});
+      for (unsigned i = 0; i < count; ++i)
+        if (q[i] != 0) {  // a failed WQE completes at the head: the QP is in error from there on
+          count = i + 1;
+          ret.error = 1;
+          break;
+        }
+      if (nak(r_ret)) {
+        ret.error = 1;
+        count = std::min<unsigned>(static_cast<unsigned>(q.size()), 31u);
+      }
+      ret.count = static_cast<uint8_t>(count);
+      ret_offer = true;
+    }
+    if (ret_offer) b.set_input(kInRetire, true, desc_to_flit(ret));
+    // ---- DMA read data and MR answers
+    b.set_input(kInDma, dma.rd_data_valid(), dma.rd_data_valid() ? dma.rd_data() : kIdle);
+    const bool mr_v = !mrq.empty() && mrq.front().first <= cyc;
+    b.set_input(kInMr, mr_v, mr_v ? desc_to_flit(mrq.front().second) : kIdle);
+    // ---- backpressure
+    bool ready[5];
+    for (unsigned p = 0; p < 5; ++p) ready[p] = out_go(r_out);
+    ready[kRdReq] = ready[kRdReq] && dma.rd_req_ready();
+    for (unsigned p = 0; p < 5; ++p) b.set_output_ready(p, ready[p]);
+    b.eval();
+
+    // ---- inputs taken
+    if (scr_v && b.input_ready(s->port)) {
+      ++step;
+      offering = false;
+    }
+    if (ret_offer && b.input_ready(kInRetire) && !(scr_v && s->port == kInRetire)) {
+      auto& q = pending[ret.qpn];
+      for (unsigned i = 0; i < ret.count && !q.empty(); ++i) q.pop_front();
+      ret_offer = false;
+    }
+    if (dma.rd_data_valid() && b.input_ready(kInDma)) dma.pop_rd_data();
+    if (mr_v && b.input_ready(kInMr)) mrq.pop_front();
+    // ---- outputs
+    for (unsigned p = 0; p < 5; ++p) {
+      const bool v = b.output_valid(p);
+      Flit f = v ? b.output(p) : Flit{};
+      if (p == kPay)  // lanes outside keep carry no information
+        for (size_t k = 0; k < f.data.size(); ++k)
+          if (!((f.keep >> k) & 1u)) f.data[k] = 0;
+      if (holding[p] && (!v || !(f == held[p])) && res.error.empty())
+        res.error = "output " + b.outputs()[p].name + " changed or dropped a flit it offered, cycle " +
+                    std::to_string(b.cycle());
+      holding[p] = v && !ready[p];
+      if (holding[p]) held[p] = f;
+      if (!v || !ready[p]) continue;
+      last_move = cyc;
+      Txn& t = open[p];
+      if (t.flits.empty()) t.first_cycle = b.cycle();
+      t.last_cycle = b.cycle();
+      t.flits.push_back(f);
+      if (p == kRdReq) dma.push_rd_req(desc_from_flit<spec::DmaRdReq>(f));
+      if (p == kMrReq) {
+        const uint64_t lat = cfg.mr_lat_min + r_mr() % (cfg.mr_lat_max - cfg.mr_lat_min + 1);
+        mrq.emplace_back(cyc + lat, mrt.check(desc_from_flit<spec::MrReq>(f)));
+      }
+      if (p == kTrack) {
+        const auto tr = desc_from_flit<spec::SqTrack>(f);
+        pending[tr.qpn].push_back(tr.status);
+        ++tracks;
+      }
+      if (p != kPay || f.last) {
+        res.out[p].push_back(std::move(t));
+        t = Txn{};
+      }
+    }
+    b.clock();
+    dma.clock();
+    if (step >= script.size() && idle_run >= 32 && mrq.empty() && !ret_offer &&
+        (!cfg.auto_retire || !pending_any)) {
+      res.cycles = cyc;
+      break;
+    }
+  }
+  res.counters = b.counters();
+  return res;
+}
+
+std::string compare_runs(const Block& ports, const EnvResult& rtl, const EnvResult& mdl, size_t* compared) {
+  size_t n = 0;
+  for (unsigned p = 0; p < 5; ++p) {
+    const auto& a = rtl.out[p];
+    const auto& m = mdl.out[p];
+    for (size_t i = 0; i < std::max(a.size(), m.size()); ++i) {
+      if (i < a.size() && i < m.size() && a[i].flits == m[i].flits) {
+        ++n;
+        continue;
+      }
+      std::ostringstream o;
+      o << "port " << ports.outputs()[p].name << " transaction " << i << " differs\n  rtl:   "
+        << (i < a.size() ? describe_txn(p, a[i]) : "(none: the RTL stopped here)") << "\n  model: "
+        << (i < m.size() ? describe_txn(p, m[i]) : "(none: the model stopped here)");
+      if (compared) *compared = n;
+      return o.str();
+    }
+  }
+  if (rtl.counters != mdl.counters) return "counters differ at the end";
+  if (compared) *compared = n;
+  return "";
+}
+
+}  // namespace rocenic::reqtest

@@ -1,0 +1,160 @@
+// A reactive world for the requester: host memory behind the DMA timing model,
+// an MR table that answers mr_req after a small random latency, a completer
+// stand-in that retires tracked WQEs (sq_retire) at random, a control script
+// (qp_cfg, sq_db, scripted sq_retire, waits) with random idle cycles, and
+// random backpressure on every output. run_env() drives one Block (RTL adapter
+// or model) in it and records every output transaction per port.
+//
+// Builder makes scenarios: MRs whose pages sit at shuffled bus addresses, QPs,
+// WQEs written into their rings, doorbells; and, independently of the model,
+// what each WQE must produce (status, packets, payload bytes). check_expect()
+// holds a run's outputs against that.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/block.h"
+#include "dma/dma_model.h"
+#include "dma/host_memory.h"
+#include "gen/roce_spec.h"
+#include "mem/mr_table.h"
+#include "xcheck.h"
+
+namespace rocenic::reqtest {
+
+enum InPort : unsigned { kInCfg = 0, kInDb = 1, kInRetire = 2, kInDma = 3, kInMr = 4 };
+enum OutPort : unsigned { kRdReq = 0, kMrReq = 1, kHdr = 2, kPay = 3, kTrack = 4 };
+constexpr unsigned kW = 64;  // DATA_W = 512
+
+struct Step {
+  enum Kind { kFlit, kWait, kWaitIdle } kind = kFlit;
+  unsigned port = 0;
+  Flit flit;
+  uint64_t cycles = 0;
+};
+
+struct Sge {
+  uint64_t addr = 0;
+  uint32_t len = 0, lkey = 0;
+};
+
+struct WqeSpec {
+  uint8_t op = 2;  // wr_opcode
+  bool signaled = true, solicited = false, inl = false;
+  std::vector<Sge> sges;
+  std::vector<uint8_t> inline_data;
+  int64_t len_override = -1;  // length field other than the sum / inline count
+  int nsge_override = -1;     // num_sge field other than sges.size()
+  uint32_t imm = 0, rkey = 0;
+  uint64_t raddr = 0, wr_id = 0;
+};
+
+// What one WQE must produce.
+struct ExpWqe {
+  uint16_t qpn = 0, idx = 0;
+  WqeSpec w;
+  uint32_t len = 0;
+  uint8_t status = 0;
+  bool sends = false;        // its packets go out (SUCCESS, or a payload read failed on the way)
+  bool check_bytes = false;  // the payload bytes are known
+  std::vector<uint8_t> payload;
+  unsigned mr_reqs = 0;      // one per SGE check, one per later page run
+};
+
+struct ExpQp {
+  spec::QpCfg cfg;
+  std::vector<ExpWqe> wqes;
+};
+
+struct World {
+  struct Mr {
+    unsigned index = 0;
+    spec::MrCtx ctx;
+    unsigned mtt_base = 0;
+    std::vector<uint64_t> pages;     // bus address of each page
+    std::vector<uint8_t> content;    // bytes of [iova, iova + length)
+    bool readable = true;            // host memory allows its pages
+  };
+  std::vector<Mr> mrs;
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
+  std::vector<std::pair<uint64_t, uint64_t>> allowed, revoked;
+  std::vector<std::pair<unsigned, uint64_t>> extra_mtt;
+  void install(SparseMemory& mem, model::MrTable& mrt) const;
+};
+
+struct EnvConfig {
+  uint64_t seed = 1;
+  double in_idle = 0.3, out_stall = 0.3;
+  unsigned mr_lat_min = 1, mr_lat_max = 6;
+  bool auto_retire = true;
+  double retire_p = 0.08;  // chance per cycle that the completer stand-in retires something
+  double nak_p = 0.0;      // chance that a retire carries error (as after a NAK)
+  uint64_t max_cycles = 20'000'000;
+  DmaTiming dma;
+};
+
+struct EnvResult {
+  std::vector<std::vector<Txn>> out;
+  std::string error;               // valid/ready rule broken, or the run did not finish
+  uint64_t cycles = 0;
+  std::vector<size_t> idle_tracks;  // sq_track count at each kWaitIdle
+  std::vector<std::pair<std::string, uint32_t>> counters;
+};
+
+EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, const std::vector<Step>& script,
+                  const EnvConfig& cfg);
+
+// The first difference between two runs, port by port ("" = none).
+std::string compare_runs(const Block& ports, const EnvResult& rtl, const EnvResult& mdl, size_t* compared);
+
+class Builder {
+ public:
+  explicit Builder(uint64_t seed) : rng_(seed) {}
+  World world;
+  std::vector<Step> script;
+  std::map<uint16_t, ExpQp> qps;
+
+  // An MR at index with pages at shuffled bus addresses from bus_base; returns its key.
+  uint32_t add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t length, unsigned page_shift,
+                  uint64_t bus_base, bool readable = true, int mtt_base = -1);
+  // Create a QP and take it to RTS (qp_cfg RESET, TO_INIT, TO_RTR, TO_RTS).
+  void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd);
+  void cfg_action(uint16_t qpn, spec::QpAction a);
+  // Write a WQE into the QP's ring (not yet rung); its expected outcome follows the rules of
+  // docs/engine.md, worked out here without the model.
+  void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);
+  void ring(uint16_t qpn);  // SQ doorbell with the QP's producer index
+  void wait(uint64_t cycles) { script.push_back({Step::kWait, 0, {}, cycles}); }
+  void wait_idle() { script.push_back({Step::kWaitIdle, 0, {}, 0}); }
+  void retire(uint16_t qpn, unsigned count, bool error);
+  // SGEs covering `len` bytes of MR `mr` from a random offset, split into `n` pieces.
+  std::vector<Sge> sges_in(unsigned mr, uint32_t len, unsigned n, bool odd = true);
+  const World::Mr& mr(unsigned index) const;
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  struct QpRun {
+    uint64_t sq_base = 0;
+    unsigned lsz = 0;
+    uint16_t pi = 0;
+    bool err = false;
+    uint16_t pd = 0;
+  };
+  std::map<uint16_t, QpRun> run_;
+  unsigned next_mtt_ = 0;
+  std::mt19937_64 rng_;
+  model::MrTable mrt_;
+};
+
+// Hold a run's outputs against the expectation: sq_track per QP, every packet's
+// header fields, PSN sequence, opcodes, ack_req/se/RETH/ImmDt placement, the
+// reassembled payload against the SGE bytes, the read pieces' bounds and the
+// number of MR requests. "" when everything holds.
+std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qps, std::string* summary = nullptr);
+
+}  // namespace rocenic::reqtest

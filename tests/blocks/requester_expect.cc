@@ -1,0 +1,394 @@
+// Scenarios (Builder) and the independent expectation (check_expect) of requester_env.h.
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "blocks/requester_env.h"
+#include "common/desc_flit.h"
+
+namespace rocenic::reqtest {
+namespace {
+
+uint8_t st8(spec::WcStatus s) { return static_cast<uint8_t>(s); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- scenarios
+
+uint32_t Builder::add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t length, unsigned page_shift,
+                         uint64_t bus_base, bool readable, int mtt_base) {
+  World::Mr m;
+  m.index = index;
+  const uint64_t page = uint64_t{1} << page_shift;
+  const uint64_t first = iova & ~(page - 1);
+  const size_t npages = static_cast<size_t>((iova + length - first + page - 1) / page);
+  std::vector<uint64_t> perm(npages);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng_);
+  for (size_t i = 0; i < npages; ++i) m.pages.push_back(bus_base + perm[i] * page);
+  m.mtt_base = mtt_base >= 0 ? static_cast<unsigned>(mtt_base) : next_mtt_;
+  if (mtt_base < 0) next_mtt_ += static_cast<unsigned>(npages);
+  m.ctx.valid = 1;
+  m.ctx.key = static_cast<uint8_t>(1 + rng_() % 255);
+  m.ctx.pd = pd;
+  m.ctx.access = 1;
+  m.ctx.iova = iova;
+  m.ctx.length = length;
+  m.ctx.mtt_base = static_cast<uint16_t>(m.mtt_base);
+  m.ctx.page_shift = static_cast<uint8_t>(page_shift);
+  m.readable = readable;
+  m.content.resize(length);
+  for (auto& c : m.content) c = static_cast<uint8_t>(rng_());
+  for (size_t i = 0; i < npages && readable; ++i) {
+    world.allowed.emplace_back(m.pages[i], page);
+    const uint64_t lo = std::max(iova, first + i * page), hi = std::min(iova + length, first + (i + 1) * page);
+    world.writes.emplace_back(m.pages[i] + (lo - first - i * page),
+                              std::vector<uint8_t>(m.content.begin() + (lo - iova), m.content.begin() + (hi - iova)));
+  }
+  mrt_.write_mr(index, m.ctx);
+  for (size_t i = 0; i < npages; ++i) mrt_.write_mtt(static_cast<unsigned>(m.mtt_base + i), m.pages[i]);
+  world.mrs.push_back(m);
+  return (index << 8) | m.ctx.key;
+}
+
+const World::Mr& Builder::mr(unsigned index) const {
+  for (const auto& m : world.mrs)
+    if (m.index == index) return m;
+  return world.mrs.front();
+}
+
+void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd) {
+  QpRun& r = run_[qpn];
+  r.sq_base = 0x7000000000ull + uint64_t{qpn} * 0x200000ull;
+  r.lsz = sq_lsz;
+  r.pd = pd;
+  world.allowed.emplace_back(r.sq_base, 128ull << sq_lsz);
+  spec::QpCfg c;
+  c.qpn = qpn;
+  c.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
+  c.pd = pd;
+  c.sq_base = r.sq_base;
+  c.sq_lsz = static_cast<uint8_t>(sq_lsz);
+  c.pmtu = static_cast<uint8_t>(pmtu);
+  c.dest_qpn = static_cast<uint32_t>(rng_() & 0xFFFFFF);
+  c.sq_psn = sq_psn & 0xFFFFFF;
+  c.rq_psn = static_cast<uint32_t>(rng_() & 0xFFFFFF);
+  c.l3 = static_cast<uint8_t>(rng_() % 3);
+  c.src_mac = rng_() & 0xFFFFFFFFFFFFull;
+  c.dst_mac = rng_() & 0xFFFFFFFFFFFFull;
+  for (auto& b : c.src_ip) b = static_cast<uint8_t>(rng_());
+  for (auto& b : c.dst_ip) b = static_cast<uint8_t>(rng_());
+  c.tclass = static_cast<uint8_t>(rng_());
+  c.ttl = static_cast<uint8_t>(rng_());
+  c.flow_label = static_cast<uint32_t>(rng_() & 0xFFFFF);
+  qps[qpn].cfg = c;
+  for (auto a : {spec::QpAction::kReset, spec::QpAction::kToInit, spec::QpAction::kToRtr, spec::QpAction::kToRts})
+    cfg_action(qpn, a);
+}
+
+void Builder::cfg_action(uint16_t qpn, spec::QpAction a) {
+  spec::QpCfg c = qps[qpn].cfg;
+  c.action = static_cast<uint8_t>(a);
+  using spec::QpAction;
+  using spec::QpState;
+  const QpState st = a == QpAction::kToInit  ? QpState::kInit
+                     : a == QpAction::kToRtr ? QpState::kRtr
+                     : a == QpAction::kToRts ? QpState::kRts
+                     : a == QpAction::kToErr ? QpState::kErr
+                                             : QpState::kReset;
+  c.state = static_cast<uint8_t>(st);
+  script.push_back({Step::kFlit, kInCfg, desc_to_flit(c), 0});
+  if (a == QpAction::kReset || a == QpAction::kDestroy) run_[qpn].pi = 0;
+}
+
+void Builder::ring(uint16_t qpn) {
+  spec::WqDb d;
+  d.qpn = qpn;
+  d.pi = run_[qpn].pi;
+  script.push_back({Step::kFlit, kInDb, desc_to_flit(d), 0});
+}
+
+void Builder::retire(uint16_t qpn, unsigned count, bool error) {
+  spec::SqRetire r;
+  r.qpn = qpn;
+  r.count = static_cast<uint8_t>(count);
+  r.error = error;
+  script.push_back({Step::kFlit, kInRetire, desc_to_flit(r), 0});
+}
+
+std::vector<Sge> Builder::sges_in(unsigned mr_index, uint32_t len, unsigned n, bool odd) {
+  const World::Mr& m = mr(mr_index);
+  std::vector<uint32_t> cuts{0, len};
+  for (unsigned i = 1; i < n; ++i) cuts.push_back(static_cast<uint32_t>(rng_() % (uint64_t{len} + 1)));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<Sge> out;
+  for (unsigned i = 0; i < n; ++i) {
+    Sge s;
+    s.len = cuts[i + 1] - cuts[i];
+    uint64_t off = rng_() % (m.ctx.length - s.len + 1);
+    if (!odd) off &= ~uint64_t{63};
+    s.addr = m.ctx.iova + off;
+    s.lkey = (m.index << 8) | m.ctx.key;
+    out.push_back(s);
+  }
+  return out;
+}
+
+void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
+  QpRun& r = run_[qpn];
+  ExpQp& q = qps[qpn];
+  ExpWqe e;
+  e.qpn = qpn;
+  e.idx = r.pi;
+  e.w = w;
+  if (!e.w.wr_id) e.w.wr_id = (uint64_t{qpn} << 32) | r.pi | (rng_() << 48);
+  uint64_t sum = 0;
+  for (const Sge& s : w.sges) sum += s.len;
+  e.len = static_cast<uint32_t>(w.len_override >= 0 ? w.len_override : w.inl ? w.inline_data.size() : sum);
+  const unsigned nsge = w.nsge_override >= 0 ? static_cast<unsigned>(w.nsge_override) : static_cast<unsigned>(w.sges.size());
+
+  std::vector<uint8_t> b(spec::SendWqe::kSize, 0);
+  spec::SendWqe sw;
+  sw.wr_id = e.w.wr_id;
+  sw.opcode = w.op;
+  sw.flags = static_cast<uint8_t>((w.signaled ? 1 : 0) | (w.solicited ? 2 : 0) | (w.inl ? 4 : 0));
+  sw.num_sge = static_cast<uint8_t>(nsge);
+  sw.imm = w.imm;
+  sw.remote_addr = w.raddr;
+  sw.rkey = w.rkey;
+  sw.length = e.len;
+  sw.store(b.data());
+  if (w.inl) {
+    for (size_t i = 0; i < w.inline_data.size() && i < 96; ++i) b[32 + i] = w.inline_data[i];
+  } else {
+    for (size_t i = 0; i < w.sges.size() && i < 6; ++i) {
+      uint8_t* p = b.data() + 32 + 16 * i;
+      for (unsigned k = 0; k < 8; ++k) p[k] = static_cast<uint8_t>(w.sges[i].addr >> (8 * k));
+      for (unsigned k = 0; k < 4; ++k) p[8 + k] = static_cast<uint8_t>(w.sges[i].len >> (8 * k));
+      for (unsigned k = 0; k < 4; ++k) p[12 + k] = static_cast<uint8_t>(w.sges[i].lkey >> (8 * k));
+    }
+  }
+  const uint64_t slot = r.sq_base + 128ull * (r.pi & ((1u << r.lsz) - 1));
+  world.writes.emplace_back(slot, b);
+  if (poison_slot) world.revoked.emplace_back(slot, 128);
+  r.pi = static_cast<uint16_t>(r.pi + 1);
+
+  // ---- the expected outcome (docs/engine.md, Requester 2-7)
+  using spec::WcStatus;
+  model::MrTable& mrt = mrt_;  // the MR table as the run will see it
+  if (poison_slot) {  // the WQE's bytes never arrive: the engine sees zeros
+    e.w.wr_id = 0;
+    e.w.op = 0;
+    e.w.signaled = e.w.solicited = false;
+    e.len = 0;
+  }
+  if (r.err) {
+    e.status = st8(WcStatus::kWrFlushErr);
+  } else if (poison_slot || w.op > 3) {
+    e.status = st8(WcStatus::kLocQpOpErr);
+  } else if (w.inl ? e.len > 96 : (nsge > 6 || [&] {
+               uint64_t s = 0;
+               for (unsigned i = 0; i < nsge && i < w.sges.size(); ++i) s += w.sges[i].len;
+               return s != e.len;
+             }())) {
+    e.status = st8(WcStatus::kLocQpOpErr);
+  } else if (w.inl) {
+    e.sends = true;
+    e.payload = w.inline_data;
+  } else {
+    bool bad_check = false, bad_later = false;
+    std::vector<spec::MrResp> first_run(nsge);
+    for (unsigned i = 0; i < nsge; ++i) {  // every SGE with bytes is checked first
+      const Sge& s = w.sges[i];
+      if (s.len == 0) continue;
+      spec::MrReq req;
+      req.key = s.lkey;
+      req.pd = r.pd;
+      req.va = s.addr;
+      req.len = s.len;
+      ++e.mr_reqs;
+      first_run[i] = mrt.check(req);
+      bad_check |= first_run[i].status != 0;
+    }
+    for (unsigned i = 0; i < nsge && !bad_check; ++i) {  // then the later page runs, one mr_req each
+      const Sge& s = w.sges[i];
+      if (s.len == 0) continue;
+      spec::MrReq req;
+      req.key = s.lkey;
+      req.pd = r.pd;
+      uint64_t va = s.addr + first_run[i].run;
+      uint32_t rem = s.len - first_run[i].run;
+      while (rem > 0) {
+        req.va = va;
+        req.len = rem;
+        ++e.mr_reqs;
+        const spec::MrResp resp = mrt.check(req);
+        if (resp.status != 0) {
+          bad_later = true;
+          break;
+        }
+        va += resp.run;
+        rem -= resp.run;
+      }
+      const World::Mr& m = mr(s.lkey >> 8);
+      if (!m.readable) bad_later = true;
+      e.payload.insert(e.payload.end(), m.content.begin() + (s.addr - m.ctx.iova),
+                       m.content.begin() + (s.addr - m.ctx.iova + s.len));
+    }
+    if (bad_check) {
+      e.status = st8(WcStatus::kLocProtErr);
+      e.payload.clear();
+    } else {
+      e.sends = true;
+      if (bad_later) e.status = st8(WcStatus::kLocProtErr);
+    }
+  }
+  e.check_bytes = e.sends && e.status == 0;
+  if (e.status != 0) r.err = true;
+  q.wqes.push_back(e);
+}
+
+// ---------------------------------------------------------------- the checker
+
+std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qps, std::string* summary) {
+  std::ostringstream err;
+  // packets: each header with its payload transaction
+  struct Pkt {
+    spec::RoceTxHdr h;
+    std::vector<uint8_t> bytes;
+  };
+  std::map<uint32_t, std::vector<Pkt>> pkts;
+  size_t pay_i = 0;
+  for (const Txn& t : r.out[kHdr]) {
+    Pkt p;
+    p.h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    if (p.h.pay_len > 0) {
+      if (pay_i >= r.out[kPay].size()) return "a header with pay_len > 0 has no payload transaction";
+      const Txn& pt = r.out[kPay][pay_i++];
+      for (size_t i = 0; i < pt.flits.size(); ++i) {
+        const Flit& f = pt.flits[i];
+        const bool last = i + 1 == pt.flits.size();
+        const uint64_t full = ~uint64_t{0};
+        if (!last && f.keep != full) return "payload beat before the last is not full";
+        if (last && (f.keep & (f.keep + 1)) != 0) return "payload keep not contiguous from lane 0";
+      }
+      p.bytes = beats_to_bytes(pt.flits);
+      if (p.bytes.size() != p.h.pay_len)
+        return "payload of " + std::to_string(p.bytes.size()) + " bytes for pay_len " + std::to_string(p.h.pay_len);
+    }
+    pkts[p.h.src_qpn].push_back(std::move(p));
+  }
+  if (pay_i != r.out[kPay].size()) return "payload transactions without a header";
+  std::map<uint16_t, std::vector<spec::SqTrack>> tracks;
+  for (const Txn& t : r.out[kTrack]) {
+    const auto tr = desc_from_flit<spec::SqTrack>(t.flits[0]);
+    tracks[tr.qpn].push_back(tr);
+  }
+  size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0;
+  unsigned mr_expected = 0;
+  for (const auto& [qpn, q] : qps) {
+    const auto& trs = tracks[qpn];
+    const auto& ps = pkts[qpn];
+    if (trs.size() != q.wqes.size()) {
+      err << "QP " << qpn << ": " << trs.size() << " sq_track for " << q.wqes.size() << " WQEs";
+      return err.str();
+    }
+    uint32_t psn = q.cfg.sq_psn;
+    size_t pi = 0;
+    const unsigned mtu = 128u << q.cfg.pmtu;
+    for (size_t k = 0; k < q.wqes.size(); ++k) {
+      const ExpWqe& e = q.wqes[k];
+      const spec::SqTrack& t = trs[k];
+      mr_expected += e.mr_reqs;
+      ++n_wqe;
+      n_err += e.status != 0;
+      const uint32_t npk = e.sends ? std::max<uint32_t>(1, (e.len + mtu - 1) / mtu) : 0;
+      const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3;
+      const uint8_t wc = write ? 1 : e.w.op == 4 ? 2 : 0;
+      const uint32_t last_psn = (psn + npk - 1) & 0xFFFFFF;
+      if (t.wqe_idx != e.idx || t.wr_id != e.w.wr_id || t.status != e.status || t.byte_len != e.len ||
+          t.signaled != e.w.signaled || t.wc_opcode != wc || t.last_psn != last_psn) {
+        err << "QP " << qpn << " WQE " << e.idx << ": sq_track " << t.describe() << "; expected status "
+            << unsigned{e.status} << " last_psn " << last_psn << " byte_len " << e.len;
+        return err.str();
+      }
+      std::vector<uint8_t> got;
+      for (uint32_t i = 0; i < npk; ++i, ++pi) {
+        if (pi >= ps.size()) {
+          err << "QP " << qpn << " WQE " << e.idx << ": packet " << i << " of " << npk << " missing";
+          return err.str();
+        }
+        const spec::RoceTxHdr& h = ps[pi].h;
+        const bool first = i == 0, last = i + 1 == npk;
+        const uint8_t base = write ? spec::kRcWriteFirst : spec::kRcSendFirst;
+        const uint8_t op = first && last ? (imm ? base + 5 : base + 4)
+                           : first       ? base
+                           : last        ? (imm ? base + 3 : base + 2)
+                                         : base + 1;
+        const uint32_t pay = last ? e.len - (npk - 1) * mtu : mtu;
+        const spec::QpCfg& c = q.cfg;
+        std::string why;
+        if (h.opcode != op) why = "opcode";
+        else if (h.psn != ((psn + i) & 0xFFFFFF)) why = "psn";
+        else if (h.ack_req != last) why = "ack_req";
+        else if (h.se != (last && e.w.solicited && (!write || imm))) why = "se";
+        else if (h.pay_len != pay) why = "pay_len";
+        else if (write && first && (h.reth_va != e.w.raddr || h.reth_rkey != e.w.rkey || h.reth_len != e.len))
+          why = "RETH";
+        else if (!(write && first) && (h.reth_va || h.reth_rkey || h.reth_len)) why = "RETH outside the first";
+        else if (h.imm != (imm && last ? ((e.w.imm >> 24) | ((e.w.imm >> 8) & 0xFF00) | ((e.w.imm << 8) & 0xFF0000) |
+                                          (e.w.imm << 24))
+                                       : 0))
+          why = "imm";
+        else if (h.l3 != c.l3 || h.dst_mac != c.dst_mac || h.src_mac != c.src_mac || h.src_ip != c.src_ip ||
+                 h.dst_ip != c.dst_ip || h.tclass != c.tclass || h.ttl != c.ttl || h.flow_label != c.flow_label)
+          why = "addressing";
+        else if (h.pkey != 0xFFFF || h.dst_qpn != c.dest_qpn || h.vlan_valid || h.ip_id || h.mig || h.fecn ||
+                 h.becn || h.qkey || h.aeth_syndrome || h.aeth_msn || h.swap_add || h.compare || h.atomic_orig)
+          why = "BTH/other fields";
+        if (!why.empty()) {
+          err << "QP " << qpn << " WQE " << e.idx << " packet " << i << "/" << npk << ": " << why << " wrong in "
+              << h.describe();
+          return err.str();
+        }
+        got.insert(got.end(), ps[pi].bytes.begin(), ps[pi].bytes.end());
+        ++n_pkts;
+      }
+      if (e.sends) psn = (psn + npk) & 0xFFFFFF;
+      if (got.size() != e.len && e.sends) {
+        err << "QP " << qpn << " WQE " << e.idx << ": " << got.size() << " payload bytes for length " << e.len;
+        return err.str();
+      }
+      if (e.check_bytes && got != e.payload) {
+        size_t at = 0;
+        while (at < got.size() && got[at] == e.payload[at]) ++at;
+        err << "QP " << qpn << " WQE " << e.idx << ": payload differs from the SGE bytes at byte " << at << " of "
+            << e.len;
+        return err.str();
+      }
+      n_bytes += got.size();
+    }
+    if (pi != ps.size()) {
+      err << "QP " << qpn << ": " << ps.size() - pi << " packets more than the WQEs make";
+      return err.str();
+    }
+  }
+  // read requests: the WQE slot, or pieces inside one 4 KiB bus page
+  for (const Txn& t : r.out[kRdReq]) {
+    const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
+    if (q.tag == 0 ? q.len != 128 : (q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
+      return "bad read request " + q.describe();
+  }
+  if (r.out[kMrReq].size() != mr_expected)
+    return std::to_string(r.out[kMrReq].size()) + " mr_req for " + std::to_string(mr_expected) +
+           " SGE checks and page runs";
+  if (summary) {
+    std::ostringstream o;
+    o << n_wqe << " WQEs (" << n_err << " failed or flushed), " << n_pkts << " packets, " << n_bytes
+      << " payload bytes, " << r.out[kRdReq].size() << " reads, " << mr_expected << " MR requests";
+    *summary = o.str();
+  }
+  return "";
+}
+
+}  // namespace rocenic::reqtest

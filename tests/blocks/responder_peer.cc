@@ -1,0 +1,500 @@
+// The responder test's peer: QP set-up, receive WQEs and request packets, and
+// what docs/engine.md "Responder" says must follow from each, written down by
+// construction (not by running a model).
+#include <algorithm>
+
+#include "blocks/responder_env.h"
+#include "common/desc_flit.h"
+
+namespace rocenic::rsp {
+namespace {
+
+constexpr uint32_t kMask24 = 0xFFFFFF;
+constexpr uint8_t kSynAck = static_cast<uint8_t>(spec::Aeth::kAck);
+constexpr uint8_t kRecv = static_cast<uint8_t>(spec::WcOpcode::kRecv);
+constexpr uint8_t kRecvImm = static_cast<uint8_t>(spec::WcOpcode::kRecvRdmaWithImm);
+uint8_t st(spec::WcStatus s) { return static_cast<uint8_t>(s); }
+uint8_t sy(spec::Aeth a) { return static_cast<uint8_t>(a); }
+
+MrDef make_mr(uint32_t index, uint8_t key, uint16_t pd, uint8_t access, uint64_t iova, uint64_t len, uint8_t shift,
+              uint16_t mtt_base, uint64_t pa_base, uint64_t pa_stride, bool scatter) {
+  MrDef m;
+  m.index = index;
+  m.ctx.valid = 1;
+  m.ctx.key = key;
+  m.ctx.pd = pd;
+  m.ctx.access = access;
+  m.ctx.iova = iova;
+  m.ctx.length = len;
+  m.ctx.mtt_base = mtt_base;
+  m.ctx.page_shift = shift;
+  const uint64_t ps = uint64_t{1} << shift;
+  const uint64_t npages = ((iova & (ps - 1)) + len + ps - 1) / ps;
+  for (uint64_t i = 0; i < npages; ++i) {
+    const uint64_t slot = scatter ? (i * 7 + 3) % npages : i;  // pages out of order in bus memory
+    m.pages.push_back(pa_base + slot * pa_stride);
+  }
+  return m;
+}
+
+}  // namespace
+
+Peer::Peer(uint64_t seed) : rng_(seed) {
+  constexpr uint8_t kLw = 1, kRw = 2;
+  world.mrs = {
+      // kRw: local + remote write, 4 KiB pages scattered in bus memory, region not page aligned
+      make_mr(1, 0x11, 1, kLw | kRw, 0x100000000100ull, 48 * 1024, 12, 0, 0x7f0000000000ull, 0x3000, true),
+      // kRo: local write only (no RDMA WRITE)
+      make_mr(2, 0x22, 1, kLw, 0x200000000800ull, 16 * 1024, 12, 20, 0x7f1000000000ull, 0x1000, false),
+      // kPd2: another protection domain
+      make_mr(3, 0x33, 2, kLw | kRw, 0x300000000000ull, 8 * 1024, 12, 30, 0x7f2000000000ull, 0x1000, false),
+      // kBig: 64 KiB pages, starting just before a page end
+      make_mr(4, 0x44, 1, kLw | kRw, 0x40000001f000ull, 96 * 1024, 16, 40, 0x7f3000000000ull, 0x20000, true),
+  };
+  for (const MrDef& m : world.mrs)
+    for (uint64_t p : m.pages) world.regions.push_back({p, m.page_size()});
+  // QPs: 1..6 RC (pmtu 256..4096), 7 UC, 8 RC left in INIT, 9 RC whose receive ring the host refuses
+  qps.resize(10);
+  for (uint32_t n = 1; n < qps.size(); ++n) {
+    TQp& q = qps[n];
+    q.qpn = n;
+    q.type = n == 7 ? 3 : 2;
+    q.pmtu = static_cast<uint8_t>(n <= 5 ? n : 1 + rand(5));
+    q.access = n == 5 ? 4 : 2 | 4;  // QP 5 grants no REMOTE_WRITE
+    q.rq_lsz = static_cast<uint8_t>(n % 2 ? 3 : 4);
+    q.rq_base = 0x500000000000ull + n * 0x100000ull + 128 * rand(4);
+    q.recv_cq = static_cast<uint16_t>(100 + n);
+    q.dest_qpn = 0x10000 + n * 7;
+    q.min_rnr = static_cast<uint8_t>(rand(32));
+    q.sl = static_cast<uint8_t>(rand(16));
+    q.l3 = static_cast<uint8_t>(rand(3));
+    q.src_mac = rng_() & 0xFFFFFFFFFFFFull;
+    q.dst_mac = rng_() & 0xFFFFFFFFFFFFull;
+    for (auto& b : q.src_ip) b = static_cast<uint8_t>(rng_());
+    for (auto& b : q.dst_ip) b = static_cast<uint8_t>(rng_());
+    q.tclass = static_cast<uint8_t>(rng_());
+    q.ttl = static_cast<uint8_t>(rng_());
+    q.flow_label = static_cast<uint32_t>(rng_() & 0xFFFFF);
+    if (n != 9) world.regions.push_back({q.rq_base, 128ull << q.rq_lsz});
+  }
+}
+
+std::vector<uint8_t> Peer::bytes(size_t n) {
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = static_cast<uint8_t>(rng_());
+  return v;
+}
+
+const MrDef* Peer::by_key(uint32_t key) const {
+  for (const MrDef& m : world.mrs)
+    if (m.key() == key) return &m;
+  return nullptr;
+}
+
+uint64_t Peer::va_in(unsigned m, uint32_t len) {
+  const MrDef& d = mr(m);
+  const uint64_t lo = d.ctx.iova, hi = d.ctx.iova + d.ctx.length - len;
+  if (rand(2)) {  // straddle a page end
+    const uint64_t ps = d.page_size();
+    const uint64_t b = ((lo + rand(hi - lo + 1)) | (ps - 1)) + 1;
+    const uint64_t va = b - 1 - rand(std::max<uint64_t>(len, 1));
+    if (va >= lo && va <= hi) return va;
+  }
+  return lo + rand(hi - lo + 1);
+}
+
+bool Peer::sge_ok(const TQp& q, const TSge& s) const {
+  const MrDef* m = by_key(s.lkey);
+  return m && m->ctx.pd == q.pd && (m->ctx.access & 1) && s.va >= m->ctx.iova &&
+         s.va + s.len <= m->ctx.iova + m->ctx.length;
+}
+
+void Peer::place(uint32_t key, uint64_t va, const std::vector<uint8_t>& b, size_t off, size_t n) {
+  const MrDef* m = by_key(key);
+  for (size_t i = 0; i < n; ++i) mem[m->pa(va + i)] = b[off + i];
+}
+
+// ---- steps: qp_cfg, rq_db and packets never share a step (their relative order
+// would depend on the block's timing)
+Step& Peer::step_for(unsigned port) {
+  const unsigned group = port >= 2 ? 2 : port;
+  if (!steps.empty()) {
+    Step& s = steps.back();
+    bool other = false;
+    for (unsigned p = 0; p < 4; ++p)
+      if (!s.in[p].empty() && (p >= 2 ? 2u : p) != group) other = true;
+    if (!s.host.empty() && group != 1) other = true;
+    if (!other) return s;
+  }
+  steps.emplace_back();
+  return steps.back();
+}
+
+void Peer::cfg(TQp& q, spec::QpAction a, uint8_t state) {
+  spec::QpCfg c;
+  c.qpn = static_cast<uint16_t>(q.qpn);
+  c.action = static_cast<uint8_t>(a);
+  c.state = state;
+  c.qp_type = q.type;
+  c.pd = q.pd;
+  c.send_cq = static_cast<uint16_t>(rng_());
+  c.recv_cq = q.recv_cq;
+  c.sq_base = rng_();
+  c.sq_lsz = static_cast<uint8_t>(rand(16));
+  c.rq_base = q.rq_base;
+  c.rq_lsz = q.rq_lsz;
+  c.access = q.access;
+  c.pmtu = q.pmtu;
+  c.dest_qpn = q.dest_qpn;
+  c.sq_psn = static_cast<uint32_t>(rng_() & kMask24);
+  c.rq_psn = q.epsn;
+  c.min_rnr_timer = q.min_rnr;
+  c.l3 = q.l3;
+  c.src_mac = q.src_mac;
+  c.dst_mac = q.dst_mac;
+  c.src_ip = q.src_ip;
+  c.dst_ip = q.dst_ip;
+  c.tclass = q.tclass;
+  c.ttl = q.ttl;
+  c.flow_label = q.flow_label;
+  c.sl = q.sl;
+  step_for(0).in[0].push_back(desc_to_flit(c));
+}
+
+void Peer::setup(TQp& q, bool to_rtr) {
+  using A = spec::QpAction;
+  q.epsn = rand(4) == 0 ? static_cast<uint32_t>(kMask24 - rand(8)) : static_cast<uint32_t>(rng_() & kMask24);
+  cfg(q, A::kReset, 0);
+  cfg(q, A::kToInit, 1);
+  q.pi = q.ci = 0;
+  q.wqes.clear();
+  q.msn = 0;
+  q.nak = q.err = false;
+  q.live = false;
+  q.created = true;
+  if (!to_rtr) return;
+  cfg(q, A::kToRtr, 2);
+  q.live = q.type == 2;
+  if (rand(2)) cfg(q, A::kToRts, 3);
+}
+
+void Peer::reset_qp(TQp& q) { setup(q, true); }
+
+void Peer::to_err(TQp& q) {
+  cfg(q, spec::QpAction::kToErr, 6);
+  q.err = true;
+  q.live = false;
+  flush(q);
+}
+
+void Peer::db(TQp& q, std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host) {
+  Step& s = step_for(1);
+  for (auto& h : host) s.host.push_back(std::move(h));
+  spec::WqDb d;
+  d.qpn = static_cast<uint16_t>(q.qpn);
+  d.pi = q.pi;
+  s.in[1].push_back(desc_to_flit(d));
+}
+
+TWqe Peer::good_wqe(const TQp& q, unsigned nsge, uint32_t min_total) {
+  (void)q;
+  TWqe w;
+  w.wr_id = rng_();
+  w.nsge = static_cast<uint8_t>(nsge);
+  uint32_t total = 0;
+  for (unsigned i = 0; i < nsge; ++i) {
+    const unsigned m = rand(4) == 0 ? kRo : rand(3) == 0 ? kBig : kRw;
+    uint32_t len = rand(6) == 0 ? 0 : static_cast<uint32_t>(1 + rand(rand(3) ? 700 : 5000));
+    if (i + 1 == nsge && total + len < min_total) len = min_total - total;
+    total += len;
+    w.sges.push_back({va_in(m, len), len, mr(m).key()});
+  }
+  return w;
+}
+
+void Peer::post(TQp& q, const std::vector<TWqe>& ws) {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host;
+  for (const TWqe& w : ws) {
+    std::vector<uint8_t> b(spec::RecvWqe::kSize, 0);
+    spec::RecvWqe r;
+    r.wr_id = w.wr_id;
+    r.num_sge = w.nsge;
+    r.store(b.data());
+    for (size_t i = 0; i < w.sges.size() && i < 6; ++i) {
+      spec::Sge s;
+      s.addr = w.sges[i].va;
+      s.length = w.sges[i].len;
+      s.lkey = w.sges[i].lkey;
+      s.store(b.data() + spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * i);
+    }
+    const uint16_t slot = static_cast<uint16_t>(q.pi & ((1u << q.rq_lsz) - 1));
+    if (q.qpn != 9) {
+      for (size_t i = 0; i < b.size(); ++i) mem[q.rq_base + 128ull * slot + i] = b[i];  // the driver's own write
+      host.push_back({q.rq_base + 128ull * slot, b});
+    }
+    q.wqes[q.pi] = w;
+    ++q.pi;
+  }
+  db(q, std::move(host));
+  if (q.err) flush(q);  // a doorbell on a QP in ERR flushes what it adds
+}
+
+// ---- expectations
+void Peer::ack(const TQp& q, uint8_t syn, uint32_t psn) {
+  spec::RoceTxHdr h;
+  h.l3 = q.l3;
+  h.dst_mac = q.dst_mac;
+  h.src_mac = q.src_mac;
+  h.src_ip = q.src_ip;
+  h.dst_ip = q.dst_ip;
+  h.tclass = q.tclass;
+  h.ttl = q.ttl;
+  h.flow_label = q.flow_label;
+  h.opcode = spec::kRcAck;
+  h.pkey = 0xFFFF;
+  h.dst_qpn = q.dest_qpn;
+  h.psn = psn & kMask24;
+  h.aeth_syndrome = syn;
+  h.aeth_msn = q.msn;
+  h.src_qpn = q.qpn;
+  acks.push_back(h);
+  ++counts["tx_acks"];
+}
+
+void Peer::cqe(const TQp& q, uint8_t status, uint8_t opcode, uint64_t wr_id, uint32_t byte_len, uint16_t ctr,
+               uint32_t imm, bool with_imm, bool se) {
+  spec::CqCompl c;
+  c.cq = q.recv_cq;
+  c.solicited = se;
+  c.wr_id = wr_id;
+  c.byte_len = byte_len;
+  c.imm = imm;
+  c.qp_num = q.qpn;
+  c.opcode = opcode;
+  c.src_qp = q.dest_qpn;
+  c.status = status;
+  c.wc_flags = with_imm ? 2 : 0;
+  c.sl = q.sl;
+  c.wqe_counter = ctr;
+  cqes.push_back(c);
+}
+
+void Peer::flush(TQp& q) {
+  for (; q.ci != q.pi; ++q.ci)
+    cqe(q, st(spec::WcStatus::kWrFlushErr), kRecv, q.qpn == 9 ? 0 : q.wqes[q.ci].wr_id, 0, q.ci);
+  q.wqes.clear();
+}
+
+void Peer::fail(TQp& q, uint8_t syn, bool with_cqe, uint8_t status, uint8_t opcode) {
+  ack(q, syn, q.epsn);
+  if (with_cqe) {
+    cqe(q, status, opcode, q.qpn == 9 ? 0 : q.wqes[q.ci].wr_id, 0, q.ci);
+    ++q.ci;
+  }
+  q.err = true;
+  q.live = false;
+  flush(q);
+}
+
+void Peer::pkt(const TQp& q, uint8_t op, uint32_t psn, const std::vector<uint8_t>& pay, bool ack_req, bool se,
+               uint64_t va, uint32_t rkey, uint32_t rlen, uint32_t imm) {
+  spec::RoceRxHdr h;
+  // fields the responder must not depend on get noise
+  h.l3 = static_cast<uint8_t>(rand(3));
+  h.src_mac = rng_() & 0xFFFFFFFFFFFFull;
+  h.ttl = static_cast<uint8_t>(rng_());
+  h.udp_sport = static_cast<uint16_t>(rng_());
+  h.pkey = 0xFFFF;
+  h.opcode = op;
+  h.se = se;
+  h.dst_qpn = q.qpn;
+  h.ack_req = ack_req;
+  h.psn = psn & kMask24;
+  const bool reth = spec::kOpcodes[op].valid && (spec::kOpcodes[op].ext & spec::kExtReth);
+  h.reth_va = reth ? va : rng_();
+  h.reth_rkey = reth ? rkey : static_cast<uint32_t>(rng_());
+  h.reth_len = reth ? rlen : static_cast<uint32_t>(rng_());
+  h.imm = imm;
+  h.pay_len = static_cast<uint16_t>(pay.size());
+  Step& s = step_for(2);
+  s.in[2].push_back(desc_to_flit(h));
+  if (!pay.empty())
+    for (Flit& f : frame_to_beats(pay, 64)) s.in[3].push_back(std::move(f));
+}
+
+// ---- requests
+void Peer::send(TQp& q, uint32_t len, bool imm, bool se) {
+  const uint32_t mtu = q.mtu();
+  const uint32_t npk = std::max<uint32_t>(1, (len + mtu - 1) / mtu);
+  const std::vector<uint8_t> data = bytes(len);
+  const uint32_t immv = static_cast<uint32_t>(rng_());
+  auto op = [&](uint32_t k) -> uint8_t {
+    if (npk == 1) return imm ? spec::kRcSendOnlyImm : spec::kRcSendOnly;
+    if (k == 0) return spec::kRcSendFirst;
+    return k + 1 < npk ? spec::kRcSendMiddle : imm ? spec::kRcSendLastImm : spec::kRcSendLast;
+  };
+  auto slice = [&](uint32_t k) {
+    const uint32_t off = k * mtu, n = std::min(mtu, len - off);
+    return std::vector<uint8_t>(data.begin() + off, data.begin() + off + n);
+  };
+  if (q.ci == q.pi) {  // no receive WQE: RNR NAK, nothing changes
+    pkt(q, op(0), q.epsn, slice(0), true, se && npk == 1, 0, 0, 0, immv);
+    ack(q, static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr), q.epsn);
+    ++counts["rnr_nak_sent"];
+    return;
+  }
+  const TWqe& w = q.wqes[q.ci];
+  uint64_t total = 0, bad_at = UINT64_MAX;
+  for (const TSge& s : w.sges) {
+    if (s.len && !sge_ok(q, s) && bad_at == UINT64_MAX) bad_at = total;
+    total += s.len;
+  }
+  for (uint32_t k = 0; k < npk; ++k) {
+    const uint32_t off = k * mtu, n = std::min(mtu, len - off);
+    const bool last = k + 1 == npk;
+    const bool ack_req = last || rand(8) == 0;
+    pkt(q, op(k), q.epsn, slice(k), ack_req, se && last, 0, 0, 0, immv);
+    if (k == 0 && (w.nsge > 6 || q.qpn == 9)) {  // unusable WQE (too many SGEs, or the host refused the read)
+      ++counts["rem_op_err"];
+      fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr), kRecv);
+      return;
+    }
+    if (off + n > total) {  // longer than the buffers
+      ++counts["rem_inv_req"];
+      fail(q, sy(spec::Aeth::kNakInvReq), true, st(spec::WcStatus::kLocLenErr), kRecv);
+      return;
+    }
+    if (bad_at < off + n) {  // the payload reaches an SGE whose lkey check fails
+      ++counts["rem_op_err"];
+      fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocProtErr), kRecv);
+      return;
+    }
+    // scatter: bytes [off, off + n) of the message into the SGEs in order
+    uint64_t at = 0;
+    for (const TSge& s : w.sges) {
+      const uint64_t lo = std::max<uint64_t>(at, off), hi = std::min<uint64_t>(at + s.len, off + n);
+      if (lo < hi) place(s.lkey, s.va + (lo - at), data, lo, hi - lo);
+      at += s.len;
+    }
+    const uint32_t psn = q.epsn;
+    q.epsn = (q.epsn + 1) & kMask24;
+    q.nak = false;
+    ++counts["rx_pkts"];
+    if (last) {
+      q.msn = (q.msn + 1) & kMask24;
+      cqe(q, 0, kRecv, w.wr_id, len, q.ci, imm ? immv : 0, imm, se);
+      q.wqes.erase(q.ci);
+      ++q.ci;
+    }
+    if (ack_req) ack(q, kSynAck, psn);
+  }
+}
+
+void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, uint32_t rkey_override) {
+  const uint32_t mtu = q.mtu();
+  const uint32_t npk = std::max<uint32_t>(1, (len + mtu - 1) / mtu);
+  const uint32_t rkey = rkey_override ? rkey_override : mr(m).key();
+  const std::vector<uint8_t> data = bytes(len);
+  const uint32_t immv = static_cast<uint32_t>(rng_());
+  const bool se = rand(2);
+  auto op = [&](uint32_t k) -> uint8_t {
+    if (npk == 1) return imm ? spec::kRcWriteOnlyImm : spec::kRcWriteOnly;
+    if (k == 0) return spec::kRcWriteFirst;
+    return k + 1 < npk ? spec::kRcWriteMiddle : imm ? spec::kRcWriteLastImm : spec::kRcWriteLast;
+  };
+  const MrDef* d = by_key(rkey);
+  const bool key_ok = len == 0 || (d && d->ctx.pd == q.pd && (d->ctx.access & 2) && va >= d->ctx.iova &&
+                                   va + len <= d->ctx.iova + d->ctx.length);
+  for (uint32_t k = 0; k < npk; ++k) {
+    const uint32_t off = k * mtu, n = std::min(mtu, len - off);
+    const std::vector<uint8_t> pay(data.begin() + off, data.begin() + off + n);
+    const bool last = k + 1 == npk;
+    const bool ack_req = last || rand(8) == 0;
+    pkt(q, op(k), q.epsn, pay, ack_req, se && last, va, rkey, len, immv);
+    if (k == 0 && (!(q.access & 2) || !key_ok)) {  // QP rights, rkey, PD, MR rights, bounds
+      ++counts["rem_access_err"];
+      fail(q, sy(spec::Aeth::kNakRemAcc), false, 0, kRecvImm);
+      return;
+    }
+    if (last && imm) {
+      if (q.ci == q.pi) {  // RNR: the requester waits, the driver posts, the packet comes again
+        ack(q, static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr), q.epsn);
+        ++counts["rnr_nak_sent"];
+        post(q, {good_wqe(q, static_cast<unsigned>(rand(3)))});
+        pkt(q, op(k), q.epsn, pay, ack_req, se && last, va, rkey, len, immv);
+      }
+      if (q.wqes[q.ci].nsge > 6 || q.qpn == 9) {
+        ++counts["rem_op_err"];
+        fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr), kRecvImm);
+        return;
+      }
+    }
+    if (n) place(rkey, va + off, data, off, n);
+    const uint32_t psn = q.epsn;
+    q.epsn = (q.epsn + 1) & kMask24;
+    q.nak = false;
+    ++counts["rx_pkts"];
+    if (last) {
+      q.msn = (q.msn + 1) & kMask24;
+      if (imm) {
+        cqe(q, 0, kRecvImm, q.wqes[q.ci].wr_id, len, q.ci, immv, true, se);
+        q.wqes.erase(q.ci);
+        ++q.ci;
+      }
+    }
+    if (ack_req) ack(q, kSynAck, psn);
+  }
+}
+
+void Peer::write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen) {
+  const uint32_t mtu = q.mtu();
+  const std::vector<uint8_t> data = bytes(mtu);
+  const bool ack_req = rand(4) == 0;
+  pkt(q, spec::kRcWriteFirst, q.epsn, data, ack_req, false, va, mr(m).key(), rlen);
+  place(mr(m).key(), va, data, 0, mtu);
+  const uint32_t psn = q.epsn;
+  q.epsn = (q.epsn + 1) & kMask24;
+  q.nak = false;
+  ++counts["rx_pkts"];
+  if (ack_req) ack(q, kSynAck, psn);
+}
+
+void Peer::duplicate(TQp& q) {
+  const uint32_t psn = (q.epsn - 1 - static_cast<uint32_t>(rand(rand(2) ? 4 : 1u << 22))) & kMask24;
+  const uint8_t ops[] = {spec::kRcSendOnly, spec::kRcWriteOnly, spec::kRcSendMiddle, spec::kRcWriteLast,
+                         spec::kRcReadReq};
+  const uint8_t op = ops[rand(5)];
+  const bool ack_req = rand(2);
+  const uint32_t n = op == spec::kRcReadReq ? 0 : static_cast<uint32_t>(1 + rand(q.mtu()));
+  pkt(q, op, psn, bytes(n), ack_req, false, va_in(kRw, n), mr(kRw).key(), n);
+  ++counts["duplicate_request"];
+  if (ack_req) ack(q, kSynAck, q.epsn - 1);
+}
+
+void Peer::ahead(TQp& q) {
+  const uint32_t psn = (q.epsn + 1 + static_cast<uint32_t>(rand(rand(2) ? 4 : (1u << 23) - 2))) & kMask24;
+  const uint32_t n = static_cast<uint32_t>(rand(q.mtu() + 1));
+  pkt(q, rand(2) ? spec::kRcSendOnly : spec::kRcWriteOnly, psn, bytes(n), rand(2), false, va_in(kRw, n),
+      mr(kRw).key(), n);
+  ++counts["out_of_sequence"];
+  if (!q.nak) {
+    ack(q, sy(spec::Aeth::kNakPsnSeq), q.epsn);
+    q.nak = true;
+  }
+}
+
+void Peer::bad_opcode(TQp& q, uint8_t op, uint32_t pay_len) {
+  pkt(q, op, q.epsn, bytes(pay_len), rand(2), false, va_in(kRw, pay_len), mr(kRw).key(), pay_len);
+  ++counts["rem_inv_req"];
+  fail(q, sy(spec::Aeth::kNakInvReq), false, 0, kRecv);
+}
+
+void Peer::stray(uint32_t qpn, uint8_t op) {
+  TQp q;
+  q.qpn = qpn;
+  pkt(q, op, static_cast<uint32_t>(rng_()), bytes(rand(200)), true, false, 0, 0, 0);
+  const bool exists = qpn < qps.size() && qps[qpn].created && qps[qpn].type == 2;
+  ++counts[exists ? "qp_state" : "no_qp"];
+}
+
+}  // namespace rocenic::rsp

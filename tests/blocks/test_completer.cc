@@ -1,0 +1,415 @@
+// The completer: RTL and model under random windows, ACKs, NAKs, local
+// failures and QP commands (idle cycles, backpressure) must complete the same
+// WQEs with the same CQEs and retire counts; and hand-checked cases show ACK
+// coverage across the PSN wrap, unsignaled WQEs, every NAK syndrome, flushes
+// in order and the 16-entry window, on both the RTL and the model.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "blocks/block_bench.h"
+#include "rtl/completer_rtl.h"
+#include "xcheck.h"
+#include "xport/completer.h"
+
+namespace rocenic {
+namespace {
+
+using spec::WcStatus;
+using test::Bench;
+
+constexpr unsigned kMaxQp = 256;
+
+Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0) {
+  spec::QpCfg c;
+  c.qpn = qpn;
+  c.action = static_cast<uint8_t>(a);
+  c.send_cq = send_cq;
+  c.recv_cq = static_cast<uint16_t>(send_cq + 100);  // not the completer's
+  c.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
+  c.dest_qpn = 0x123456;
+  return desc_to_flit(c);
+}
+
+spec::SqTrack trk(uint16_t qpn, uint16_t idx, uint32_t last_psn, bool signaled = true,
+                  WcStatus st = WcStatus::kSuccess) {
+  spec::SqTrack t;
+  t.qpn = qpn;
+  t.wqe_idx = idx;
+  t.last_psn = last_psn & 0xFFFFFF;
+  t.wr_id = 0xABCD000000000000ull | (uint64_t{qpn} << 16) | idx;
+  t.wc_opcode = static_cast<uint8_t>(idx % 2 ? spec::WcOpcode::kRdmaWrite : spec::WcOpcode::kSend);
+  t.signaled = signaled;
+  t.byte_len = 1000u + idx;
+  t.status = static_cast<uint8_t>(st);
+  return t;
+}
+
+Flit ack(uint32_t qpn, uint32_t psn, uint8_t syndrome = static_cast<uint8_t>(spec::Aeth::kAck),
+         uint8_t opcode = spec::kRcAck) {
+  spec::RoceRxHdr h;
+  h.opcode = opcode;
+  h.dst_qpn = qpn;
+  h.psn = psn & 0xFFFFFF;
+  h.aeth_syndrome = syndrome;
+  h.aeth_msn = 77;
+  h.src_mac = 0x020000000001;
+  h.pkey = 0xFFFF;
+  return desc_to_flit(h);
+}
+
+spec::CqCompl compl_of(const Flit& f) { return desc_from_flit<spec::CqCompl>(f); }
+spec::SqRetire retire_of(const Flit& f) { return desc_from_flit<spec::SqRetire>(f); }
+
+// The CQE a tracked WQE should produce.
+void expect_compl(const Flit& f, const spec::SqTrack& t, uint16_t cq, WcStatus st, const char* side) {
+  const auto c = compl_of(f);
+  EXPECT_EQ(c.cq, cq) << side;
+  EXPECT_EQ(c.qp_num, t.qpn) << side;
+  EXPECT_EQ(c.wr_id, t.wr_id) << side;
+  EXPECT_EQ(c.byte_len, t.byte_len) << side;
+  EXPECT_EQ(c.opcode, t.wc_opcode) << side;
+  EXPECT_EQ(c.status, static_cast<uint8_t>(st)) << side << ": wqe " << t.wqe_idx << " got status " << int(c.status);
+  EXPECT_EQ(c.wqe_counter, t.wqe_idx) << side;
+  EXPECT_EQ(c.solicited + c.imm + c.src_qp + c.wc_flags + c.sl + c.pkey_index, 0u) << side << ": other fields 0";
+}
+void expect_retire(const Flit& f, uint16_t qpn, unsigned count, bool error, const char* side) {
+  const auto r = retire_of(f);
+  EXPECT_EQ(r.qpn, qpn) << side;
+  EXPECT_EQ(r.count, count) << side;
+  EXPECT_EQ(r.error, error) << side;
+}
+
+// Run a scenario on the RTL and on the model (each checks its own outputs).
+template <typename Fn>
+void on_both(Fn&& scenario) {
+  {
+    CompleterRtl rtl;
+    scenario(rtl, "rtl");
+  }
+  {
+    model::Completer m(kMaxQp);
+    scenario(m, "model");
+  }
+}
+
+TEST(Completer, AckCoverageAcrossPsnWrapAndUnsignaledWqes) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 3, 0.2, 0.3);
+    const std::vector<spec::SqTrack> t = {trk(5, 0, 0xFFFFFD), trk(5, 1, 0xFFFFFF, false), trk(5, 2, 0x000001),
+                                          trk(5, 3, 0x000003)};
+    b.push(0, cfg(5, spec::QpAction::kReset, 7));
+    b.settle();
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.settle();
+    EXPECT_TRUE(b.out[0].empty() && b.out[1].empty()) << side << ": nothing completes before an ACK";
+    b.push(2, ack(5, 0xFFFFFE));  // covers WQE 0 only
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], t[0], 7, WcStatus::kSuccess, side);
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_retire(b.out[1][0], 5, 1, false, side);
+    b.push(2, ack(5, 0xFFFFFD));  // stale: covers nothing
+    b.push(2, ack(5, 0x000001));  // across the wrap: WQE 1 (unsignaled: no CQE) and WQE 2
+    b.push(2, ack(5, 0x000002));  // WQE 3 ends at 3: not covered
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 2u) << side;
+    expect_compl(b.out[0][1], t[2], 7, WcStatus::kSuccess, side);
+    ASSERT_EQ(b.out[1].size(), 2u) << side << ": ACKs that cover nothing retire nothing";
+    expect_retire(b.out[1][1], 5, 2, false, side);
+    b.push(2, ack(5, 0x000003));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][2], t[3], 7, WcStatus::kSuccess, side);
+    expect_retire(b.out[1][2], 5, 1, false, side);
+    EXPECT_EQ(blk.counters()[0].second, 5u) << side << ": RX_ACKS counts every ACK";
+    EXPECT_EQ(blk.counters()[1].second, 0u) << side;
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+TEST(Completer, EveryNakSyndromeCompletesTheNakedWqeAndFlushesTheRest) {
+  struct Case {
+    uint8_t syndrome;
+    WcStatus st;
+  };
+  const Case cases[] = {{0x60, WcStatus::kBadRespErr},     {0x61, WcStatus::kRemInvReqErr},
+                        {0x62, WcStatus::kRemAccessErr},   {0x63, WcStatus::kRemOpErr},
+                        {0x20, WcStatus::kRnrRetryExcErr}, {0x2C, WcStatus::kRnrRetryExcErr},
+                        {0x64, WcStatus::kRemOpErr}};
+  on_both([&](auto& blk, const char* side) {
+    Bench b(blk, 5, 0.2, 0.3);
+    uint16_t q = 20;
+    size_t nc = 0, nr = 0;
+    for (const Case& c : cases) {
+      ++q;
+      b.push(0, cfg(q, spec::QpAction::kReset, q));
+      b.settle();
+      // WQE 0 ends at 10, WQE 1 spans 11..12, WQE 2 (unsignaled) 13..15; the NAK names PSN 11
+      const std::vector<spec::SqTrack> t = {trk(q, 0, 10), trk(q, 1, 12), trk(q, 2, 15, false)};
+      for (const auto& x : t) b.push(1, desc_to_flit(x));
+      b.settle();
+      b.push(2, ack(q, 11, c.syndrome));
+      b.settle();
+      ASSERT_EQ(b.out[0].size(), nc + 3) << side << " syndrome " << int(c.syndrome);
+      expect_compl(b.out[0][nc + 0], t[0], q, WcStatus::kSuccess, side);  // before PSN 11: acknowledged
+      expect_compl(b.out[0][nc + 1], t[1], q, c.st, side);
+      expect_compl(b.out[0][nc + 2], t[2], q, WcStatus::kWrFlushErr, side);  // errors always write a CQE
+      ASSERT_EQ(b.out[1].size(), nr + 1) << side;
+      expect_retire(b.out[1][nr], q, 3, true, side);
+      nc += 3;
+      nr += 1;
+      // in ERR: a later WQE flushes at once, ACKs and NAKs change nothing
+      const auto late = trk(q, 3, 20);
+      b.push(1, desc_to_flit(late));
+      b.settle();
+      b.push(2, ack(q, 20));
+      b.push(2, ack(q, 20, 0x60));
+      b.settle();
+      ASSERT_EQ(b.out[0].size(), nc + 1) << side;
+      expect_compl(b.out[0][nc], late, q, WcStatus::kWrFlushErr, side);
+      expect_retire(b.out[1][nr], q, 1, true, side);
+      nc += 1;
+      nr += 1;
+      EXPECT_EQ(b.out[1].size(), nr) << side;
+    }
+    const unsigned n = sizeof cases / sizeof cases[0];
+    EXPECT_EQ(blk.counters()[1].second, 2 * n) << side << ": NAK_RECEIVED";
+    EXPECT_EQ(blk.counters()[0].second, 3 * n) << side << ": RX_ACKS";
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+TEST(Completer, NakBeforeItsWqeIsTrackedGivesTheNextWqeItsStatus) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 7, 0.0, 0.0);
+    b.push(0, cfg(40, spec::QpAction::kReset, 3));
+    b.settle();
+    const auto a = trk(40, 0, 100);
+    b.push(1, desc_to_flit(a));
+    b.settle();
+    // the responder refused PSN 101, the first packet of a WQE still being sent
+    b.push(2, ack(40, 101, 0x62));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], a, 3, WcStatus::kSuccess, side);
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_retire(b.out[1][0], 40, 1, true, side);  // stops the requester
+    const auto x = trk(40, 1, 104), y = trk(40, 2, 105);
+    b.push(1, desc_to_flit(x));
+    b.push(1, desc_to_flit(y));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], x, 3, WcStatus::kRemAccessErr, side);
+    expect_compl(b.out[0][2], y, 3, WcStatus::kWrFlushErr, side);
+    expect_retire(b.out[1][1], 40, 1, true, side);
+    expect_retire(b.out[1][2], 40, 1, true, side);
+    // a NAK naming a WQE's last PSN fails that WQE: it is not acknowledged
+    b.push(0, cfg(41, spec::QpAction::kReset, 3));
+    b.settle();
+    const auto c = trk(41, 0, 50), d = trk(41, 1, 51);
+    b.push(1, desc_to_flit(c));
+    b.push(1, desc_to_flit(d));
+    b.settle();
+    b.push(2, ack(41, 50, 0x61));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 5u) << side;
+    expect_compl(b.out[0][3], c, 3, WcStatus::kRemInvReqErr, side);
+    expect_compl(b.out[0][4], d, 3, WcStatus::kWrFlushErr, side);
+    expect_retire(b.out[1][3], 41, 2, true, side);
+  });
+}
+
+TEST(Completer, LocalFailureCompletesWhenItReachesTheHead) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 9, 0.3, 0.3);
+    b.push(0, cfg(50, spec::QpAction::kReset, 9));
+    b.push(0, cfg(51, spec::QpAction::kReset, 9));
+    b.settle();
+    // QP 50: a failed WQE with nothing ahead completes at once
+    const auto f0 = trk(50, 0, 0, true, WcStatus::kLocProtErr);
+    b.push(1, desc_to_flit(f0));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], f0, 9, WcStatus::kLocProtErr, side);
+    expect_retire(b.out[1][0], 50, 1, true, side);
+    // QP 51: it waits behind a WQE not yet acknowledged, and the requester's
+    // flushed WQE behind it is flushed with it
+    const std::vector<spec::SqTrack> t = {trk(51, 0, 5), trk(51, 1, 5, false, WcStatus::kLocQpOpErr),
+                                          trk(51, 2, 5, false, WcStatus::kWrFlushErr)};
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.settle();
+    EXPECT_EQ(b.out[0].size(), 1u) << side;
+    b.push(2, ack(51, 5));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 4u) << side;
+    expect_compl(b.out[0][1], t[0], 9, WcStatus::kSuccess, side);
+    expect_compl(b.out[0][2], t[1], 9, WcStatus::kLocQpOpErr, side);
+    expect_compl(b.out[0][3], t[2], 9, WcStatus::kWrFlushErr, side);
+    ASSERT_EQ(b.out[1].size(), 2u) << side;
+    expect_retire(b.out[1][1], 51, 3, true, side);
+    // a flush leaves a WQE that failed locally its own status
+    const std::vector<spec::SqTrack> u = {trk(52, 0, 9), trk(52, 1, 9, false, WcStatus::kLocProtErr)};
+    b.push(0, cfg(52, spec::QpAction::kReset, 9));
+    b.settle();
+    for (const auto& x : u) b.push(1, desc_to_flit(x));
+    b.settle();
+    b.push(0, cfg(52, spec::QpAction::kToErr, 9));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 6u) << side;
+    expect_compl(b.out[0][4], u[0], 9, WcStatus::kWrFlushErr, side);
+    expect_compl(b.out[0][5], u[1], 9, WcStatus::kLocProtErr, side);
+    expect_retire(b.out[1][2], 52, 2, true, side);
+  });
+}
+
+TEST(Completer, ToErrFlushesTheWindowInOrderAndResetStartsAfresh) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 11, 0.2, 0.5);
+    b.push(0, cfg(60, spec::QpAction::kReset, 2));
+    b.push(0, cfg(60, spec::QpAction::kToRts, 4));  // attributes: send_cq moves to 4
+    b.settle();
+    std::vector<spec::SqTrack> t;
+    for (uint16_t i = 0; i < 5; ++i) t.push_back(trk(60, i, 1000 + i, i != 2));
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.settle();
+    b.push(0, cfg(60, spec::QpAction::kToErr, 4));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 5u) << side;
+    for (unsigned i = 0; i < 5; ++i) expect_compl(b.out[0][i], t[i], 4, WcStatus::kWrFlushErr, side);
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_retire(b.out[1][0], 60, 5, true, side);
+    // RESET: the QP works again; DESTROY: it is gone
+    b.push(0, cfg(60, spec::QpAction::kReset, 4));
+    b.settle();
+    const auto n = trk(60, 0, 7);
+    b.push(1, desc_to_flit(n));
+    b.settle();
+    b.push(2, ack(60, 7));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 6u) << side;
+    expect_compl(b.out[0][5], n, 4, WcStatus::kSuccess, side);
+    b.push(0, cfg(60, spec::QpAction::kDestroy));
+    b.settle();
+    b.push(1, desc_to_flit(trk(60, 1, 8)));
+    b.push(2, ack(60, 8));
+    b.push(2, ack(61, 8));    // never created
+    b.push(2, ack(300, 8));   // beyond MAX_QP
+    b.push(2, ack(61, 8, 0x60));
+    b.settle();
+    EXPECT_EQ(b.out[0].size(), 6u) << side << ": nothing for a QP that does not exist";
+    EXPECT_EQ(b.out[1].size(), 2u) << side;
+    EXPECT_EQ(blk.counters()[0].second, 5u) << side << ": RX_ACKS counts ignored ACKs too";
+    EXPECT_EQ(blk.counters()[1].second, 0u) << side << ": a NAK for no QP is not received";
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+TEST(Completer, WindowOfSixteenHoldsTheSeventeenthWqeBack) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 13, 0.0, 0.0);
+    b.push(0, cfg(9, spec::QpAction::kReset, 1));
+    b.settle();
+    std::vector<spec::SqTrack> t;
+    for (uint16_t i = 0; i < 17; ++i) t.push_back(trk(9, i, i));
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.run(300);
+    EXPECT_EQ(b.pending(1), 1u) << side << ": the 17th waits";
+    b.push(2, ack(9, 0));  // frees one slot: the 17th enters
+    b.run(300);
+    EXPECT_EQ(b.pending(1), 0u) << side;
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_retire(b.out[1][0], 9, 1, false, side);
+    b.push(2, ack(9, 16));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 17u) << side;
+    for (unsigned i = 0; i < 17; ++i) expect_compl(b.out[0][i], t[i], 1, WcStatus::kSuccess, side);
+    ASSERT_EQ(b.out[1].size(), 2u) << side;
+    expect_retire(b.out[1][1], 9, 16, false, side);
+  });
+}
+
+// Random traffic: per QP a run of WQEs with rising PSNs (some across the
+// wrap), ACKs that cover some of them (sometimes stale or ahead), rare NAKs,
+// local failures and QP commands. ERR is sticky until a RESET, and the three
+// input streams advance at their own pace, so the traffic runs in rounds,
+// each from reset with its own seed and its own idle/backpressure mix.
+std::vector<std::vector<Flit>> random_round(uint64_t seed, int items) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<Flit>> stim(3);
+  constexpr unsigned kQps = 12;
+  std::vector<uint32_t> psn(kQps + 1);
+  std::vector<uint16_t> idx(kQps + 1, 0);
+  for (unsigned q = 1; q <= kQps; ++q) {
+    stim[0].push_back(cfg(static_cast<uint16_t>(q), spec::QpAction::kReset, static_cast<uint16_t>(q % 4)));
+    psn[q] = q % 3 == 0 ? 0xFFFFFF - static_cast<uint32_t>(rng() % 200) : static_cast<uint32_t>(rng() & 0xFFFFFF);
+    idx[q] = static_cast<uint16_t>(rng());
+  }
+  auto any_qp = [&] { return static_cast<uint16_t>(1 + rng() % kQps); };
+  for (int i = 0; i < items; ++i) {
+    const uint16_t q = any_qp();
+    psn[q] = (psn[q] + 1 + static_cast<uint32_t>(rng() % 4)) & 0xFFFFFF;
+    const unsigned r = rng() % 1000;
+    const WcStatus st = r < 2 ? WcStatus::kLocProtErr : r < 3 ? WcStatus::kWrFlushErr : WcStatus::kSuccess;
+    stim[1].push_back(desc_to_flit(trk(q, idx[q]++, psn[q], rng() % 10 < 7, st)));
+    if (rng() % 10 < 7) {
+      const uint16_t a = any_qp();
+      const uint32_t back = static_cast<uint32_t>(rng() % 8);  // sometimes stale, sometimes mid-WQE
+      const unsigned k = rng() % 400;
+      const uint8_t syn = k == 0 ? 0x60 + rng() % 4 : k == 1 ? 0x20 | (rng() % 32) : k == 2 ? 0x40 : 0x1F;
+      stim[2].push_back(ack(a, psn[a] - back, syn, k == 3 ? spec::kRcReadRespOnly : spec::kRcAck));
+    }
+    if (rng() % 500 == 0) stim[2].push_back(ack(static_cast<uint32_t>(rng() % 1000), 0));  // no such QP
+    if (rng() % 200 == 0) {  // moved to ERR and back
+      const uint16_t q2 = any_qp();
+      stim[0].push_back(cfg(q2, spec::QpAction::kToErr, q2 % 4));
+      stim[0].push_back(cfg(q2, spec::QpAction::kReset, q2 % 4));
+    }
+    if (rng() % 400 == 0) stim[0].push_back(cfg(any_qp(), spec::QpAction::kAttr, static_cast<uint16_t>(rng() % 4)));
+  }
+  // closing ACKs: every QP acknowledged up to its last PSN (repeated: they may overtake WQEs)
+  for (int rep = 0; rep < 20; ++rep)
+    for (unsigned q = 1; q <= kQps; ++q) stim[2].push_back(ack(q, psn[q]));
+  return stim;
+}
+
+TEST(CompleterXcheck, RandomTrafficMatchesModel) {
+  const double mix[][2] = {{0.0, 0.0}, {0.3, 0.3}, {0.6, 0.2}, {0.1, 0.7}, {0.3, 0.0}, {0.5, 0.5}};
+  std::map<int, size_t> by_status;
+  size_t compared = 0, retires = 0, retired = 0, retire_err = 0;
+  uint64_t cycles = 0;
+  for (unsigned round = 0; round < 6; ++round) {
+    XcheckConfig xc;
+    xc.seed = 21 + round;
+    xc.in_idle = mix[round][0];
+    xc.out_stall = mix[round][1];
+    xc.fst_path = "completer_divergence.fst";
+    const XcheckResult r = xcheck_run([] { return std::make_unique<CompleterRtl>(); },
+                                      [] { return std::make_unique<model::Completer>(kMaxQp); },
+                                      random_round(100 + round, 600), xc);
+    ASSERT_TRUE(r.ok) << "round " << round << ": " << r.report;
+    compared += r.compared;
+    cycles += r.rtl_cycles;
+    for (const auto& t : r.rtl_out[0]) ++by_status[compl_of(t.flits[0]).status];
+    for (const auto& t : r.rtl_out[1]) {
+      ++retires;
+      retired += retire_of(t.flits[0]).count;
+      retire_err += retire_of(t.flits[0]).error;
+    }
+  }
+  size_t cqes = 0;
+  for (const auto& [s, n] : by_status) cqes += n;
+  std::printf("6 rounds: compared %zu transactions, 0 divergences, %llu RTL cycles\n%zu CQEs (", compared,
+              static_cast<unsigned long long>(cycles), cqes);
+  for (const auto& [s, n] : by_status) std::printf(" %s:%zu", spec::to_string(static_cast<WcStatus>(s)), n);
+  std::printf(" ), %zu sq_retire carrying %zu WQEs (%zu with error)\n", retires, retired, retire_err);
+  EXPECT_GT(by_status[0], 1500u);
+  EXPECT_GT(by_status[static_cast<int>(WcStatus::kWrFlushErr)], 20u);
+  EXPECT_GE(by_status.size(), 5u);
+  EXPECT_GT(retired, 3000u);
+}
+
+}  // namespace
+}  // namespace rocenic

@@ -1,0 +1,522 @@
+// The RC responder (rtl/xport/responder.sv, model/xport/responder.*):
+//  - RTL and model in the same reactive world (host memory behind the DMA
+//    timing model, an MR table answering with a small latency), same stimulus,
+//    random idle cycles and backpressure: every output port carries the same
+//    transactions in the same order, final memories and counters agree;
+//  - both against what docs/engine.md "Responder" says must happen, written
+//    down by the Peer as it builds the stimulus: bytes placed in memory (and
+//    nothing else touched), ACK/NAKs, completions, counters; and every DMA
+//    write stays inside one page.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+
+#include "blocks/responder_env.h"
+#include "common/desc_flit.h"
+#include "rtl/responder_rtl.h"
+#include "xport/responder.h"
+
+namespace rocenic::rsp {
+namespace {
+
+using spec::Access;
+
+struct Both {
+  RunResult rtl, model;
+};
+
+Both run_both(const Peer& p, const RunConfig& cfg) {
+  ResponderRtl rtl;
+  model::Responder mdl;
+  Both b;
+  b.rtl = run(rtl, p.world, p.steps, cfg);
+  b.model = run(mdl, p.world, p.steps, cfg);
+  return b;
+}
+
+// What the Peer wrote down, against one run.
+std::string check_expected(const Peer& p, const RunResult& r) {
+  auto cmp_list = [&](unsigned port, size_t n, auto&& get, const char* what) -> std::string {
+    const auto& got = r.out[port];
+    for (size_t i = 0; i < std::max(got.size(), n); ++i) {
+      if (i < got.size() && i < n && got[i].flits[0] == get(i)) continue;
+      std::string s = std::string(what) + " " + std::to_string(i) + " of " + std::to_string(n) + " expected (" +
+                      std::to_string(got.size()) + " sent):\n  sent:     ";
+      s += i < got.size() ? describe(port, got[i]) : "(none)";
+      Txn t;
+      if (i < n) t.flits.push_back(get(i));
+      s += "\n  expected: " + (i < n ? describe(port, t) : std::string("(none)"));
+      return s;
+    }
+    return "";
+  };
+  std::string e = cmp_list(kAck, p.acks.size(), [&](size_t i) { return desc_to_flit(p.acks[i]); }, "ACK/NAK");
+  if (!e.empty()) return e;
+  e = cmp_list(kCq, p.cqes.size(), [&](size_t i) { return desc_to_flit(p.cqes[i]); }, "completion");
+  if (!e.empty()) return e;
+  for (size_t i = 0; i < p.world.regions.size(); ++i) {
+    const auto [a, n] = p.world.regions[i];
+    for (uint64_t k = 0; k < n; ++k) {
+      const auto it = p.mem.find(a + k);
+      const uint8_t want = it == p.mem.end() ? p.world.fill : it->second;
+      if (r.memory[i][k] != want) {
+        char b[160];
+        std::snprintf(b, sizeof b, "memory at 0x%llx: 0x%02x, expected 0x%02x (%s)",
+                      static_cast<unsigned long long>(a + k), r.memory[i][k], want,
+                      it == p.mem.end() ? "must stay untouched" : "placed payload");
+        return b;
+      }
+    }
+  }
+  for (const auto& [name, v] : r.counters) {
+    const auto it = p.counts.find(name);
+    const uint32_t want = it == p.counts.end() ? 0 : it->second;
+    if (v != want) return "counter " + name + " = " + std::to_string(v) + ", expected " + std::to_string(want);
+  }
+  // every DMA write inside one page of one region
+  for (const Txn& t : r.out[kWrReq]) {
+    const auto w = desc_from_flit<spec::DmaWrReq>(t.flits[0]);
+    bool ok = false;
+    for (const MrDef& m : p.world.mrs)
+      for (uint64_t pg : m.pages)
+        ok = ok || (w.addr >= pg && w.addr + w.len <= pg + m.page_size());
+    if (!ok || w.len == 0) return "a DMA write crosses a page end or leaves the regions: " + w.describe();
+  }
+  return "";
+}
+
+size_t payload_bytes(const RunResult& r) {
+  size_t n = 0;
+  for (const Txn& t : r.out[kWrData]) n += beats_to_bytes(t.flits).size();
+  return n;
+}
+
+void check_all(const Peer& p, const Both& b, const char* what) {
+  ASSERT_EQ(b.rtl.error, "") << "rtl";
+  ASSERT_EQ(b.model.error, "") << "model";
+  const std::string d = compare(b.rtl, b.model);
+  EXPECT_EQ(d, "") << "RTL and model differ: " << d;
+  EXPECT_EQ(check_expected(p, b.rtl), "") << "rtl";
+  EXPECT_EQ(check_expected(p, b.model), "") << "model";
+  size_t txns = 0;
+  for (const auto& port : b.rtl.out) txns += port.size();
+  std::printf("%s: %zu steps; compared %zu transactions on 6 ports, %s; %zu ACK/NAKs, %zu completions, "
+              "%zu DMA writes (%zu bytes), %zu mr_req, %zu dma_rd_req; rtl %llu cycles, model %llu cycles\n",
+              what, p.steps.size(), txns, d.empty() ? "0 divergences" : "DIVERGED", b.rtl.out[kAck].size(),
+              b.rtl.out[kCq].size(), b.rtl.out[kWrReq].size(), payload_bytes(b.rtl), b.rtl.out[kMrReq].size(),
+              b.rtl.out[kRdReq].size(), static_cast<unsigned long long>(b.rtl.cycles),
+              static_cast<unsigned long long>(b.model.cycles));
+  std::printf("  counters:");
+  for (const auto& [name, v] : b.rtl.counters) std::printf(" %s %u", name.c_str(), v);
+  std::map<unsigned, unsigned> syn, status;
+  for (const Txn& t : b.rtl.out[kAck]) ++syn[desc_from_flit<spec::RoceTxHdr>(t.flits[0]).aeth_syndrome];
+  for (const Txn& t : b.rtl.out[kCq]) ++status[desc_from_flit<spec::CqCompl>(t.flits[0]).status];
+  std::printf("\n  syndromes:");
+  for (const auto& [k, v] : syn) std::printf(" 0x%02x x%u", k, v);
+  std::printf("; completion statuses:");
+  for (const auto& [k, v] : status) std::printf(" %u x%u", k, v);
+  std::printf("\n");
+}
+
+uint8_t syn_of(const Txn& t) { return desc_from_flit<spec::RoceTxHdr>(t.flits[0]).aeth_syndrome; }
+
+// ---------------------------------------------------------------- random traffic
+
+void random_traffic(Peer& p, int actions) {
+  for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 9u}) p.setup(p.qps[n]);
+  p.setup(p.qps[8], false);  // stays in INIT
+  const uint8_t bad_ops[] = {spec::kRcSendMiddle, spec::kRcSendLast,  spec::kRcWriteMiddle, spec::kRcWriteLastImm,
+                             spec::kRcReadReq,    spec::kRcCmpSwap,   spec::kRcAck,         spec::kUcSendOnly,
+                             spec::kUdSendOnly,   spec::kRcSendOnlyInv};
+  for (int i = 0; i < actions; ++i) {
+    TQp& q = p.qps[p.rand(20) == 0 ? 9 : 1 + p.rand(6)];
+    if (!q.live) {
+      const uint64_t r = p.rand(6);
+      if (r == 0) p.stray(q.qpn, spec::kRcSendOnly);
+      else if (r == 1 && q.err && q.pi - q.ci < 2) p.post(q, {p.good_wqe(q, 1)});
+      else p.reset_qp(q);
+      continue;
+    }
+    const uint64_t r = p.rand(100);
+    const uint32_t mtu = q.mtu();
+    if (r < 20) {
+      const unsigned room = (1u << q.rq_lsz) - static_cast<uint16_t>(q.pi - q.ci);
+      std::vector<TWqe> ws;
+      for (unsigned k = 0, n = static_cast<unsigned>(1 + p.rand(3)); k < n && k < room; ++k) {
+        TWqe w = p.good_wqe(q, static_cast<unsigned>(p.rand(7)));
+        const uint64_t v = p.rand(40);
+        if (v == 0 && !w.sges.empty()) w.sges[p.rand(w.sges.size())].lkey ^= 1;  // wrong key byte
+        if (v == 1 && !w.sges.empty()) {  // past the end of its region
+          TSge& s = w.sges[p.rand(w.sges.size())];
+          s.len = 64 + static_cast<uint32_t>(p.rand(256));
+          s.va = p.mr(Peer::kRw).ctx.iova + p.mr(Peer::kRw).ctx.length - s.len / 2;
+          s.lkey = p.mr(Peer::kRw).key();
+        }
+        if (v == 2 && !w.sges.empty()) {  // another PD's region
+          TSge& s = w.sges[p.rand(w.sges.size())];
+          s.len = 1 + static_cast<uint32_t>(p.rand(500));
+          s.va = p.va_in(Peer::kPd2, s.len);
+          s.lkey = p.mr(Peer::kPd2).key();
+        }
+        if (v == 3) w.nsge = 7;
+        ws.push_back(w);
+      }
+      if (!ws.empty()) p.post(q, ws);
+    } else if (r < 45) {
+      if (q.ci == q.pi && p.rand(4)) p.post(q, {p.good_wqe(q, static_cast<unsigned>(1 + p.rand(6)), 2 * mtu)});
+      uint64_t total = 0;
+      if (q.ci != q.pi)
+        for (const TSge& s : q.wqes[q.ci].sges) total += s.len;
+      uint32_t len = static_cast<uint32_t>(p.rand(std::min<uint64_t>(total, 3 * mtu + 100) + 1));
+      if (p.rand(10) == 0) len = static_cast<uint32_t>(total + 1 + p.rand(2 * mtu));  // longer than the buffers
+      if (p.rand(4) == 0) len = static_cast<uint32_t>(p.rand(3) * mtu);               // whole packets
+      p.send(q, len, p.rand(3) == 0, p.rand(2));
+    } else if (r < 65) {
+      const unsigned m = p.rand(3) ? Peer::kRw : Peer::kBig;
+      const uint32_t len = static_cast<uint32_t>(p.rand(4) == 0 ? p.rand(3) * mtu : p.rand(3 * mtu + 50));
+      p.write(q, m, p.va_in(m, len), len, p.rand(6) == 0);
+    } else if (r < 68) {
+      p.write(q, Peer::kRw, 0x1234, 0, p.rand(2), 0xBAD00);  // zero length: no rkey check (IBTA C9-88)
+    } else if (r < 74) {
+      p.duplicate(q);
+    } else if (r < 80) {
+      p.ahead(q);
+    } else if (r < 83) {
+      const uint32_t len = static_cast<uint32_t>(1 + p.rand(mtu));
+      const uint64_t v = p.rand(4);
+      if (v == 0) p.write(q, Peer::kRw, p.va_in(Peer::kRw, len), len, false, p.mr(Peer::kRw).key() ^ 4);
+      if (v == 1) {
+        const MrDef& m = p.mr(Peer::kBig);
+        p.write(q, Peer::kBig, m.ctx.iova + m.ctx.length - len + 1 + p.rand(64), len, false);
+      }
+      if (v == 2) p.write(q, Peer::kRo, p.va_in(Peer::kRo, len), len, false);
+      if (v == 3) p.write(q, Peer::kPd2, p.va_in(Peer::kPd2, len), len, false);
+    } else if (r < 86) {
+      const uint64_t v = p.rand(4);
+      if (v < 2) p.bad_opcode(q, bad_ops[p.rand(sizeof bad_ops)], static_cast<uint32_t>(p.rand(mtu)));
+      if (v == 2) p.bad_opcode(q, p.rand(2) ? spec::kRcSendFirst : spec::kRcWriteFirst, mtu - 1 - p.rand(mtu - 1));
+      if (v == 3 && mtu < 4096) p.bad_opcode(q, p.rand(2) ? spec::kRcSendOnly : spec::kRcWriteOnly, mtu + 1);
+    } else if (r < 87) {
+      p.to_err(q);
+    } else if (r < 90) {
+      const uint32_t qpns[] = {7, 8, 200, 0x123456};
+      p.stray(qpns[p.rand(4)], spec::kRcWriteOnly);
+    } else if (r < 92) {
+      // a WRITE in progress, then a packet that does not continue it: invalid request
+      const uint32_t rlen = mtu + 1 + static_cast<uint32_t>(p.rand(p.rand(2) ? 16 : 2 * mtu));
+      p.write_first(q, Peer::kBig, p.va_in(Peer::kBig, rlen), rlen);
+      const uint32_t left = rlen - mtu;
+      switch (p.rand(5)) {
+        case 0: p.bad_opcode(q, spec::kRcSendFirst, mtu); break;      // a new message
+        case 1: p.bad_opcode(q, spec::kRcWriteOnly, 10); break;       // a new message
+        case 2: p.bad_opcode(q, spec::kRcSendLast, 5); break;         // the wrong kind
+        default:
+          if (left >= mtu) p.bad_opcode(q, spec::kRcWriteMiddle, mtu - 1);  // not a whole mtu
+          else if (p.rand(2)) p.bad_opcode(q, spec::kRcWriteMiddle, mtu);   // beyond the RETH length
+          else p.bad_opcode(q, spec::kRcWriteLast, left + 1);               // beyond the RETH length
+      }
+    } else {
+      const uint32_t len = static_cast<uint32_t>(mtu * (1 + p.rand(4)) - p.rand(2) * p.rand(mtu));
+      p.write(q, Peer::kBig, p.va_in(Peer::kBig, len), len, false);  // multi-packet, 64 KiB pages
+    }
+  }
+}
+
+TEST(ResponderXcheck, RandomTrafficMatchesModelAndDocs) {
+  for (uint64_t seed : {1ull, 2ull, 3ull}) {
+    Peer p(seed);
+    random_traffic(p, 600);
+    RunConfig cfg;
+    cfg.seed = seed;
+    const Both b = run_both(p, cfg);
+    check_all(p, b, ("random traffic, seed " + std::to_string(seed)).c_str());
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ResponderXcheck, NoIdleNoBackpressure) {
+  Peer p(11);
+  random_traffic(p, 200);
+  RunConfig cfg;
+  cfg.seed = 11;
+  cfg.in_idle = cfg.out_stall = 0.0;
+  check_all(p, run_both(p, cfg), "random traffic, no idle cycles, no backpressure");
+}
+
+TEST(ResponderXcheck, HeavyBackpressure) {
+  Peer p(21);
+  random_traffic(p, 150);
+  RunConfig cfg;
+  cfg.seed = 21;
+  cfg.in_idle = 0.6;
+  cfg.out_stall = 0.8;
+  check_all(p, run_both(p, cfg), "random traffic, heavy idle and backpressure");
+}
+
+// ---------------------------------------------------------------- directed cases
+
+// A 3-packet SEND scattered into odd-length SGEs that straddle page ends,
+// then SEND_WITH_IMM, on every path MTU.
+TEST(Responder, SendScattersIntoSgesOnEveryMtu) {
+  Peer p(5);
+  for (uint32_t n = 1; n <= 5; ++n) {
+    TQp& q = p.qps[n];
+    p.setup(q);
+    TWqe w;
+    w.wr_id = 0x1000 + n;
+    w.nsge = 4;
+    const MrDef& rw = p.mr(Peer::kRw);
+    const uint32_t total = 3 * q.mtu() - 7;
+    const uint32_t a = total / 3 + 1, b = 0, c = total / 5, d = total - a - b - c;
+    // first SGE ends 3 bytes after a page end; the last starts 5 bytes before one
+    w.sges = {{rw.ctx.iova + 2 * 4096 - 0x100 - a + 3, a, rw.key()},
+              {rw.ctx.iova + 77, b, rw.key()},
+              {p.va_in(Peer::kBig, c), c, p.mr(Peer::kBig).key()},
+              {rw.ctx.iova + 6 * 4096 - 0x100 - 5, d, rw.key()}};
+    p.post(q, {w, p.good_wqe(q, 2, 100)});
+    p.send(q, total, false, true);
+    p.send(q, 100, true, false);
+  }
+  RunConfig cfg;
+  const Both b = run_both(p, cfg);
+  check_all(p, b, "SEND into SGEs, every MTU");
+  // the 3-packet SEND's completion: RECV, whole length, first WQE
+  const auto c = desc_from_flit<spec::CqCompl>(b.rtl.out[kCq][0].flits[0]);
+  EXPECT_EQ(c.wr_id, 0x1001u);
+  EXPECT_EQ(c.byte_len, 3 * 256u - 7);
+  EXPECT_EQ(c.opcode, static_cast<uint8_t>(spec::WcOpcode::kRecv));
+  EXPECT_EQ(c.wqe_counter, 0u);
+  EXPECT_EQ(c.solicited, 1u);
+  const auto c2 = desc_from_flit<spec::CqCompl>(b.rtl.out[kCq][1].flits[0]);
+  EXPECT_EQ(c2.wc_flags, 2u) << "IBV_WC_WITH_IMM";
+  EXPECT_EQ(c2.wqe_counter, 1u);
+  EXPECT_GT(b.rtl.out[kWrReq].size(), 5u * 6) << "pieces split at SGE and page ends";
+}
+
+TEST(Responder, WriteAndWriteWithImmOnEveryMtu) {
+  Peer p(6);
+  for (uint32_t n = 1; n <= 5; ++n) {
+    TQp& q = p.qps[n == 5 ? 6 : n];  // QP 5 grants no REMOTE_WRITE
+    p.setup(q);
+    p.write(q, Peer::kBig, p.mr(Peer::kBig).ctx.iova + 65536 - q.mtu() - 0x1000 - 3, 4 * q.mtu() + 9, false);
+    p.write(q, Peer::kRw, p.va_in(Peer::kRw, q.mtu()), q.mtu(), false);
+    p.post(q, {p.good_wqe(q, 1)});
+    p.write(q, Peer::kRw, p.va_in(Peer::kRw, 2 * q.mtu() + 1), 2 * q.mtu() + 1, true);
+  }
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "WRITE, WRITE_WITH_IMM, every MTU");
+  for (const Txn& t : b.rtl.out[kCq]) {
+    const auto c = desc_from_flit<spec::CqCompl>(t.flits[0]);
+    EXPECT_EQ(c.opcode, static_cast<uint8_t>(spec::WcOpcode::kRecvRdmaWithImm));
+    EXPECT_EQ(c.status, 0u);
+  }
+}
+
+TEST(Responder, DuplicateIsReAckedAndNotWrittenAgain) {
+  Peer p(7);
+  TQp& q = p.qps[2];
+  p.setup(q);
+  p.write(q, Peer::kRw, p.va_in(Peer::kRw, 600), 600, false);
+  for (int i = 0; i < 3; ++i) p.duplicate(q);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "duplicates");
+  EXPECT_EQ(p.counts["duplicate_request"], 3u);
+}
+
+TEST(Responder, PsnAheadGetsOneNakUntilTheExpectedPacket) {
+  Peer p(8);
+  TQp& q = p.qps[1];
+  p.setup(q);
+  p.ahead(q);
+  p.ahead(q);
+  p.ahead(q);
+  p.write(q, Peer::kRw, p.va_in(Peer::kRw, 100), 100, false);
+  p.ahead(q);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "PSN ahead");
+  ASSERT_EQ(b.rtl.out[kAck].size(), 3u);
+  EXPECT_EQ(syn_of(b.rtl.out[kAck][0]), static_cast<uint8_t>(spec::Aeth::kNakPsnSeq));
+  EXPECT_EQ(syn_of(b.rtl.out[kAck][1]), static_cast<uint8_t>(spec::Aeth::kAck));
+  EXPECT_EQ(syn_of(b.rtl.out[kAck][2]), static_cast<uint8_t>(spec::Aeth::kNakPsnSeq));
+  EXPECT_EQ(p.counts["out_of_sequence"], 4u);
+}
+
+TEST(Responder, RemoteAccessErrorsAreNakedAndWriteNothing) {
+  Peer p(9);
+  struct Case {
+    uint32_t qpn;
+    unsigned mr;
+    int kind;  // 0 bad key byte, 1 out of bounds, 2 no REMOTE_WRITE on the MR, 3 other PD, 4 QP grants none
+  };
+  for (const Case c : {Case{1, Peer::kRw, 0}, Case{2, Peer::kBig, 1}, Case{3, Peer::kRo, 2}, Case{4, Peer::kPd2, 3},
+                       Case{5, Peer::kRw, 4}}) {
+    TQp& q = p.qps[c.qpn];
+    p.setup(q);
+    p.post(q, {p.good_wqe(q, 1), p.good_wqe(q, 2)});  // flushed when the QP enters ERR
+    const MrDef& m = p.mr(c.mr);
+    const uint32_t len = 3 * q.mtu() / 2;
+    const uint64_t va = c.kind == 1 ? m.ctx.iova + m.ctx.length - len + 1 : p.va_in(c.mr, len);
+    p.write(q, c.mr, va, len, false, c.kind == 0 ? m.key() + 1 : 0);
+    p.stray(c.qpn, spec::kRcWriteOnly);  // the QP is in ERR now: dropped
+  }
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "remote access errors");
+  ASSERT_EQ(b.rtl.out[kAck].size(), 5u);
+  for (const Txn& t : b.rtl.out[kAck]) EXPECT_EQ(syn_of(t), static_cast<uint8_t>(spec::Aeth::kNakRemAcc));
+  EXPECT_EQ(b.rtl.out[kWrReq].size(), 0u);
+  EXPECT_EQ(b.rtl.out[kCq].size(), 10u) << "two flushed receive WQEs per QP";
+  EXPECT_EQ(p.counts["rem_access_err"], 5u);
+  EXPECT_EQ(p.counts["qp_state"], 5u);
+}
+
+TEST(Responder, ZeroLengthWriteNeedsNoValidRkey) {
+  Peer p(10);
+  TQp& q = p.qps[3];
+  p.setup(q);
+  p.write(q, Peer::kRw, 0, 0, false, 0xDEAD);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "zero-length WRITE");
+  EXPECT_EQ(b.rtl.out[kMrReq].size(), 0u);
+  ASSERT_EQ(b.rtl.out[kAck].size(), 1u);
+  EXPECT_EQ(syn_of(b.rtl.out[kAck][0]), static_cast<uint8_t>(spec::Aeth::kAck));
+}
+
+TEST(Responder, NoQpAndWrongStateAreDropped) {
+  Peer p(12);
+  p.setup(p.qps[7]);         // UC
+  p.setup(p.qps[8], false);  // INIT
+  for (uint32_t qpn : {7u, 8u, 200u, 0x123456u}) p.stray(qpn, spec::kRcSendOnly);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "no QP, wrong state");
+  EXPECT_EQ(p.counts["no_qp"], 3u);
+  EXPECT_EQ(p.counts["qp_state"], 1u);
+  EXPECT_EQ(b.rtl.out[kAck].size() + b.rtl.out[kWrReq].size() + b.rtl.out[kRdReq].size(), 0u);
+}
+
+TEST(Responder, RnrNakWithoutReceiveWqeThenSuccess) {
+  Peer p(13);
+  TQp& q = p.qps[4];
+  p.setup(q);
+  p.send(q, 3000, false, false);  // RNR: nothing posted
+  p.post(q, {p.good_wqe(q, 3, 3000)});
+  p.send(q, 3000, false, false);
+  p.write(q, Peer::kRw, p.va_in(Peer::kRw, 5000), 5000, true);  // WRITE_WITH_IMM: RNR at its LAST, posted, again
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "RNR");
+  EXPECT_EQ(p.counts["rnr_nak_sent"], 2u);
+  const uint8_t rnr = static_cast<uint8_t>(static_cast<uint8_t>(spec::Aeth::kRnrNak) | q.min_rnr);
+  EXPECT_EQ(syn_of(b.rtl.out[kAck][0]), rnr);
+}
+
+TEST(Responder, OpcodeSequenceAndLengthErrors) {
+  Peer p(14);
+  const struct {
+    uint32_t qpn;
+    uint8_t op;
+    int len;  // -1: one mtu, -2: one less, -3: one more
+  } cases[] = {{1, spec::kRcSendMiddle, -1}, {2, spec::kRcWriteLast, 10},  {3, spec::kRcSendFirst, -2},
+               {4, spec::kRcSendOnly, -3},   {6, spec::kRcReadReq, 0},     {1, spec::kRcFetchAdd, 0},
+               {2, spec::kUcWriteOnly, 20},  {3, spec::kRcSendLast, 0}};
+  for (const auto& c : cases) {
+    TQp& q = p.qps[c.qpn];
+    p.setup(q);
+    p.post(q, {p.good_wqe(q, 1)});
+    const uint32_t mtu = q.mtu();
+    p.bad_opcode(q, c.op, c.len == -1 ? mtu : c.len == -2 ? mtu - 1 : c.len == -3 ? mtu + 1 : c.len);
+  }
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "opcode sequence and length errors");
+  for (const Txn& t : b.rtl.out[kAck]) EXPECT_EQ(syn_of(t), static_cast<uint8_t>(spec::Aeth::kNakInvReq));
+  EXPECT_EQ(p.counts["rem_inv_req"], 8u);
+}
+
+TEST(Responder, ReceiveWqeErrors) {
+  Peer p(15);
+  // longer than the buffers: detected at the second packet, the first is placed
+  TQp& a = p.qps[1];
+  p.setup(a);
+  p.post(a, {p.good_wqe(a, 2, 300), p.good_wqe(a, 1)});
+  uint64_t total = 0;
+  for (const TSge& s : a.wqes[0].sges) total += s.len;
+  p.send(a, static_cast<uint32_t>(std::max<uint64_t>(total + 1, 257)), false, false);
+  // a bad lkey in the third SGE: the packet that reaches it fails, nothing of it is written
+  TQp& b2 = p.qps[2];
+  p.setup(b2);
+  TWqe w;
+  w.wr_id = 0xB2;
+  w.nsge = 3;
+  for (int i = 0; i < 3; ++i) w.sges.push_back({p.va_in(Peer::kRw, 300), 300, p.mr(Peer::kRw).key()});
+  w.sges[2].lkey ^= 0x80;
+  p.post(b2, {w});
+  p.send(b2, 900, false, false);
+  // seven SGEs
+  TQp& c = p.qps[3];
+  p.setup(c);
+  TWqe w7 = p.good_wqe(c, 6);
+  w7.nsge = 7;
+  p.post(c, {w7, p.good_wqe(c, 1)});
+  p.send(c, 10, false, false);
+  // the host refuses the receive ring read (poisoned data)
+  TQp& d = p.qps[9];
+  p.setup(d);
+  p.post(d, {p.good_wqe(d, 1), p.good_wqe(d, 1)});
+  p.send(d, 10, false, false);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "receive WQE errors");
+  EXPECT_EQ(p.counts["rem_inv_req"], 1u);
+  EXPECT_EQ(p.counts["rem_op_err"], 3u);
+  std::vector<uint8_t> statuses;
+  for (const Txn& t : b.rtl.out[kCq]) statuses.push_back(desc_from_flit<spec::CqCompl>(t.flits[0]).status);
+  const std::vector<uint8_t> want = {1, 5, 4, 2, 5, 2, 5};  // LOC_LEN, FLUSH | LOC_PROT | LOC_QP_OP, FLUSH | ...
+  EXPECT_EQ(statuses, want);
+}
+
+TEST(Responder, ErrFromCommandFlushesAndDoorbellsFlushMore) {
+  Peer p(16);
+  TQp& q = p.qps[6];
+  p.setup(q);
+  p.post(q, {p.good_wqe(q, 1, 5), p.good_wqe(q, 2), p.good_wqe(q, 0)});
+  p.send(q, 5, false, false);
+  p.to_err(q);
+  p.post(q, {p.good_wqe(q, 1)});
+  p.stray(6, spec::kRcSendOnly);
+  p.reset_qp(q);
+  p.post(q, {p.good_wqe(q, 2, 50)});
+  p.send(q, 50, false, false);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "ERR by command, flush");
+  EXPECT_EQ(b.rtl.out[kCq].size(), 1u + 2 + 1 + 1);
+}
+
+// ---------------------------------------------------------------- throughput
+
+// Back-to-back packets of one long WRITE: payload beats in vs data beats out.
+TEST(ResponderBench, OneMessageStreamsNearOneBeatPerCycle) {
+  for (uint8_t pmtu = 1; pmtu <= 5; ++pmtu) {
+    Peer p(30 + pmtu);
+    TQp& q = p.qps[1];
+    q.pmtu = pmtu;
+    p.setup(q);
+    const uint32_t len = 64 * 1024;
+    p.write(q, Peer::kBig, p.mr(Peer::kBig).ctx.iova + 0x1000, len, false);
+    RunConfig cfg;
+    cfg.in_idle = cfg.out_stall = 0.0;
+    cfg.dma.gbytes_per_s = 64.0;
+    const Both b = run_both(p, cfg);
+    check_all(p, b, ("throughput, pmtu " + std::to_string(128 << pmtu)).c_str());
+    auto rate = [&](const RunResult& r) {
+      const auto& d = r.out[kWrData];
+      if (d.empty()) return 0.0;
+      size_t beats = 0;
+      for (const Txn& t : d) beats += t.flits.size();
+      return static_cast<double>(beats) / static_cast<double>(d.back().last_cycle - d.front().first_cycle + 1);
+    };
+    std::printf("  pmtu %4u: %u packets, rtl %.2f data beats/cycle, model %.2f\n", 128u << pmtu,
+                len / (128u << pmtu), rate(b.rtl), rate(b.model));
+    EXPECT_GT(rate(b.rtl), 0.5);
+  }
+}
+
+}  // namespace
+}  // namespace rocenic::rsp

@@ -1,11 +1,14 @@
 #include "device.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "dma/overlay_memory.h"
+#include "pcap.h"
 #include "engine_factory.h"
 #include "engine_harness.h"
 #include "gen/roce_spec.h"
@@ -113,10 +116,15 @@ class SingleDevice : public Device {
 // pieces and CQEs never cross one), the events, and the bypassed frames.
 class CosimDevice : public Device {
  public:
-  explicit CosimDevice(const DeviceOptions& opt)
-      : overlay_(mem_), rtl_(make_engine_rtl(), mem_, opt.dma), model_(make_engine_model(), overlay_, opt.dma) {
+  CosimDevice(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model, const DeviceOptions& opt)
+      : opt_(opt), overlay_(mem_), rtl_(std::move(rtl), mem_, opt.dma), model_(std::move(model), overlay_, opt.dma) {
     rtl_.record_writes = model_.record_writes = true;
+    // The waveform: the RTL is traced from the start (opt-in, it is slow) and
+    // the file closes at the first divergence, so it ends with the window
+    // that led there.
+    if (!opt_.fst_path.empty()) rtl_.engine().open_trace(opt_.fst_path);
   }
+  ~CosimDevice() override { rtl_.engine().close_trace(); }
   const char* backend() const override { return "cosim"; }
   bool csr_read(uint32_t addr, uint32_t* value) override {
     access(false, addr, 0);
@@ -140,6 +148,7 @@ class CosimDevice : public Device {
   void rx_frame(const uint8_t* f, size_t n) override {
     rtl_.push_rx({f, f + n});
     model_.push_rx({f, f + n});
+    remember({f, f + n});
   }
   std::vector<DeviceEvent> take_events() override { return std::exchange(events_, {}); }
   uint64_t run(uint64_t max_cycles) override {
@@ -200,6 +209,7 @@ class CosimDevice : public Device {
     rtl_.cycle();
     model_.cycle();
     for (auto& f : rtl_.take_tx()) {
+      remember(f);
       tx_q_[frame_qp(f)].rtl.push_back(f);
       if (tx_) tx_(f.data(), f.size());
     }
@@ -257,11 +267,33 @@ class CosimDevice : public Device {
       << " matching transactions):\n  rtl   " << rtl.substr(0, 400) << "\n  model " << model.substr(0, 400);
     divergence_ = s.str();
     std::fprintf(stderr, "rocenic: cosim %s\n", divergence_.c_str());
+    if (!opt_.fst_path.empty()) {
+      rtl_.engine().close_trace();
+      std::fprintf(stderr, "rocenic: cosim waveform up to the divergence: %s\n", opt_.fst_path.c_str());
+    }
+    if (!opt_.divergence_pcap.empty()) {
+      try {
+        PcapWriter w(opt_.divergence_pcap);
+        for (const auto& [cycle, f] : recent_) w.write(f, cycle / 250);  // 250 MHz: cycles -> us
+        std::fprintf(stderr, "rocenic: cosim frames of the window (%zu): %s\n", recent_.size(),
+                     opt_.divergence_pcap.c_str());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "rocenic: cosim: %s\n", e.what());
+      }
+    }
   }
+  // The last frames in and out (RTL side), for the divergence pcap.
+  void remember(const std::vector<uint8_t>& f) {
+    recent_.emplace_back(rtl_.cycles(), f);
+    if (recent_.size() > kRecentFrames) recent_.pop_front();
+  }
+  static constexpr size_t kRecentFrames = 256;
 
+  DeviceOptions opt_;
   ProcessMemory mem_;
   OverlayMemory overlay_;
   EngineHarness rtl_, model_;
+  std::deque<std::pair<uint64_t, std::vector<uint8_t>>> recent_;
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
   std::map<uint32_t, Pair> tx_q_;
@@ -276,8 +308,19 @@ class CosimDevice : public Device {
 std::unique_ptr<Device> make_device(const std::string& backend, const DeviceOptions& opt) {
   if (backend == "model") return std::make_unique<SingleDevice>("model", make_engine_model(), opt);
   if (backend == "rtl") return std::make_unique<SingleDevice>("rtl", make_engine_rtl(), opt);
-  if (backend == "cosim") return std::make_unique<CosimDevice>(opt);
+  if (backend == "cosim") {
+    // Programs started by rocenic-run name the divergence's waveform and frames this way.
+    DeviceOptions o = opt;
+    if (const char* f = std::getenv("ROCENIC_COSIM_FST"); f && o.fst_path.empty()) o.fst_path = f;
+    if (const char* f = std::getenv("ROCENIC_COSIM_PCAP"); f && o.divergence_pcap.empty()) o.divergence_pcap = f;
+    return std::make_unique<CosimDevice>(make_engine_rtl(), make_engine_model(), o);
+  }
   throw std::invalid_argument("rocenic: unknown backend '" + backend + "' (use model, rtl or cosim)");
+}
+
+std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model,
+                                          const DeviceOptions& opt) {
+  return std::make_unique<CosimDevice>(std::move(rtl), std::move(model), opt);
 }
 
 }  // namespace rocenic

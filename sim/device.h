@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/block.h"
 #include "dma/dma_model.h"
 
 namespace rocenic {
@@ -80,8 +81,15 @@ class Device {
   virtual std::string divergence() const { return ""; }
 };
 
-// backend is "model", "rtl" or "cosim"; anything else throws
+// backend is "model", "rtl" or "cosim" (for cosim the environment variables
+// ROCENIC_COSIM_FST and ROCENIC_COSIM_PCAP, when set, fill in fst_path and
+// divergence_pcap); anything else throws
 // std::invalid_argument with a message naming the three.
 std::unique_ptr<Device> make_device(const std::string& backend, const DeviceOptions& opt = {});
+
+// cosim over given engines (both Blocks with the ports of sim/engine_harness.h):
+// how tests run a deliberately broken RTL against the model.
+std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model,
+                                          const DeviceOptions& opt = {});
 
 }  // namespace rocenic

@@ -201,7 +201,14 @@ int run(const Options& o) {
   remove_tree(tmp);
   wire::remove_if_stale(o.wire, wmac);  // killed before it could leave the wire
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);  // as shells report it
+  if (WIFSIGNALED(status)) {
+    // The provider prints the cosim summary when the program closes its
+    // device or exits; a signal leaves no chance to.
+    if (o.backend == "cosim")
+      std::fprintf(stderr, "rocenic-run: cosim: the program was killed by signal %d before it could report the "
+                           "comparison\n", WTERMSIG(status));
+    return 128 + WTERMSIG(status);  // as shells report it
+  }
   return kExitSetup;
 }
 

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <time.h>
 
 #include <atomic>
 #include <cerrno>
@@ -21,6 +22,16 @@ namespace rocenic::driver {
 namespace {
 
 constexpr uint32_t kCiMask = 0xFFFFFF;  // CQ_DB_CI carries the consumer index mod 2^24
+
+// An empty poll gives the CPU away: it yields, and once a thread has polled
+// empty this many times in a row it sleeps briefly instead. A spinning
+// application would otherwise keep a core from the simulation threads (of
+// this process and of its peers on the wire) that produce its completions;
+// a completion is then noticed at most ~kEmptyPollSleep late, far below the
+// simulated engine's round trips.
+constexpr unsigned kEmptyPollsBeforeSleep = 32;
+constexpr timespec kEmptyPollSleep = {0, 20000};  // 20 us
+thread_local unsigned t_empty_polls = 0;
 
 // The shim's write end of a completion channel (exported by librocenic-shim.so).
 int channel_writer(int channel_fd) {
@@ -134,7 +145,7 @@ int poll_cq(ibv_cq* ibcq, int num_entries, ibv_wc* wc) {
     for (; n < num_entries; ++n) {
       uint8_t* e = cq->ring + size_t(ci & (cq->size - 1)) * spec::Cqe::kSize;
       const uint8_t phase = ((ci >> cq->lsz) & 1) ^ 1;  // 1 on the first pass over the ring, 0 on the next, ...
-      const uint8_t owner = __atomic_load_n(e + spec::Cqe::kSize - 1, __ATOMIC_ACQUIRE);
+      const uint8_t owner = __atomic_load_n(e + spec::kCqeOwnerOff, __ATOMIC_ACQUIRE);
       if ((owner & 1) != phase) break;
       spec::Cqe q;
       q.load(e);
@@ -145,7 +156,7 @@ int poll_cq(ibv_cq* ibcq, int num_entries, ibv_wc* wc) {
       w.opcode = static_cast<ibv_wc_opcode>(q.opcode);
       w.vendor_err = q.vendor_err;
       w.byte_len = q.byte_len;
-      std::memcpy(&w.imm_data, e + 12, 4);  // network order, as on the wire
+      std::memcpy(&w.imm_data, e + spec::kCqeImmOff, 4);  // network order, as on the wire
       w.qp_num = q.qp_num;
       w.src_qp = q.src_qp;
       w.wc_flags = q.wc_flags;
@@ -162,9 +173,14 @@ int poll_cq(ibv_cq* ibcq, int num_entries, ibv_wc* wc) {
     }
     cq->ci.store(ci, std::memory_order_release);  // reaches the engine before its next slice or doorbell
   }
-  if (n == 0) {
+  if (n > 0) {
+    t_empty_polls = 0;
+  } else if (num_entries > 0) {
     if (eng->failed()) return -EIO;
-    if (num_entries > 0) sched_yield();  // an empty poll gives the simulation thread the core
+    if (++t_empty_polls < kEmptyPollsBeforeSleep)
+      sched_yield();
+    else
+      nanosleep(&kEmptyPollSleep, nullptr);
   }
   return n;
 }

@@ -227,11 +227,12 @@ void Engine::shutdown() {
     thread_.join();
   }
   wire_.reset();  // leaves the wire, completes the pcap
-  trace("simulation thread: %llu iterations, %llu slices, %llu cycles in %.3f s (%.0f cycles/s), %llu sleeps "
-        "(%.3f s), %llu frames in",
+  trace("simulation thread: %llu iterations, %llu slices, %llu cycles in %.3f s wall, %.3f s CPU (%.0f cycles per "
+        "CPU second), %llu sleeps (%.3f s), %llu frames in",
         static_cast<unsigned long long>(stats_.iterations), static_cast<unsigned long long>(stats_.slices),
-        static_cast<unsigned long long>(stats_.cycles), stats_.run_ns / 1e9,
-        stats_.run_ns ? stats_.cycles / (stats_.run_ns / 1e9) : 0.0, static_cast<unsigned long long>(stats_.sleeps),
+        static_cast<unsigned long long>(stats_.cycles), stats_.run_ns / 1e9, stats_.run_cpu_ns / 1e9,
+        stats_.run_cpu_ns ? stats_.cycles / (stats_.run_cpu_ns / 1e9) : 0.0,
+        static_cast<unsigned long long>(stats_.sleeps),
         stats_.sleep_ns / 1e9, static_cast<unsigned long long>(stats_.rx_frames));
   if (std::string(dev_->backend()) == "cosim") {
     const std::string d = dev_->divergence();

@@ -151,7 +151,7 @@ class Engine {
   int event_fd_ = -1;
   bool trace_ = false;  // ROCENIC_TRACE=1: commands, doorbells, events and frames on stderr
   struct LoopStats {
-    uint64_t iterations = 0, slices = 0, cycles = 0, run_ns = 0, sleeps = 0, sleep_ns = 0, rx_frames = 0;
+    uint64_t iterations = 0, slices = 0, cycles = 0, run_ns = 0, run_cpu_ns = 0, sleeps = 0, sleep_ns = 0, rx_frames = 0;
   } stats_;  // the simulation thread's (printed at shutdown with ROCENIC_TRACE)
   std::thread thread_;
   bool shut_down_ = false;

@@ -20,9 +20,10 @@ constexpr uint64_t kPageSize = uint64_t{1} << kPageShift;
 constexpr uint32_t kMttPerCommand = 6;
 static_assert(8 + 8 * kMttPerCommand <= spec::CmdWriteMtt::kSize, "WRITE_MTT holds 6 page addresses");
 
-// WQE data area (layouts.md send_wqe / recv_wqe): SGE i at 32 + 16*i, or the
-// inline bytes from 32 on; the generated structs name only SGE 0.
-constexpr unsigned kWqeDataOffset = 32;
+// WQE data area (layouts.md send_wqe / recv_wqe): SGE i at sge0 + 16*i, or
+// the inline bytes from sge0 on; the generated structs name only SGE 0.
+constexpr unsigned kWqeDataOffset = spec::kSendWqeSge0AddrOff;
+static_assert(spec::kRecvWqeSge0AddrOff == kWqeDataOffset, "send and receive WQEs share the data area");
 constexpr unsigned kWqeDataBytes = spec::SendWqe::kSize - kWqeDataOffset;
 static_assert(kWqeDataBytes == 6 * spec::Sge::kSize, "six SGEs or 96 inline bytes");
 

@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "provider.h"
 #include "wire.h"
@@ -102,7 +103,11 @@ void Engine::loop() {
           stats_.rx_frames += rx.size();
           if (!dev_->idle()) {
             const auto t0 = std::chrono::steady_clock::now();
+            timespec c0{}, c1{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
             stats_.cycles += dev_->run(slice);
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+            stats_.run_cpu_ns += static_cast<uint64_t>((c1.tv_sec - c0.tv_sec) * 1000000000LL + (c1.tv_nsec - c0.tv_nsec));
             const auto dt = std::chrono::steady_clock::now() - t0;
             ++stats_.slices;
             stats_.run_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(dt).count());

@@ -35,10 +35,20 @@ class StreamSlice {
 
   // One clock edge. `in` is the offered input beat (nullptr: none), `out_ready`
   // the consumer's ready, `desc` the offered descriptor (nullptr: none).
-  // Returns what was taken.
+  // Returns what was taken; peek() says the same without the edge.
   struct Taken {
     bool in = false, desc = false;
   };
+  Taken peek(const Flit* in, bool out_ready, const Desc* desc) const {
+    const unsigned avail = buf_v_ ? bytes_ - off_ : 0;
+    const unsigned n = std::min<unsigned>(rem_, bytes_);
+    const bool step = pc_v_ && !skip_ && (pc_drop_ || !out_v_ || out_ready) && (n <= avail || in);
+    const bool fin = step && n == rem_;
+    Taken t;
+    t.in = in && (skip_ || (step && n > avail));
+    t.desc = desc && !skip_ && (!pc_v_ || fin);
+    return t;
+  }
   Taken clock(const Flit* in, bool out_ready, const Desc* desc) {
     Taken t;
     const bool out_free = !out_v_ || out_ready;

@@ -30,16 +30,21 @@ module desc_arb2 #(
   logic lock_q, sel_q, prio_q;  // prio_q: the input that wins a tie
   logic sel;
 
+  // sel, forward (m, m_valid) and backward (s*_ready) are separate statements:
+  // sel depends on the valids only, the readies on m_ready, the forward side
+  // never on a ready (no false loop through the data in Verilator's view).
   always_comb begin
     if (lock_q) sel = sel_q;
     else if (s0_valid && s1_valid) sel = prio_q;
     else sel = s1_valid;
-    m_sel    = sel;
-    m_valid  = sel ? s1_valid : s0_valid;
-    m        = sel ? s1 : s0;
-    s0_ready = !sel && m_ready;
-    s1_ready = sel && m_ready;
   end
+
+  assign m_sel   = sel;
+  assign m_valid = sel ? s1_valid : s0_valid;
+  assign m       = sel ? s1 : s0;
+
+  assign s0_ready = !sel && m_ready;
+  assign s1_ready = sel && m_ready;
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -37,16 +37,21 @@ module frame_arb2 #(
   logic lock_q, sel_q;  // inside a frame (or its first beat offered): keep sel_q
   logic sel;
 
+  // sel (valids only), forward and backward are separate statements, so no
+  // data or ready path passes through a shared process
+  assign sel = lock_q ? sel_q : (!s0_axis_tvalid && s1_axis_tvalid);
+
   always_comb begin
-    sel = lock_q ? sel_q : (!s0_axis_tvalid && s1_axis_tvalid);
     m_axis_tdata   = sel ? s1_axis_tdata : s0_axis_tdata;
     m_axis_tkeep   = sel ? s1_axis_tkeep : s0_axis_tkeep;
     m_axis_tlast   = sel ? s1_axis_tlast : s0_axis_tlast;
     m_axis_tuser   = sel ? s1_axis_tuser : s0_axis_tuser;
     m_axis_tvalid  = sel ? s1_axis_tvalid : s0_axis_tvalid;
-    s0_axis_tready = !sel && m_axis_tready;
-    s1_axis_tready = sel && m_axis_tready;
   end
+
+  // backward path apart from the forward one: the readies depend on m_axis_tready
+  assign s0_axis_tready = !sel && m_axis_tready;
+  assign s1_axis_tready = sel && m_axis_tready;
 
   always_ff @(posedge clk) begin
     if (rst) begin

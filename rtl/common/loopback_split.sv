@@ -54,8 +54,10 @@ module loopback_split #(
     m1_axis_tkeep  = s_axis_tkeep;
     m1_axis_tlast  = s_axis_tlast;
     m1_axis_tvalid = s_axis_tvalid && dest;
-    s_axis_tready    = dest ? m1_axis_tready : m0_axis_tready;
   end
+
+  // backward path apart from the forward one: it depends on the outputs' readies
+  assign s_axis_tready = dest ? m1_axis_tready : m0_axis_tready;
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -50,6 +50,9 @@ module rx_dispatch #(
   logic [AW:0]      wp_q, rp_q;
   logic             is_ack, has_pay, q_full, q_empty, hdr_ok, head_drop, push, pop;
 
+  // Forward (valid, data) and backward (ready, push, pop) are separate
+  // processes: the readies depend on the outputs' readies, the forward side
+  // never does.
   always_comb begin
     is_ack  = s_rx_hdr.opcode == roce_pkg::OP_RC_ACK;
     has_pay = s_rx_hdr.pay_len != 13'd0;
@@ -60,17 +63,18 @@ module rx_dispatch #(
     m_req_hdr       = s_rx_hdr;
     m_ack_hdr_valid = s_rx_hdr_valid && hdr_ok && is_ack;
     m_req_hdr_valid = s_rx_hdr_valid && hdr_ok && !is_ack;
-    s_rx_hdr_ready  = hdr_ok && (is_ack ? m_ack_hdr_ready : m_req_hdr_ready);
-    push = s_rx_hdr_valid && s_rx_hdr_ready && has_pay;
 
     head_drop = drop_q[rp_q[AW-1:0]];
     m_axis_req_payload_tdata  = s_axis_rx_payload_tdata;
     m_axis_req_payload_tkeep  = s_axis_rx_payload_tkeep;
     m_axis_req_payload_tlast  = s_axis_rx_payload_tlast;
     m_axis_req_payload_tvalid = s_axis_rx_payload_tvalid && !q_empty && !head_drop;
-    s_axis_rx_payload_tready  = !q_empty && (head_drop || m_axis_req_payload_tready);
-    pop = s_axis_rx_payload_tvalid && s_axis_rx_payload_tready && s_axis_rx_payload_tlast;
   end
+
+  assign s_rx_hdr_ready = hdr_ok && (is_ack ? m_ack_hdr_ready : m_req_hdr_ready);
+  assign push = s_rx_hdr_valid && s_rx_hdr_ready && has_pay;
+  assign s_axis_rx_payload_tready = !q_empty && (head_drop || m_axis_req_payload_tready);
+  assign pop = s_axis_rx_payload_tvalid && s_axis_rx_payload_tready && s_axis_rx_payload_tlast;
 
   always_ff @(posedge clk) begin
     if (push) drop_q[wp_q[AW-1:0]] <= is_ack;

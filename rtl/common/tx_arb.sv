@@ -42,13 +42,18 @@ module tx_arb #(
   logic lock_q, sel_q;  // sel 0 = ACK, 1 = requester
   logic sel;
 
+  // sel (valids only), forward and backward are separate statements, so no
+  // data or ready path passes through a shared process
+  assign sel = lock_q ? sel_q : !s_ack_hdr_valid;
+
   always_comb begin
-    sel = lock_q ? sel_q : !s_ack_hdr_valid;
     m_tx_hdr        = sel ? s_req_hdr : s_ack_hdr;
     m_tx_hdr_valid  = sel ? s_req_hdr_valid : s_ack_hdr_valid;
-    s_ack_hdr_ready = !sel && m_tx_hdr_ready;
-    s_req_hdr_ready = sel && m_tx_hdr_ready;
   end
+
+  // backward path apart from the forward one: the readies depend on m_tx_hdr_ready
+  assign s_ack_hdr_ready = !sel && m_tx_hdr_ready;
+  assign s_req_hdr_ready = sel && m_tx_hdr_ready;
 
   always_ff @(posedge clk) begin
     if (rst) begin

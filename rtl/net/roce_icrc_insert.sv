@@ -160,7 +160,11 @@ module roce_icrc_insert #(
       m_axis_tkeep = keep_of(need_extra ? 16'(DWB) : tot);
       m_axis_tlast = r_last_q && !need_extra;
     end
+  end
 
+  // backward path and next state, apart from the forward outputs above: they
+  // depend on m_axis_tready, the outputs never do
+  always_comb begin
     r_pop = r_valid_q && !x_valid_q && m_axis_tready;
     s_tready = !r_valid_q || r_pop;
 

@@ -126,12 +126,15 @@ module req_issue #(
     m_dma_rd_req.addr  = pa_q;
     m_dma_rd_req.len   = len;
     m_dma_rd_req_valid = can && !zero_q;
-    push    = can && (zero_q || m_dma_rd_req_ready);
-    pc_push = push;
     pc_data = {zero_q, pend, len};
-    pk_push = push && pend;
     pk_need = need_q + beats;
   end
+
+  // the push depends on m_dma_rd_req_ready: apart from the block above, which
+  // computes the request (no valid depends on a ready)
+  assign push    = can && (zero_q || m_dma_rd_req_ready);
+  assign pc_push = push;
+  assign pk_push = push && pend;
 
   always_ff @(posedge clk) begin
     if (rst) begin

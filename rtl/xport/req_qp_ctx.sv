@@ -70,10 +70,18 @@ module req_qp_ctx #(
   logic c_in, r_in, d_in;
   logic [4:0] r_outst, wb_outst;
 
-  // lowest set bit of v (0 when none)
+  // lowest set bit of v (0 when none), in log depth: a prefix OR isolates the
+  // lowest set bit, an OR tree per index bit encodes it (a loop of "if (v[i])
+  // r = i" would be a MAX_QP-deep mux chain)
   function automatic logic [QW-1:0] first_set(input logic [MAX_QP-1:0] v);
+    logic [MAX_QP-1:0] p, iso;
+    p = v;
+    for (int l = 0; l < QW; l++) p = p | (p << (1 << l));  // p[i] = |v[i:0]
+    iso = v & ~(p << 1);
     first_set = '0;
-    for (int i = MAX_QP - 1; i >= 0; i--) if (v[i]) first_set = QW'(i);
+    for (int k = 0; k < QW; k++)
+      for (int i = 0; i < MAX_QP; i++)
+        if (((i >> k) & 1) == 1) first_set[k] = first_set[k] | iso[i];
   endfunction
 
   always_comb begin

@@ -75,6 +75,7 @@ module requester #(
   localparam int WQE_BEATS = 8 * roce_pkg::SEND_WQE_SIZE / DATA_W;
   localparam int NW = $clog2(RAW_DEPTH) + 1;   // beat counts of the payload buffer
   localparam int INL = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;  // inline bytes / SGEs start here
+  localparam int IB = $clog2((96 + W - 1) / W + 1);           // bits of an inline beat's index
 
   initial begin
     if (DATA_W < 128 || DATA_W > 1024 || (1 << WB) != W) $error("requester: DATA_W must be 128, 256, 512 or 1024");
@@ -240,10 +241,10 @@ module requester #(
   logic [W-1:0]  src_keep;
   logic [12:0]   src_len, src_rem;
   logic          src_valid, src_ready, src_take, src_end, src_pkt_last, src_zero;
-  logic [767+DATA_W:0] inl_ext;
+  logic [(1 << IB) * DATA_W-1:0] inl_ext;
 
   always_comb begin
-    inl_ext      = {{DATA_W{1'b0}}, sge_tbl};
+    inl_ext      = {{((1 << IB) * DATA_W - 768){1'b0}}, sge_tbl};
     src_zero     = !w_inline && pc_head[14];
     src_pkt_last = w_inline || pc_head[13];
     src_len      = w_inline ? w_len[12:0] : pc_head[12:0];
@@ -251,7 +252,7 @@ module requester #(
     src_end      = src_rem <= 13'(W);
     src_keep     = src_end ? (W'(1) << src_rem[WB-1:0]) - W'(1) : '1;
     if (src_end && src_rem[WB-1:0] == '0) src_keep = '1;
-    if (w_inline)      src_data = inl_ext[32'(src_off_q) * 8 +: DATA_W];
+    if (w_inline)      src_data = inl_ext[32'(src_off_q[WB +: IB]) * DATA_W +: DATA_W];
     else if (src_zero) src_data = '0;
     else               src_data = raw_head[DATA_W-1:0];
     src_valid = st_q == S_RUN && src_cr_q != 2'd0 && (w_inline || (pc_valid && (src_zero || raw_valid)));

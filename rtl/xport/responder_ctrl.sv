@@ -29,7 +29,9 @@ module responder_ctrl #(
 ) (
   input  wire logic                  clk,
   input  wire logic                  rst,
+  /* verilator lint_off UNUSEDSIGNAL */  // state (the action says it), send-queue fields (the requester's)
   input  wire roce_pkg::qp_cfg_t     s_qp_cfg,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire logic                  s_qp_cfg_valid,
   output logic                       s_qp_cfg_ready,
   input  wire roce_pkg::wq_db_t      s_rq_db,
@@ -112,8 +114,23 @@ module responder_ctrl #(
   cst_e st_q, st_d;
   responder_pkg::rsp_ctx_t cx_q, cx_d;             // working copy of the QP's context
   responder_pkg::rsp_verdict_t vd_q, vd_d;         // verdict being built (drop / error paths)
-  roce_pkg::cq_compl_t vcq_q, vcq_d;               // ... and its completion
-  roce_pkg::qp_cfg_t cfg_q, cfg_d;
+  logic [7:0]  est_q, est_d;                       // ... its completion's status (error paths)
+  logic [15:0] ectr_q, ectr_d;                     // ... and receive WQE index
+  typedef struct packed {  // the qp_cfg fields the context keeps (the ACK addressing goes to the placement RAM)
+    logic [2:0]  action;
+    logic [2:0]  qp_type;
+    logic [15:0] pd;
+    logic [3:0]  access;
+    logic [2:0]  pmtu;
+    logic [63:0] rq_base;
+    logic [4:0]  rq_lsz;
+    logic [15:0] recv_cq;
+    logic [23:0] dest_qpn;
+    logic [23:0] rq_psn;
+    logic [4:0]  min_rnr;
+    logic [3:0]  sl;
+  } cfg_t;
+  cfg_t cfg_q, cfg_d;
   logic [15:0]   db_pi_q, db_pi_d;
   logic [QW-1:0] idx_q, idx_d;                     // the QP
   logic          qin_q, qin_d;                     // its number is below MAX_QP
@@ -142,7 +159,8 @@ module responder_ctrl #(
   // output registers
   roce_pkg::dma_rd_req_t rd_q, rd_d;
   roce_pkg::mr_req_t     mr_q, mr_d;
-  roce_pkg::cq_compl_t   cq_q, cq_d;
+  logic [63:0] fl_wr_q, fl_wr_d;                   // the flushed WQE's wr_id
+  logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
   // counters
   logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q;
@@ -221,7 +239,7 @@ module responder_ctrl #(
     st_d = st_q;
     cx_d = (st_q == C_CFG || st_q == C_DB || st_q == C_HDR) ? c0 : cx_q;
     vd_d = vd_q;
-    vcq_d = vcq_q;
+    est_d = est_q; ectr_d = ectr_q;
     cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q;
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
@@ -230,7 +248,7 @@ module responder_ctrl #(
     wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
-    rd_d = rd_q; mr_d = mr_q; cq_d = cq_q;
+    rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
     cq_v_d = cq_v_q && !m_cq_ready;
@@ -241,17 +259,6 @@ module responder_ctrl #(
     m_pc.pa = cx_q.xpa;
     m_pc.len = k;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
-    m_addr_we = 1'b0;
-    m_addr_wd.l3 = cfg_q.l3;
-    m_addr_wd.src_mac = cfg_q.src_mac;
-    m_addr_wd.dst_mac = cfg_q.dst_mac;
-    m_addr_wd.src_ip = cfg_q.src_ip;
-    m_addr_wd.dst_ip = cfg_q.dst_ip;
-    m_addr_wd.tclass = cfg_q.tclass;
-    m_addr_wd.ttl = cfg_q.ttl;
-    m_addr_wd.flow_label = cfg_q.flow_label;
-    m_addr_wd.dest_qpn = cfg_q.dest_qpn;
-    err_cqe_s = '0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
     {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op} = '0;
 
@@ -294,7 +301,10 @@ module responder_ctrl #(
     unique case (st_q)
       C_IDLE: begin
         if (take_cfg) begin
-          cfg_d = s_qp_cfg;
+          cfg_d.action = s_qp_cfg.action; cfg_d.qp_type = s_qp_cfg.qp_type; cfg_d.pd = s_qp_cfg.pd;
+          cfg_d.access = s_qp_cfg.access; cfg_d.pmtu = s_qp_cfg.pmtu; cfg_d.rq_base = s_qp_cfg.rq_base;
+          cfg_d.rq_lsz = s_qp_cfg.rq_lsz; cfg_d.recv_cq = s_qp_cfg.recv_cq; cfg_d.dest_qpn = s_qp_cfg.dest_qpn;
+          cfg_d.rq_psn = s_qp_cfg.rq_psn; cfg_d.min_rnr = s_qp_cfg.min_rnr_timer; cfg_d.sl = s_qp_cfg.sl;
           idx_d = s_qp_cfg.qpn[QW-1:0];
           qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
           st_d = C_CFG;
@@ -324,7 +334,7 @@ module responder_ctrl #(
         if (qin_q) begin
           cx_d.pd = cfg_q.pd; cx_d.access = cfg_q.access; cx_d.pmtu = cfg_q.pmtu;
           cx_d.rq_base = cfg_q.rq_base; cx_d.rq_lsz = cfg_q.rq_lsz; cx_d.recv_cq = cfg_q.recv_cq;
-          cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr_timer; cx_d.sl = cfg_q.sl;
+          cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr; cx_d.sl = cfg_q.sl;
           unique case (cfg_q.action)
             roce_pkg::QP_ACTION_RESET: begin
               cx_d.state = roce_pkg::QP_STATE_RESET;
@@ -350,7 +360,6 @@ module responder_ctrl #(
           endcase
           ctx_we = 1'b1;
           ctx_wd = cx_d;
-          m_addr_we = 1'b1;
         end
         fl_go_d = 1'b0;
         st_d = fl_pend_d ? C_FLUSH : C_IDLE;
@@ -608,15 +617,8 @@ module responder_ctrl #(
           rd_beat = s_dma_rd_tvalid && s_dma_rd_tready && s_dma_rd_tlast;
           if (rd_beat) begin
             cq_v_d = 1'b1;
-            cq_d = '0;
-            cq_d.cq = cx_q.recv_cq;
-            cq_d.wr_id = s_dma_rd_tuser ? 64'd0 : s_dma_rd_tdata[63:0];
-            cq_d.qp_num = 24'(idx_q);
-            cq_d.opcode = roce_pkg::WC_OPCODE_RECV;
-            cq_d.src_qp = cx_q.dest_qpn;
-            cq_d.status = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
-            cq_d.sl = {4'b0, cx_q.sl};
-            cq_d.wqe_counter = fl_done_q;
+            fl_wr_d = s_dma_rd_tuser ? 64'd0 : s_dma_rd_tdata[63:0];
+            fl_ctr_d = fl_done_q;
             fl_done_d = fl_done_q + 16'd1;
           end
           fl_out_d = fl_out_q + {3'b0, fl_issue} - {3'b0, rd_beat};
@@ -638,16 +640,8 @@ module responder_ctrl #(
       vd_d.psn = cx_d.epsn;
       vd_d.msn = cx_d.msn;
       vd_d.cqe_v = err_cqe;
-      err_cqe_s = '0;
-      err_cqe_s.cq = cx_d.recv_cq;
-      err_cqe_s.wr_id = cx_d.wr_id;
-      err_cqe_s.qp_num = 24'(idx_q);
-      err_cqe_s.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
-      err_cqe_s.src_qp = cx_d.dest_qpn;
-      err_cqe_s.status = err_status;
-      err_cqe_s.sl = {4'b0, cx_d.sl};
-      err_cqe_s.wqe_counter = cx_d.ci;
-      vcq_d = err_cqe_s;
+      est_d = err_status;
+      ectr_d = cx_d.ci;
       err_ci = err_cqe ? cx_d.ci + 16'd1 : cx_d.ci;
       cx_d.state = roce_pkg::QP_STATE_ERR;
       fl_pend_d = err_ci != cx_d.pi;
@@ -659,7 +653,27 @@ module responder_ctrl #(
     end
 
     m_vd = ok_q ? vd_ok : vd_q;
-    m_vd_cqe = ok_q ? ok_cqe : vcq_q;
+    // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
+    err_cqe_s = '0;
+    err_cqe_s.cq = cx_q.recv_cq;
+    err_cqe_s.wr_id = cx_q.wr_id;
+    err_cqe_s.qp_num = 24'(idx_q);
+    err_cqe_s.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
+    err_cqe_s.src_qp = cx_q.dest_qpn;
+    err_cqe_s.status = est_q;
+    err_cqe_s.sl = {4'b0, cx_q.sl};
+    err_cqe_s.wqe_counter = ectr_q;
+    m_vd_cqe = ok_q ? ok_cqe : err_cqe_s;
+    // a flush completion
+    m_cq = '0;
+    m_cq.cq = cx_q.recv_cq;
+    m_cq.wr_id = fl_wr_q;
+    m_cq.qp_num = 24'(idx_q);
+    m_cq.opcode = roce_pkg::WC_OPCODE_RECV;
+    m_cq.src_qp = cx_q.dest_qpn;
+    m_cq.status = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
+    m_cq.sl = {4'b0, cx_q.sl};
+    m_cq.wqe_counter = fl_ctr_q;
   end
 
   // ---- memories
@@ -701,7 +715,7 @@ module responder_ctrl #(
   end
 
   always_ff @(posedge clk) begin
-    cx_q <= cx_d; vd_q <= vd_d; vcq_q <= vcq_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
+    cx_q <= cx_d; vd_q <= vd_d; est_q <= est_d; ectr_q <= ectr_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
     idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d;
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
@@ -709,16 +723,26 @@ module responder_ctrl #(
     n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;
     wqe_q <= wqe_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
-    rd_q <= rd_d; mr_q <= mr_d; cq_q <= cq_d;
+    rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
   end
 
   assign m_dma_rd_req = rd_q;
   assign m_dma_rd_req_valid = rd_v_q;
   assign m_mr_req = mr_q;
   assign m_mr_req_valid = mr_v_q;
-  assign m_cq = cq_q;
   assign m_cq_valid = cq_v_q;
-  assign m_addr_wa = idx_q;
+  // the ACK addressing, straight from qp_cfg (taken only while the placement stage is drained)
+  assign m_addr_we = take_cfg && s_qp_cfg.qpn < 16'(MAX_QP);
+  assign m_addr_wa = s_qp_cfg.qpn[QW-1:0];
+  assign m_addr_wd.l3 = s_qp_cfg.l3;
+  assign m_addr_wd.src_mac = s_qp_cfg.src_mac;
+  assign m_addr_wd.dst_mac = s_qp_cfg.dst_mac;
+  assign m_addr_wd.src_ip = s_qp_cfg.src_ip;
+  assign m_addr_wd.dst_ip = s_qp_cfg.dst_ip;
+  assign m_addr_wd.tclass = s_qp_cfg.tclass;
+  assign m_addr_wd.ttl = s_qp_cfg.ttl;
+  assign m_addr_wd.flow_label = s_qp_cfg.flow_label;
+  assign m_addr_wd.dest_qpn = s_qp_cfg.dest_qpn;
   assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q;
   assign cnt_rx_pkts = c_rx_q;
   assign cnt_no_qp = c_noqp_q;

@@ -68,13 +68,12 @@ module responder_place #(
     logic [23:0]         msn;
   } post_t;
 
-  // ---- issuer: one verdict at a time; a piece goes to the request queue and the
-  // slicer's descriptor queue (each takes it when it has room), then the post entry.
-  // Valids come from registers only, so no ready feeds back into a valid.
-  logic cur_v_q, cur_v_d, drop_q, drop_d, post_q, post_d;
+  // ---- issuer: works on the verdict at the head of its FIFO (popped when done):
+  // each piece goes to the request queue and the slicer's descriptor queue (each
+  // takes it when it has room), then the post entry. Valids come from registers
+  // only, so no ready feeds back into a valid.
+  logic cur_v_q, cur_v_d, fin_q, fin_d, drop_q, drop_d, post_q, post_d;
   logic dsent_q, dsent_d, rsent_q, rsent_d;  // the current piece's descriptor / request is queued
-  responder_pkg::rsp_verdict_t cur_q, cur_d;
-  roce_pkg::cq_compl_t ccq_q, ccq_d;
   logic [4:0] left_q, left_d;
   logic [7:0] iss_seq_q, iss_seq_d;       // packets with data issued
   logic [7:0] data_done_q, req_done_q;    // ... whose last data beat / last request was taken
@@ -87,31 +86,31 @@ module responder_place #(
   assign desc_push = cur_v_q && (drop_q || (left_q != '0 && s_pc_valid && !dsent_q));
   assign req_push  = cur_v_q && !drop_q && left_q != '0 && s_pc_valid && !rsent_q;
   assign post_push = cur_v_q && !drop_q && left_q == '0 && post_q;
-  assign desc_in   = drop_q ? {cur_q.pay_len, 1'b1, 1'b1} : {s_pc.len, left_q == 5'd1, 1'b0};
+  assign desc_in   = drop_q ? {s_vd.pay_len, 1'b1, 1'b1} : {s_pc.len, left_q == 5'd1, 1'b0};
   assign req_in    = {8'd0, s_pc.pa, s_pc.len, left_q == 5'd1};
-  assign s_vd_ready = !cur_v_q;
+  assign s_vd_ready = fin_q;
   always_comb begin
-    post_in.qpn = cur_q.qpn;
-    post_in.has_data = cur_q.exec && cur_q.npieces != '0;
+    post_in.qpn = s_vd.qpn;
+    post_in.has_data = s_vd.exec && s_vd.npieces != '0;
     post_in.seq = iss_seq_q;
-    post_in.cqe_v = cur_q.cqe_v;
-    post_in.ack_v = cur_q.ack_v;
-    post_in.syn = cur_q.syn;
-    post_in.psn = cur_q.psn;
-    post_in.msn = cur_q.msn;
+    post_in.cqe_v = s_vd.cqe_v;
+    post_in.ack_v = s_vd.ack_v;
+    post_in.syn = s_vd.syn;
+    post_in.psn = s_vd.psn;
+    post_in.msn = s_vd.msn;
   end
 
   always_comb begin
-    cur_d = cur_q; ccq_d = ccq_q; cur_v_d = cur_v_q; drop_d = drop_q; post_d = post_q; left_d = left_q;
+    cur_v_d = cur_v_q; fin_d = 1'b0; drop_d = drop_q; post_d = post_q; left_d = left_q;
     dsent_d = dsent_q; rsent_d = rsent_q;
     iss_seq_d = iss_seq_q;
     s_pc_ready = 1'b0;
     d_ok = desc_push && desc_rdy;
     r_ok = req_push && req_rdy;
-    if (!cur_v_q) begin
+    if (fin_q) begin
+      cur_v_d = 1'b0;  // popped in this cycle
+    end else if (!cur_v_q) begin
       if (s_vd_valid) begin
-        cur_d = s_vd;
-        ccq_d = s_vd_cqe;
         cur_v_d = 1'b1;
         left_d = s_vd.exec ? s_vd.npieces : 5'd0;
         drop_d = !s_vd.exec && s_vd.pay_len != '0;
@@ -136,22 +135,20 @@ module responder_place #(
       end else if (post_q) begin
         if (post_rdy) post_d = 1'b0;
       end
-      if (!drop_d && left_d == '0 && !post_d) cur_v_d = 1'b0;
+      fin_d = !drop_d && left_d == '0 && !post_d;
     end
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      cur_v_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0;
+      cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0;
       dsent_q <= 1'b0; rsent_q <= 1'b0;
       iss_seq_q <= '0;
     end else begin
-      cur_v_q <= cur_v_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d;
+      cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d;
       dsent_q <= dsent_d; rsent_q <= rsent_d;
       iss_seq_q <= iss_seq_d;
     end
-    cur_q <= cur_d;
-    ccq_q <= ccq_d;
   end
 
   // ---- queues (occupancy counted here: fifo_fwft shows a push two cycles later)
@@ -160,7 +157,7 @@ module responder_place #(
   logic [REQ_W-1:0] req_out;
   logic req_v;
   post_t post_out;
-  roce_pkg::cq_compl_t post_cq_out, p_cq_q;
+  roce_pkg::cq_compl_t post_cq_out;
   logic post_v, post_pop;
   logic [3:0] desc_n_q, req_n_q, post_n_q;
 
@@ -170,8 +167,8 @@ module responder_place #(
   fifo_fwft #(.WIDTH(REQ_W), .DEPTH(4)) u_req (
     .clk, .rst, .s_valid(req_push), .s_ready(req_rdy), .s_data(req_in),
     .m_valid(req_v), .m_ready(m_dma_wr_req_ready), .m_data(req_out));
-  fifo_fwft #(.WIDTH($bits(post_in) + $bits(ccq_q)), .DEPTH(4)) u_post (
-    .clk, .rst, .s_valid(post_push), .s_ready(post_rdy), .s_data({ccq_q, post_in}),
+  fifo_fwft #(.WIDTH($bits(post_in) + $bits(s_vd_cqe)), .DEPTH(4)) u_post (
+    .clk, .rst, .s_valid(post_push), .s_ready(post_rdy), .s_data({s_vd_cqe, post_in}),
     .m_valid(post_v), .m_ready(post_pop), .m_data({post_cq_out, post_out}));
 
   assign m_dma_wr_req = req_out[REQ_W-1:1];
@@ -203,25 +200,25 @@ module responder_place #(
     end
   end
 
-  // ---- post: completions and ACK/NAKs, in verdict order
+  // ---- post: completions and ACK/NAKs, in verdict order, from the head of the
+  // post FIFO (popped once sent): first the QP's ACK addressing is read, then
+  // both are offered
   logic [$bits(s_addr_wd)-1:0] addr_mem [MAX_QP];
   responder_pkg::rsp_addr_t addr_rd_q;
   logic emit_q, ack_done_q, cq_done_q;
-  /* verilator lint_off UNUSEDSIGNAL */  // has_data and seq were used before the pop
-  post_t p_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic head_ok, ack_take, cq_take;
+  logic head_ok, start, ack_take, cq_take;
   logic [31:0] c_acks_q;
 
   // seq is the packet's number: reached once the done counts are at or past it
   assign head_ok = !post_out.has_data
                    || (8'(data_done_q - post_out.seq) < 8'd128 && 8'(req_done_q - post_out.seq) < 8'd128);
-  assign post_pop = post_v && head_ok && !emit_q;
-  assign m_ack_hdr_valid = emit_q && p_q.ack_v && !ack_done_q;
-  assign m_cq_valid = emit_q && p_q.cqe_v && !cq_done_q;
-  assign m_cq = p_cq_q;
+  assign start = post_v && head_ok && !emit_q;
+  assign m_ack_hdr_valid = emit_q && post_out.ack_v && !ack_done_q;
+  assign m_cq_valid = emit_q && post_out.cqe_v && !cq_done_q;
+  assign m_cq = post_cq_out;
   assign ack_take = m_ack_hdr_valid && m_ack_hdr_ready;
   assign cq_take = m_cq_valid && m_cq_ready;
+  assign post_pop = emit_q && (!post_out.ack_v || ack_done_q || ack_take) && (!post_out.cqe_v || cq_done_q || cq_take);
   always_comb begin
     m_ack_hdr = '0;
     m_ack_hdr.l3 = addr_rd_q.l3;
@@ -235,15 +232,15 @@ module responder_place #(
     m_ack_hdr.opcode = roce_pkg::OP_RC_ACK;
     m_ack_hdr.pkey = 16'(roce_pkg::DEFAULT_PKEY);
     m_ack_hdr.dst_qpn = addr_rd_q.dest_qpn;
-    m_ack_hdr.psn = p_q.psn;
-    m_ack_hdr.aeth_syndrome = p_q.syn;
-    m_ack_hdr.aeth_msn = p_q.msn;
-    m_ack_hdr.src_qpn = 24'(p_q.qpn);
+    m_ack_hdr.psn = post_out.psn;
+    m_ack_hdr.aeth_syndrome = post_out.syn;
+    m_ack_hdr.aeth_msn = post_out.msn;
+    m_ack_hdr.src_qpn = 24'(post_out.qpn);
   end
 
   always_ff @(posedge clk) begin
     if (s_addr_we) addr_mem[s_addr_wa] <= s_addr_wd;
-    if (post_pop) addr_rd_q <= addr_mem[post_out.qpn[QW-1:0]];
+    if (start) addr_rd_q <= addr_mem[post_out.qpn[QW-1:0]];
   end
 
   always_ff @(posedge clk) begin
@@ -251,20 +248,16 @@ module responder_place #(
       emit_q <= 1'b0; ack_done_q <= 1'b0; cq_done_q <= 1'b0;
       c_acks_q <= '0;
     end else begin
-      if (post_pop) begin
+      if (start) begin
         emit_q <= 1'b1;
         ack_done_q <= 1'b0;
         cq_done_q <= 1'b0;
       end else if (emit_q) begin
         if (ack_take) ack_done_q <= 1'b1;
         if (cq_take) cq_done_q <= 1'b1;
-        if ((!p_q.ack_v || ack_done_q || ack_take) && (!p_q.cqe_v || cq_done_q || cq_take)) emit_q <= 1'b0;
+        if (post_pop) emit_q <= 1'b0;
       end
       if (ack_take) c_acks_q <= c_acks_q + 32'd1;
-    end
-    if (post_pop) begin
-      p_q <= post_out;
-      p_cq_q <= post_cq_out;
     end
   end
 

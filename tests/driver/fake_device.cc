@@ -301,14 +301,14 @@ bool FakeDevice::gather(uint32_t pd, const uint8_t* w, std::vector<uint8_t>* out
   sw.load(w);
   if (sw.flags & 4) {  // inline
     if (sw.length > 96) return false;
-    out->assign(w + 32, w + 32 + sw.length);
+    out->assign(w + s::kSendWqeSge0AddrOff, w + s::kSendWqeSge0AddrOff + sw.length);
     return true;
   }
   if (sw.num_sge > 6) return false;
   out->clear();
   for (unsigned i = 0; i < sw.num_sge; ++i) {
     s::Sge g;
-    g.load(w + 32 + 16 * i);
+    g.load(w + s::kSendWqeSge0AddrOff + s::Sge::kSize * i);
     if (!g.length) continue;
     if (!mr_ok(g.lkey, pd, g.addr, g.length, 0)) return false;
     std::vector<uint8_t> buf(g.length);
@@ -326,7 +326,7 @@ bool FakeDevice::scatter(uint32_t pd, const uint8_t* w, const std::vector<uint8_
   size_t at = 0;
   for (unsigned i = 0; i < rw.num_sge && at < data.size(); ++i) {
     s::Sge g;
-    g.load(w + 32 + 16 * i);
+    g.load(w + s::kSendWqeSge0AddrOff + s::Sge::kSize * i);
     const size_t n = std::min<size_t>(g.length, data.size() - at);
     if (!n) continue;
     if (!mr_ok(g.lkey, pd, g.addr, n, 1) || !mem_.write(g.addr, data.data() + at, n)) return false;
@@ -346,7 +346,7 @@ void FakeDevice::complete(uint32_t cqn, const uint8_t cqe[32], bool solicited) {
   }
   uint8_t e[32];
   std::memcpy(e, cqe, 32);
-  e[31] = static_cast<uint8_t>(((c.pi >> c.lsz) & 1) ^ 1);
+  e[s::kCqeOwnerOff] = static_cast<uint8_t>(((c.pi >> c.lsz) & 1) ^ 1);
   mem_.write(c.base + 32ull * (c.pi & (size - 1)), e, 32);
   c.pi = (c.pi + 1) & 0xffffff;
   if (c.arm == 1 || (c.arm == 2 && solicited)) {

@@ -1,0 +1,11 @@
+# responder: RTL vs model in a reactive world (host memory behind the DMA model,
+# MR table), both against docs/engine.md as the test's peer writes it down;
+# Verilator lint; Yosys synthesis (contexts, SGEs, ACK addressing and the payload
+# FIFO must map to block RAM).
+rocenic_test(test_responder SOURCES blocks/test_responder.cc blocks/responder_env.cc blocks/responder_peer.cc
+  LIBS rocenic_rtl LABELS xcheck)
+add_test(NAME rtl_lint_responder COMMAND verilator --lint-only -Wall --top-module responder ${RTL_RESPONDER_SOURCES})
+set_tests_properties(rtl_lint_responder PROPERTIES LABELS lint)
+add_test(NAME synth_responder COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh
+  --memories "ctx_mem sge_mem addr_mem u_pay.mem" responder ${CMAKE_BINARY_DIR}/synth ${RTL_RESPONDER_SOURCES})
+set_tests_properties(synth_responder PROPERTIES LABELS synth TIMEOUT 1800)

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, build, then every CTest test (unit, block
-# cross-checks, packet oracles, golden captures, lint, synthesis).
-#   scripts/test.sh                  everything
-#   scripts/test.sh -L xcheck        one label (xcheck, oracle, golden, lint, synth)
+# cross-checks, the engine on every backend, verbs programs through the
+# launcher, packet oracles, golden captures, lint, synthesis).
+#   scripts/test.sh                  everything except the tests labelled `slow`
+#   scripts/test.sh --slow           everything, `slow` included (Yosys runs of the big blocks:
+#                                    requester ~28 min, roce_cmd ~6 min; the long verbs runs)
+#   scripts/test.sh -L xcheck        one label (xcheck, engine, driver, oracle, golden, lint, synth, slow)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 cd build
+exclude=(-LE slow)
+if [ "${1:-}" = "--slow" ]; then
+  exclude=()
+  shift
+fi
 if [ $# -gt 0 ]; then
   exec ctest --output-on-failure -j 2 "$@"
 fi
 # Synthesis first, so its figures print before the closing summary
 # (CTest shows a passing test's output only with -V).
-ctest --output-on-failure -j 2 -L synth
+ctest --output-on-failure -j 2 -L synth "${exclude[@]}"
 echo; echo "== Yosys synthesis (UltraScale+) =="; cat synth/*.summary.txt; echo
-ctest --output-on-failure -j 2 -LE synth
+ctest --output-on-failure -j 2 -LE "synth${exclude[1]:+|${exclude[1]}}"

@@ -134,7 +134,7 @@ TEST_P(DeviceCsr, RegistersBehaveAsTheMapSays) {
   EXPECT_FALSE(dev->csr_write(kCsrId, 0));
   EXPECT_FALSE(dev->csr_write(kCsrCapMaxQp, 1));
   EXPECT_FALSE(dev->csr_write(kCsrRxFrames, 1));
-  EXPECT_FALSE(dev->csr_read(0x800, &v));
+  EXPECT_FALSE(dev->csr_read(0x8F0, &v));
   EXPECT_EQ(v, 0u);
   EXPECT_FALSE(dev->csr_read(kCsrRxDrop, &v)) << "drop reason 0 is not a counter";
   // a GID entry: ::ffff:10.0.0.1, RoCE v2
@@ -154,7 +154,11 @@ TEST_P(DeviceCsr, RegistersBehaveAsTheMapSays) {
   EXPECT_GT(dev->cycles(), 0u);
   if (GetParam() == "cosim") {
     EXPECT_EQ(dev->divergence(), "");
-    EXPECT_EQ(dev->compared(), 29u) << "every access above, compared";
+    // Every access above is compared, except a counter read while the engine
+    // is still busy (its tables clear after reset): counters are compared
+    // only when both sides are idle.
+    EXPECT_GE(dev->compared(), 28u);
+    EXPECT_LE(dev->compared(), 29u);
   }
 }
 

@@ -249,12 +249,10 @@ void RoceCsr::clock() {
   if (cmd_valid_ && out_ready_[2]) cmd_valid_ = false;
   for (unsigned i = 0; i < 3; ++i)
     if (db_valid_[i] && out_ready_[3 + i]) db_valid_[i] = false;
-  if (resp_valid_) {
-    cmd_busy_ = false;
-    cmd_status_ = resp_.status;
-    cmd_res_ = {resp_.res[0], resp_.res[1], resp_.res[2], resp_.res[3]};
-  }
-  // A read in the same cycle as a write sees the old value, as the RTL's registers do.
+  // A read in the same cycle as a write or a command answer sees the old
+  // values, and a write is judged on the old busy flag, as the RTL's
+  // registers are; the answer then clears busy unless that write started a
+  // new command (in the RTL the later assignment wins).
   if (take_r) {
     uint32_t v = 0;
     const bool ok = read(ar_addr_, &v);
@@ -262,9 +260,17 @@ void RoceCsr::clock() {
     rdata_ = ok ? v : 0;
     rresp_ = ok ? kOkay : kSlverr;
   }
+  bool started = false;
   if (take_w) {
     bvalid_ = true;
-    bresp_ = write(aw_addr_, w_data_, w_strb_) ? kOkay : kSlverr;
+    const bool ok = write(aw_addr_, w_data_, w_strb_);
+    bresp_ = ok ? kOkay : kSlverr;
+    started = ok && (aw_addr_ & 0xFFCu) == spec::kCsrCmdOp;
+  }
+  if (resp_valid_) {
+    if (!started) cmd_busy_ = false;
+    cmd_status_ = resp_.status;
+    cmd_res_ = {resp_.res[0], resp_.res[1], resp_.res[2], resp_.res[3]};
   }
   ++cycle_;
 }

@@ -8,4 +8,4 @@ set_tests_properties(rtl_lint_requester PROPERTIES LABELS lint)
 add_test(NAME synth_requester COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh
   --memories "u_raw.mem cfg_mem pi_mem ci_mem psn_mem outst_mem state_mem" requester
   ${CMAKE_BINARY_DIR}/synth ${RTL_REQUESTER_SOURCES})
-set_tests_properties(synth_requester PROPERTIES LABELS synth TIMEOUT 1800)
+set_tests_properties(synth_requester PROPERTIES LABELS "synth;slow" TIMEOUT 3600)

@@ -384,12 +384,13 @@ TEST(Responder, ZeroLengthWriteNeedsNoValidRkey) {
 
 TEST(Responder, NoQpAndWrongStateAreDropped) {
   Peer p(12);
+  p.setup(p.qps[1]);         // live: QPN 257 must not reach it (MAX_QP = 256)
   p.setup(p.qps[7]);         // UC
   p.setup(p.qps[8], false);  // INIT
-  for (uint32_t qpn : {7u, 8u, 200u, 0x123456u}) p.stray(qpn, spec::kRcSendOnly);
+  for (uint32_t qpn : {7u, 8u, 200u, 0x123456u, 257u}) p.stray(qpn, spec::kRcSendOnly);
   const Both b = run_both(p, RunConfig{});
   check_all(p, b, "no QP, wrong state");
-  EXPECT_EQ(p.counts["no_qp"], 3u);
+  EXPECT_EQ(p.counts["no_qp"], 4u);
   EXPECT_EQ(p.counts["qp_state"], 1u);
   EXPECT_EQ(b.rtl.out[kAck].size() + b.rtl.out[kWrReq].size() + b.rtl.out[kRdReq].size(), 0u);
 }

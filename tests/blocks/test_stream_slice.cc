@@ -111,6 +111,21 @@ class SliceModel : public Block {
   uint64_t cycle_ = 0;
 };
 
+// a packet as lane-0 beats of `bytes` lanes
+std::vector<Flit> beats_of(const std::vector<uint8_t>& pkt, unsigned bytes) {
+  std::vector<Flit> v;
+  for (size_t off = 0; off < pkt.size(); off += bytes) {
+    Flit f;
+    const size_t n = std::min<size_t>(bytes, pkt.size() - off);
+    f.data = std::vector<uint8_t>(pkt.begin() + static_cast<long>(off), pkt.begin() + static_cast<long>(off + n));
+    f.data.resize(bytes);
+    f.keep = n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    f.last = off + n == pkt.size();
+    v.push_back(std::move(f));
+  }
+  return v;
+}
+
 void run_slices(unsigned bytes, uint64_t seed, const std::function<std::unique_ptr<Block>()>& make_rtl) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<Flit>> stim(2);
@@ -120,7 +135,7 @@ void run_slices(unsigned bytes, uint64_t seed, const std::function<std::unique_p
     const size_t len = 1 + rng() % (rng() % 4 ? 300 : 4096);
     std::vector<uint8_t> pkt(len);
     for (auto& b : pkt) b = static_cast<uint8_t>(rng());
-    for (Flit& f : frame_to_beats(pkt, bytes)) stim[1].push_back(f);
+    for (Flit& f : beats_of(pkt, bytes)) stim[1].push_back(std::move(f));
     // pieces covering the packet, or (1 in 8) stopping short of its end
     const size_t cover = rng() % 8 == 0 && len > 1 ? 1 + rng() % (len - 1) : len;
     short_packets += cover < len;

@@ -228,7 +228,7 @@ class CosimDevice : public Device {
     for (auto& e : model_.take_events())
       ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
     for (auto& [qp, q] : tx_q_) drain(q, "TX frame to QP " + std::to_string(qp));
-    for (auto& [page, q] : wr_q_) drain(q, "DMA write to page 0x" + to_hex(page << 12));
+    for (auto& [page, q] : wr_q_) drain(q, "DMA write to page 0x" + to_hex(page << 12), &overlay_);
     drain(byp_q_, "bypass frame");
     drain(ev_q_, "event");
   }
@@ -248,8 +248,16 @@ class CosimDevice : public Device {
     s << std::hex << v;
     return s.str();
   }
-  void drain(Pair& q, const std::string& what) {
+  // Compares what both sides have produced so far; for DMA writes (`overlay`
+  // given) a match also returns those bytes to real memory (OverlayMemory::forget).
+  void drain(Pair& q, const std::string& what, OverlayMemory* overlay = nullptr) {
     while (!q.rtl.empty() && !q.model.empty()) {
+      const std::vector<uint8_t>& r = q.rtl.front();
+      if (overlay && r == q.model.front() && r.size() >= 8) {
+        uint64_t addr = 0;
+        for (int i = 0; i < 8; ++i) addr |= uint64_t{r[i]} << (8 * i);
+        overlay->forget(addr, r.size() - 8);
+      }
       compare(what + " #" + std::to_string(q.n), hex_bytes(q.rtl.front(), 4200), hex_bytes(q.model.front(), 4200));
       q.rtl.pop_front();
       q.model.pop_front();

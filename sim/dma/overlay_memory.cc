@@ -21,4 +21,8 @@ void OverlayMemory::do_write(uint64_t addr, const uint8_t* in, size_t n) {
   for (size_t i = 0; i < n; ++i) bytes_[addr + i] = in[i];
 }
 
+void OverlayMemory::forget(uint64_t addr, size_t n) {
+  bytes_.erase(bytes_.lower_bound(addr), bytes_.lower_bound(addr + n));
+}
+
 }  // namespace rocenic

@@ -18,6 +18,11 @@ class OverlayMemory : public HostMemory {
   void peek(uint64_t addr, uint8_t* out, size_t n);
   // Every byte the model wrote: address -> value.
   const std::map<uint64_t, uint8_t>& written() const { return bytes_; }
+  // Drop [addr, addr + n) from the overlay: the RTL has written the same
+  // bytes to real memory (the scoreboard matched the two writes), so real
+  // memory is the model's view again -- and must stay so when the
+  // application rewrites that buffer later (e.g. to send from it).
+  void forget(uint64_t addr, size_t n);
 
  protected:
   void do_read(uint64_t addr, uint8_t* out, size_t n) override;

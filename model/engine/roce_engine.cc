@@ -128,11 +128,26 @@ void RoceEngine::apply_static_inputs() {
   for (auto& [name, v] : deparser_->counters())
     if (name == "tx_frames") c.tx_frames = v;
   // Transport counters: each block names its own after the xport_cnt enum.
-  for (Block* b : {static_cast<Block*>(req_), static_cast<Block*>(resp_), static_cast<Block*>(compl_),
-                   static_cast<Block*>(loopback_)})
-    for (auto& [name, v] : b->counters())
-      for (unsigned i = 1; i < spec::kXportCntCount; ++i)
-        if (name == lower(spec::to_string(static_cast<spec::XportCnt>(i)))) c.xport[i] = v;
+  // The names are matched once (this runs every cycle); a block's counter
+  // list keeps its order.
+  const Block* owners[] = {req_, resp_, compl_, loopback_};
+  if (xport_map_.empty()) {
+    for (const Block* b : owners) {
+      std::vector<unsigned> idx;
+      for (auto& [name, v] : const_cast<Block*>(b)->counters()) {
+        unsigned found = 0;
+        for (unsigned i = 1; i < spec::kXportCntCount; ++i)
+          if (name == lower(spec::to_string(static_cast<spec::XportCnt>(i)))) found = i;
+        idx.push_back(found);
+      }
+      xport_map_.push_back(idx);
+    }
+  }
+  for (size_t k = 0; k < xport_map_.size(); ++k) {
+    const auto vals = const_cast<Block*>(owners[k])->counters();
+    for (size_t j = 0; j < vals.size() && j < xport_map_[k].size(); ++j)
+      if (xport_map_[k][j]) c.xport[xport_map_[k][j]] = vals[j].second;
+  }
   c.xport[static_cast<unsigned>(spec::XportCnt::kCqeErr)] = cqe_err_;
   csr_->set_counters(c);
 }

@@ -62,6 +62,7 @@ class RoceEngine : public Block {
   Responder* resp_ = nullptr;
   Completer* compl_ = nullptr;
   Block* compl_arb_ = nullptr;
+  std::vector<std::vector<unsigned>> xport_map_;  // per counter-owning block: xport_cnt index of each counter (0 = none)
   uint32_t cqe_err_ = 0;
   uint64_t cycle_ = 0;
 };

@@ -1,7 +1,7 @@
 # responder: RC request packets -> payload placed by DMA, receive completions,
 # ACK/NAKs (rtl/xport/), packages first.
 set(RTL_RESPONDER_SOURCES ${RTL_PKGS}
-  ${RTL_DIR}/xport/responder_pkg.sv
+  ${RTL_DIR}/base/responder_pkg.sv
   ${RTL_DIR}/common/fifo_fwft.sv
   ${RTL_DIR}/common/spec_fifo.sv
   ${RTL_DIR}/common/stream_slice.sv

@@ -19,7 +19,7 @@
 //   QUERY_QP    exists (NOT_FOUND)                                   -                 state sq_psn rq_psn dest_qpn
 //   DESTROY_QP  exists (NOT_FOUND)                                   qp_cfg DESTROY
 //   NOP answers OK, any other op BAD_OP. A refused command writes nothing and
-//   answers res = 0. Transitions and masks: roce_cmd_pkg. MODIFY_QP with AV
+//   answers res = 0. Transitions and masks: roce_qp_rules_pkg. MODIFY_QP with AV
 //   resolves the address from the GID entry at sgid_index: type 1 -> ROCEV1,
 //   type 2 with ::ffff:a.b.c.d -> IPV4, type 2 otherwise -> IPV6 (types 0 and
 //   3 are refused); src_ip = that GID, src_mac = port_mac; dst_ip, dst_mac,
@@ -331,11 +331,11 @@ module roce_cmd #(
     if (gid_e[129:128] == 2'd1) l3 = roce_pkg::L3_ROCEV1;
     else if (gid_e[127:32] == 96'h0000_0000_0000_0000_0000_ffff) l3 = roce_pkg::L3_IPV4;  // ::ffff:a.b.c.d
     else l3 = roce_pkg::L3_IPV6;
-    mod_pbad = ((m_mask & roce_cmd_pkg::ATTR_PATH_MTU) != 0 && (m_pmtu < 8'd1 || m_pmtu > 8'd5)) ||
-               ((m_mask & roce_cmd_pkg::ATTR_AV) != 0 && av_bad) ||
-               ((m_mask & roce_cmd_pkg::ATTR_PORT) != 0 && m_port != 8'd1) ||
-               ((m_mask & roce_cmd_pkg::ATTR_PKEY_INDEX) != 0 && m_pkey != 16'd0) ||
-               ((m_mask & roce_cmd_pkg::ATTR_ACCESS_FLAGS) != 0 && m_access[7:4] != 4'b0);
+    mod_pbad = ((m_mask & roce_qp_rules_pkg::ATTR_PATH_MTU) != 0 && (m_pmtu < 8'd1 || m_pmtu > 8'd5)) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0 && av_bad) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_PORT) != 0 && m_port != 8'd1) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_PKEY_INDEX) != 0 && m_pkey != 16'd0) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_ACCESS_FLAGS) != 0 && m_access[7:4] != 4'b0);
 
     case (op)
       OP_NOP:        st1 = ST_OK;
@@ -371,7 +371,7 @@ module roce_cmd #(
 
   always_comb begin
     cur = {16'b0, 3'b0, qp_rd_q};
-    rule = roce_cmd_pkg::qp_rule(cur.state, m_state);
+    rule = roce_qp_rules_pkg::qp_rule(cur.state, m_state);
     key_old = mr_rd_q[KW-1 -: 8];
     key_new = key_old == 8'd255 ? 8'd1 : key_old + 8'd1;   // 0 (never registered) -> 1
 
@@ -381,7 +381,7 @@ module roce_cmd #(
         OP_DEALLOC_PD, OP_DESTROY_CQ: if (ref_rd_q != '0) status = ST_BUSY;
         OP_DEREG_MR:  if (key_old != a0[7:0]) status = ST_NF;
         OP_MODIFY_QP: begin
-          if (!roce_cmd_pkg::mask_ok(rule[67], rule[63:32], rule[31:0], m_mask)) status = ST_STATE;
+          if (!roce_qp_rules_pkg::mask_ok(rule[67], rule[63:32], rule[31:0], m_mask)) status = ST_STATE;
           else if (mod_pbad_q) status = ST_PARAM;
         end
         default: ;
@@ -394,8 +394,8 @@ module roce_cmd #(
     merged.qpn = a0[15:0];
     merged.action = rule[66:64];
     merged.state = m_state[2:0];
-    if ((m_mask & roce_cmd_pkg::ATTR_ACCESS_FLAGS) != 0) merged.access = m_access[3:0];
-    if ((m_mask & roce_cmd_pkg::ATTR_AV) != 0) begin
+    if ((m_mask & roce_qp_rules_pkg::ATTR_ACCESS_FLAGS) != 0) merged.access = m_access[3:0];
+    if ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0) begin
       merged.l3 = l3_q;
       merged.src_ip = gid_q;
       merged.src_mac = port_mac;
@@ -406,11 +406,11 @@ module roce_cmd #(
       merged.flow_label = m_flow_label;
       merged.sl = m_sl;
     end
-    if ((m_mask & roce_cmd_pkg::ATTR_PATH_MTU) != 0) merged.pmtu = m_pmtu[2:0];
-    if ((m_mask & roce_cmd_pkg::ATTR_DEST_QPN) != 0) merged.dest_qpn = m_dest_qpn;
-    if ((m_mask & roce_cmd_pkg::ATTR_RQ_PSN) != 0) merged.rq_psn = m_rq_psn;
-    if ((m_mask & roce_cmd_pkg::ATTR_SQ_PSN) != 0) merged.sq_psn = m_sq_psn;
-    if ((m_mask & roce_cmd_pkg::ATTR_MIN_RNR_TIMER) != 0) merged.min_rnr_timer = m_rnr;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_PATH_MTU) != 0) merged.pmtu = m_pmtu[2:0];
+    if ((m_mask & roce_qp_rules_pkg::ATTR_DEST_QPN) != 0) merged.dest_qpn = m_dest_qpn;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_RQ_PSN) != 0) merged.rq_psn = m_rq_psn;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_SQ_PSN) != 0) merged.sq_psn = m_sq_psn;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_MIN_RNR_TIMER) != 0) merged.min_rnr_timer = m_rnr;
 
     // CREATE_QP: a new context in RESET
     fresh = '0;

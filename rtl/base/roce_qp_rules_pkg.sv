@@ -1,4 +1,4 @@
-// roce_cmd_pkg: the RC QP state-transition table of the command processor
+// roce_qp_rules_pkg: the RC QP state-transition table of the command processor
 // (docs/engine.md "Command mailbox"; IBTA 10.3, Linux ib_modify_qp_is_ok).
 //
 //   from -> to        required attr_mask bits                   optional bits          action
@@ -16,7 +16,7 @@
 // outside required | optional | STATE is refused (BAD_STATE).
 `default_nettype none
 
-package roce_cmd_pkg;
+package roce_qp_rules_pkg;
   // IBV_QP_* attr_mask bits (the ibv_qp_attr_mask values)
   localparam logic [31:0] ATTR_STATE              = 32'h0000_0001;
   localparam logic [31:0] ATTR_ACCESS_FLAGS       = 32'h0000_0008;

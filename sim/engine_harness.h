@@ -74,7 +74,6 @@ class EngineHarness {
   std::vector<uint64_t> take_rx_ends() { return std::exchange(rx_ends_, {}); }
 
   Block& engine() { return *eng_; }
-  const DmaModel& dma() const { return dma_; }
 
  private:
   enum class CsrState { kIdle, kAddr, kResp, kDone };

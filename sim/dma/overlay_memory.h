@@ -16,8 +16,6 @@ class OverlayMemory : public HostMemory {
   explicit OverlayMemory(HostMemory& base) : base_(base) {}
   // The overlay's bytes in [addr, addr + n) (real memory where the model wrote nothing).
   void peek(uint64_t addr, uint8_t* out, size_t n);
-  // Every byte the model wrote: address -> value.
-  const std::map<uint64_t, uint8_t>& written() const { return bytes_; }
   // Drop [addr, addr + n) from the overlay: the RTL has written the same
   // bytes to real memory (the scoreboard matched the two writes), so real
   // memory is the model's view again -- and must stay so when the

@@ -227,10 +227,12 @@ class CosimDevice : public Device {
     }
     for (auto& e : model_.take_events())
       ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
-    for (auto& [qp, q] : tx_q_) drain(q, "TX frame to QP " + std::to_string(qp));
-    for (auto& [page, q] : wr_q_) drain(q, "DMA write to page 0x" + to_hex(page << 12), &overlay_);
-    drain(byp_q_, "bypass frame");
-    drain(ev_q_, "event");
+    // (the descriptions are built only for a divergence)
+    for (auto& [qp, q] : tx_q_) drain(q, [qp = qp] { return "TX frame to QP " + std::to_string(qp); });
+    for (auto& [page, q] : wr_q_)
+      drain(q, [page = page] { return "DMA write to page 0x" + to_hex(page << 12); }, &overlay_);
+    drain(byp_q_, [] { return std::string("bypass frame"); });
+    drain(ev_q_, [] { return std::string("event"); });
   }
 
   struct Pair {
@@ -250,7 +252,8 @@ class CosimDevice : public Device {
   }
   // Compares what both sides have produced so far; for DMA writes (`overlay`
   // given) a match also returns those bytes to real memory (OverlayMemory::forget).
-  void drain(Pair& q, const std::string& what, OverlayMemory* overlay = nullptr) {
+  template <typename What>
+  void drain(Pair& q, const What& what, OverlayMemory* overlay = nullptr) {
     while (!q.rtl.empty() && !q.model.empty()) {
       const std::vector<uint8_t>& r = q.rtl.front();
       if (overlay && r == q.model.front() && r.size() >= 8) {
@@ -258,7 +261,10 @@ class CosimDevice : public Device {
         for (int i = 0; i < 8; ++i) addr |= uint64_t{r[i]} << (8 * i);
         overlay->forget(addr, r.size() - 8);
       }
-      compare(what + " #" + std::to_string(q.n), hex_bytes(q.rtl.front(), 4200), hex_bytes(q.model.front(), 4200));
+      if (r == q.model.front())
+        ++compared_;  // the common case: no strings built
+      else
+        compare(what() + " #" + std::to_string(q.n), hex_bytes(r, 4200), hex_bytes(q.model.front(), 4200));
       q.rtl.pop_front();
       q.model.pop_front();
       ++q.n;

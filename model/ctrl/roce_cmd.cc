@@ -265,7 +265,7 @@ spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
     return CmdStatus::kNotFound;
   const unsigned max_lsz = log2u(p_.max_qp_wr);
   if (q.sq_lsz > max_lsz || q.rq_lsz > max_lsz || (q.sq_base & 127u) || (q.rq_base & 127u)) return CmdStatus::kBadParam;
-  size_t qpn = 1;  // QPN 0 is never handed out
+  size_t qpn = 2;  // QPNs 0 and 1 are IBTA's SMI and GSI QPs, never handed out
   while (qpn < qp_.size() && qp_[qpn].valid) ++qpn;
   if (qpn >= qp_.size()) return CmdStatus::kNoResources;
   Qp& x = qp_[qpn];

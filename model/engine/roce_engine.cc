@@ -116,6 +116,13 @@ void RoceEngine::apply_static_inputs() {
   for (unsigned i = 0; i < 16; ++i) cmd_->set_gid(i, csr_->gid(i), csr_->gid_type(i));
   parser_->set_roce_enable(csr_->roce_enable());
   loopback_->set_port_mac(csr_->port_mac());
+  // The CSR block samples the counters only when it takes a read, in the
+  // clock after this eval; gathering them (a few hundred named values) on
+  // every other cycle would cost more than the rest of the engine.
+  if (csr_ar_valid_) gather_counters();
+}
+
+void RoceEngine::gather_counters() {
   CsrCounters c;
   for (auto& [name, v] : parser_->counters()) {
     if (name == "rx_frames") c.rx_frames = v;
@@ -153,6 +160,7 @@ void RoceEngine::apply_static_inputs() {
 }
 
 void RoceEngine::set_input(unsigned port, bool valid, const Flit& f) {
+  if (port == kInAr) csr_ar_valid_ = valid;
   const Ext& e = ext_in_[port];
   e.block->set_input(e.port, valid, f);
 }

@@ -25,6 +25,7 @@ class Completer;
 
 class RoceEngine : public Block {
  public:
+  static constexpr unsigned kInAr = 2;  // s_axil_ar
   explicit RoceEngine(unsigned data_bytes = 64);
 
   const std::vector<PortInfo>& inputs() const override { return in_info_; }
@@ -47,6 +48,7 @@ class RoceEngine : public Block {
     unsigned port;
   };
   void apply_static_inputs();
+  void gather_counters();
 
   unsigned bytes_;
   Netlist net_;
@@ -64,6 +66,7 @@ class RoceEngine : public Block {
   Block* compl_arb_ = nullptr;
   std::vector<std::vector<unsigned>> xport_map_;  // per counter-owning block: xport_cnt index of each counter (0 = none)
   uint32_t cqe_err_ = 0;
+  bool csr_ar_valid_ = false;  // s_axil_ar offers a read this cycle: the counters must be current
   uint64_t cycle_ = 0;
 };
 

@@ -18,7 +18,8 @@ ReqQpCtx::ReqQpCtx(unsigned max_qp)
       has_work_(max_qp),
       rts_(max_qp),
       err_(max_qp),
-      full_(max_qp) {}
+      full_(max_qp),
+      elig_((max_qp + 63) / 64) {}
 
 void ReqQpCtx::reset() {
   // Like the RTL: the flag vectors reset, the context memories keep their contents.
@@ -26,7 +27,25 @@ void ReqQpCtx::reset() {
   std::fill(rts_.begin(), rts_.end(), 0);
   std::fill(err_.begin(), err_.end(), 0);
   std::fill(full_.begin(), full_.end(), 0);
+  std::fill(elig_.begin(), elig_.end(), 0);
   rr_ = 0;
+}
+
+void ReqQpCtx::recount(unsigned q) {
+  const uint64_t bit = uint64_t{1} << (q % 64);
+  if (eligible(q))
+    elig_[q / 64] |= bit;
+  else
+    elig_[q / 64] &= ~bit;
+}
+
+int ReqQpCtx::lowest_eligible(unsigned from) const {
+  for (unsigned w = from / 64; w < elig_.size(); ++w) {
+    uint64_t v = elig_[w];
+    if (w == from / 64) v &= ~uint64_t{0} << (from % 64);
+    if (v) return static_cast<int>(w * 64 + static_cast<unsigned>(__builtin_ctzll(v)));
+  }
+  return -1;
 }
 
 uint8_t ReqQpCtx::retire_outst(const spec::SqRetire& r) const {
@@ -37,15 +56,8 @@ uint8_t ReqQpCtx::retire_outst(const spec::SqRetire& r) const {
 ReqQpCtx::Comb ReqQpCtx::comb(const Engine& e, bool cfg_valid, const spec::QpCfg& cfg, bool ret_valid,
                               bool db_valid) const {
   Comb c;
-  int first = -1, upper = -1;
-  for (unsigned q = 0; q < n_; ++q) {
-    if (!eligible(q)) continue;
-    if (first < 0) first = static_cast<int>(q);
-    if (q >= rr_) {
-      upper = static_cast<int>(q);
-      break;
-    }
-  }
+  const int first = lowest_eligible(0);
+  const int upper = first < 0 ? -1 : lowest_eligible(rr_);
   c.any_eligible = first >= 0;
   c.pick_valid = e.idle && c.any_eligible;
   c.pick_qpn = upper >= 0 ? static_cast<unsigned>(upper) : first >= 0 ? static_cast<unsigned>(first) : 0;
@@ -129,6 +141,10 @@ void ReqQpCtx::clock(const Engine& e, const Comb& c, const spec::QpCfg& cfg, con
       err_[q] = 1;
     }
   }
+  if (c.take_cfg && cfg.qpn < n_) recount(cfg.qpn);
+  if (c.take_ret && ret.qpn < n_) recount(ret.qpn);
+  if (c.take_db && db.qpn < n_) recount(db.qpn);
+  if (e.wb) recount(e.qpn);
 }
 
 }  // namespace rocenic::model

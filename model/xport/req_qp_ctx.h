@@ -53,6 +53,12 @@ class ReqQpCtx {
   spec::QpCfg cfg_rd_;
   std::vector<uint8_t> has_work_, rts_, err_, full_;
   unsigned rr_ = 0;
+  // Eligible QPs as a bitmap. Eligibility changes only in clock(), for the
+  // few QPs a cycle touches, so comb() (evaluated several times a cycle)
+  // finds the pick with a few word scans instead of a loop over every QP.
+  std::vector<uint64_t> elig_;
+  void recount(unsigned q);
+  int lowest_eligible(unsigned from) const;  // -1: none at or after from
 };
 
 }  // namespace rocenic::model

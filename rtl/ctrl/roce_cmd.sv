@@ -152,8 +152,9 @@ module roce_cmd #(
 
   roce_cmd_ffz #(.N(MAX_PD)) u_ffz_pd (.clk(clk), .used(pd_used_q), .found(pd_free_c), .idx(pd_idx_c));
   roce_cmd_ffz #(.N(MAX_CQ)) u_ffz_cq (.clk(clk), .used(cq_used_q), .found(cq_free_c), .idx(cq_idx_c));
-  // QPN 0 is never handed out (QPN 0 and 1 are special in IBTA; 1 is ours to give)
-  roce_cmd_ffz #(.N(MAX_QP)) u_ffz_qp (.clk(clk), .used(qp_used_q | MAX_QP'(1)), .found(qp_free_c), .idx(qp_idx_c));
+  // QPNs 0 and 1 are never handed out: IBTA reserves them for the SMI and the
+  // GSI (tools such as Wireshark decode traffic to QP 1 as MADs).
+  roce_cmd_ffz #(.N(MAX_QP)) u_ffz_qp (.clk(clk), .used(qp_used_q | MAX_QP'(3)), .found(qp_free_c), .idx(qp_idx_c));
   roce_cmd_ffz #(.N(MAX_MR)) u_ffz_mr (.clk(clk), .used(mr_used_q), .found(mr_free_c), .idx(mr_idx_c));
 
   // Registered. The answer trails a bitmap change by three cycles (two in

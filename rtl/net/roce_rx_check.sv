@@ -90,6 +90,11 @@ module roce_rx_check #(
   logic                  ovf_q, ovf_d;         // frame already withdrawn (too long)
   logic                  en_q, en_d;           // roce_enable, sampled at the first beat
   logic [8*HDR_BYTES-1:0] hdr_q, hdr_d;        // the frame's first bytes
+  localparam int HDR_BEATS = (HDR_BYTES + BYTES - 1) / BYTES;
+  // hdr_q padded to whole beats; the padding is never read
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [HDR_BEATS*DATA_W-1:0] hdr_ext;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [RESV_W-1:0]     resv_q, resv_d;       // descriptor slots promised to frames
   logic [DATA_W-1:0]     data_m;
   logic [LANE_W:0]       nb;
@@ -141,9 +146,12 @@ module roce_rx_check #(
     fifo_wr_rewind     = acc && pos_q == LEN_W'(FIFO_BEATS * BYTES);
     fifo_wr_rewind_ptr = start_q;
 
-    hdr_d = hdr_q;
-    for (int o = 0; o < HDR_BYTES; o++)
-      if (acc && pos_q == LEN_W'((o / BYTES) * BYTES)) hdr_d[8*o +: 8] = data_m[8*(o % BYTES) +: 8];
+    // Header capture, a beat at a time (the last captured beat only in part).
+    hdr_ext = '0;
+    hdr_ext[8*HDR_BYTES-1:0] = hdr_q;
+    for (int b = 0; b < HDR_BEATS; b++)
+      if (acc && pos_q == LEN_W'(b * BYTES)) hdr_ext[b*DATA_W +: DATA_W] = data_m;
+    hdr_d = hdr_ext[8*HDR_BYTES-1:0];
 
     // Frame end: what E1 needs besides the captured header.
     e1_valid_d = acc && s_axis_rx_tlast;

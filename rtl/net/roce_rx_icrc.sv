@@ -75,6 +75,22 @@ module roce_rx_icrc #(
     end
   endfunction
 
+  // What to OR into header beat k for each (VLAN or not, kind), as one
+  // constant table: 8'hFF for a mask_of 2 byte, 8'h0F for a mask_of 1 byte.
+  // Entry ((k * 2 + vlan) * 3 + kind) is DATA_W bits wide.
+  function automatic logic [HDR_BEATS*6*DATA_W-1:0] mask_ors();
+    logic [1:0] m;
+    mask_ors = '0;
+    for (int k = 0; k < HDR_BEATS; k++)
+      for (int v = 0; v < 2; v++)
+        for (int kind = 0; kind < 3; kind++)
+          for (int j = 0; j < BYTES; j++) begin
+            m = mask_of(k * BYTES + j - (v == 1 ? L3_VLAN : L3_PLAIN), kind);
+            mask_ors[((k * 2 + v) * 3 + kind) * DATA_W + 8 * j +: 8] = m == 2'd2 ? 8'hFF : m == 2'd1 ? 8'h0F : 8'h00;
+          end
+  endfunction
+  localparam logic [HDR_BEATS*6*DATA_W-1:0] MASK_ORS = mask_ors();
+
   function automatic logic [15:0] be16(input logic [15:0] lanes);
     be16 = {lanes[7:0], lanes[15:8]};
   endfunction
@@ -87,7 +103,7 @@ module roce_rx_icrc #(
   logic [15:0]       et0, et;
   logic              vlan, t4, t6, t1;
   logic [LEN_W:0]    l3, rl, rl_end, e, pos, pos_end, lo, hi;
-  logic [1:0]        mk;
+  logic [1:0]        kind;  // 0 IPv4, 1 IPv6, 2 RoCEv1 (GRH), 3 none of them
   logic [DATA_W-1:0] masked, shifted;
 
   logic              s1_valid_q;
@@ -125,20 +141,11 @@ module roce_rx_icrc #(
     n       = (hi > lo) ? (LANE_W+1)'(hi - lo) : '0;
 
     // Masks: only the first HDR_BEATS beats can hold masked bytes.
-    mk     = 2'd0;
+    kind   = t4 ? 2'd0 : t6 ? 2'd1 : t1 ? 2'd2 : 2'd3;
     masked = beat_data;
-    for (int k = 0; k < HDR_BEATS; k++) begin
-      if (beat_pos == LEN_W'(k * BYTES)) begin
-        for (int j = 0; j < BYTES; j++) begin
-          if (vlan) mk = t4 ? mask_of(k * BYTES + j - L3_VLAN, 0) : t6 ? mask_of(k * BYTES + j - L3_VLAN, 1)
-                       : t1 ? mask_of(k * BYTES + j - L3_VLAN, 2) : 2'd0;
-          else      mk = t4 ? mask_of(k * BYTES + j - L3_PLAIN, 0) : t6 ? mask_of(k * BYTES + j - L3_PLAIN, 1)
-                       : t1 ? mask_of(k * BYTES + j - L3_PLAIN, 2) : 2'd0;
-          if (mk == 2'd2) masked[8*j +: 8] = 8'hFF;
-          if (mk == 2'd1) masked[8*j +: 4] = 4'hF;
-        end
-      end
-    end
+    for (int k = 0; k < HDR_BEATS; k++)
+      if (beat_pos == LEN_W'(k * BYTES) && kind != 2'd3)
+        masked = beat_data | MASK_ORS[((k * 2 + int'(vlan)) * 3 + int'(kind)) * DATA_W +: DATA_W];
 
     // crc32_bytes takes the first n bytes: move the L3 start down to lane 0.
     if (!vlan && beat_pos == LEN_W'((L3_PLAIN / BYTES) * BYTES))

@@ -70,27 +70,34 @@ module req_qp_ctx #(
   logic c_in, r_in, d_in;
   logic [4:0] r_outst, wb_outst;
 
-  // lowest set bit of v (0 when none), in log depth: a prefix OR isolates the
-  // lowest set bit, an OR tree per index bit encodes it (a loop of "if (v[i])
-  // r = i" would be a MAX_QP-deep mux chain)
-  function automatic logic [QW-1:0] first_set(input logic [MAX_QP-1:0] v);
-    logic [MAX_QP-1:0] p, iso;
-    p = v;
-    for (int l = 0; l < QW; l++) p = p | (p << (1 << l));  // p[i] = |v[i:0]
-    iso = v & ~(p << 1);
-    first_set = '0;
-    for (int k = 0; k < QW; k++)
-      for (int i = 0; i < MAX_QP; i++)
-        if (((i >> k) & 1) == 1) first_set[k] = first_set[k] | iso[i];
+  // The pick: the lowest eligible QP at or after the round-robin pointer,
+  // else the lowest eligible one. Encoded in log depth: a prefix OR isolates
+  // the lowest set bit of sel, and index bit k is the OR of the isolated
+  // vector over the positions whose index has bit k set (a constant mask per
+  // k; a loop of "if (v[i]) r = i" would be a MAX_QP-deep mux chain, and a
+  // loop over positions would run on every Verilator evaluation).
+  function automatic logic [MAX_QP-1:0] index_bit_mask(input int k);
+    for (int i = 0; i < MAX_QP; i++) index_bit_mask[i] = ((i >> k) & 1) == 1;
   endfunction
 
+  logic [MAX_QP-1:0] sel, sel_below, sel_lowest;
   always_comb begin
     eligible     = has_work_q & ((rts_q & ~full_q) | err_q);
     any_eligible = |eligible;
-    pick_valid   = eng_idle && any_eligible;
     upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
-    pick_qpn     = (|upper) ? first_set(upper) : first_set(eligible);
-    pick_ci   = ci_mem[pick_qpn];
+    sel          = (|upper) ? upper : eligible;
+    sel_below    = sel;
+    for (int l = 0; l < QW; l++) sel_below = sel_below | (sel_below << (1 << l));  // [i] = |sel[i:0]
+    sel_lowest   = sel & ~(sel_below << 1);
+  end
+  for (genvar k = 0; k < QW; k++) begin : g_pick
+    localparam logic [MAX_QP-1:0] MASK = index_bit_mask(k);
+    assign pick_qpn[k] = |(sel_lowest & MASK);
+  end
+
+  always_comb begin
+    pick_valid = eng_idle && any_eligible;
+    pick_ci    = ci_mem[pick_qpn];
     pick_psn  = psn_mem[pick_qpn];
     act_state = state_mem[eng_qpn];
 

@@ -5,7 +5,10 @@
 // shared buffer, and read-modify-writes of the model see its own past.
 #pragma once
 
-#include <map>
+#include <array>
+#include <bitset>
+#include <memory>
+#include <unordered_map>
 
 #include "dma/host_memory.h"
 
@@ -21,14 +24,28 @@ class OverlayMemory : public HostMemory {
   // memory is the model's view again -- and must stay so when the
   // application rewrites that buffer later (e.g. to send from it).
   void forget(uint64_t addr, size_t n);
+  // Bytes the overlay holds (written by the model and not yet forgotten).
+  size_t held() const;
 
  protected:
   void do_read(uint64_t addr, uint8_t* out, size_t n) override;
   void do_write(uint64_t addr, const uint8_t* in, size_t n) override;
 
  private:
+  // Overlay bytes by 4 KiB page: the model writes whole payloads, so a byte
+  // map would cost a tree node per byte.
+  static constexpr uint64_t kPage = 4096;
+  struct Page {
+    std::array<uint8_t, kPage> data;
+    std::bitset<kPage> held;
+  };
+  // Calls f(page number, offset in page, offset in the range, length) for
+  // each page-sized piece of [addr, addr + n).
+  template <typename F>
+  static void pieces(uint64_t addr, size_t n, F f);
+
   HostMemory& base_;
-  std::map<uint64_t, uint8_t> bytes_;
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
 };
 
 }  // namespace rocenic

@@ -399,13 +399,13 @@ class StreamBuilder {
     const CmdStatus want = c.qp_type != 2             ? CmdStatus::kBadParam
                            : !objs                    ? CmdStatus::kNotFound
                            : !sizes                   ? CmdStatus::kBadParam
-                           : qps_.size() < kMaxQp - 1 ? CmdStatus::kOk
+                           : qps_.size() < kMaxQp - 2 ? CmdStatus::kOk
                                                       : CmdStatus::kNoResources;
     Out o = expect(cmd(CmdOp::kCreateQp, c), want, "CREATE_QP");
     if (want != CmdStatus::kOk) return;
-    uint32_t qpn = 1;
+    uint32_t qpn = 2;  // 0 and 1 are IBTA's SMI and GSI QPs
     while (qps_.count(qpn)) ++qpn;
-    EXPECT_EQ(o.resp.res[0], qpn) << "lowest free QPN, starting at 1";
+    EXPECT_EQ(o.resp.res[0], qpn) << "lowest free QPN, starting at 2";
     EXPECT_EQ(o.qp.size(), 1u);
     if (o.qp.size() == 1) {
       const spec::QpCfg& q = o.qp[0];
@@ -573,14 +573,15 @@ class StreamBuilder {
 
   // ---- phases
   void exhaust() {
-    while (pds_.size() < kMaxPd) alloc_pd();
+    // (bounded: a create that keeps failing is a reported failure, not a hang)
+    for (unsigned i = 0; pds_.size() < kMaxPd && i < 2 * kMaxPd; ++i) alloc_pd();
     alloc_pd();  // NO_RESOURCES
-    while (cqs_.size() < kMaxCq) create_cq(false);
+    for (unsigned i = 0; cqs_.size() < kMaxCq && i < 2 * kMaxCq; ++i) create_cq(false);
     create_cq(false);
     create_cq(true);  // BAD_PARAM before NO_RESOURCES
-    while (qps_.size() < kMaxQp - 1) create_qp(0);
+    for (unsigned i = 0; qps_.size() < kMaxQp - 2 && i < 2 * kMaxQp; ++i) create_qp(0);  // QPNs 0, 1 reserved
     create_qp(0);
-    while (mrs_.size() < kMaxMr) reg_mr(0);
+    for (unsigned i = 0; mrs_.size() < kMaxMr && i < 2 * kMaxMr; ++i) reg_mr(0);
     reg_mr(0);
     reg_mr(1);  // NOT_FOUND before NO_RESOURCES
   }
@@ -822,14 +823,14 @@ void pingpong_sequence(Block& b) {
   cq_args.sq_lsz = 7;
   cq_args.rq_lsz = 9;
   o = ok(cmd(CmdOp::kCreateQp, cq_args));
-  EXPECT_EQ(o.resp.res[0], 1u) << "QPNs start at 1";
+  EXPECT_EQ(o.resp.res[0], 2u) << "QPNs start at 2 (0 and 1 are IBTA's SMI and GSI QPs)";
   ASSERT_EQ(o.qp.size(), 1u);
   EXPECT_EQ(o.qp[0].action, static_cast<uint8_t>(spec::QpAction::kReset));
-  EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 1)).resp.res, (std::array<uint32_t, 4>{kReset, 0, 0, 0}));
+  EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res, (std::array<uint32_t, 4>{kReset, 0, 0, 0}));
 
   // INIT: IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS
   spec::CmdModifyQp m;
-  m.qpn = 1;
+  m.qpn = 2;
   m.attr_mask = kState | kPkey | kPort | kAccess;
   m.qp_state = kInit;
   m.port_num = 1;
@@ -841,7 +842,7 @@ void pingpong_sequence(Block& b) {
 
   // RTR: STATE | AV | PATH_MTU | DEST_QPN | RQ_PSN | MAX_DEST_RD_ATOMIC | MIN_RNR_TIMER, GID 3 (RoCE v2, IPv4)
   m = spec::CmdModifyQp{};
-  m.qpn = 1;
+  m.qpn = 2;
   m.attr_mask = kState | kAv | kPathMtu | kDestQpn | kRqPsn | kMaxDestRdAtomic | kMinRnrTimer;
   m.qp_state = kRtr;
   m.path_mtu = 3;  // IBV_MTU_1024
@@ -875,7 +876,7 @@ void pingpong_sequence(Block& b) {
 
   // RTS: STATE | TIMEOUT | RETRY_CNT | RNR_RETRY | SQ_PSN | MAX_QP_RD_ATOMIC
   m = spec::CmdModifyQp{};
-  m.qpn = 1;
+  m.qpn = 2;
   m.attr_mask = kState | kTimeout | kRetryCnt | kRnrRetry | kSqPsn | kMaxQpRdAtomic;
   m.qp_state = kRts;
   m.timeout = 14;
@@ -893,14 +894,14 @@ void pingpong_sequence(Block& b) {
   rts.state = c.state;
   rts.sq_psn = c.sq_psn;
   EXPECT_EQ(rts, c) << "RTS keeps every other attribute";
-  EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 1)).resp.res, (std::array<uint32_t, 4>{kRts, 0x123456, 0x5a5a5a, 0x211}));
+  EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res, (std::array<uint32_t, 4>{kRts, 0x123456, 0x5a5a5a, 0x211}));
 
   // RTS -> RTS with the RTR mask: refused; with a bad sgid on INIT->RTR of a second QP: BAD_PARAM
   m.attr_mask = kState | kAv;
   EXPECT_EQ(run.run(cmd(CmdOp::kModifyQp, m)).status(), CmdStatus::kBadState);
-  EXPECT_EQ(ok(cmd(CmdOp::kCreateQp, cq_args)).resp.res[0], 2u);
+  EXPECT_EQ(ok(cmd(CmdOp::kCreateQp, cq_args)).resp.res[0], 3u);
   m = spec::CmdModifyQp{};
-  m.qpn = 2;
+  m.qpn = 3;
   m.attr_mask = kState | kPkey | kPort | kAccess;
   m.qp_state = kInit;
   m.port_num = 1;
@@ -931,11 +932,11 @@ void pingpong_sequence(Block& b) {
   // teardown in the wrong order first: BUSY until the users are gone
   EXPECT_EQ(run.run(cmd0(CmdOp::kDeallocPd, 0)).status(), CmdStatus::kBusy);
   EXPECT_EQ(run.run(cmd0(CmdOp::kDestroyCq, 0)).status(), CmdStatus::kBusy);
-  o = ok(cmd0(CmdOp::kDestroyQp, 1));
+  o = ok(cmd0(CmdOp::kDestroyQp, 2));
   ASSERT_EQ(o.qp.size(), 1u);
   EXPECT_EQ(o.qp[0].action, static_cast<uint8_t>(spec::QpAction::kDestroy));
-  ok(cmd0(CmdOp::kDestroyQp, 2));
-  EXPECT_EQ(run.run(cmd0(CmdOp::kQueryQp, 1)).status(), CmdStatus::kNotFound);
+  ok(cmd0(CmdOp::kDestroyQp, 3));
+  EXPECT_EQ(run.run(cmd0(CmdOp::kQueryQp, 2)).status(), CmdStatus::kNotFound);
   ASSERT_EQ(ok(cmd0(CmdOp::kDestroyCq, 0)).cq.size(), 1u);
   EXPECT_EQ(run.run(cmd0(CmdOp::kDeallocPd, 0)).status(), CmdStatus::kBusy) << "the MR still uses it";
   EXPECT_EQ(run.run(cmd0(CmdOp::kDeregMr, 0x002)).status(), CmdStatus::kNotFound) << "wrong key byte";

@@ -276,7 +276,8 @@ TEST_P(Engine, PacketForQpNotInRtrIsDroppedAndCounted) {
   b.make(h, 4096);
   CmdModifyQp m;  // RESET -> INIT only
   m.qpn = b.qp->qpn;
-  m.attr_mask = 1 | 8 | 16 | 32;
+  m.attr_mask = static_cast<uint32_t>(QpAttr::kState) | static_cast<uint32_t>(QpAttr::kAccessFlags) |
+                static_cast<uint32_t>(QpAttr::kPkeyIndex) | static_cast<uint32_t>(QpAttr::kPort);
   m.qp_state = static_cast<uint8_t>(QpState::kInit);
   m.port_num = 1;
   m.access = kAllAccess;

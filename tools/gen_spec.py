@@ -252,7 +252,9 @@ def gen_cpp(spec):
     w("")
     for ename, e in spec["constants"]["enum"].items():
         w(f"// {e['doc']}")
-        w(f"enum class {camel(ename)} : uint8_t {{")
+        top = max(x["value"] for x in e["values"])
+        base = "uint8_t" if top < 1 << 8 else "uint16_t" if top < 1 << 16 else "uint32_t"
+        w(f"enum class {camel(ename)} : {base} {{")
         for x in e["values"]:
             w(f"  k{camel(x['name'])} = {x['value']}," + (f"  // {x['doc']}" if "doc" in x else ""))
         w("};")

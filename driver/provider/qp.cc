@@ -178,6 +178,33 @@ int destroy_qp(ibv_qp* ibqp) {
   return 0;
 }
 
+// The application's attr_mask goes to the engine as it is: spec qp_attr must
+// be libibverbs' ibv_qp_attr_mask, bit for bit.
+#define ROCENIC_SAME_ATTR(spec_name, ibv_name) \
+  static_assert(static_cast<uint32_t>(spec::QpAttr::spec_name) == ibv_name, #ibv_name)
+ROCENIC_SAME_ATTR(kState, IBV_QP_STATE);
+ROCENIC_SAME_ATTR(kCurState, IBV_QP_CUR_STATE);
+ROCENIC_SAME_ATTR(kEnSqdAsyncNotify, IBV_QP_EN_SQD_ASYNC_NOTIFY);
+ROCENIC_SAME_ATTR(kAccessFlags, IBV_QP_ACCESS_FLAGS);
+ROCENIC_SAME_ATTR(kPkeyIndex, IBV_QP_PKEY_INDEX);
+ROCENIC_SAME_ATTR(kPort, IBV_QP_PORT);
+ROCENIC_SAME_ATTR(kQkey, IBV_QP_QKEY);
+ROCENIC_SAME_ATTR(kAv, IBV_QP_AV);
+ROCENIC_SAME_ATTR(kPathMtu, IBV_QP_PATH_MTU);
+ROCENIC_SAME_ATTR(kTimeout, IBV_QP_TIMEOUT);
+ROCENIC_SAME_ATTR(kRetryCnt, IBV_QP_RETRY_CNT);
+ROCENIC_SAME_ATTR(kRnrRetry, IBV_QP_RNR_RETRY);
+ROCENIC_SAME_ATTR(kRqPsn, IBV_QP_RQ_PSN);
+ROCENIC_SAME_ATTR(kMaxQpRdAtomic, IBV_QP_MAX_QP_RD_ATOMIC);
+ROCENIC_SAME_ATTR(kAltPath, IBV_QP_ALT_PATH);
+ROCENIC_SAME_ATTR(kMinRnrTimer, IBV_QP_MIN_RNR_TIMER);
+ROCENIC_SAME_ATTR(kSqPsn, IBV_QP_SQ_PSN);
+ROCENIC_SAME_ATTR(kMaxDestRdAtomic, IBV_QP_MAX_DEST_RD_ATOMIC);
+ROCENIC_SAME_ATTR(kPathMigState, IBV_QP_PATH_MIG_STATE);
+ROCENIC_SAME_ATTR(kCap, IBV_QP_CAP);
+ROCENIC_SAME_ATTR(kDestQpn, IBV_QP_DEST_QPN);
+#undef ROCENIC_SAME_ATTR
+
 int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   QpState* s = to_qp(ibqp)->s;
   Engine* eng = engine_of(ibqp->context);

@@ -7,10 +7,16 @@ namespace {
 
 using spec::CmdStatus;
 
-// IBV_QP_* attr_mask bits (docs/engine.md; not yet an enum in spec/).
-constexpr uint32_t kState = 1, kAccess = 8, kPkey = 16, kPort = 32, kAv = 128, kPathMtu = 256, kTimeout = 512,
-                   kRetryCnt = 1024, kRnrRetry = 2048, kRqPsn = 4096, kMaxQpRdAtomic = 8192, kMinRnrTimer = 32768,
-                   kSqPsn = 65536, kMaxDestRdAtomic = 131072, kDestQpn = 1048576;
+// attr_mask bits (spec qp_attr: the ibv_qp_attr_mask values).
+constexpr uint32_t attr(spec::QpAttr a) { return static_cast<uint32_t>(a); }
+constexpr uint32_t kState = attr(spec::QpAttr::kState), kAccess = attr(spec::QpAttr::kAccessFlags),
+                   kPkey = attr(spec::QpAttr::kPkeyIndex), kPort = attr(spec::QpAttr::kPort),
+                   kAv = attr(spec::QpAttr::kAv), kPathMtu = attr(spec::QpAttr::kPathMtu),
+                   kTimeout = attr(spec::QpAttr::kTimeout), kRetryCnt = attr(spec::QpAttr::kRetryCnt),
+                   kRnrRetry = attr(spec::QpAttr::kRnrRetry), kRqPsn = attr(spec::QpAttr::kRqPsn),
+                   kMaxQpRdAtomic = attr(spec::QpAttr::kMaxQpRdAtomic),
+                   kMinRnrTimer = attr(spec::QpAttr::kMinRnrTimer), kSqPsn = attr(spec::QpAttr::kSqPsn),
+                   kMaxDestRdAtomic = attr(spec::QpAttr::kMaxDestRdAtomic), kDestQpn = attr(spec::QpAttr::kDestQpn);
 
 enum : uint8_t { kReset = 0, kInit = 1, kRtr = 2, kRts = 3, kErr = 6 };
 

@@ -198,6 +198,58 @@ inline const char* to_string(QpState v) {
   return "?";
 }
 
+// MODIFY_QP attribute mask bits (the ibv_qp_attr_mask values; the driver passes the application's mask through)
+enum class QpAttr : uint32_t {
+  kState = 1,
+  kCurState = 2,
+  kEnSqdAsyncNotify = 4,
+  kAccessFlags = 8,
+  kPkeyIndex = 16,
+  kPort = 32,
+  kQkey = 64,
+  kAv = 128,  // address vector: GID index, destination GID, hop limit, traffic class, flow label, SL
+  kPathMtu = 256,
+  kTimeout = 512,
+  kRetryCnt = 1024,
+  kRnrRetry = 2048,
+  kRqPsn = 4096,
+  kMaxQpRdAtomic = 8192,
+  kAltPath = 16384,
+  kMinRnrTimer = 32768,
+  kSqPsn = 65536,
+  kMaxDestRdAtomic = 131072,
+  kPathMigState = 262144,
+  kCap = 524288,
+  kDestQpn = 1048576,
+};
+inline constexpr unsigned kQpAttrCount = 21;
+inline const char* to_string(QpAttr v) {
+  switch (v) {
+    case QpAttr::kState: return "STATE";
+    case QpAttr::kCurState: return "CUR_STATE";
+    case QpAttr::kEnSqdAsyncNotify: return "EN_SQD_ASYNC_NOTIFY";
+    case QpAttr::kAccessFlags: return "ACCESS_FLAGS";
+    case QpAttr::kPkeyIndex: return "PKEY_INDEX";
+    case QpAttr::kPort: return "PORT";
+    case QpAttr::kQkey: return "QKEY";
+    case QpAttr::kAv: return "AV";
+    case QpAttr::kPathMtu: return "PATH_MTU";
+    case QpAttr::kTimeout: return "TIMEOUT";
+    case QpAttr::kRetryCnt: return "RETRY_CNT";
+    case QpAttr::kRnrRetry: return "RNR_RETRY";
+    case QpAttr::kRqPsn: return "RQ_PSN";
+    case QpAttr::kMaxQpRdAtomic: return "MAX_QP_RD_ATOMIC";
+    case QpAttr::kAltPath: return "ALT_PATH";
+    case QpAttr::kMinRnrTimer: return "MIN_RNR_TIMER";
+    case QpAttr::kSqPsn: return "SQ_PSN";
+    case QpAttr::kMaxDestRdAtomic: return "MAX_DEST_RD_ATOMIC";
+    case QpAttr::kPathMigState: return "PATH_MIG_STATE";
+    case QpAttr::kCap: return "CAP";
+    case QpAttr::kDestQpn: return "DEST_QPN";
+  }
+  return "?";
+}
+
 // QP transport type (the ibv_qp_type values)
 enum class QpType : uint8_t {
   kRc = 2,  // reliable connected

@@ -138,6 +138,31 @@ package roce_pkg;
   localparam logic [2:0] QP_STATE_SQE = 3'd5;  // send queue error (UC/UD only)
   localparam logic [2:0] QP_STATE_ERR = 3'd6;  // error: no packet is sent or accepted; work requests are flushed
 
+  // MODIFY_QP attribute mask bits (the ibv_qp_attr_mask values; the driver passes the application's mask through)
+  localparam int unsigned QP_ATTR_W = 21;
+  localparam int unsigned QP_ATTR_COUNT = 21;
+  localparam logic [20:0] QP_ATTR_STATE = 21'd1;
+  localparam logic [20:0] QP_ATTR_CUR_STATE = 21'd2;
+  localparam logic [20:0] QP_ATTR_EN_SQD_ASYNC_NOTIFY = 21'd4;
+  localparam logic [20:0] QP_ATTR_ACCESS_FLAGS = 21'd8;
+  localparam logic [20:0] QP_ATTR_PKEY_INDEX = 21'd16;
+  localparam logic [20:0] QP_ATTR_PORT = 21'd32;
+  localparam logic [20:0] QP_ATTR_QKEY = 21'd64;
+  localparam logic [20:0] QP_ATTR_AV = 21'd128;  // address vector: GID index, destination GID, hop limit, traffic class, flow label, SL
+  localparam logic [20:0] QP_ATTR_PATH_MTU = 21'd256;
+  localparam logic [20:0] QP_ATTR_TIMEOUT = 21'd512;
+  localparam logic [20:0] QP_ATTR_RETRY_CNT = 21'd1024;
+  localparam logic [20:0] QP_ATTR_RNR_RETRY = 21'd2048;
+  localparam logic [20:0] QP_ATTR_RQ_PSN = 21'd4096;
+  localparam logic [20:0] QP_ATTR_MAX_QP_RD_ATOMIC = 21'd8192;
+  localparam logic [20:0] QP_ATTR_ALT_PATH = 21'd16384;
+  localparam logic [20:0] QP_ATTR_MIN_RNR_TIMER = 21'd32768;
+  localparam logic [20:0] QP_ATTR_SQ_PSN = 21'd65536;
+  localparam logic [20:0] QP_ATTR_MAX_DEST_RD_ATOMIC = 21'd131072;
+  localparam logic [20:0] QP_ATTR_PATH_MIG_STATE = 21'd262144;
+  localparam logic [20:0] QP_ATTR_CAP = 21'd524288;
+  localparam logic [20:0] QP_ATTR_DEST_QPN = 21'd1048576;
+
   // QP transport type (the ibv_qp_type values)
   localparam int unsigned QP_TYPE_W = 3;
   localparam int unsigned QP_TYPE_COUNT = 3;

@@ -17,22 +17,23 @@
 `default_nettype none
 
 package roce_qp_rules_pkg;
-  // IBV_QP_* attr_mask bits (the ibv_qp_attr_mask values)
-  localparam logic [31:0] ATTR_STATE              = 32'h0000_0001;
-  localparam logic [31:0] ATTR_ACCESS_FLAGS       = 32'h0000_0008;
-  localparam logic [31:0] ATTR_PKEY_INDEX         = 32'h0000_0010;
-  localparam logic [31:0] ATTR_PORT               = 32'h0000_0020;
-  localparam logic [31:0] ATTR_AV                 = 32'h0000_0080;
-  localparam logic [31:0] ATTR_PATH_MTU           = 32'h0000_0100;
-  localparam logic [31:0] ATTR_TIMEOUT            = 32'h0000_0200;
-  localparam logic [31:0] ATTR_RETRY_CNT          = 32'h0000_0400;
-  localparam logic [31:0] ATTR_RNR_RETRY          = 32'h0000_0800;
-  localparam logic [31:0] ATTR_RQ_PSN             = 32'h0000_1000;
-  localparam logic [31:0] ATTR_MAX_QP_RD_ATOMIC   = 32'h0000_2000;
-  localparam logic [31:0] ATTR_MIN_RNR_TIMER      = 32'h0000_8000;
-  localparam logic [31:0] ATTR_SQ_PSN             = 32'h0001_0000;
-  localparam logic [31:0] ATTR_MAX_DEST_RD_ATOMIC = 32'h0002_0000;
-  localparam logic [31:0] ATTR_DEST_QPN           = 32'h0010_0000;
+  // attr_mask bits: roce_pkg::QP_ATTR_* (spec/constants.toml qp_attr, the
+  // ibv_qp_attr_mask values), widened to the mailbox's 32-bit mask.
+  localparam logic [31:0] ATTR_STATE              = 32'(roce_pkg::QP_ATTR_STATE);
+  localparam logic [31:0] ATTR_ACCESS_FLAGS       = 32'(roce_pkg::QP_ATTR_ACCESS_FLAGS);
+  localparam logic [31:0] ATTR_PKEY_INDEX         = 32'(roce_pkg::QP_ATTR_PKEY_INDEX);
+  localparam logic [31:0] ATTR_PORT               = 32'(roce_pkg::QP_ATTR_PORT);
+  localparam logic [31:0] ATTR_AV                 = 32'(roce_pkg::QP_ATTR_AV);
+  localparam logic [31:0] ATTR_PATH_MTU           = 32'(roce_pkg::QP_ATTR_PATH_MTU);
+  localparam logic [31:0] ATTR_TIMEOUT            = 32'(roce_pkg::QP_ATTR_TIMEOUT);
+  localparam logic [31:0] ATTR_RETRY_CNT          = 32'(roce_pkg::QP_ATTR_RETRY_CNT);
+  localparam logic [31:0] ATTR_RNR_RETRY          = 32'(roce_pkg::QP_ATTR_RNR_RETRY);
+  localparam logic [31:0] ATTR_RQ_PSN             = 32'(roce_pkg::QP_ATTR_RQ_PSN);
+  localparam logic [31:0] ATTR_MAX_QP_RD_ATOMIC   = 32'(roce_pkg::QP_ATTR_MAX_QP_RD_ATOMIC);
+  localparam logic [31:0] ATTR_MIN_RNR_TIMER      = 32'(roce_pkg::QP_ATTR_MIN_RNR_TIMER);
+  localparam logic [31:0] ATTR_SQ_PSN             = 32'(roce_pkg::QP_ATTR_SQ_PSN);
+  localparam logic [31:0] ATTR_MAX_DEST_RD_ATOMIC = 32'(roce_pkg::QP_ATTR_MAX_DEST_RD_ATOMIC);
+  localparam logic [31:0] ATTR_DEST_QPN           = 32'(roce_pkg::QP_ATTR_DEST_QPN);
 
   // The rule for from -> to, packed as {allowed, action[2:0], required[31:0], optional[31:0]}.
   function automatic logic [67:0] qp_rule(input logic [2:0] from, input logic [7:0] to);

@@ -145,7 +145,7 @@ module roce_rx_icrc #(
     masked = beat_data;
     for (int k = 0; k < HDR_BEATS; k++)
       if (beat_pos == LEN_W'(k * BYTES) && kind != 2'd3)
-        masked = beat_data | MASK_ORS[((k * 2 + int'(vlan)) * 3 + int'(kind)) * DATA_W +: DATA_W];
+        masked = beat_data | MASK_ORS[((k * 2 + (vlan ? 1 : 0)) * 3 + 32'(kind)) * DATA_W +: DATA_W];
 
     // crc32_bytes takes the first n bytes: move the L3 start down to lane 0.
     if (!vlan && beat_pos == LEN_W'((L3_PLAIN / BYTES) * BYTES))

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace rocenic::host {
@@ -196,13 +197,14 @@ CmdResult EngineHost::modify_qp(const CmdModifyQp& m) {
 }
 
 void EngineHost::connect(const Qp& qp, const Path& p) {
-  // IBV_QP_* attribute mask bits
-  constexpr uint32_t kState = 1, kAccess = 8, kPkey = 16, kPort = 32, kAv = 128, kMtu = 256, kTimeout = 512,
-                     kRetry = 1024, kRnrRetry = 2048, kRqPsn = 4096, kMaxQpRdAtomic = 8192, kMinRnr = 32768,
-                     kSqPsn = 65536, kMaxDestRdAtomic = 131072, kDestQpn = 1048576;
+  const auto attrs = [](std::initializer_list<QpAttr> l) {
+    uint32_t m = 0;
+    for (QpAttr a : l) m |= static_cast<uint32_t>(a);
+    return m;
+  };
   CmdModifyQp m;
   m.qpn = qp.qpn;
-  m.attr_mask = kState | kPkey | kPort | kAccess;
+  m.attr_mask = attrs({QpAttr::kState, QpAttr::kPkeyIndex, QpAttr::kPort, QpAttr::kAccessFlags});
   m.qp_state = static_cast<uint8_t>(QpState::kInit);
   m.port_num = 1;
   m.access = p.access;
@@ -210,7 +212,8 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to INIT failed: ") + to_string(r.status));
   m = {};
   m.qpn = qp.qpn;
-  m.attr_mask = kState | kAv | kMtu | kDestQpn | kRqPsn | kMaxDestRdAtomic | kMinRnr;
+  m.attr_mask = attrs({QpAttr::kState, QpAttr::kAv, QpAttr::kPathMtu, QpAttr::kDestQpn, QpAttr::kRqPsn,
+                       QpAttr::kMaxDestRdAtomic, QpAttr::kMinRnrTimer});
   m.qp_state = static_cast<uint8_t>(QpState::kRtr);
   m.path_mtu = static_cast<uint8_t>(p.mtu);
   m.dest_qpn = p.dest_qpn;
@@ -225,7 +228,8 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to RTR failed: ") + to_string(r.status));
   m = {};
   m.qpn = qp.qpn;
-  m.attr_mask = kState | kTimeout | kRetry | kRnrRetry | kSqPsn | kMaxQpRdAtomic;
+  m.attr_mask = attrs({QpAttr::kState, QpAttr::kTimeout, QpAttr::kRetryCnt, QpAttr::kRnrRetry, QpAttr::kSqPsn,
+                       QpAttr::kMaxQpRdAtomic});
   m.qp_state = static_cast<uint8_t>(QpState::kRts);
   m.sq_psn = p.sq_psn;
   m.timeout = 14;

@@ -4,7 +4,13 @@
 //     clocks advance in lockstep on a zero-latency wire;
 //   - cycles from the SQ doorbell to the first TX beat, and from the last RX
 //     beat of a SEND to the CQE write;
-//   - each for the RTL and the model, and the model-to-RTL ratio.
+//   - each for the RTL and the model, and the model-to-RTL ratio;
+//   - the wall time of each run (first doorbell to last completion, not the
+//     set-up) on both, and their ratio: how much faster the model simulates.
+// Besides the table, machine-readable lines (a contract, parsed by scripts):
+//   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
+//   latency doorbell_to_tx rtl=C model=C
+//   latency rx_to_cqe rtl=C model=C
 //
 //   engine_bench [messages_per_qp]   (default 16)
 #include <chrono>
@@ -178,22 +184,43 @@ Latency latency(const std::string& backend) {
 
 int main(int argc, char** argv) {
   const unsigned per_qp = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 16;
+  if (per_qp == 0) {
+    std::fprintf(stderr, "usage: engine_bench [messages_per_qp >= 1]\n");
+    return 2;
+  }
   std::printf("engine_bench: RDMA WRITE, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
               per_qp);
-  std::printf("%-8s %5s %8s %14s %14s %8s %10s\n", "size", "QPs", "messages", "rtl B/cycle", "model B/cycle",
-              "m/r cyc", "rtl wall s");
+  std::printf("%-8s %5s %8s %12s %12s %8s %10s %10s %8s\n", "size", "QPs", "messages", "rtl B/cyc", "model B/cyc",
+              "m/r cyc", "rtl wall s", "mod wall s", "r/m wall");
+  std::vector<std::string> rows;
+  double rtl_wall = 0, model_wall = 0;
   for (const uint32_t size : {64u, 4096u, 65536u})
     for (const unsigned nqp : {1u, 64u}) {
       const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
       const Figures r = write_goodput("rtl", nqp, size, n);
       const Figures m = write_goodput("model", nqp, size, n);
-      std::printf("%-8u %5u %8u %14.2f %14.2f %8.3f %10.2f\n", size, nqp, nqp * n, r.goodput_bpc, m.goodput_bpc,
-                  double(m.cycles) / double(r.cycles), r.wall_s);
+      rtl_wall += r.wall_s;
+      model_wall += m.wall_s;
+      std::printf("%-8u %5u %8u %12.2f %12.2f %8.3f %10.3f %10.3f %8.1f\n", size, nqp, nqp * n, r.goodput_bpc,
+                  m.goodput_bpc, double(m.cycles) / double(r.cycles), r.wall_s, m.wall_s, r.wall_s / m.wall_s);
+      char line[256];
+      std::snprintf(line, sizeof line, "row size=%u qps=%u msgs=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
+                    size, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
+                    static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
+      rows.push_back(line);
     }
   const Latency lr = latency("rtl"), lm = latency("model");
   std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));
   std::printf("last RX beat -> CQE write: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.rx_to_cqe), static_cast<unsigned long long>(lm.rx_to_cqe));
+  std::printf("summed wall time of the runs: rtl %.3f s, model %.3f s, rtl/model %.2f\n", rtl_wall, model_wall,
+              rtl_wall / model_wall);
+  // Machine-readable: one line per row, then the two latencies.
+  for (const std::string& r : rows) std::printf("%s\n", r.c_str());
+  std::printf("latency doorbell_to_tx rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.doorbell_to_tx),
+              static_cast<unsigned long long>(lm.doorbell_to_tx));
+  std::printf("latency rx_to_cqe rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.rx_to_cqe),
+              static_cast<unsigned long long>(lm.rx_to_cqe));
   return 0;
 }

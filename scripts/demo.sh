@@ -27,7 +27,7 @@ echo "-- client --"; cat build/demo/client.txt
 [ $status -eq 0 ] || { echo "ibv_rc_pingpong failed (exit $status)"; exit $status; }
 echo
 # Wireshark's RPC-over-RDMA heuristic claims SEND payloads of a few bytes and
-# calls them malformed (see ../shared/golden/README.md); RoCE itself is fine.
+# calls them malformed (see tests/data/golden/README.md); RoCE itself is fine.
 tshark_() { tshark --disable-protocol rpcordma -o ip.check_checksum:TRUE "$@" 2>/dev/null; }
 echo "== the first frames of $pcap, as tshark decodes them =="
 tshark_ -r "$pcap" -c 12

@@ -32,9 +32,22 @@ std::string hex_bytes(const std::vector<uint8_t>& b, size_t max = 96) {
   return s;
 }
 
-// The BTH destination QP of a RoCE frame from the engine (0 if not RoCE):
-// the scoreboard keeps one frame sequence per destination QP.
-uint32_t frame_qp(const std::vector<uint8_t>& f) {
+// The scoreboard's stream of a frame from the engine: its BTH destination QP
+// (0 if not RoCE) and whether it is a response (ACK/NAK, READ response,
+// ATOMIC ACK: the responder's) or a request (the requester's). A QP's
+// requests and its responses are compared as two sequences, because how
+// they interleave on the wire is timing, not content: an ACK for a
+// duplicate may leave before or after the next request packet.
+struct FrameStream {
+  uint32_t qp = 0;
+  bool response = false;
+  uint64_t key() const { return uint64_t{qp} << 1 | response; }
+  std::string name() const {
+    return "TX frame to QP " + std::to_string(qp) + (response ? " (responses)" : " (requests)");
+  }
+};
+
+FrameStream frame_stream(const std::vector<uint8_t>& f) {
   size_t off = 12;
   uint16_t et = f.size() > 13 ? static_cast<uint16_t>(f[12] << 8 | f[13]) : 0;
   if (et == spec::kEthertypeVlan && f.size() > 17) {
@@ -46,14 +59,22 @@ uint32_t frame_qp(const std::vector<uint8_t>& f) {
   if (et == spec::kEthertypeIpv4) bth = off + 20 + 8;
   else if (et == spec::kEthertypeIpv6) bth = off + 40 + 8;
   else if (et == spec::kEthertypeRocev1) bth = off + 40;
-  if (bth == 0 || f.size() < bth + 12) return 0;
-  return uint32_t{f[bth + 5]} << 16 | uint32_t{f[bth + 6]} << 8 | f[bth + 7];
+  if (bth == 0 || f.size() < bth + 12) return {};
+  const uint8_t op = f[bth];
+  FrameStream s;
+  s.qp = uint32_t{f[bth + 5]} << 16 | uint32_t{f[bth + 6]} << 8 | f[bth + 7];
+  s.response = op >= spec::kRcReadRespFirst && op <= spec::kRcAtomicAck;
+  return s;
+}
+
+uint64_t cycles_to_ns(uint64_t cycles, double clock_mhz) {
+  return static_cast<uint64_t>(static_cast<double>(cycles) * 1000.0 / clock_mhz + 0.5);
 }
 
 class SingleDevice : public Device {
  public:
   SingleDevice(const char* name, std::unique_ptr<Block> engine, const DeviceOptions& opt)
-      : name_(name), h_(std::move(engine), mem_, opt.dma) {}
+      : name_(name), clock_mhz_(opt.dma.clock_mhz), h_(std::move(engine), mem_, opt.dma) {}
   const char* backend() const override { return name_; }
   bool csr_read(uint32_t addr, uint32_t* value) override {
     access(false, addr, 0);
@@ -81,6 +102,7 @@ class SingleDevice : public Device {
   bool idle() override { return h_.idle(); }
   EngineHarness* harness() override { return &h_; }
   uint64_t cycles() const override { return h_.cycles(); }
+  uint64_t now_ns() const override { return cycles_to_ns(h_.cycles(), clock_mhz_); }
 
  private:
   void access(bool is_write, uint32_t addr, uint32_t value) {
@@ -104,6 +126,7 @@ class SingleDevice : public Device {
   }
 
   const char* name_;
+  double clock_mhz_;
   ProcessMemory mem_;
   EngineHarness h_;
   FrameSink tx_, byp_;
@@ -112,7 +135,7 @@ class SingleDevice : public Device {
 
 // RTL and model in lockstep (DESIGN.md §5). The RTL drives the world; the
 // model runs on an overlay of host memory. Compared: every CSR answer, the
-// TX frames per destination QP, the DMA writes per 4 KiB page (payload
+// TX frames per destination QP (requests and responses apart), the DMA writes per 4 KiB page (payload
 // pieces and CQEs never cross one), the events, and the bypassed frames.
 class CosimDevice : public Device {
  public:
@@ -163,6 +186,7 @@ class CosimDevice : public Device {
   bool idle() override { return rtl_.idle() && model_.idle(); }
   EngineHarness* harness() override { return &rtl_; }
   uint64_t cycles() const override { return rtl_.cycles(); }
+  uint64_t now_ns() const override { return cycles_to_ns(rtl_.cycles(), opt_.dma.clock_mhz); }
   uint64_t compared() const override { return compared_; }
   std::string divergence() const override { return divergence_; }
 
@@ -210,10 +234,10 @@ class CosimDevice : public Device {
     model_.cycle();
     for (auto& f : rtl_.take_tx()) {
       remember(f);
-      tx_q_[frame_qp(f)].rtl.push_back(f);
+      tx_q_[frame_stream(f).key()].rtl.push_back(f);
       if (tx_) tx_(f.data(), f.size());
     }
-    for (auto& f : model_.take_tx()) tx_q_[frame_qp(f)].model.push_back(f);
+    for (auto& f : model_.take_tx()) tx_q_[frame_stream(f).key()].model.push_back(f);
     for (auto& f : rtl_.take_bypass()) {
       byp_q_.rtl.push_back(f);
       if (byp_) byp_(f.data(), f.size());
@@ -228,7 +252,7 @@ class CosimDevice : public Device {
     for (auto& e : model_.take_events())
       ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
     // (the descriptions are built only for a divergence)
-    for (auto& [qp, q] : tx_q_) drain(q, [qp = qp] { return "TX frame to QP " + std::to_string(qp); });
+    for (auto& [key, q] : tx_q_) drain(q, [key = key] { return FrameStream{uint32_t(key >> 1), (key & 1) != 0}.name(); });
     for (auto& [page, q] : wr_q_)
       drain(q, [page = page] { return "DMA write to page 0x" + to_hex(page << 12); }, &overlay_);
     drain(byp_q_, [] { return std::string("bypass frame"); });
@@ -288,7 +312,7 @@ class CosimDevice : public Device {
     if (!opt_.divergence_pcap.empty()) {
       try {
         PcapWriter w(opt_.divergence_pcap);
-        for (const auto& [cycle, f] : recent_) w.write(f, cycle / 250);  // 250 MHz: cycles -> us
+        for (const auto& [cycle, f] : recent_) w.write(f, cycles_to_ns(cycle, opt_.dma.clock_mhz));
         std::fprintf(stderr, "rocenic: cosim frames of the window (%zu): %s\n", recent_.size(),
                      opt_.divergence_pcap.c_str());
       } catch (const std::exception& e) {
@@ -310,7 +334,7 @@ class CosimDevice : public Device {
   std::deque<std::pair<uint64_t, std::vector<uint8_t>>> recent_;
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
-  std::map<uint32_t, Pair> tx_q_;
+  std::map<uint64_t, Pair> tx_q_;  // by FrameStream::key()
   std::map<uint64_t, Pair> wr_q_;
   Pair byp_q_, ev_q_;
   uint64_t compared_ = 0;

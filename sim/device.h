@@ -74,8 +74,10 @@ class Device {
   // for benches and tests that look at cycle-level timing.
   virtual EngineHarness* harness() { return nullptr; }
 
-  // Simulated clock cycles so far.
+  // Simulated clock cycles so far, and the same in nanoseconds (the clock
+  // of DmaTiming::clock_mhz, 250 MHz unless set): what captures are stamped with.
   virtual uint64_t cycles() const = 0;
+  virtual uint64_t now_ns() const = 0;
   // cosim: transactions compared so far and the first divergence ("" = none).
   virtual uint64_t compared() const { return 0; }
   virtual std::string divergence() const { return ""; }

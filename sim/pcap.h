@@ -1,4 +1,8 @@
 // Minimal pcap (libpcap classic format, linktype Ethernet) reader and writer.
+// The writer stamps records with nanoseconds (magic 0xa1b23c4d): captures of
+// the simulated NIC carry its simulated time, where 4 ns is one 250 MHz cycle
+// and the gaps between frames at line rate are a few nanoseconds. The reader
+// takes microsecond and nanosecond files alike.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +13,7 @@
 namespace rocenic {
 
 struct PcapRecord {
-  uint64_t ts_us = 0;
+  uint64_t ts_ns = 0;
   std::vector<uint8_t> frame;
 };
 
@@ -22,7 +26,7 @@ class PcapWriter {
   ~PcapWriter();
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
-  void write(const std::vector<uint8_t>& frame, uint64_t ts_us);
+  void write(const std::vector<uint8_t>& frame, uint64_t ts_ns);
 
  private:
   FILE* f_ = nullptr;

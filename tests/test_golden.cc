@@ -1,4 +1,4 @@
-// Real Linux Soft-RoCE traffic (../shared/golden): every RoCE frame of every
+// Real Linux Soft-RoCE traffic (tests/data/golden): every RoCE frame of every
 // capture must (1) be accepted by the RTL parser and its model alike, with
 // every field equal to the capture's listing, and (2) come out of the RTL
 // deparser, rebuilt from those fields and the payload, identical to the

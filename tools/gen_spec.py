@@ -13,6 +13,8 @@ import sys
 import tomllib
 import zlib
 
+import gen_qp_rules
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
 
@@ -29,7 +31,7 @@ BANNER_LINES = [
 
 def load():
     spec = {}
-    for name in ("opcodes", "headers", "constants", "structs", "csr", "layouts"):
+    for name in ("opcodes", "headers", "constants", "structs", "csr", "layouts", "qp_rules"):
         with open(SPEC / f"{name}.toml", "rb") as f:
             spec[name] = tomllib.load(f)
     return spec
@@ -68,6 +70,7 @@ def check_spec(spec):
         for f in h["fields"]:
             if f["off"] * 8 + f["width"] > h["size"] * 8:
                 sys.exit(f"spec/headers.toml: {hname}.{f['name']} runs past the header's {h['size']} bytes")
+    gen_qp_rules.check(spec)
 
 
 def struct_fields(spec, sname):
@@ -225,6 +228,40 @@ def cpp_type(f):
     return "uint64_t"
 
 
+def field_parts(f, lsb):
+    """(C++ lvalue, lsb, width) of each scalar part of a struct field: an IP
+    address is 16 bytes (byte 0 most significant), a wide field 32-bit words."""
+    if f.get("ip"):
+        return [(f"{f['name']}[{i}]", lsb + 8 * (15 - i), 8) for i in range(16)]
+    if wide(f):
+        return [(f"{f['name']}[{i}]", lsb + 32 * i, 32) for i in range(f["width"] // 32)]
+    return [(f["name"], lsb, f["width"])]
+
+
+def word_pieces(lsb, width):
+    """(word, shift in word, offset in value, bits) of a bit field that starts at lsb."""
+    out, off = [], 0
+    while off < width:
+        pos = lsb + off
+        n = min(32 - pos % 32, width - off)
+        out.append((pos // 32, pos % 32, off, n))
+        off += n
+    return out
+
+
+def pack_piece(value, sh, off, n):
+    v = f"(uint64_t{{{value}}} >> {off})" if off else f"uint64_t{{{value}}}"
+    piece = f"static_cast<uint32_t>({v} & 0x{(1 << n) - 1:X}u)"
+    return f"{piece} << {sh}" if sh else piece
+
+
+def unpack_piece(word, sh, off, n):
+    v = f"(words[{word}] >> {sh})" if sh else f"words[{word}]"
+    if n < 32:
+        v = f"({v} & 0x{(1 << n) - 1:X}u)"
+    return f"(uint64_t{{{v}}} << {off})" if off else f"uint64_t{{{v}}}"
+
+
 def gen_cpp(spec):
     L = []
     w = L.append
@@ -319,25 +356,21 @@ def gen_cpp(spec):
             init = "{}" if f.get("ip") or wide(f) else " = 0"
             w(f"  {cpp_type(f)} {f['name']}{init};{doc}")
         w("")
-        w("  // Into / out of a little-endian word array (Verilator's VlWide layout).")
+        w("  // Into / out of a little-endian word array (Verilator's VlWide layout),")
+        w("  // a word at a time: the pieces of each field are resolved by the generator.")
         w("  void pack(uint32_t* words) const {")
         w("    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;")
         for f, lsb in lay:
-            if f.get("ip"):
-                w(f"    put_ip(words, {lsb}, {f['name']});")
-            elif wide(f):
-                w(f"    for (unsigned i = 0; i < {f['width'] // 32}; ++i) put_bits(words, {lsb} + 32 * i, 32, {f['name']}[i]);")
-            else:
-                w(f"    put_bits(words, {lsb}, {f['width']}, {f['name']});")
+            for value, flsb, width in field_parts(f, lsb):
+                for word, sh, off, n in word_pieces(flsb, width):
+                    w(f"    words[{word}] |= {pack_piece(value, sh, off, n)};")
         w("  }")
         w("  void unpack(const uint32_t* words) {")
         for f, lsb in lay:
-            if f.get("ip"):
-                w(f"    {f['name']} = get_ip(words, {lsb});")
-            elif wide(f):
-                w(f"    for (unsigned i = 0; i < {f['width'] // 32}; ++i) {f['name']}[i] = static_cast<uint32_t>(get_bits(words, {lsb} + 32 * i, 32));")
-            else:
-                w(f"    {f['name']} = static_cast<{cpp_type(f)}>(get_bits(words, {lsb}, {f['width']}));")
+            for value, flsb, width in field_parts(f, lsb):
+                t = "uint8_t" if f.get("ip") else "uint32_t" if wide(f) else cpp_type(f)
+                expr = " | ".join(unpack_piece(word, sh, off, n) for word, sh, off, n in word_pieces(flsb, width))
+                w(f"    {value} = static_cast<{t}>({expr});")
         w("  }")
         w(f"  bool operator==(const {cname}& o) const {{")
         w("    return " + "\n        && ".join(f"{f['name']} == o.{f['name']}" for f, _ in lay) + ";")
@@ -504,6 +537,9 @@ def outputs(spec):
         ROOT / "docs/spec/structs.md": gen_md_structs(spec),
         ROOT / "docs/spec/csr.md": gen_md_csr(spec),
         ROOT / "docs/spec/layouts.md": gen_md_layouts(spec),
+        ROOT / "rtl/base/roce_qp_rules_pkg.sv": gen_qp_rules.gen_sv(spec, BANNER_LINES),
+        ROOT / "model/gen/qp_rules.h": gen_qp_rules.gen_cpp(spec, BANNER_LINES, camel),
+        ROOT / "docs/spec/qp_rules.md": gen_qp_rules.gen_md(spec, BANNER_LINES),
     }
 
 

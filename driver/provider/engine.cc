@@ -115,6 +115,7 @@ class Engine::Lock {
     e_->waiters_.fetch_sub(1, std::memory_order_relaxed);
   }
   ~Lock() {
+    e_->now_ns_.store(e_->dev_->now_ns(), std::memory_order_release);
     e_->mu_.unlock();
     if (e_->sleeping_.load(std::memory_order_acquire)) e_->kick();
   }
@@ -178,6 +179,8 @@ std::unique_ptr<Engine> Engine::open_device(std::unique_ptr<Device> dev, const C
     std::memcpy(w.mac.data(), cfg.mac.data(), 6);
     w.addrs = port_addresses(cfg);
     w.pcap = cfg.pcap;
+    Engine* self = eng.get();
+    w.clock_ns = [self] { return self->now_ns_.load(std::memory_order_acquire); };
     try {
       eng->wire_ = wire::Wire::join(w);
     } catch (const wire::WireError& e) {
@@ -190,6 +193,7 @@ std::unique_ptr<Engine> Engine::open_device(std::unique_ptr<Device> dev, const C
   eng->dev_->set_tx_sink([raw](const uint8_t* f, size_t n) {
     raw->trace("tx frame %zu bytes to %02x:%02x:%02x:%02x:%02x:%02x", n, f[0], f[1], f[2], f[3], f[4], f[5]);
     if (!raw->wire_) return;
+    raw->now_ns_.store(raw->dev_->now_ns(), std::memory_order_release);  // the capture's stamp: now, in simulated time
     raw->wire_->send(f, n);
     if (raw->wire_->pending()) raw->kick();  // the simulation thread polls for the peer to drain
   });

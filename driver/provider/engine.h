@@ -140,6 +140,9 @@ class Engine {
   std::atomic<bool> sleeping_{false};   // the simulation thread is (about to be) in poll()
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  // The device's simulated time, published under mu_ for the wire's capture
+  // clock (the sim thread receives frames without holding mu_).
+  std::atomic<uint64_t> now_ns_{0};
   std::unique_ptr<Device> dev_;
   Config cfg_;
   Caps caps_;

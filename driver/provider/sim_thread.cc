@@ -114,6 +114,7 @@ void Engine::loop() {
             if (dt < kSliceTarget / 2 && slice < kMaxSlice) slice *= 2;
             if (dt > kSliceTarget * 2 && slice > kMinSlice) slice /= 2;
           }
+          now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
           if (dev_->idle() && rx.empty()) sleeping_.store(true, std::memory_order_release);

@@ -1,6 +1,7 @@
 #include "ctrl/roce_cmd.h"
 
 #include "common/desc_flit.h"
+#include "gen/qp_rules.h"
 
 namespace rocenic::model {
 namespace {
@@ -9,37 +10,11 @@ using spec::CmdStatus;
 
 // attr_mask bits (spec qp_attr: the ibv_qp_attr_mask values).
 constexpr uint32_t attr(spec::QpAttr a) { return static_cast<uint32_t>(a); }
-constexpr uint32_t kState = attr(spec::QpAttr::kState), kAccess = attr(spec::QpAttr::kAccessFlags),
-                   kPkey = attr(spec::QpAttr::kPkeyIndex), kPort = attr(spec::QpAttr::kPort),
-                   kAv = attr(spec::QpAttr::kAv), kPathMtu = attr(spec::QpAttr::kPathMtu),
-                   kTimeout = attr(spec::QpAttr::kTimeout), kRetryCnt = attr(spec::QpAttr::kRetryCnt),
-                   kRnrRetry = attr(spec::QpAttr::kRnrRetry), kRqPsn = attr(spec::QpAttr::kRqPsn),
-                   kMaxQpRdAtomic = attr(spec::QpAttr::kMaxQpRdAtomic),
+constexpr uint32_t kAccess = attr(spec::QpAttr::kAccessFlags), kPkey = attr(spec::QpAttr::kPkeyIndex),
+                   kPort = attr(spec::QpAttr::kPort), kAv = attr(spec::QpAttr::kAv),
+                   kPathMtu = attr(spec::QpAttr::kPathMtu), kRqPsn = attr(spec::QpAttr::kRqPsn),
                    kMinRnrTimer = attr(spec::QpAttr::kMinRnrTimer), kSqPsn = attr(spec::QpAttr::kSqPsn),
-                   kMaxDestRdAtomic = attr(spec::QpAttr::kMaxDestRdAtomic), kDestQpn = attr(spec::QpAttr::kDestQpn);
-
-enum : uint8_t { kReset = 0, kInit = 1, kRtr = 2, kRts = 3, kErr = 6 };
-
-struct Rule {
-  bool ok = false;
-  uint32_t req = 0, opt = 0;
-  spec::QpAction action = spec::QpAction::kAttr;
-};
-
-// The RC transition table (IBTA 10.3, Linux ib_modify_qp_is_ok).
-Rule transition(uint8_t from, uint8_t to) {
-  using A = spec::QpAction;
-  if (to == kReset) return {true, 0, 0, A::kReset};
-  if (to == kErr) return {true, 0, 0, A::kToErr};
-  if (from == kReset && to == kInit) return {true, kPkey | kPort | kAccess, 0, A::kToInit};
-  if (from == kInit && to == kInit) return {true, 0, kPkey | kPort | kAccess, A::kAttr};
-  if (from == kInit && to == kRtr)
-    return {true, kAv | kPathMtu | kDestQpn | kRqPsn | kMaxDestRdAtomic | kMinRnrTimer, kPkey | kAccess, A::kToRtr};
-  if (from == kRtr && to == kRts)
-    return {true, kSqPsn | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic, kAccess | kMinRnrTimer, A::kToRts};
-  if (from == kRts && to == kRts) return {true, 0, kAccess | kMinRnrTimer, A::kAttr};
-  return {};
-}
+                   kDestQpn = attr(spec::QpAttr::kDestQpn);
 
 unsigned log2u(unsigned v) {
   unsigned l = 0;
@@ -277,7 +252,7 @@ spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
   Qp& x = qp_[qpn];
   x.valid = true;
   x.ctx = spec::QpCfg{};
-  x.ctx.state = kReset;
+  x.ctx.state = static_cast<uint8_t>(spec::QpState::kReset);
   x.ctx.qp_type = q.qp_type;
   x.ctx.pd = static_cast<uint16_t>(q.pd);
   x.ctx.send_cq = static_cast<uint16_t>(q.send_cq);
@@ -299,10 +274,9 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   m.load(a);
   if (m.qpn >= qp_.size() || !qp_[m.qpn].valid) return CmdStatus::kNotFound;
   spec::QpCfg& x = qp_[m.qpn].ctx;
-  const Rule rule = transition(x.state, m.qp_state);
+  const spec::QpRule rule = spec::qp_rule(x.state, m.qp_state);
   const uint32_t mask = m.attr_mask;
-  if (!(mask & kState) || !rule.ok || (mask & rule.req) != rule.req || (mask & ~(rule.req | rule.opt | kState)))
-    return CmdStatus::kBadState;
+  if (!spec::qp_mask_ok(rule, mask)) return CmdStatus::kBadState;
   const Gid* g = m.sgid_index < gid_.size() ? &gid_[m.sgid_index] : nullptr;
   // GID type 3 is no defined type: treated as unused.
   if (((mask & kPathMtu) && (m.path_mtu < 1 || m.path_mtu > 5)) ||

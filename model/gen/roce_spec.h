@@ -852,77 +852,167 @@ struct RoceTxHdr {
   uint16_t pay_len = 0;  // payload bytes, without pad and ICRC (0..4096)
   uint32_t src_qpn = 0;  // sending QP: DETH source QP, and the UDP source-port flow hash
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 950, 2, l3);
-    put_bits(words, 949, 1, vlan_valid);
-    put_bits(words, 946, 3, vlan_pcp);
-    put_bits(words, 934, 12, vlan_vid);
-    put_bits(words, 886, 48, dst_mac);
-    put_bits(words, 838, 48, src_mac);
-    put_ip(words, 710, src_ip);
-    put_ip(words, 582, dst_ip);
-    put_bits(words, 574, 8, tclass);
-    put_bits(words, 566, 8, ttl);
-    put_bits(words, 546, 20, flow_label);
-    put_bits(words, 530, 16, ip_id);
-    put_bits(words, 522, 8, opcode);
-    put_bits(words, 521, 1, se);
-    put_bits(words, 520, 1, mig);
-    put_bits(words, 504, 16, pkey);
-    put_bits(words, 503, 1, fecn);
-    put_bits(words, 502, 1, becn);
-    put_bits(words, 478, 24, dst_qpn);
-    put_bits(words, 477, 1, ack_req);
-    put_bits(words, 453, 24, psn);
-    put_bits(words, 389, 64, reth_va);
-    put_bits(words, 357, 32, reth_rkey);
-    put_bits(words, 325, 32, reth_len);
-    put_bits(words, 261, 64, swap_add);
-    put_bits(words, 197, 64, compare);
-    put_bits(words, 133, 64, atomic_orig);
-    put_bits(words, 125, 8, aeth_syndrome);
-    put_bits(words, 101, 24, aeth_msn);
-    put_bits(words, 69, 32, imm);
-    put_bits(words, 37, 32, qkey);
-    put_bits(words, 24, 13, pay_len);
-    put_bits(words, 0, 24, src_qpn);
+    words[29] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 22;
+    words[29] |= static_cast<uint32_t>(uint64_t{vlan_valid} & 0x1u) << 21;
+    words[29] |= static_cast<uint32_t>(uint64_t{vlan_pcp} & 0x7u) << 18;
+    words[29] |= static_cast<uint32_t>(uint64_t{vlan_vid} & 0xFFFu) << 6;
+    words[27] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0x3FFu) << 22;
+    words[28] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 10) & 0xFFFFFFFFu);
+    words[29] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 42) & 0x3Fu);
+    words[26] |= static_cast<uint32_t>(uint64_t{src_mac} & 0x3FFFFFFu) << 6;
+    words[27] |= static_cast<uint32_t>((uint64_t{src_mac} >> 26) & 0x3FFFFFu);
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0x3u) << 30;
+    words[26] |= static_cast<uint32_t>((uint64_t{src_ip[0]} >> 2) & 0x3Fu);
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 22;
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0xFFu) << 14;
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 6;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0x3u) << 30;
+    words[25] |= static_cast<uint32_t>((uint64_t{src_ip[4]} >> 2) & 0x3Fu);
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 22;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0xFFu) << 14;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 6;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0x3u) << 30;
+    words[24] |= static_cast<uint32_t>((uint64_t{src_ip[8]} >> 2) & 0x3Fu);
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 22;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0xFFu) << 14;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 6;
+    words[22] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0x3u) << 30;
+    words[23] |= static_cast<uint32_t>((uint64_t{src_ip[12]} >> 2) & 0x3Fu);
+    words[22] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 22;
+    words[22] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0xFFu) << 14;
+    words[22] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 6;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0x3u) << 30;
+    words[22] |= static_cast<uint32_t>((uint64_t{dst_ip[0]} >> 2) & 0x3Fu);
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 22;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0xFFu) << 14;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 6;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0x3u) << 30;
+    words[21] |= static_cast<uint32_t>((uint64_t{dst_ip[4]} >> 2) & 0x3Fu);
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 22;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0xFFu) << 14;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 6;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0x3u) << 30;
+    words[20] |= static_cast<uint32_t>((uint64_t{dst_ip[8]} >> 2) & 0x3Fu);
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 22;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0xFFu) << 14;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 6;
+    words[18] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0x3u) << 30;
+    words[19] |= static_cast<uint32_t>((uint64_t{dst_ip[12]} >> 2) & 0x3Fu);
+    words[18] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 22;
+    words[18] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0xFFu) << 14;
+    words[18] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 6;
+    words[17] |= static_cast<uint32_t>(uint64_t{tclass} & 0x3u) << 30;
+    words[18] |= static_cast<uint32_t>((uint64_t{tclass} >> 2) & 0x3Fu);
+    words[17] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 22;
+    words[17] |= static_cast<uint32_t>(uint64_t{flow_label} & 0xFFFFFu) << 2;
+    words[16] |= static_cast<uint32_t>(uint64_t{ip_id} & 0x3FFFu) << 18;
+    words[17] |= static_cast<uint32_t>((uint64_t{ip_id} >> 14) & 0x3u);
+    words[16] |= static_cast<uint32_t>(uint64_t{opcode} & 0xFFu) << 10;
+    words[16] |= static_cast<uint32_t>(uint64_t{se} & 0x1u) << 9;
+    words[16] |= static_cast<uint32_t>(uint64_t{mig} & 0x1u) << 8;
+    words[15] |= static_cast<uint32_t>(uint64_t{pkey} & 0xFFu) << 24;
+    words[16] |= static_cast<uint32_t>((uint64_t{pkey} >> 8) & 0xFFu);
+    words[15] |= static_cast<uint32_t>(uint64_t{fecn} & 0x1u) << 23;
+    words[15] |= static_cast<uint32_t>(uint64_t{becn} & 0x1u) << 22;
+    words[14] |= static_cast<uint32_t>(uint64_t{dst_qpn} & 0x3u) << 30;
+    words[15] |= static_cast<uint32_t>((uint64_t{dst_qpn} >> 2) & 0x3FFFFFu);
+    words[14] |= static_cast<uint32_t>(uint64_t{ack_req} & 0x1u) << 29;
+    words[14] |= static_cast<uint32_t>(uint64_t{psn} & 0xFFFFFFu) << 5;
+    words[12] |= static_cast<uint32_t>(uint64_t{reth_va} & 0x7FFFFFFu) << 5;
+    words[13] |= static_cast<uint32_t>((uint64_t{reth_va} >> 27) & 0xFFFFFFFFu);
+    words[14] |= static_cast<uint32_t>((uint64_t{reth_va} >> 59) & 0x1Fu);
+    words[11] |= static_cast<uint32_t>(uint64_t{reth_rkey} & 0x7FFFFFFu) << 5;
+    words[12] |= static_cast<uint32_t>((uint64_t{reth_rkey} >> 27) & 0x1Fu);
+    words[10] |= static_cast<uint32_t>(uint64_t{reth_len} & 0x7FFFFFFu) << 5;
+    words[11] |= static_cast<uint32_t>((uint64_t{reth_len} >> 27) & 0x1Fu);
+    words[8] |= static_cast<uint32_t>(uint64_t{swap_add} & 0x7FFFFFFu) << 5;
+    words[9] |= static_cast<uint32_t>((uint64_t{swap_add} >> 27) & 0xFFFFFFFFu);
+    words[10] |= static_cast<uint32_t>((uint64_t{swap_add} >> 59) & 0x1Fu);
+    words[6] |= static_cast<uint32_t>(uint64_t{compare} & 0x7FFFFFFu) << 5;
+    words[7] |= static_cast<uint32_t>((uint64_t{compare} >> 27) & 0xFFFFFFFFu);
+    words[8] |= static_cast<uint32_t>((uint64_t{compare} >> 59) & 0x1Fu);
+    words[4] |= static_cast<uint32_t>(uint64_t{atomic_orig} & 0x7FFFFFFu) << 5;
+    words[5] |= static_cast<uint32_t>((uint64_t{atomic_orig} >> 27) & 0xFFFFFFFFu);
+    words[6] |= static_cast<uint32_t>((uint64_t{atomic_orig} >> 59) & 0x1Fu);
+    words[3] |= static_cast<uint32_t>(uint64_t{aeth_syndrome} & 0x7u) << 29;
+    words[4] |= static_cast<uint32_t>((uint64_t{aeth_syndrome} >> 3) & 0x1Fu);
+    words[3] |= static_cast<uint32_t>(uint64_t{aeth_msn} & 0xFFFFFFu) << 5;
+    words[2] |= static_cast<uint32_t>(uint64_t{imm} & 0x7FFFFFFu) << 5;
+    words[3] |= static_cast<uint32_t>((uint64_t{imm} >> 27) & 0x1Fu);
+    words[1] |= static_cast<uint32_t>(uint64_t{qkey} & 0x7FFFFFFu) << 5;
+    words[2] |= static_cast<uint32_t>((uint64_t{qkey} >> 27) & 0x1Fu);
+    words[0] |= static_cast<uint32_t>(uint64_t{pay_len} & 0xFFu) << 24;
+    words[1] |= static_cast<uint32_t>((uint64_t{pay_len} >> 8) & 0x1Fu);
+    words[0] |= static_cast<uint32_t>(uint64_t{src_qpn} & 0xFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    l3 = static_cast<uint8_t>(get_bits(words, 950, 2));
-    vlan_valid = static_cast<uint8_t>(get_bits(words, 949, 1));
-    vlan_pcp = static_cast<uint8_t>(get_bits(words, 946, 3));
-    vlan_vid = static_cast<uint16_t>(get_bits(words, 934, 12));
-    dst_mac = static_cast<uint64_t>(get_bits(words, 886, 48));
-    src_mac = static_cast<uint64_t>(get_bits(words, 838, 48));
-    src_ip = get_ip(words, 710);
-    dst_ip = get_ip(words, 582);
-    tclass = static_cast<uint8_t>(get_bits(words, 574, 8));
-    ttl = static_cast<uint8_t>(get_bits(words, 566, 8));
-    flow_label = static_cast<uint32_t>(get_bits(words, 546, 20));
-    ip_id = static_cast<uint16_t>(get_bits(words, 530, 16));
-    opcode = static_cast<uint8_t>(get_bits(words, 522, 8));
-    se = static_cast<uint8_t>(get_bits(words, 521, 1));
-    mig = static_cast<uint8_t>(get_bits(words, 520, 1));
-    pkey = static_cast<uint16_t>(get_bits(words, 504, 16));
-    fecn = static_cast<uint8_t>(get_bits(words, 503, 1));
-    becn = static_cast<uint8_t>(get_bits(words, 502, 1));
-    dst_qpn = static_cast<uint32_t>(get_bits(words, 478, 24));
-    ack_req = static_cast<uint8_t>(get_bits(words, 477, 1));
-    psn = static_cast<uint32_t>(get_bits(words, 453, 24));
-    reth_va = static_cast<uint64_t>(get_bits(words, 389, 64));
-    reth_rkey = static_cast<uint32_t>(get_bits(words, 357, 32));
-    reth_len = static_cast<uint32_t>(get_bits(words, 325, 32));
-    swap_add = static_cast<uint64_t>(get_bits(words, 261, 64));
-    compare = static_cast<uint64_t>(get_bits(words, 197, 64));
-    atomic_orig = static_cast<uint64_t>(get_bits(words, 133, 64));
-    aeth_syndrome = static_cast<uint8_t>(get_bits(words, 125, 8));
-    aeth_msn = static_cast<uint32_t>(get_bits(words, 101, 24));
-    imm = static_cast<uint32_t>(get_bits(words, 69, 32));
-    qkey = static_cast<uint32_t>(get_bits(words, 37, 32));
-    pay_len = static_cast<uint16_t>(get_bits(words, 24, 13));
-    src_qpn = static_cast<uint32_t>(get_bits(words, 0, 24));
+    l3 = static_cast<uint8_t>(uint64_t{((words[29] >> 22) & 0x3u)});
+    vlan_valid = static_cast<uint8_t>(uint64_t{((words[29] >> 21) & 0x1u)});
+    vlan_pcp = static_cast<uint8_t>(uint64_t{((words[29] >> 18) & 0x7u)});
+    vlan_vid = static_cast<uint16_t>(uint64_t{((words[29] >> 6) & 0xFFFu)});
+    dst_mac = static_cast<uint64_t>(uint64_t{((words[27] >> 22) & 0x3FFu)} | (uint64_t{words[28]} << 10) | (uint64_t{(words[29] & 0x3Fu)} << 42));
+    src_mac = static_cast<uint64_t>(uint64_t{((words[26] >> 6) & 0x3FFFFFFu)} | (uint64_t{(words[27] & 0x3FFFFFu)} << 26));
+    src_ip[0] = static_cast<uint8_t>(uint64_t{((words[25] >> 30) & 0x3u)} | (uint64_t{(words[26] & 0x3Fu)} << 2));
+    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[25] >> 22) & 0xFFu)});
+    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[25] >> 14) & 0xFFu)});
+    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[25] >> 6) & 0xFFu)});
+    src_ip[4] = static_cast<uint8_t>(uint64_t{((words[24] >> 30) & 0x3u)} | (uint64_t{(words[25] & 0x3Fu)} << 2));
+    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[24] >> 22) & 0xFFu)});
+    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[24] >> 14) & 0xFFu)});
+    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[24] >> 6) & 0xFFu)});
+    src_ip[8] = static_cast<uint8_t>(uint64_t{((words[23] >> 30) & 0x3u)} | (uint64_t{(words[24] & 0x3Fu)} << 2));
+    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[23] >> 22) & 0xFFu)});
+    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[23] >> 14) & 0xFFu)});
+    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[23] >> 6) & 0xFFu)});
+    src_ip[12] = static_cast<uint8_t>(uint64_t{((words[22] >> 30) & 0x3u)} | (uint64_t{(words[23] & 0x3Fu)} << 2));
+    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[22] >> 22) & 0xFFu)});
+    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[22] >> 14) & 0xFFu)});
+    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[22] >> 6) & 0xFFu)});
+    dst_ip[0] = static_cast<uint8_t>(uint64_t{((words[21] >> 30) & 0x3u)} | (uint64_t{(words[22] & 0x3Fu)} << 2));
+    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[21] >> 22) & 0xFFu)});
+    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[21] >> 14) & 0xFFu)});
+    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[21] >> 6) & 0xFFu)});
+    dst_ip[4] = static_cast<uint8_t>(uint64_t{((words[20] >> 30) & 0x3u)} | (uint64_t{(words[21] & 0x3Fu)} << 2));
+    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[20] >> 22) & 0xFFu)});
+    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[20] >> 14) & 0xFFu)});
+    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[20] >> 6) & 0xFFu)});
+    dst_ip[8] = static_cast<uint8_t>(uint64_t{((words[19] >> 30) & 0x3u)} | (uint64_t{(words[20] & 0x3Fu)} << 2));
+    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[19] >> 22) & 0xFFu)});
+    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[19] >> 14) & 0xFFu)});
+    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[19] >> 6) & 0xFFu)});
+    dst_ip[12] = static_cast<uint8_t>(uint64_t{((words[18] >> 30) & 0x3u)} | (uint64_t{(words[19] & 0x3Fu)} << 2));
+    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[18] >> 22) & 0xFFu)});
+    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[18] >> 14) & 0xFFu)});
+    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[18] >> 6) & 0xFFu)});
+    tclass = static_cast<uint8_t>(uint64_t{((words[17] >> 30) & 0x3u)} | (uint64_t{(words[18] & 0x3Fu)} << 2));
+    ttl = static_cast<uint8_t>(uint64_t{((words[17] >> 22) & 0xFFu)});
+    flow_label = static_cast<uint32_t>(uint64_t{((words[17] >> 2) & 0xFFFFFu)});
+    ip_id = static_cast<uint16_t>(uint64_t{((words[16] >> 18) & 0x3FFFu)} | (uint64_t{(words[17] & 0x3u)} << 14));
+    opcode = static_cast<uint8_t>(uint64_t{((words[16] >> 10) & 0xFFu)});
+    se = static_cast<uint8_t>(uint64_t{((words[16] >> 9) & 0x1u)});
+    mig = static_cast<uint8_t>(uint64_t{((words[16] >> 8) & 0x1u)});
+    pkey = static_cast<uint16_t>(uint64_t{((words[15] >> 24) & 0xFFu)} | (uint64_t{(words[16] & 0xFFu)} << 8));
+    fecn = static_cast<uint8_t>(uint64_t{((words[15] >> 23) & 0x1u)});
+    becn = static_cast<uint8_t>(uint64_t{((words[15] >> 22) & 0x1u)});
+    dst_qpn = static_cast<uint32_t>(uint64_t{((words[14] >> 30) & 0x3u)} | (uint64_t{(words[15] & 0x3FFFFFu)} << 2));
+    ack_req = static_cast<uint8_t>(uint64_t{((words[14] >> 29) & 0x1u)});
+    psn = static_cast<uint32_t>(uint64_t{((words[14] >> 5) & 0xFFFFFFu)});
+    reth_va = static_cast<uint64_t>(uint64_t{((words[12] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[13]} << 27) | (uint64_t{(words[14] & 0x1Fu)} << 59));
+    reth_rkey = static_cast<uint32_t>(uint64_t{((words[11] >> 5) & 0x7FFFFFFu)} | (uint64_t{(words[12] & 0x1Fu)} << 27));
+    reth_len = static_cast<uint32_t>(uint64_t{((words[10] >> 5) & 0x7FFFFFFu)} | (uint64_t{(words[11] & 0x1Fu)} << 27));
+    swap_add = static_cast<uint64_t>(uint64_t{((words[8] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[9]} << 27) | (uint64_t{(words[10] & 0x1Fu)} << 59));
+    compare = static_cast<uint64_t>(uint64_t{((words[6] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[7]} << 27) | (uint64_t{(words[8] & 0x1Fu)} << 59));
+    atomic_orig = static_cast<uint64_t>(uint64_t{((words[4] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[5]} << 27) | (uint64_t{(words[6] & 0x1Fu)} << 59));
+    aeth_syndrome = static_cast<uint8_t>(uint64_t{((words[3] >> 29) & 0x7u)} | (uint64_t{(words[4] & 0x1Fu)} << 3));
+    aeth_msn = static_cast<uint32_t>(uint64_t{((words[3] >> 5) & 0xFFFFFFu)});
+    imm = static_cast<uint32_t>(uint64_t{((words[2] >> 5) & 0x7FFFFFFu)} | (uint64_t{(words[3] & 0x1Fu)} << 27));
+    qkey = static_cast<uint32_t>(uint64_t{((words[1] >> 5) & 0x7FFFFFFu)} | (uint64_t{(words[2] & 0x1Fu)} << 27));
+    pay_len = static_cast<uint16_t>(uint64_t{((words[0] >> 24) & 0xFFu)} | (uint64_t{(words[1] & 0x1Fu)} << 8));
+    src_qpn = static_cast<uint32_t>(uint64_t{(words[0] & 0xFFFFFFu)});
   }
   bool operator==(const RoceTxHdr& o) const {
     return l3 == o.l3
@@ -1080,83 +1170,173 @@ struct RoceRxHdr {
   uint8_t tver = 0;  // BTH transport version
   uint32_t deth_src_qpn = 0;  // DETH source QP
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 972, 2, l3);
-    put_bits(words, 971, 1, vlan_valid);
-    put_bits(words, 968, 3, vlan_pcp);
-    put_bits(words, 956, 12, vlan_vid);
-    put_bits(words, 908, 48, dst_mac);
-    put_bits(words, 860, 48, src_mac);
-    put_ip(words, 732, src_ip);
-    put_ip(words, 604, dst_ip);
-    put_bits(words, 596, 8, tclass);
-    put_bits(words, 588, 8, ttl);
-    put_bits(words, 568, 20, flow_label);
-    put_bits(words, 552, 16, ip_id);
-    put_bits(words, 544, 8, opcode);
-    put_bits(words, 543, 1, se);
-    put_bits(words, 542, 1, mig);
-    put_bits(words, 526, 16, pkey);
-    put_bits(words, 525, 1, fecn);
-    put_bits(words, 524, 1, becn);
-    put_bits(words, 500, 24, dst_qpn);
-    put_bits(words, 499, 1, ack_req);
-    put_bits(words, 475, 24, psn);
-    put_bits(words, 411, 64, reth_va);
-    put_bits(words, 379, 32, reth_rkey);
-    put_bits(words, 347, 32, reth_len);
-    put_bits(words, 283, 64, swap_add);
-    put_bits(words, 219, 64, compare);
-    put_bits(words, 155, 64, atomic_orig);
-    put_bits(words, 147, 8, aeth_syndrome);
-    put_bits(words, 123, 24, aeth_msn);
-    put_bits(words, 91, 32, imm);
-    put_bits(words, 59, 32, qkey);
-    put_bits(words, 46, 13, pay_len);
-    put_bits(words, 30, 16, udp_sport);
-    put_bits(words, 28, 2, pad);
-    put_bits(words, 24, 4, tver);
-    put_bits(words, 0, 24, deth_src_qpn);
+    words[30] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 12;
+    words[30] |= static_cast<uint32_t>(uint64_t{vlan_valid} & 0x1u) << 11;
+    words[30] |= static_cast<uint32_t>(uint64_t{vlan_pcp} & 0x7u) << 8;
+    words[29] |= static_cast<uint32_t>(uint64_t{vlan_vid} & 0xFu) << 28;
+    words[30] |= static_cast<uint32_t>((uint64_t{vlan_vid} >> 4) & 0xFFu);
+    words[28] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0xFFFFFu) << 12;
+    words[29] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 20) & 0xFFFFFFFu);
+    words[26] |= static_cast<uint32_t>(uint64_t{src_mac} & 0xFu) << 28;
+    words[27] |= static_cast<uint32_t>((uint64_t{src_mac} >> 4) & 0xFFFFFFFFu);
+    words[28] |= static_cast<uint32_t>((uint64_t{src_mac} >> 36) & 0xFFFu);
+    words[26] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu) << 20;
+    words[26] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 12;
+    words[26] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0xFFu) << 4;
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFu) << 28;
+    words[26] |= static_cast<uint32_t>((uint64_t{src_ip[3]} >> 4) & 0xFu);
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu) << 20;
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 12;
+    words[25] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0xFFu) << 4;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFu) << 28;
+    words[25] |= static_cast<uint32_t>((uint64_t{src_ip[7]} >> 4) & 0xFu);
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu) << 20;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 12;
+    words[24] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0xFFu) << 4;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFu) << 28;
+    words[24] |= static_cast<uint32_t>((uint64_t{src_ip[11]} >> 4) & 0xFu);
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu) << 20;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 12;
+    words[23] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0xFFu) << 4;
+    words[22] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFu) << 28;
+    words[23] |= static_cast<uint32_t>((uint64_t{src_ip[15]} >> 4) & 0xFu);
+    words[22] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu) << 20;
+    words[22] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 12;
+    words[22] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0xFFu) << 4;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFu) << 28;
+    words[22] |= static_cast<uint32_t>((uint64_t{dst_ip[3]} >> 4) & 0xFu);
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu) << 20;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 12;
+    words[21] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0xFFu) << 4;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFu) << 28;
+    words[21] |= static_cast<uint32_t>((uint64_t{dst_ip[7]} >> 4) & 0xFu);
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu) << 20;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 12;
+    words[20] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0xFFu) << 4;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFu) << 28;
+    words[20] |= static_cast<uint32_t>((uint64_t{dst_ip[11]} >> 4) & 0xFu);
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu) << 20;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 12;
+    words[19] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0xFFu) << 4;
+    words[18] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFu) << 28;
+    words[19] |= static_cast<uint32_t>((uint64_t{dst_ip[15]} >> 4) & 0xFu);
+    words[18] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu) << 20;
+    words[18] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 12;
+    words[17] |= static_cast<uint32_t>(uint64_t{flow_label} & 0xFFu) << 24;
+    words[18] |= static_cast<uint32_t>((uint64_t{flow_label} >> 8) & 0xFFFu);
+    words[17] |= static_cast<uint32_t>(uint64_t{ip_id} & 0xFFFFu) << 8;
+    words[17] |= static_cast<uint32_t>(uint64_t{opcode} & 0xFFu);
+    words[16] |= static_cast<uint32_t>(uint64_t{se} & 0x1u) << 31;
+    words[16] |= static_cast<uint32_t>(uint64_t{mig} & 0x1u) << 30;
+    words[16] |= static_cast<uint32_t>(uint64_t{pkey} & 0xFFFFu) << 14;
+    words[16] |= static_cast<uint32_t>(uint64_t{fecn} & 0x1u) << 13;
+    words[16] |= static_cast<uint32_t>(uint64_t{becn} & 0x1u) << 12;
+    words[15] |= static_cast<uint32_t>(uint64_t{dst_qpn} & 0xFFFu) << 20;
+    words[16] |= static_cast<uint32_t>((uint64_t{dst_qpn} >> 12) & 0xFFFu);
+    words[15] |= static_cast<uint32_t>(uint64_t{ack_req} & 0x1u) << 19;
+    words[14] |= static_cast<uint32_t>(uint64_t{psn} & 0x1Fu) << 27;
+    words[15] |= static_cast<uint32_t>((uint64_t{psn} >> 5) & 0x7FFFFu);
+    words[12] |= static_cast<uint32_t>(uint64_t{reth_va} & 0x1Fu) << 27;
+    words[13] |= static_cast<uint32_t>((uint64_t{reth_va} >> 5) & 0xFFFFFFFFu);
+    words[14] |= static_cast<uint32_t>((uint64_t{reth_va} >> 37) & 0x7FFFFFFu);
+    words[11] |= static_cast<uint32_t>(uint64_t{reth_rkey} & 0x1Fu) << 27;
+    words[12] |= static_cast<uint32_t>((uint64_t{reth_rkey} >> 5) & 0x7FFFFFFu);
+    words[10] |= static_cast<uint32_t>(uint64_t{reth_len} & 0x1Fu) << 27;
+    words[11] |= static_cast<uint32_t>((uint64_t{reth_len} >> 5) & 0x7FFFFFFu);
+    words[8] |= static_cast<uint32_t>(uint64_t{swap_add} & 0x1Fu) << 27;
+    words[9] |= static_cast<uint32_t>((uint64_t{swap_add} >> 5) & 0xFFFFFFFFu);
+    words[10] |= static_cast<uint32_t>((uint64_t{swap_add} >> 37) & 0x7FFFFFFu);
+    words[6] |= static_cast<uint32_t>(uint64_t{compare} & 0x1Fu) << 27;
+    words[7] |= static_cast<uint32_t>((uint64_t{compare} >> 5) & 0xFFFFFFFFu);
+    words[8] |= static_cast<uint32_t>((uint64_t{compare} >> 37) & 0x7FFFFFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{atomic_orig} & 0x1Fu) << 27;
+    words[5] |= static_cast<uint32_t>((uint64_t{atomic_orig} >> 5) & 0xFFFFFFFFu);
+    words[6] |= static_cast<uint32_t>((uint64_t{atomic_orig} >> 37) & 0x7FFFFFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{aeth_syndrome} & 0xFFu) << 19;
+    words[3] |= static_cast<uint32_t>(uint64_t{aeth_msn} & 0x1Fu) << 27;
+    words[4] |= static_cast<uint32_t>((uint64_t{aeth_msn} >> 5) & 0x7FFFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{imm} & 0x1Fu) << 27;
+    words[3] |= static_cast<uint32_t>((uint64_t{imm} >> 5) & 0x7FFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{qkey} & 0x1Fu) << 27;
+    words[2] |= static_cast<uint32_t>((uint64_t{qkey} >> 5) & 0x7FFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{pay_len} & 0x1FFFu) << 14;
+    words[0] |= static_cast<uint32_t>(uint64_t{udp_sport} & 0x3u) << 30;
+    words[1] |= static_cast<uint32_t>((uint64_t{udp_sport} >> 2) & 0x3FFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{pad} & 0x3u) << 28;
+    words[0] |= static_cast<uint32_t>(uint64_t{tver} & 0xFu) << 24;
+    words[0] |= static_cast<uint32_t>(uint64_t{deth_src_qpn} & 0xFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    l3 = static_cast<uint8_t>(get_bits(words, 972, 2));
-    vlan_valid = static_cast<uint8_t>(get_bits(words, 971, 1));
-    vlan_pcp = static_cast<uint8_t>(get_bits(words, 968, 3));
-    vlan_vid = static_cast<uint16_t>(get_bits(words, 956, 12));
-    dst_mac = static_cast<uint64_t>(get_bits(words, 908, 48));
-    src_mac = static_cast<uint64_t>(get_bits(words, 860, 48));
-    src_ip = get_ip(words, 732);
-    dst_ip = get_ip(words, 604);
-    tclass = static_cast<uint8_t>(get_bits(words, 596, 8));
-    ttl = static_cast<uint8_t>(get_bits(words, 588, 8));
-    flow_label = static_cast<uint32_t>(get_bits(words, 568, 20));
-    ip_id = static_cast<uint16_t>(get_bits(words, 552, 16));
-    opcode = static_cast<uint8_t>(get_bits(words, 544, 8));
-    se = static_cast<uint8_t>(get_bits(words, 543, 1));
-    mig = static_cast<uint8_t>(get_bits(words, 542, 1));
-    pkey = static_cast<uint16_t>(get_bits(words, 526, 16));
-    fecn = static_cast<uint8_t>(get_bits(words, 525, 1));
-    becn = static_cast<uint8_t>(get_bits(words, 524, 1));
-    dst_qpn = static_cast<uint32_t>(get_bits(words, 500, 24));
-    ack_req = static_cast<uint8_t>(get_bits(words, 499, 1));
-    psn = static_cast<uint32_t>(get_bits(words, 475, 24));
-    reth_va = static_cast<uint64_t>(get_bits(words, 411, 64));
-    reth_rkey = static_cast<uint32_t>(get_bits(words, 379, 32));
-    reth_len = static_cast<uint32_t>(get_bits(words, 347, 32));
-    swap_add = static_cast<uint64_t>(get_bits(words, 283, 64));
-    compare = static_cast<uint64_t>(get_bits(words, 219, 64));
-    atomic_orig = static_cast<uint64_t>(get_bits(words, 155, 64));
-    aeth_syndrome = static_cast<uint8_t>(get_bits(words, 147, 8));
-    aeth_msn = static_cast<uint32_t>(get_bits(words, 123, 24));
-    imm = static_cast<uint32_t>(get_bits(words, 91, 32));
-    qkey = static_cast<uint32_t>(get_bits(words, 59, 32));
-    pay_len = static_cast<uint16_t>(get_bits(words, 46, 13));
-    udp_sport = static_cast<uint16_t>(get_bits(words, 30, 16));
-    pad = static_cast<uint8_t>(get_bits(words, 28, 2));
-    tver = static_cast<uint8_t>(get_bits(words, 24, 4));
-    deth_src_qpn = static_cast<uint32_t>(get_bits(words, 0, 24));
+    l3 = static_cast<uint8_t>(uint64_t{((words[30] >> 12) & 0x3u)});
+    vlan_valid = static_cast<uint8_t>(uint64_t{((words[30] >> 11) & 0x1u)});
+    vlan_pcp = static_cast<uint8_t>(uint64_t{((words[30] >> 8) & 0x7u)});
+    vlan_vid = static_cast<uint16_t>(uint64_t{((words[29] >> 28) & 0xFu)} | (uint64_t{(words[30] & 0xFFu)} << 4));
+    dst_mac = static_cast<uint64_t>(uint64_t{((words[28] >> 12) & 0xFFFFFu)} | (uint64_t{(words[29] & 0xFFFFFFFu)} << 20));
+    src_mac = static_cast<uint64_t>(uint64_t{((words[26] >> 28) & 0xFu)} | (uint64_t{words[27]} << 4) | (uint64_t{(words[28] & 0xFFFu)} << 36));
+    src_ip[0] = static_cast<uint8_t>(uint64_t{((words[26] >> 20) & 0xFFu)});
+    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[26] >> 12) & 0xFFu)});
+    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[26] >> 4) & 0xFFu)});
+    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[25] >> 28) & 0xFu)} | (uint64_t{(words[26] & 0xFu)} << 4));
+    src_ip[4] = static_cast<uint8_t>(uint64_t{((words[25] >> 20) & 0xFFu)});
+    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[25] >> 12) & 0xFFu)});
+    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[25] >> 4) & 0xFFu)});
+    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[24] >> 28) & 0xFu)} | (uint64_t{(words[25] & 0xFu)} << 4));
+    src_ip[8] = static_cast<uint8_t>(uint64_t{((words[24] >> 20) & 0xFFu)});
+    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[24] >> 12) & 0xFFu)});
+    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[24] >> 4) & 0xFFu)});
+    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[23] >> 28) & 0xFu)} | (uint64_t{(words[24] & 0xFu)} << 4));
+    src_ip[12] = static_cast<uint8_t>(uint64_t{((words[23] >> 20) & 0xFFu)});
+    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[23] >> 12) & 0xFFu)});
+    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[23] >> 4) & 0xFFu)});
+    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[22] >> 28) & 0xFu)} | (uint64_t{(words[23] & 0xFu)} << 4));
+    dst_ip[0] = static_cast<uint8_t>(uint64_t{((words[22] >> 20) & 0xFFu)});
+    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[22] >> 12) & 0xFFu)});
+    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[22] >> 4) & 0xFFu)});
+    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[21] >> 28) & 0xFu)} | (uint64_t{(words[22] & 0xFu)} << 4));
+    dst_ip[4] = static_cast<uint8_t>(uint64_t{((words[21] >> 20) & 0xFFu)});
+    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[21] >> 12) & 0xFFu)});
+    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[21] >> 4) & 0xFFu)});
+    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[20] >> 28) & 0xFu)} | (uint64_t{(words[21] & 0xFu)} << 4));
+    dst_ip[8] = static_cast<uint8_t>(uint64_t{((words[20] >> 20) & 0xFFu)});
+    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[20] >> 12) & 0xFFu)});
+    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[20] >> 4) & 0xFFu)});
+    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[19] >> 28) & 0xFu)} | (uint64_t{(words[20] & 0xFu)} << 4));
+    dst_ip[12] = static_cast<uint8_t>(uint64_t{((words[19] >> 20) & 0xFFu)});
+    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[19] >> 12) & 0xFFu)});
+    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[19] >> 4) & 0xFFu)});
+    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[18] >> 28) & 0xFu)} | (uint64_t{(words[19] & 0xFu)} << 4));
+    tclass = static_cast<uint8_t>(uint64_t{((words[18] >> 20) & 0xFFu)});
+    ttl = static_cast<uint8_t>(uint64_t{((words[18] >> 12) & 0xFFu)});
+    flow_label = static_cast<uint32_t>(uint64_t{((words[17] >> 24) & 0xFFu)} | (uint64_t{(words[18] & 0xFFFu)} << 8));
+    ip_id = static_cast<uint16_t>(uint64_t{((words[17] >> 8) & 0xFFFFu)});
+    opcode = static_cast<uint8_t>(uint64_t{(words[17] & 0xFFu)});
+    se = static_cast<uint8_t>(uint64_t{((words[16] >> 31) & 0x1u)});
+    mig = static_cast<uint8_t>(uint64_t{((words[16] >> 30) & 0x1u)});
+    pkey = static_cast<uint16_t>(uint64_t{((words[16] >> 14) & 0xFFFFu)});
+    fecn = static_cast<uint8_t>(uint64_t{((words[16] >> 13) & 0x1u)});
+    becn = static_cast<uint8_t>(uint64_t{((words[16] >> 12) & 0x1u)});
+    dst_qpn = static_cast<uint32_t>(uint64_t{((words[15] >> 20) & 0xFFFu)} | (uint64_t{(words[16] & 0xFFFu)} << 12));
+    ack_req = static_cast<uint8_t>(uint64_t{((words[15] >> 19) & 0x1u)});
+    psn = static_cast<uint32_t>(uint64_t{((words[14] >> 27) & 0x1Fu)} | (uint64_t{(words[15] & 0x7FFFFu)} << 5));
+    reth_va = static_cast<uint64_t>(uint64_t{((words[12] >> 27) & 0x1Fu)} | (uint64_t{words[13]} << 5) | (uint64_t{(words[14] & 0x7FFFFFFu)} << 37));
+    reth_rkey = static_cast<uint32_t>(uint64_t{((words[11] >> 27) & 0x1Fu)} | (uint64_t{(words[12] & 0x7FFFFFFu)} << 5));
+    reth_len = static_cast<uint32_t>(uint64_t{((words[10] >> 27) & 0x1Fu)} | (uint64_t{(words[11] & 0x7FFFFFFu)} << 5));
+    swap_add = static_cast<uint64_t>(uint64_t{((words[8] >> 27) & 0x1Fu)} | (uint64_t{words[9]} << 5) | (uint64_t{(words[10] & 0x7FFFFFFu)} << 37));
+    compare = static_cast<uint64_t>(uint64_t{((words[6] >> 27) & 0x1Fu)} | (uint64_t{words[7]} << 5) | (uint64_t{(words[8] & 0x7FFFFFFu)} << 37));
+    atomic_orig = static_cast<uint64_t>(uint64_t{((words[4] >> 27) & 0x1Fu)} | (uint64_t{words[5]} << 5) | (uint64_t{(words[6] & 0x7FFFFFFu)} << 37));
+    aeth_syndrome = static_cast<uint8_t>(uint64_t{((words[4] >> 19) & 0xFFu)});
+    aeth_msn = static_cast<uint32_t>(uint64_t{((words[3] >> 27) & 0x1Fu)} | (uint64_t{(words[4] & 0x7FFFFu)} << 5));
+    imm = static_cast<uint32_t>(uint64_t{((words[2] >> 27) & 0x1Fu)} | (uint64_t{(words[3] & 0x7FFFFFFu)} << 5));
+    qkey = static_cast<uint32_t>(uint64_t{((words[1] >> 27) & 0x1Fu)} | (uint64_t{(words[2] & 0x7FFFFFFu)} << 5));
+    pay_len = static_cast<uint16_t>(uint64_t{((words[1] >> 14) & 0x1FFFu)});
+    udp_sport = static_cast<uint16_t>(uint64_t{((words[0] >> 30) & 0x3u)} | (uint64_t{(words[1] & 0x3FFFu)} << 2));
+    pad = static_cast<uint8_t>(uint64_t{((words[0] >> 28) & 0x3u)});
+    tver = static_cast<uint8_t>(uint64_t{((words[0] >> 24) & 0xFu)});
+    deth_src_qpn = static_cast<uint32_t>(uint64_t{(words[0] & 0xFFFFFFu)});
   }
   bool operator==(const RoceRxHdr& o) const {
     return l3 == o.l3
@@ -1295,27 +1475,33 @@ struct MrCtx {
   uint16_t mtt_base = 0;  // MTT index of the page holding iova
   uint8_t page_shift = 0;  // log2 of the page size (12 = 4 KiB)
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 178, 1, valid);
-    put_bits(words, 170, 8, key);
-    put_bits(words, 154, 16, pd);
-    put_bits(words, 150, 4, access);
-    put_bits(words, 86, 64, iova);
-    put_bits(words, 22, 64, length);
-    put_bits(words, 6, 16, mtt_base);
-    put_bits(words, 0, 6, page_shift);
+    words[5] |= static_cast<uint32_t>(uint64_t{valid} & 0x1u) << 18;
+    words[5] |= static_cast<uint32_t>(uint64_t{key} & 0xFFu) << 10;
+    words[4] |= static_cast<uint32_t>(uint64_t{pd} & 0x3Fu) << 26;
+    words[5] |= static_cast<uint32_t>((uint64_t{pd} >> 6) & 0x3FFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 22;
+    words[2] |= static_cast<uint32_t>(uint64_t{iova} & 0x3FFu) << 22;
+    words[3] |= static_cast<uint32_t>((uint64_t{iova} >> 10) & 0xFFFFFFFFu);
+    words[4] |= static_cast<uint32_t>((uint64_t{iova} >> 42) & 0x3FFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{length} & 0x3FFu) << 22;
+    words[1] |= static_cast<uint32_t>((uint64_t{length} >> 10) & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>((uint64_t{length} >> 42) & 0x3FFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{mtt_base} & 0xFFFFu) << 6;
+    words[0] |= static_cast<uint32_t>(uint64_t{page_shift} & 0x3Fu);
   }
   void unpack(const uint32_t* words) {
-    valid = static_cast<uint8_t>(get_bits(words, 178, 1));
-    key = static_cast<uint8_t>(get_bits(words, 170, 8));
-    pd = static_cast<uint16_t>(get_bits(words, 154, 16));
-    access = static_cast<uint8_t>(get_bits(words, 150, 4));
-    iova = static_cast<uint64_t>(get_bits(words, 86, 64));
-    length = static_cast<uint64_t>(get_bits(words, 22, 64));
-    mtt_base = static_cast<uint16_t>(get_bits(words, 6, 16));
-    page_shift = static_cast<uint8_t>(get_bits(words, 0, 6));
+    valid = static_cast<uint8_t>(uint64_t{((words[5] >> 18) & 0x1u)});
+    key = static_cast<uint8_t>(uint64_t{((words[5] >> 10) & 0xFFu)});
+    pd = static_cast<uint16_t>(uint64_t{((words[4] >> 26) & 0x3Fu)} | (uint64_t{(words[5] & 0x3FFu)} << 6));
+    access = static_cast<uint8_t>(uint64_t{((words[4] >> 22) & 0xFu)});
+    iova = static_cast<uint64_t>(uint64_t{((words[2] >> 22) & 0x3FFu)} | (uint64_t{words[3]} << 10) | (uint64_t{(words[4] & 0x3FFFFFu)} << 42));
+    length = static_cast<uint64_t>(uint64_t{((words[0] >> 22) & 0x3FFu)} | (uint64_t{words[1]} << 10) | (uint64_t{(words[2] & 0x3FFFFFu)} << 42));
+    mtt_base = static_cast<uint16_t>(uint64_t{((words[0] >> 6) & 0xFFFFu)});
+    page_shift = static_cast<uint8_t>(uint64_t{(words[0] & 0x3Fu)});
   }
   bool operator==(const MrCtx& o) const {
     return valid == o.valid
@@ -1368,23 +1554,28 @@ struct MrReq {
   uint32_t len = 0;
   uint8_t access = 0;  // rights needed (access enum bits); 0 = local read
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 148, 8, tag);
-    put_bits(words, 116, 32, key);
-    put_bits(words, 100, 16, pd);
-    put_bits(words, 36, 64, va);
-    put_bits(words, 4, 32, len);
-    put_bits(words, 0, 4, access);
+    words[4] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 20;
+    words[3] |= static_cast<uint32_t>(uint64_t{key} & 0xFFFu) << 20;
+    words[4] |= static_cast<uint32_t>((uint64_t{key} >> 12) & 0xFFFFFu);
+    words[3] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 4;
+    words[1] |= static_cast<uint32_t>(uint64_t{va} & 0xFFFFFFFu) << 4;
+    words[2] |= static_cast<uint32_t>((uint64_t{va} >> 28) & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>((uint64_t{va} >> 60) & 0xFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0xFFFFFFFu) << 4;
+    words[1] |= static_cast<uint32_t>((uint64_t{len} >> 28) & 0xFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{access} & 0xFu);
   }
   void unpack(const uint32_t* words) {
-    tag = static_cast<uint8_t>(get_bits(words, 148, 8));
-    key = static_cast<uint32_t>(get_bits(words, 116, 32));
-    pd = static_cast<uint16_t>(get_bits(words, 100, 16));
-    va = static_cast<uint64_t>(get_bits(words, 36, 64));
-    len = static_cast<uint32_t>(get_bits(words, 4, 32));
-    access = static_cast<uint8_t>(get_bits(words, 0, 4));
+    tag = static_cast<uint8_t>(uint64_t{((words[4] >> 20) & 0xFFu)});
+    key = static_cast<uint32_t>(uint64_t{((words[3] >> 20) & 0xFFFu)} | (uint64_t{(words[4] & 0xFFFFFu)} << 12));
+    pd = static_cast<uint16_t>(uint64_t{((words[3] >> 4) & 0xFFFFu)});
+    va = static_cast<uint64_t>(uint64_t{((words[1] >> 4) & 0xFFFFFFFu)} | (uint64_t{words[2]} << 28) | (uint64_t{(words[3] & 0xFu)} << 60));
+    len = static_cast<uint32_t>(uint64_t{((words[0] >> 4) & 0xFFFFFFFu)} | (uint64_t{(words[1] & 0xFu)} << 28));
+    access = static_cast<uint8_t>(uint64_t{(words[0] & 0xFu)});
   }
   bool operator==(const MrReq& o) const {
     return tag == o.tag
@@ -1429,19 +1620,21 @@ struct MrResp {
   uint64_t pa = 0;  // physical (bus) address of va (OK only)
   uint32_t run = 0;  // bytes from pa that stay in this page: min(len, page end - va) (OK only)
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 99, 8, tag);
-    put_bits(words, 96, 3, status);
-    put_bits(words, 32, 64, pa);
-    put_bits(words, 0, 32, run);
+    words[3] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 3;
+    words[3] |= static_cast<uint32_t>(uint64_t{status} & 0x7u);
+    words[1] |= static_cast<uint32_t>(uint64_t{pa} & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>((uint64_t{pa} >> 32) & 0xFFFFFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{run} & 0xFFFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    tag = static_cast<uint8_t>(get_bits(words, 99, 8));
-    status = static_cast<uint8_t>(get_bits(words, 96, 3));
-    pa = static_cast<uint64_t>(get_bits(words, 32, 64));
-    run = static_cast<uint32_t>(get_bits(words, 0, 32));
+    tag = static_cast<uint8_t>(uint64_t{((words[3] >> 3) & 0xFFu)});
+    status = static_cast<uint8_t>(uint64_t{(words[3] & 0x7u)});
+    pa = static_cast<uint64_t>(uint64_t{words[1]} | (uint64_t{words[2]} << 32));
+    run = static_cast<uint32_t>(uint64_t{words[0]});
   }
   bool operator==(const MrResp& o) const {
     return tag == o.tag
@@ -1479,17 +1672,20 @@ struct DmaRdReq {
   uint64_t addr = 0;  // bus address (in simulation: the process's virtual address, IOVA = VA)
   uint16_t len = 0;  // bytes, 1..4096
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 77, 8, tag);
-    put_bits(words, 13, 64, addr);
-    put_bits(words, 0, 13, len);
+    words[2] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 13;
+    words[0] |= static_cast<uint32_t>(uint64_t{addr} & 0x7FFFFu) << 13;
+    words[1] |= static_cast<uint32_t>((uint64_t{addr} >> 19) & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>((uint64_t{addr} >> 51) & 0x1FFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0x1FFFu);
   }
   void unpack(const uint32_t* words) {
-    tag = static_cast<uint8_t>(get_bits(words, 77, 8));
-    addr = static_cast<uint64_t>(get_bits(words, 13, 64));
-    len = static_cast<uint16_t>(get_bits(words, 0, 13));
+    tag = static_cast<uint8_t>(uint64_t{((words[2] >> 13) & 0xFFu)});
+    addr = static_cast<uint64_t>(uint64_t{((words[0] >> 13) & 0x7FFFFu)} | (uint64_t{words[1]} << 19) | (uint64_t{(words[2] & 0x1FFFu)} << 51));
+    len = static_cast<uint16_t>(uint64_t{(words[0] & 0x1FFFu)});
   }
   bool operator==(const DmaRdReq& o) const {
     return tag == o.tag
@@ -1524,17 +1720,20 @@ struct DmaWrReq {
   uint64_t addr = 0;
   uint16_t len = 0;  // bytes, 1..4096
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 77, 8, tag);
-    put_bits(words, 13, 64, addr);
-    put_bits(words, 0, 13, len);
+    words[2] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 13;
+    words[0] |= static_cast<uint32_t>(uint64_t{addr} & 0x7FFFFu) << 13;
+    words[1] |= static_cast<uint32_t>((uint64_t{addr} >> 19) & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>((uint64_t{addr} >> 51) & 0x1FFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0x1FFFu);
   }
   void unpack(const uint32_t* words) {
-    tag = static_cast<uint8_t>(get_bits(words, 77, 8));
-    addr = static_cast<uint64_t>(get_bits(words, 13, 64));
-    len = static_cast<uint16_t>(get_bits(words, 0, 13));
+    tag = static_cast<uint8_t>(uint64_t{((words[2] >> 13) & 0xFFu)});
+    addr = static_cast<uint64_t>(uint64_t{((words[0] >> 13) & 0x7FFFFu)} | (uint64_t{words[1]} << 19) | (uint64_t{(words[2] & 0x1FFFu)} << 51));
+    len = static_cast<uint16_t>(uint64_t{(words[0] & 0x1FFFu)});
   }
   bool operator==(const DmaWrReq& o) const {
     return tag == o.tag
@@ -1570,19 +1769,22 @@ struct CqCfg {
   uint64_t base = 0;  // bus address of CQE 0 (32-byte aligned)
   uint8_t log_size = 0;  // log2 of the number of CQEs (0..16)
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 70, 16, cq);
-    put_bits(words, 69, 1, valid);
-    put_bits(words, 5, 64, base);
-    put_bits(words, 0, 5, log_size);
+    words[2] |= static_cast<uint32_t>(uint64_t{cq} & 0xFFFFu) << 6;
+    words[2] |= static_cast<uint32_t>(uint64_t{valid} & 0x1u) << 5;
+    words[0] |= static_cast<uint32_t>(uint64_t{base} & 0x7FFFFFFu) << 5;
+    words[1] |= static_cast<uint32_t>((uint64_t{base} >> 27) & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>((uint64_t{base} >> 59) & 0x1Fu);
+    words[0] |= static_cast<uint32_t>(uint64_t{log_size} & 0x1Fu);
   }
   void unpack(const uint32_t* words) {
-    cq = static_cast<uint16_t>(get_bits(words, 70, 16));
-    valid = static_cast<uint8_t>(get_bits(words, 69, 1));
-    base = static_cast<uint64_t>(get_bits(words, 5, 64));
-    log_size = static_cast<uint8_t>(get_bits(words, 0, 5));
+    cq = static_cast<uint16_t>(uint64_t{((words[2] >> 6) & 0xFFFFu)});
+    valid = static_cast<uint8_t>(uint64_t{((words[2] >> 5) & 0x1u)});
+    base = static_cast<uint64_t>(uint64_t{((words[0] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[1]} << 27) | (uint64_t{(words[2] & 0x1Fu)} << 59));
+    log_size = static_cast<uint8_t>(uint64_t{(words[0] & 0x1Fu)});
   }
   bool operator==(const CqCfg& o) const {
     return cq == o.cq
@@ -1620,17 +1822,19 @@ struct CqDb {
   uint32_t ci = 0;  // consumer index (counts CQEs consumed, modulo 2^24)
   uint8_t arm = 0;  // 0 keep, 1 event on the next completion, 2 event on the next solicited completion
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 26, 16, cq);
-    put_bits(words, 2, 24, ci);
-    put_bits(words, 0, 2, arm);
+    words[0] |= static_cast<uint32_t>(uint64_t{cq} & 0x3Fu) << 26;
+    words[1] |= static_cast<uint32_t>((uint64_t{cq} >> 6) & 0x3FFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{ci} & 0xFFFFFFu) << 2;
+    words[0] |= static_cast<uint32_t>(uint64_t{arm} & 0x3u);
   }
   void unpack(const uint32_t* words) {
-    cq = static_cast<uint16_t>(get_bits(words, 26, 16));
-    ci = static_cast<uint32_t>(get_bits(words, 2, 24));
-    arm = static_cast<uint8_t>(get_bits(words, 0, 2));
+    cq = static_cast<uint16_t>(uint64_t{((words[0] >> 26) & 0x3Fu)} | (uint64_t{(words[1] & 0x3FFu)} << 6));
+    ci = static_cast<uint32_t>(uint64_t{((words[0] >> 2) & 0xFFFFFFu)});
+    arm = static_cast<uint8_t>(uint64_t{(words[0] & 0x3u)});
   }
   bool operator==(const CqDb& o) const {
     return cq == o.cq
@@ -1675,37 +1879,45 @@ struct CqCompl {
   uint16_t pkey_index = 0;
   uint16_t wqe_counter = 0;  // send- or receive-queue index of the completed WQE
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 241, 16, cq);
-    put_bits(words, 240, 1, solicited);
-    put_bits(words, 176, 64, wr_id);
-    put_bits(words, 144, 32, byte_len);
-    put_bits(words, 112, 32, imm);
-    put_bits(words, 88, 24, qp_num);
-    put_bits(words, 80, 8, opcode);
-    put_bits(words, 56, 24, src_qp);
-    put_bits(words, 48, 8, status);
-    put_bits(words, 40, 8, wc_flags);
-    put_bits(words, 32, 8, sl);
-    put_bits(words, 16, 16, pkey_index);
-    put_bits(words, 0, 16, wqe_counter);
+    words[7] |= static_cast<uint32_t>(uint64_t{cq} & 0x7FFFu) << 17;
+    words[8] |= static_cast<uint32_t>((uint64_t{cq} >> 15) & 0x1u);
+    words[7] |= static_cast<uint32_t>(uint64_t{solicited} & 0x1u) << 16;
+    words[5] |= static_cast<uint32_t>(uint64_t{wr_id} & 0xFFFFu) << 16;
+    words[6] |= static_cast<uint32_t>((uint64_t{wr_id} >> 16) & 0xFFFFFFFFu);
+    words[7] |= static_cast<uint32_t>((uint64_t{wr_id} >> 48) & 0xFFFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{byte_len} & 0xFFFFu) << 16;
+    words[5] |= static_cast<uint32_t>((uint64_t{byte_len} >> 16) & 0xFFFFu);
+    words[3] |= static_cast<uint32_t>(uint64_t{imm} & 0xFFFFu) << 16;
+    words[4] |= static_cast<uint32_t>((uint64_t{imm} >> 16) & 0xFFFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{qp_num} & 0xFFu) << 24;
+    words[3] |= static_cast<uint32_t>((uint64_t{qp_num} >> 8) & 0xFFFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{opcode} & 0xFFu) << 16;
+    words[1] |= static_cast<uint32_t>(uint64_t{src_qp} & 0xFFu) << 24;
+    words[2] |= static_cast<uint32_t>((uint64_t{src_qp} >> 8) & 0xFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu) << 16;
+    words[1] |= static_cast<uint32_t>(uint64_t{wc_flags} & 0xFFu) << 8;
+    words[1] |= static_cast<uint32_t>(uint64_t{sl} & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{pkey_index} & 0xFFFFu) << 16;
+    words[0] |= static_cast<uint32_t>(uint64_t{wqe_counter} & 0xFFFFu);
   }
   void unpack(const uint32_t* words) {
-    cq = static_cast<uint16_t>(get_bits(words, 241, 16));
-    solicited = static_cast<uint8_t>(get_bits(words, 240, 1));
-    wr_id = static_cast<uint64_t>(get_bits(words, 176, 64));
-    byte_len = static_cast<uint32_t>(get_bits(words, 144, 32));
-    imm = static_cast<uint32_t>(get_bits(words, 112, 32));
-    qp_num = static_cast<uint32_t>(get_bits(words, 88, 24));
-    opcode = static_cast<uint8_t>(get_bits(words, 80, 8));
-    src_qp = static_cast<uint32_t>(get_bits(words, 56, 24));
-    status = static_cast<uint8_t>(get_bits(words, 48, 8));
-    wc_flags = static_cast<uint8_t>(get_bits(words, 40, 8));
-    sl = static_cast<uint8_t>(get_bits(words, 32, 8));
-    pkey_index = static_cast<uint16_t>(get_bits(words, 16, 16));
-    wqe_counter = static_cast<uint16_t>(get_bits(words, 0, 16));
+    cq = static_cast<uint16_t>(uint64_t{((words[7] >> 17) & 0x7FFFu)} | (uint64_t{(words[8] & 0x1u)} << 15));
+    solicited = static_cast<uint8_t>(uint64_t{((words[7] >> 16) & 0x1u)});
+    wr_id = static_cast<uint64_t>(uint64_t{((words[5] >> 16) & 0xFFFFu)} | (uint64_t{words[6]} << 16) | (uint64_t{(words[7] & 0xFFFFu)} << 48));
+    byte_len = static_cast<uint32_t>(uint64_t{((words[4] >> 16) & 0xFFFFu)} | (uint64_t{(words[5] & 0xFFFFu)} << 16));
+    imm = static_cast<uint32_t>(uint64_t{((words[3] >> 16) & 0xFFFFu)} | (uint64_t{(words[4] & 0xFFFFu)} << 16));
+    qp_num = static_cast<uint32_t>(uint64_t{((words[2] >> 24) & 0xFFu)} | (uint64_t{(words[3] & 0xFFFFu)} << 8));
+    opcode = static_cast<uint8_t>(uint64_t{((words[2] >> 16) & 0xFFu)});
+    src_qp = static_cast<uint32_t>(uint64_t{((words[1] >> 24) & 0xFFu)} | (uint64_t{(words[2] & 0xFFFFu)} << 8));
+    status = static_cast<uint8_t>(uint64_t{((words[1] >> 16) & 0xFFu)});
+    wc_flags = static_cast<uint8_t>(uint64_t{((words[1] >> 8) & 0xFFu)});
+    sl = static_cast<uint8_t>(uint64_t{(words[1] & 0xFFu)});
+    pkey_index = static_cast<uint16_t>(uint64_t{((words[0] >> 16) & 0xFFFFu)});
+    wqe_counter = static_cast<uint16_t>(uint64_t{(words[0] & 0xFFFFu)});
   }
   bool operator==(const CqCompl& o) const {
     return cq == o.cq
@@ -1769,15 +1981,16 @@ struct CqEvent {
   uint16_t cq = 0;
   uint8_t error = 0;  // 1: CQ error (no such CQ, or overrun: the completion was dropped)
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 1, 16, cq);
-    put_bits(words, 0, 1, error);
+    words[0] |= static_cast<uint32_t>(uint64_t{cq} & 0xFFFFu) << 1;
+    words[0] |= static_cast<uint32_t>(uint64_t{error} & 0x1u);
   }
   void unpack(const uint32_t* words) {
-    cq = static_cast<uint16_t>(get_bits(words, 1, 16));
-    error = static_cast<uint8_t>(get_bits(words, 0, 1));
+    cq = static_cast<uint16_t>(uint64_t{((words[0] >> 1) & 0xFFFFu)});
+    error = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
   }
   bool operator==(const CqEvent& o) const {
     return cq == o.cq
@@ -1808,15 +2021,46 @@ struct CmdReq {
   uint8_t op = 0;  // cmd_op enum
   std::array<uint32_t, 16> args{};  // CMD_ARG words, word 0 least significant; byte layouts cmd_* in spec/layouts.toml
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 512, 8, op);
-    for (unsigned i = 0; i < 16; ++i) put_bits(words, 0 + 32 * i, 32, args[i]);
+    words[16] |= static_cast<uint32_t>(uint64_t{op} & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{args[0]} & 0xFFFFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{args[1]} & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{args[2]} & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>(uint64_t{args[3]} & 0xFFFFFFFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{args[4]} & 0xFFFFFFFFu);
+    words[5] |= static_cast<uint32_t>(uint64_t{args[5]} & 0xFFFFFFFFu);
+    words[6] |= static_cast<uint32_t>(uint64_t{args[6]} & 0xFFFFFFFFu);
+    words[7] |= static_cast<uint32_t>(uint64_t{args[7]} & 0xFFFFFFFFu);
+    words[8] |= static_cast<uint32_t>(uint64_t{args[8]} & 0xFFFFFFFFu);
+    words[9] |= static_cast<uint32_t>(uint64_t{args[9]} & 0xFFFFFFFFu);
+    words[10] |= static_cast<uint32_t>(uint64_t{args[10]} & 0xFFFFFFFFu);
+    words[11] |= static_cast<uint32_t>(uint64_t{args[11]} & 0xFFFFFFFFu);
+    words[12] |= static_cast<uint32_t>(uint64_t{args[12]} & 0xFFFFFFFFu);
+    words[13] |= static_cast<uint32_t>(uint64_t{args[13]} & 0xFFFFFFFFu);
+    words[14] |= static_cast<uint32_t>(uint64_t{args[14]} & 0xFFFFFFFFu);
+    words[15] |= static_cast<uint32_t>(uint64_t{args[15]} & 0xFFFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    op = static_cast<uint8_t>(get_bits(words, 512, 8));
-    for (unsigned i = 0; i < 16; ++i) args[i] = static_cast<uint32_t>(get_bits(words, 0 + 32 * i, 32));
+    op = static_cast<uint8_t>(uint64_t{(words[16] & 0xFFu)});
+    args[0] = static_cast<uint32_t>(uint64_t{words[0]});
+    args[1] = static_cast<uint32_t>(uint64_t{words[1]});
+    args[2] = static_cast<uint32_t>(uint64_t{words[2]});
+    args[3] = static_cast<uint32_t>(uint64_t{words[3]});
+    args[4] = static_cast<uint32_t>(uint64_t{words[4]});
+    args[5] = static_cast<uint32_t>(uint64_t{words[5]});
+    args[6] = static_cast<uint32_t>(uint64_t{words[6]});
+    args[7] = static_cast<uint32_t>(uint64_t{words[7]});
+    args[8] = static_cast<uint32_t>(uint64_t{words[8]});
+    args[9] = static_cast<uint32_t>(uint64_t{words[9]});
+    args[10] = static_cast<uint32_t>(uint64_t{words[10]});
+    args[11] = static_cast<uint32_t>(uint64_t{words[11]});
+    args[12] = static_cast<uint32_t>(uint64_t{words[12]});
+    args[13] = static_cast<uint32_t>(uint64_t{words[13]});
+    args[14] = static_cast<uint32_t>(uint64_t{words[14]});
+    args[15] = static_cast<uint32_t>(uint64_t{words[15]});
   }
   bool operator==(const CmdReq& o) const {
     return op == o.op
@@ -1848,15 +2092,22 @@ struct CmdResp {
   uint8_t status = 0;  // cmd_status enum
   std::array<uint32_t, 4> res{};  // CMD_RES words, word 0 least significant
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 128, 8, status);
-    for (unsigned i = 0; i < 4; ++i) put_bits(words, 0 + 32 * i, 32, res[i]);
+    words[4] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{res[0]} & 0xFFFFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{res[1]} & 0xFFFFFFFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{res[2]} & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>(uint64_t{res[3]} & 0xFFFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    status = static_cast<uint8_t>(get_bits(words, 128, 8));
-    for (unsigned i = 0; i < 4; ++i) res[i] = static_cast<uint32_t>(get_bits(words, 0 + 32 * i, 32));
+    status = static_cast<uint8_t>(uint64_t{(words[4] & 0xFFu)});
+    res[0] = static_cast<uint32_t>(uint64_t{words[0]});
+    res[1] = static_cast<uint32_t>(uint64_t{words[1]});
+    res[2] = static_cast<uint32_t>(uint64_t{words[2]});
+    res[3] = static_cast<uint32_t>(uint64_t{words[3]});
   }
   bool operator==(const CmdResp& o) const {
     return status == o.status
@@ -1888,15 +2139,16 @@ struct WqDb {
   uint16_t qpn = 0;
   uint16_t pi = 0;  // WQEs posted so far, modulo 2^16
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 16, 16, qpn);
-    put_bits(words, 0, 16, pi);
+    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 16;
+    words[0] |= static_cast<uint32_t>(uint64_t{pi} & 0xFFFFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(get_bits(words, 16, 16));
-    pi = static_cast<uint16_t>(get_bits(words, 0, 16));
+    qpn = static_cast<uint16_t>(uint64_t{((words[0] >> 16) & 0xFFFFu)});
+    pi = static_cast<uint16_t>(uint64_t{(words[0] & 0xFFFFu)});
   }
   bool operator==(const WqDb& o) const {
     return qpn == o.qpn
@@ -1951,63 +2203,136 @@ struct QpCfg {
   uint32_t flow_label = 0;
   uint8_t sl = 0;
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 673, 16, qpn);
-    put_bits(words, 670, 3, action);
-    put_bits(words, 667, 3, state);
-    put_bits(words, 664, 3, qp_type);
-    put_bits(words, 648, 16, pd);
-    put_bits(words, 632, 16, send_cq);
-    put_bits(words, 616, 16, recv_cq);
-    put_bits(words, 552, 64, sq_base);
-    put_bits(words, 547, 5, sq_lsz);
-    put_bits(words, 483, 64, rq_base);
-    put_bits(words, 478, 5, rq_lsz);
-    put_bits(words, 474, 4, access);
-    put_bits(words, 471, 3, pmtu);
-    put_bits(words, 447, 24, dest_qpn);
-    put_bits(words, 423, 24, sq_psn);
-    put_bits(words, 399, 24, rq_psn);
-    put_bits(words, 394, 5, min_rnr_timer);
-    put_bits(words, 392, 2, l3);
-    put_bits(words, 344, 48, src_mac);
-    put_bits(words, 296, 48, dst_mac);
-    put_ip(words, 168, src_ip);
-    put_ip(words, 40, dst_ip);
-    put_bits(words, 32, 8, tclass);
-    put_bits(words, 24, 8, ttl);
-    put_bits(words, 4, 20, flow_label);
-    put_bits(words, 0, 4, sl);
+    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 1;
+    words[20] |= static_cast<uint32_t>(uint64_t{action} & 0x3u) << 30;
+    words[21] |= static_cast<uint32_t>((uint64_t{action} >> 2) & 0x1u);
+    words[20] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 27;
+    words[20] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 24;
+    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 8;
+    words[19] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFu) << 24;
+    words[20] |= static_cast<uint32_t>((uint64_t{send_cq} >> 8) & 0xFFu);
+    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0xFFFFu) << 8;
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0xFFFFFFu) << 8;
+    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 24) & 0xFFFFFFFFu);
+    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 56) & 0xFFu);
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 3;
+    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x1FFFFFFFu) << 3;
+    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 29) & 0xFFFFFFFFu);
+    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 61) & 0x7u);
+    words[14] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x3u) << 30;
+    words[15] |= static_cast<uint32_t>((uint64_t{rq_lsz} >> 2) & 0x7u);
+    words[14] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 26;
+    words[14] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 23;
+    words[13] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0x1u) << 31;
+    words[14] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 1) & 0x7FFFFFu);
+    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0xFFFFFFu) << 7;
+    words[12] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x1FFFFu) << 15;
+    words[13] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 17) & 0x7Fu);
+    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 10;
+    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 8;
+    words[10] |= static_cast<uint32_t>(uint64_t{src_mac} & 0xFFu) << 24;
+    words[11] |= static_cast<uint32_t>((uint64_t{src_mac} >> 8) & 0xFFFFFFFFu);
+    words[12] |= static_cast<uint32_t>((uint64_t{src_mac} >> 40) & 0xFFu);
+    words[9] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0xFFFFFFu) << 8;
+    words[10] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 24) & 0xFFFFFFu);
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu);
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 24;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0xFFu) << 16;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 8;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu);
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 24;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0xFFu) << 16;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 8;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu);
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 24;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0xFFu) << 16;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 8;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu);
+    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 24;
+    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0xFFu) << 16;
+    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 8;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 24;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0xFFu) << 16;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 8;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu);
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 24;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0xFFu) << 16;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 8;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 24;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0xFFu) << 16;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 8;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 24;
+    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0xFFu) << 16;
+    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 8;
+    words[1] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 24;
+    words[0] |= static_cast<uint32_t>(uint64_t{flow_label} & 0xFFFFFu) << 4;
+    words[0] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(get_bits(words, 673, 16));
-    action = static_cast<uint8_t>(get_bits(words, 670, 3));
-    state = static_cast<uint8_t>(get_bits(words, 667, 3));
-    qp_type = static_cast<uint8_t>(get_bits(words, 664, 3));
-    pd = static_cast<uint16_t>(get_bits(words, 648, 16));
-    send_cq = static_cast<uint16_t>(get_bits(words, 632, 16));
-    recv_cq = static_cast<uint16_t>(get_bits(words, 616, 16));
-    sq_base = static_cast<uint64_t>(get_bits(words, 552, 64));
-    sq_lsz = static_cast<uint8_t>(get_bits(words, 547, 5));
-    rq_base = static_cast<uint64_t>(get_bits(words, 483, 64));
-    rq_lsz = static_cast<uint8_t>(get_bits(words, 478, 5));
-    access = static_cast<uint8_t>(get_bits(words, 474, 4));
-    pmtu = static_cast<uint8_t>(get_bits(words, 471, 3));
-    dest_qpn = static_cast<uint32_t>(get_bits(words, 447, 24));
-    sq_psn = static_cast<uint32_t>(get_bits(words, 423, 24));
-    rq_psn = static_cast<uint32_t>(get_bits(words, 399, 24));
-    min_rnr_timer = static_cast<uint8_t>(get_bits(words, 394, 5));
-    l3 = static_cast<uint8_t>(get_bits(words, 392, 2));
-    src_mac = static_cast<uint64_t>(get_bits(words, 344, 48));
-    dst_mac = static_cast<uint64_t>(get_bits(words, 296, 48));
-    src_ip = get_ip(words, 168);
-    dst_ip = get_ip(words, 40);
-    tclass = static_cast<uint8_t>(get_bits(words, 32, 8));
-    ttl = static_cast<uint8_t>(get_bits(words, 24, 8));
-    flow_label = static_cast<uint32_t>(get_bits(words, 4, 20));
-    sl = static_cast<uint8_t>(get_bits(words, 0, 4));
+    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 1) & 0xFFFFu)});
+    action = static_cast<uint8_t>(uint64_t{((words[20] >> 30) & 0x3u)} | (uint64_t{(words[21] & 0x1u)} << 2));
+    state = static_cast<uint8_t>(uint64_t{((words[20] >> 27) & 0x7u)});
+    qp_type = static_cast<uint8_t>(uint64_t{((words[20] >> 24) & 0x7u)});
+    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 8) & 0xFFFFu)});
+    send_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 24) & 0xFFu)} | (uint64_t{(words[20] & 0xFFu)} << 8));
+    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 8) & 0xFFFFu)});
+    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 8) & 0xFFFFFFu)} | (uint64_t{words[18]} << 24) | (uint64_t{(words[19] & 0xFFu)} << 56));
+    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 3) & 0x1Fu)});
+    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 3) & 0x1FFFFFFFu)} | (uint64_t{words[16]} << 29) | (uint64_t{(words[17] & 0x7u)} << 61));
+    rq_lsz = static_cast<uint8_t>(uint64_t{((words[14] >> 30) & 0x3u)} | (uint64_t{(words[15] & 0x7u)} << 2));
+    access = static_cast<uint8_t>(uint64_t{((words[14] >> 26) & 0xFu)});
+    pmtu = static_cast<uint8_t>(uint64_t{((words[14] >> 23) & 0x7u)});
+    dest_qpn = static_cast<uint32_t>(uint64_t{((words[13] >> 31) & 0x1u)} | (uint64_t{(words[14] & 0x7FFFFFu)} << 1));
+    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 7) & 0xFFFFFFu)});
+    rq_psn = static_cast<uint32_t>(uint64_t{((words[12] >> 15) & 0x1FFFFu)} | (uint64_t{(words[13] & 0x7Fu)} << 17));
+    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 10) & 0x1Fu)});
+    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 8) & 0x3u)});
+    src_mac = static_cast<uint64_t>(uint64_t{((words[10] >> 24) & 0xFFu)} | (uint64_t{words[11]} << 8) | (uint64_t{(words[12] & 0xFFu)} << 40));
+    dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 8) & 0xFFFFFFu)} | (uint64_t{(words[10] & 0xFFFFFFu)} << 24));
+    src_ip[0] = static_cast<uint8_t>(uint64_t{(words[9] & 0xFFu)});
+    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[8] >> 24) & 0xFFu)});
+    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[8] >> 16) & 0xFFu)});
+    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[8] >> 8) & 0xFFu)});
+    src_ip[4] = static_cast<uint8_t>(uint64_t{(words[8] & 0xFFu)});
+    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[7] >> 24) & 0xFFu)});
+    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[7] >> 16) & 0xFFu)});
+    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[7] >> 8) & 0xFFu)});
+    src_ip[8] = static_cast<uint8_t>(uint64_t{(words[7] & 0xFFu)});
+    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[6] >> 24) & 0xFFu)});
+    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[6] >> 16) & 0xFFu)});
+    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[6] >> 8) & 0xFFu)});
+    src_ip[12] = static_cast<uint8_t>(uint64_t{(words[6] & 0xFFu)});
+    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[5] >> 24) & 0xFFu)});
+    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[5] >> 16) & 0xFFu)});
+    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[5] >> 8) & 0xFFu)});
+    dst_ip[0] = static_cast<uint8_t>(uint64_t{(words[5] & 0xFFu)});
+    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[4] >> 24) & 0xFFu)});
+    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[4] >> 16) & 0xFFu)});
+    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[4] >> 8) & 0xFFu)});
+    dst_ip[4] = static_cast<uint8_t>(uint64_t{(words[4] & 0xFFu)});
+    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[3] >> 24) & 0xFFu)});
+    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[3] >> 16) & 0xFFu)});
+    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[3] >> 8) & 0xFFu)});
+    dst_ip[8] = static_cast<uint8_t>(uint64_t{(words[3] & 0xFFu)});
+    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[2] >> 24) & 0xFFu)});
+    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[2] >> 16) & 0xFFu)});
+    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[2] >> 8) & 0xFFu)});
+    dst_ip[12] = static_cast<uint8_t>(uint64_t{(words[2] & 0xFFu)});
+    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[1] >> 24) & 0xFFu)});
+    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[1] >> 16) & 0xFFu)});
+    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[1] >> 8) & 0xFFu)});
+    tclass = static_cast<uint8_t>(uint64_t{(words[1] & 0xFFu)});
+    ttl = static_cast<uint8_t>(uint64_t{((words[0] >> 24) & 0xFFu)});
+    flow_label = static_cast<uint32_t>(uint64_t{((words[0] >> 4) & 0xFFFFFu)});
+    sl = static_cast<uint8_t>(uint64_t{(words[0] & 0xFu)});
   }
   bool operator==(const QpCfg& o) const {
     return qpn == o.qpn
@@ -2116,27 +2441,33 @@ struct SqTrack {
   uint32_t byte_len = 0;
   uint8_t status = 0;  // wc_status enum; not SUCCESS: complete without waiting for an ACK
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 153, 16, qpn);
-    put_bits(words, 137, 16, wqe_idx);
-    put_bits(words, 113, 24, last_psn);
-    put_bits(words, 49, 64, wr_id);
-    put_bits(words, 41, 8, wc_opcode);
-    put_bits(words, 40, 1, signaled);
-    put_bits(words, 8, 32, byte_len);
-    put_bits(words, 0, 8, status);
+    words[4] |= static_cast<uint32_t>(uint64_t{qpn} & 0x7Fu) << 25;
+    words[5] |= static_cast<uint32_t>((uint64_t{qpn} >> 7) & 0x1FFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 9;
+    words[3] |= static_cast<uint32_t>(uint64_t{last_psn} & 0x7FFFu) << 17;
+    words[4] |= static_cast<uint32_t>((uint64_t{last_psn} >> 15) & 0x1FFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wr_id} & 0x7FFFu) << 17;
+    words[2] |= static_cast<uint32_t>((uint64_t{wr_id} >> 15) & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>((uint64_t{wr_id} >> 47) & 0x1FFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wc_opcode} & 0xFFu) << 9;
+    words[1] |= static_cast<uint32_t>(uint64_t{signaled} & 0x1u) << 8;
+    words[0] |= static_cast<uint32_t>(uint64_t{byte_len} & 0xFFFFFFu) << 8;
+    words[1] |= static_cast<uint32_t>((uint64_t{byte_len} >> 24) & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(get_bits(words, 153, 16));
-    wqe_idx = static_cast<uint16_t>(get_bits(words, 137, 16));
-    last_psn = static_cast<uint32_t>(get_bits(words, 113, 24));
-    wr_id = static_cast<uint64_t>(get_bits(words, 49, 64));
-    wc_opcode = static_cast<uint8_t>(get_bits(words, 41, 8));
-    signaled = static_cast<uint8_t>(get_bits(words, 40, 1));
-    byte_len = static_cast<uint32_t>(get_bits(words, 8, 32));
-    status = static_cast<uint8_t>(get_bits(words, 0, 8));
+    qpn = static_cast<uint16_t>(uint64_t{((words[4] >> 25) & 0x7Fu)} | (uint64_t{(words[5] & 0x1FFu)} << 7));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[4] >> 9) & 0xFFFFu)});
+    last_psn = static_cast<uint32_t>(uint64_t{((words[3] >> 17) & 0x7FFFu)} | (uint64_t{(words[4] & 0x1FFu)} << 15));
+    wr_id = static_cast<uint64_t>(uint64_t{((words[1] >> 17) & 0x7FFFu)} | (uint64_t{words[2]} << 15) | (uint64_t{(words[3] & 0x1FFFFu)} << 47));
+    wc_opcode = static_cast<uint8_t>(uint64_t{((words[1] >> 9) & 0xFFu)});
+    signaled = static_cast<uint8_t>(uint64_t{((words[1] >> 8) & 0x1u)});
+    byte_len = static_cast<uint32_t>(uint64_t{((words[0] >> 8) & 0xFFFFFFu)} | (uint64_t{(words[1] & 0xFFu)} << 24));
+    status = static_cast<uint8_t>(uint64_t{(words[0] & 0xFFu)});
   }
   bool operator==(const SqTrack& o) const {
     return qpn == o.qpn
@@ -2186,17 +2517,18 @@ struct SqRetire {
   uint8_t count = 0;
   uint8_t error = 0;
 
-  // Into / out of a little-endian word array (Verilator's VlWide layout).
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    put_bits(words, 6, 16, qpn);
-    put_bits(words, 1, 5, count);
-    put_bits(words, 0, 1, error);
+    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 6;
+    words[0] |= static_cast<uint32_t>(uint64_t{count} & 0x1Fu) << 1;
+    words[0] |= static_cast<uint32_t>(uint64_t{error} & 0x1u);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(get_bits(words, 6, 16));
-    count = static_cast<uint8_t>(get_bits(words, 1, 5));
-    error = static_cast<uint8_t>(get_bits(words, 0, 1));
+    qpn = static_cast<uint16_t>(uint64_t{((words[0] >> 6) & 0xFFFFu)});
+    count = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0x1Fu)});
+    error = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
   }
   bool operator==(const SqRetire& o) const {
     return qpn == o.qpn

@@ -365,7 +365,7 @@ module roce_cmd #(
   roce_pkg::qp_cfg_t cur, merged, fresh, gone;
   roce_pkg::mr_ctx_t mr_ctx;
   roce_pkg::cq_cfg_t cq_new, cq_gone;
-  logic [67:0]  rule;
+  roce_qp_rules_pkg::qp_rule_t rule;
   logic [7:0]   status, key_old, key_new;
   logic         ok;
   logic [127:0] res;
@@ -382,7 +382,7 @@ module roce_cmd #(
         OP_DEALLOC_PD, OP_DESTROY_CQ: if (ref_rd_q != '0) status = ST_BUSY;
         OP_DEREG_MR:  if (key_old != a0[7:0]) status = ST_NF;
         OP_MODIFY_QP: begin
-          if (!roce_qp_rules_pkg::mask_ok(rule[67], rule[63:32], rule[31:0], m_mask)) status = ST_STATE;
+          if (!roce_qp_rules_pkg::mask_ok(rule.ok, rule.required, rule.optional, m_mask)) status = ST_STATE;
           else if (mod_pbad_q) status = ST_PARAM;
         end
         default: ;
@@ -393,7 +393,7 @@ module roce_cmd #(
     // MODIFY_QP: the stored context with the masked attributes merged in
     merged = cur;
     merged.qpn = a0[15:0];
-    merged.action = rule[66:64];
+    merged.action = rule.action;
     merged.state = m_state[2:0];
     if ((m_mask & roce_qp_rules_pkg::ATTR_ACCESS_FLAGS) != 0) merged.access = m_access[3:0];
     if ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0) begin

@@ -382,7 +382,7 @@ module roce_engine #(
 
   // ---------------------------------------------------------------- completions
   logic compl_sel;
-  desc_arb2 #(.WIDTH($bits(roce_pkg::cq_compl_t))) u_compl_arb (
+  desc_arb2 #(.WIDTH(roce_pkg::CQ_COMPL_W)) u_compl_arb (
     .clk, .rst,
     .s0(compl_r), .s0_valid(compl_r_valid), .s0_ready(compl_r_ready),
     .s1(compl_c), .s1_valid(compl_c_valid), .s1_ready(compl_c_ready),

@@ -29,10 +29,10 @@ bool to_sockaddr(const std::string& path, sockaddr_un* sa) {
 
 bool is_full(int e) { return e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS; }
 
-uint64_t now_us() {
-  timeval tv{};
-  gettimeofday(&tv, nullptr);
-  return uint64_t(tv.tv_sec) * 1000000u + uint64_t(tv.tv_usec);
+uint64_t wall_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
 std::string who(const Member& m) {
@@ -60,6 +60,7 @@ std::unique_ptr<Wire> Wire::join(const Options& o) {
   std::unique_ptr<Wire> w(new Wire);
   w->dir_ = wire_dir(o.name);
   w->mac_ = o.mac;
+  w->clock_ns_ = o.clock_ns;
   if (o.mac[0] & 1) throw WireError("MAC " + format_mac(o.mac) + " is a multicast address", EINVAL);
   w->sock_path_ = w->dir_ + "/" + mac_hex(o.mac);
   w->addr_path_ = w->sock_path_ + ".addr";
@@ -116,7 +117,7 @@ Wire::~Wire() {
 }
 
 void Wire::capture(const uint8_t* frame, size_t len) {
-  if (pcap_) pcap_->write(std::vector<uint8_t>(frame, frame + len), now_us());
+  if (pcap_) pcap_->write(std::vector<uint8_t>(frame, frame + len), clock_ns_ ? clock_ns_() : wall_ns());
 }
 
 void Wire::close_peer(const Mac& m) {

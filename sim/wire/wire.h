@@ -15,7 +15,8 @@
 //
 // Datagrams carry whole frames of up to kMaxFrame bytes (jumbo frames
 // included): the transport never splits or caps them below that. With a
-// pcap path every frame sent and received is recorded (sim/pcap.h).
+// pcap path every frame sent and received is recorded (sim/pcap.h), stamped
+// with the member's clock (Options::clock_ns: the NIC's simulated time).
 //
 // The directory is $ROCENIC_WIRE_DIR/<name>, else $XDG_RUNTIME_DIR/rocenic-wires/<name>
 // (if the user may write there), else /tmp/rocenic-<uid>/wires/<name> (0700,
@@ -86,6 +87,10 @@ class Wire {
     Mac mac{};
     std::vector<Addr> addrs;  // published in the neighbour table
     std::string pcap;         // "" = no capture
+    // The capture's clock in nanoseconds: the simulated time of the NIC on
+    // this member (called from the thread that sends and receives). Empty:
+    // the host's wall clock.
+    std::function<uint64_t()> clock_ns;
   };
   using FrameFn = std::function<void(const uint8_t* frame, size_t len)>;
 
@@ -136,6 +141,7 @@ class Wire {
   std::map<Mac, Peer> peers_;
   WireStats stats_;
   std::unique_ptr<PcapWriter> pcap_;
+  std::function<uint64_t()> clock_ns_;
   std::vector<uint8_t> rx_buf_;
 };
 

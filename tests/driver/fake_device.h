@@ -47,6 +47,7 @@ class FakeDevice : public Device {
   uint64_t run(uint64_t max_cycles) override;
   bool idle() override { return work_.empty(); }
   uint64_t cycles() const override { return cycles_; }
+  uint64_t now_ns() const override { return cycles_ * 4; }  // 250 MHz
 
   // What the tests look at.
   uint64_t dma_refused() const { return mem_.refused(); }

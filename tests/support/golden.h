@@ -1,4 +1,6 @@
-// The Soft-RoCE golden captures (../shared/golden): each pcap comes with a
+// The Soft-RoCE golden captures (tests/data/golden, with their README: real
+// Linux rxe traffic, part of the repository so that a plain clone tests with
+// them; ROCENIC_GOLDEN_DIR points elsewhere). Each pcap comes with a
 // listing, one line per frame; RoCE lines carry the decoded fields, e.g.
 //   21 3.738 A->B RC_WRITE_ONLY_IMM dqp=0x000011 psn=16777210 A=1 SE=0 pad=0 pay=64
 //      len=142 sport=49492 id=0x8378 tos=0x00 ttl=64 icrc=ok
@@ -25,7 +27,7 @@ struct GoldenLine {
 
 inline std::string golden_dir() {
   const char* d = std::getenv("ROCENIC_GOLDEN_DIR");
-  return d ? d : ROCENIC_SOURCE_DIR "/../shared/golden";
+  return d ? d : ROCENIC_SOURCE_DIR "/tests/data/golden";
 }
 
 // The RoCE lines of a listing (other frames are skipped).

@@ -1,0 +1,37 @@
+#include "sched/scheduler.h"
+
+namespace rocenic::model {
+
+void Scheduler::wake_at(Process* p, Cycle t) {
+  if (t < now_) t = now_;
+  const bool queued_not_run = p->armed_at_ == t && !(p->ran_at_ == t && p->armed_seq_ < p->ran_seq_);
+  if (queued_not_run) return;
+  p->armed_at_ = t;
+  p->armed_seq_ = seq_;
+  queue_.push({t, seq_++, p});
+}
+
+void Scheduler::run_one() {
+  const Entry e = queue_.top();
+  queue_.pop();
+  now_ = e.at;
+  Process* p = e.p;
+  if (p->ran_at_ == e.at && e.seq < p->ran_seq_) return;  // that run already saw this wake's cause
+  p->ran_at_ = e.at;
+  p->ran_seq_ = seq_;  // every wake requested from here on is newer than this run
+  ++activations_;
+  p->run();
+}
+
+void Scheduler::run_until(Cycle t) {
+  while (!queue_.empty() && queue_.top().at <= t) run_one();
+  if (t > now_) now_ = t;
+}
+
+uint64_t Scheduler::run_all(Cycle limit) {
+  const uint64_t before = activations_;
+  while (!queue_.empty() && queue_.top().at <= limit) run_one();
+  return activations_ - before;
+}
+
+}  // namespace rocenic::model

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wall time of unmodified `ibv_rc_pingpong -g 3 -n N -s S` between two
+# Wall time of unmodified `ibv_rc_pingpong -g 3 -c -n N -s S` between two
 # simulated hosts, per backend (issue 3's figure). Prints one line per
 # backend; never judges.
 #   bench/pingpong_wall.sh [N] [S] [backends...]     (default 1000 4096 model rtl cosim)
@@ -11,15 +11,15 @@ run=build/bin/rocenic-run
 [ -x "$run" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "ibv_rc_pingpong -g 3 -n $n -s $s, two processes on one wire ($(nproc) cores)"
+echo "ibv_rc_pingpong -g 3 -c -n $n -s $s, two processes on one wire ($(nproc) cores)"
 for b in "${backends[@]}"; do
   wire=bench-$$-$b
   start=$(date +%s.%N)
-  $run --backend "$b" --wire "$wire" --ip 10.0.0.1 -- ibv_rc_pingpong -g 3 -n "$n" -s "$s" > "$out/srv" 2>&1 &
+  $run --backend "$b" --wire "$wire" --ip 10.0.0.1 -- ibv_rc_pingpong -g 3 -c -n "$n" -s "$s" > "$out/srv" 2>&1 &
   srv=$!
   sleep 0.5
   rc=0
-  $run --backend "$b" --wire "$wire" --ip 10.0.0.2 -- ibv_rc_pingpong -g 3 -n "$n" -s "$s" 127.0.0.1 \
+  $run --backend "$b" --wire "$wire" --ip 10.0.0.2 -- ibv_rc_pingpong -g 3 -c -n "$n" -s "$s" 127.0.0.1 \
     > "$out/cli" 2>&1 || rc=$?
   wait $srv || rc=$?
   end=$(date +%s.%N)

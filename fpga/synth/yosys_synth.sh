@@ -3,6 +3,14 @@
 # (synth_xilinx -family xcup), then report resources and a timing proxy.
 #
 #   fpga/synth/yosys_synth.sh [--memories "NAME..."] TOP OUT_DIR SOURCE.sv...
+#   fpga/synth/yosys_synth.sh --elab TOP OUT_DIR SOURCE.sv...
+#
+# --elab stops after Yosys's front end: read every source, resolve the
+# hierarchy (every module and package reference must exist) and turn
+# processes into netlists. It catches in about a minute what full synthesis
+# finds only after many: SystemVerilog that Yosys 0.23 refuses (DESIGN.md §9),
+# a missing module, an inferred latch. The default test suite runs it on the
+# whole roce_engine; it prints `elab TOP: ok (N cells after proc, ...)`.
 #
 # Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
 # named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
@@ -12,7 +20,11 @@
 # only, no routing -- a proxy for Fmax, not a sign-off figure.
 set -euo pipefail
 memories=""
-if [ "${1:-}" = "--memories" ]; then
+elab=0
+if [ "${1:-}" = "--elab" ]; then
+  elab=1
+  shift
+elif [ "${1:-}" = "--memories" ]; then
   memories=${2:?--memories needs a list of array names}
   shift 2
 fi
@@ -22,6 +34,23 @@ shift 2
 [ $# -gt 0 ] || { echo "yosys_synth.sh: no sources given" >&2; exit 2; }
 command -v yosys >/dev/null || { echo "yosys_synth.sh: yosys not found (apt-get install yosys)" >&2; exit 2; }
 mkdir -p "$out"
+if [ $elab = 1 ]; then
+  log="$out/$top.elab.log"
+  yosys -q -l "$log" -p "
+    read_verilog -sv $*
+    hierarchy -check -top $top
+    proc
+    tee -o $out/$top.elab.stat.txt stat
+  " >/dev/null 2>&1 || { echo "elab $top: Yosys failed, see $log" >&2; grep -i 'error' "$log" | head -20 >&2; exit 1; }
+  if grep -q '^Latch inferred' "$log"; then
+    echo "elab $top: latch inferred:" >&2
+    grep '^Latch inferred' "$log" | head -10 >&2
+    exit 1
+  fi
+  cells=$(awk '/Number of cells:/ {n = $NF} END {print n + 0}' "$out/$top.elab.stat.txt")
+  echo "elab $top: ok ($cells cells after proc, hierarchy checked, no latches)"
+  exit 0
+fi
 log="$out/$top.yosys.log"
 yosys -q -l "$log" -p "
   read_verilog -sv $*

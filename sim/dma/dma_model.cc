@@ -9,9 +9,9 @@ DmaModel::DmaModel(HostMemory& mem, const DmaTiming& t, unsigned data_bytes)
     : mem_(mem),
       t_(t),
       bytes_(data_bytes),
-      bpc_(t.gbytes_per_s * 1e9 / (t.clock_mhz * 1e6)),
-      rd_lat_(static_cast<uint64_t>(std::llround(t.read_latency_ns * t.clock_mhz / 1000.0))),
-      wr_lat_(static_cast<uint64_t>(std::llround(t.write_latency_ns * t.clock_mhz / 1000.0))) {}
+      bpc_(bytes_per_cycle(t)),
+      rd_lat_(read_latency(t)),
+      wr_lat_(write_latency(t)) {}
 
 void DmaModel::push_rd_req(const spec::DmaRdReq& r) {
   Read rd;

@@ -10,6 +10,7 @@
 // pushes and pops, then calls clock().
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -61,6 +62,15 @@ class DmaModel {
   const DmaStats& stats() const { return stats_; }
   double bytes_per_cycle() const { return bpc_; }
   uint64_t read_latency_cycles() const { return rd_lat_; }
+
+  // The timing in cycles, computed once here for DmaModel and DmaTimeline alike.
+  static double bytes_per_cycle(const DmaTiming& t) { return t.gbytes_per_s * 1e9 / (t.clock_mhz * 1e6); }
+  static uint64_t read_latency(const DmaTiming& t) {
+    return static_cast<uint64_t>(std::llround(t.read_latency_ns * t.clock_mhz / 1000.0));
+  }
+  static uint64_t write_latency(const DmaTiming& t) {
+    return static_cast<uint64_t>(std::llround(t.write_latency_ns * t.clock_mhz / 1000.0));
+  }
 
  private:
   struct Read {

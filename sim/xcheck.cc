@@ -38,7 +38,7 @@ class Driver {
 class Side {
  public:
   Side(Block& b, const std::vector<std::vector<Flit>>& stim, const XcheckConfig& cfg)
-      : b_(b), rng_(cfg.seed * 7919 + 17), stall_(cfg.out_stall) {
+      : b_(b), rng_(cfg.seed * 7919 + 17), stall_(cfg.out_stall), order_(cfg.order) {
     for (size_t i = 0; i < stim.size(); ++i) drivers_.emplace_back(stim[i], cfg.seed * 1000003 + i, cfg.in_idle);
     out_.resize(b.outputs().size());
     open_.resize(b.outputs().size());
@@ -53,7 +53,8 @@ class Side {
     static const Flit kIdle{};
     std::vector<bool> offered(drivers_.size());
     for (size_t i = 0; i < drivers_.size(); ++i) {
-      offered[i] = drivers_[i].offer();
+      const bool turn = order_.empty() || (pos_ < order_.size() && ((order_[pos_] & ~taken_) >> i & 1u));
+      offered[i] = turn && drivers_[i].offer();
       b_.set_input(static_cast<unsigned>(i), offered[i], offered[i] ? drivers_[i].current() : kIdle);
     }
     std::vector<bool> ready(out_.size());
@@ -64,7 +65,14 @@ class Side {
     b_.eval();
     bool moved = false;
     for (size_t i = 0; i < drivers_.size(); ++i)
-      if (offered[i] && b_.input_ready(static_cast<unsigned>(i))) drivers_[i].taken();
+      if (offered[i] && b_.input_ready(static_cast<unsigned>(i))) {
+        drivers_[i].taken();
+        taken_ |= 1u << i;
+        if (!order_.empty() && taken_ == order_[pos_]) {
+          ++pos_;
+          taken_ = 0;
+        }
+      }
     for (size_t p = 0; p < out_.size(); ++p) {
       if (!ready[p] || !b_.output_valid(static_cast<unsigned>(p))) continue;
       Flit f = b_.output(static_cast<unsigned>(p));
@@ -92,6 +100,9 @@ class Side {
   std::vector<Driver> drivers_;
   std::mt19937_64 rng_;
   double stall_;
+  const std::vector<uint32_t>& order_;
+  size_t pos_ = 0;
+  uint32_t taken_ = 0;  // ports of the current order step already taken
   std::vector<std::vector<Txn>> out_;
   std::vector<Txn> open_;
   uint64_t last_out_cycle_ = 0;

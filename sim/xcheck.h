@@ -31,6 +31,12 @@ struct XcheckConfig {
   double out_stall = 0.3;    // chance an output port's ready is low in a cycle
   uint64_t max_cycles = 50'000'000;
   uint64_t quiet_cycles = 2000;  // idle cycles after the last input that end the run
+  // The global order in which inputs are offered, for blocks whose outcome
+  // depends on how inputs on different ports interleave (a CQ doorbell that
+  // arms before or after a completion): each step is a mask of input ports
+  // that offer their next flit together (AXI4-Lite AW and W), once every
+  // flit of the step before was taken. Empty: every port offers independently.
+  std::vector<uint32_t> order;
   std::string fst_path;          // where a divergence's waveform goes ("" = none)
   uint64_t fst_window = 2000;    // cycles of waveform before the divergence
   // Renders a transaction of output port p for a report (default: bytes in hex).

@@ -1,65 +1,63 @@
-// Model of rtl/cq/cq_writer.sv, cycle for cycle: completions into CQ rings in
-// host memory (CQE layout: docs/spec/layouts.md), arming and events.
+// The CQ writer (rtl/cq/cq_writer.sv) in the event-driven model:
+// completions into CQ rings in host memory (CQE layout:
+// docs/spec/layouts.md), with the owner/phase bit, arming and events.
 //
-// Ports (Block indices):
-//   input  0  cfg       packed cq_cfg_t
-//   input  1  db        packed cq_db_t
-//   input  2  compl     packed cq_compl_t
-//   output 0  dma_wr    packed dma_wr_req_t
-//   output 1  dma_wr_data  one beat: the CQE in lanes 0..31 (keep = those lanes, last)
-//   output 2  event     packed cq_event_t
+// Inputs: cfg (cq_cfg_t), db (cq_db_t: consumer index, arm), compl
+// (cq_compl_t). Outputs: dma_wr (dma_wr_req_t) + dma_wr_data (the 32-byte
+// CQE), event (cq_event_t: a completion event on an armed CQ, or a CQ error:
+// no such CQ, or the ring is full).
+//
+// One input at a time, in the order they arrived (same cycle: cfg, db,
+// completion, as the RTL's priority). Timing, as the RTL: a cfg or db takes one
+// cycle; a completion offers its write the cycle after it is taken and its
+// event the cycle after that, and the next input is taken once they are out.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class CqWriter : public Block {
+class CqWriter : public Process {
  public:
-  explicit CqWriter(unsigned data_bytes = 64, unsigned max_cq = 256);
+  CqWriter(Scheduler& s, unsigned max_cq = 256);
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override { ready_[port] = ready; }
-  void eval() override {}
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned port) override;
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  bool idle() const override { return st_ == St::kIdle && !req_pending_ && !beat_pending_; }
-  std::vector<std::pair<std::string, uint32_t>> counters() override {
-    return {{"cqe", cnt_cqe_}, {"cq_err", cnt_err_}};
-  }
+  In<spec::CqCfg> cfg;
+  In<spec::CqDb> db;
+  In<spec::CqCompl> completion;
+  Out<spec::DmaWrReq> dma_wr{this};
+  Out<Packet> dma_wr_data{this};
+  Out<spec::CqEvent> event{this};
+
+  uint32_t cqes() const { return cnt_cqe_; }
+  uint32_t cq_errors() const { return cnt_err_; }
+  void run() override;
 
  private:
-  enum class St { kIdle, kSend, kEvent };
-  struct Ctx {
+  struct Ring {
     bool valid = false;
     uint64_t base = 0;
     uint8_t lsz = 0;
     uint32_t pi = 0, ci = 0;
     uint8_t arm = 0;
   };
+  void configure(const spec::CqCfg& c);
+  void doorbell(const spec::CqDb& d);
+  // false: the outputs it needs are full (run() is woken when they drain).
+  bool complete(Cycle now);
 
-  unsigned bytes_;
-  std::vector<Ctx> ctx_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool in_valid_[3] = {false, false, false};
-  Flit in_[3];
-  bool ready_[3] = {false, false, false};
-  St st_ = St::kIdle;
-  bool req_pending_ = false, beat_pending_ = false, event_after_ = false;
-  spec::DmaWrReq req_;
-  Flit beat_;
-  spec::CqEvent ev_;
+  Scheduler& s_;
+  std::vector<Ring> rings_;
+  Cycle free_at_ = 0;
   uint32_t cnt_cqe_ = 0, cnt_err_ = 0;
-  uint64_t cycle_ = 0;
 };
+
+// The writer as a cycle-level Block (in 0 cfg, 1 db, 2 completion; out 0 dma_wr,
+// 1 dma_wr_data, 2 event), for the cross-check against the RTL.
+std::unique_ptr<rocenic::Block> make_cq_writer_block(unsigned data_bytes = 64, unsigned max_cq = 256);
 
 }  // namespace rocenic::model

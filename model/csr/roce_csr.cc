@@ -2,11 +2,10 @@
 
 #include "common/desc_flit.h"
 #include "common/le_bytes.h"
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
 namespace {
-
-constexpr uint8_t kOkay = 0, kSlverr = 2;
 
 uint32_t merge(uint32_t old, uint32_t d, uint8_t strb) {
   uint32_t v = old;
@@ -15,53 +14,21 @@ uint32_t merge(uint32_t old, uint32_t d, uint8_t strb) {
   return v;
 }
 
-uint32_t le(const Flit& f, unsigned off, unsigned n) {
-  uint32_t v = 0;
-  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint32_t{f.data[off + i]} << (8 * i);
-  return v;
-}
-
 }  // namespace
 
-RoceCsr::RoceCsr(const CsrParams& p) : p_(p), gid_(p.gid_tbl_len), gtype_(p.gid_tbl_len) {
-  in_info_ = {{"s_axil_aw", false, true, 2},
-              {"s_axil_w", false, true, 5},
-              {"s_axil_ar", false, true, 2},
-              {"s_cmd_resp", false, true, (spec::CmdResp::kBits + 7) / 8}};
-  out_info_ = {{"s_axil_b", false, true, 1},
-               {"s_axil_r", false, true, 5},
-               {"m_cmd", false, true, (spec::CmdReq::kBits + 7) / 8},
-               {"m_sq_db", false, true, (spec::WqDb::kBits + 7) / 8},
-               {"m_rq_db", false, true, (spec::WqDb::kBits + 7) / 8},
-               {"m_cq_db", false, true, (spec::CqDb::kBits + 7) / 8}};
-  reset();
-}
-
-void RoceCsr::reset() {
+RoceCsr::RoceCsr(Scheduler& s, const CsrParams& p)
+    : aw(s, this, 1), ar(s, this, 1), w(s, this, 1), cmd_resp(s, this, 1), s_(s), p_(p), gid_(p.gid_tbl_len),
+      gtype_(p.gid_tbl_len) {
   ctrl_ = spec::kCsrCtrlReset;
   mac_lo_ = spec::kCsrPortMacLoReset;
   mac_hi_ = spec::kCsrPortMacHiReset;
   mtu_ = spec::kCsrPortMtuReset;
   port_ctrl_ = spec::kCsrPortCtrlReset;
-  for (auto& g : gid_) g = {};
-  for (auto& t : gtype_) t = 0;
-  bvalid_ = rvalid_ = false;
-  bresp_ = rresp_ = 0;
-  cmd_arg_ = {};
-  cmd_res_ = {};
-  cmd_op_ = cmd_status_ = 0;
-  cmd_busy_ = cmd_valid_ = false;
-  cq_ci_ = 0;
-  sq_db_ = rq_db_ = {};
-  cq_db_ = {};
-  for (bool& v : db_valid_) v = false;
-  resp_valid_ = false;
-  rdata_ = 0;
-  cycle_ = 0;
 }
 
 bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
   using namespace spec;
+  const CsrCounters cnt = counter_source_ ? counter_source_() : counters_in_;
   const uint32_t a = addr & 0xFFCu;
   *value = 0;
   const uint32_t gid_end = kCsrGid + 32 * p_.gid_tbl_len;
@@ -72,11 +39,11 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     return true;
   }
   if (a > kCsrRxDrop && a < kCsrRxDrop + 4 * kDropCount) {
-    *value = counters_in_.rx_drop[(a - kCsrRxDrop) / 4];
+    *value = cnt.rx_drop[(a - kCsrRxDrop) / 4];
     return true;
   }
   if (a > kCsrXportCnt && a < kCsrXportCnt + 4 * kXportCntCount) {
-    *value = counters_in_.xport[(a - kCsrXportCnt) / 4];
+    *value = cnt.xport[(a - kCsrXportCnt) / 4];
     return true;
   }
   if (a >= kCsrCmdArg && a < kCsrCmdArg + 64) {
@@ -106,10 +73,10 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     case kCsrPortMtu: *value = mtu_; return true;
     case kCsrPortCtrl: *value = port_ctrl_; return true;
     case kCsrPortState: *value = (port_ctrl_ & 1u) ? 4 : 1; return true;
-    case kCsrRxFrames: *value = counters_in_.rx_frames; return true;
-    case kCsrRxRoce: *value = counters_in_.rx_roce; return true;
-    case kCsrRxBypass: *value = counters_in_.rx_bypass; return true;
-    case kCsrTxFrames: *value = counters_in_.tx_frames; return true;
+    case kCsrRxFrames: *value = cnt.rx_frames; return true;
+    case kCsrRxRoce: *value = cnt.rx_roce; return true;
+    case kCsrRxBypass: *value = cnt.rx_bypass; return true;
+    case kCsrTxFrames: *value = cnt.tx_frames; return true;
     case kCsrCmdOp: *value = cmd_op_; return true;
     case kCsrCmdStatus: *value = (cmd_busy_ ? 0x80000000u : 0u) | cmd_status_; return true;
     case kCsrSqDb: case kCsrRqDb: case kCsrCqDb: *value = 0; return true;
@@ -150,27 +117,33 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
       mtu_ = v & 7u;
       return true;
     }
-    case kCsrCmdOp:
+    case kCsrCmdOp: {
       if (cmd_busy_) return false;
       cmd_op_ = static_cast<uint8_t>(merge(cmd_op_, data, strb));
-      cmd_busy_ = cmd_valid_ = true;
+      cmd_busy_ = true;
+      spec::CmdReq c;
+      c.op = cmd_op_;
+      c.args = cmd_arg_;
+      cmd->push(c, s_.now() + 1);
       return true;
+    }
     case kCsrSqDb:
     case kCsrRqDb: {
       const uint32_t v = merge(0, data, strb);
-      spec::WqDb& db = a == kCsrSqDb ? sq_db_ : rq_db_;
+      spec::WqDb db;
       db.qpn = static_cast<uint16_t>(v);
       db.pi = static_cast<uint16_t>(v >> 16);
-      db_valid_[a == kCsrSqDb ? 0 : 1] = true;
+      wq_out(a)->push(db, s_.now() + 1);
       return true;
     }
     case kCsrCqDbCi: cq_ci_ = merge(cq_ci_, data, strb) & 0xFFFFFFu; return true;
     case kCsrCqDb: {
       const uint32_t v = merge(0, data, strb);
-      cq_db_.cq = static_cast<uint16_t>(v);
-      cq_db_.ci = cq_ci_ & 0xFFFFFFu;
-      cq_db_.arm = static_cast<uint8_t>((v >> 16) & 3u);
-      db_valid_[2] = true;
+      spec::CqDb db;
+      db.cq = static_cast<uint16_t>(v);
+      db.ci = cq_ci_ & 0xFFFFFFu;
+      db.arm = static_cast<uint8_t>((v >> 16) & 3u);
+      cq_db->push(db, s_.now() + 1);
       return true;
     }
     default:
@@ -184,95 +157,91 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
   }
 }
 
-bool RoceCsr::write_waits(uint32_t addr) const {
+bool RoceCsr::write_waits(uint32_t addr) {
   const uint32_t a = addr & 0xFFCu;
-  return (a == spec::kCsrSqDb && db_valid_[0]) || (a == spec::kCsrRqDb && db_valid_[1]) ||
-         (a == spec::kCsrCqDb && db_valid_[2]);
+  if (a == spec::kCsrSqDb || a == spec::kCsrRqDb) return !wq_out(a)->can_push();
+  if (a == spec::kCsrCqDb) return !cq_db->can_push();
+  if (a == spec::kCsrCmdOp) return !cmd->can_push();  // (busy refuses it anyway; the request register is free by then)
+  return false;
 }
 
-bool RoceCsr::output_valid(unsigned port) {
-  switch (port) {
-    case 0: return bvalid_;
-    case 1: return rvalid_;
-    case 2: return cmd_valid_;
-    default: return db_valid_[port - 3];
+void RoceCsr::run() {
+  const Cycle now = s_.now();
+  if (now < next_) {
+    s_.wake_at(this, next_);
+    return;
   }
-}
-
-void RoceCsr::set_input(unsigned port, bool valid, const Flit& f) {
-  switch (port) {
-    case 0: aw_valid_ = valid; aw_addr_ = le(f, 0, 2); break;
-    case 1: w_valid_ = valid; w_data_ = le(f, 0, 4); w_strb_ = static_cast<uint8_t>(le(f, 4, 1)); break;
-    case 2: ar_valid_ = valid; ar_addr_ = le(f, 0, 2); break;
-    default:
-      resp_valid_ = valid;
-      if (valid) resp_ = desc_from_flit<spec::CmdResp>(f);
-      break;
-  }
-}
-
-void RoceCsr::set_output_ready(unsigned port, bool ready) {
-  if (port == 0) b_ready_ = ready;
-  else if (port == 1) r_ready_ = ready;
-  else out_ready_[port] = ready;
-}
-
-bool RoceCsr::input_ready(unsigned port) {
-  if (port == 3) return true;
-  if (port == 2) return !rvalid_;
-  return !bvalid_ && aw_valid_ && w_valid_ && !write_waits(aw_addr_);
-}
-
-Flit RoceCsr::output(unsigned port) {
-  Flit f;
-  switch (port) {
-    case 0: f.data = le_bytes(bresp_, 1); break;
-    case 1: f.data = le_bytes(rdata_, 4, rresp_); break;
-    case 2: {
-      spec::CmdReq c;
-      c.op = cmd_op_;
-      c.args = cmd_arg_;
-      return desc_to_flit(c);
-    }
-    case 3: return desc_to_flit(sq_db_);
-    case 4: return desc_to_flit(rq_db_);
-    default: return desc_to_flit(cq_db_);
-  }
-  return f;
-}
-
-void RoceCsr::clock() {
-  const bool take_w = input_ready(0);
-  const bool take_r = ar_valid_ && input_ready(2);
-  if (bvalid_ && b_ready_) bvalid_ = false;
-  if (rvalid_ && r_ready_) rvalid_ = false;
-  if (cmd_valid_ && out_ready_[2]) cmd_valid_ = false;
-  for (unsigned i = 0; i < 3; ++i)
-    if (db_valid_[i] && out_ready_[3 + i]) db_valid_[i] = false;
   // A read in the same cycle as a write or a command answer sees the old
   // values, and a write is judged on the old busy flag, as the RTL's
   // registers are; the answer then clears busy unless that write started a
   // new command (in the RTL the later assignment wins).
-  if (take_r) {
+  bool moved = false;
+  if (ar.ready() && r->can_push()) {
     uint32_t v = 0;
-    const bool ok = read(ar_addr_, &v);
-    rvalid_ = true;
-    rdata_ = ok ? v : 0;
-    rresp_ = ok ? kOkay : kSlverr;
+    const bool ok = read(ar.pop(), &v);
+    r->push(AxilR{ok ? v : 0, ok ? kOkay : kSlverr}, now + 1);
+    moved = true;
   }
   bool started = false;
-  if (take_w) {
-    bvalid_ = true;
-    const bool ok = write(aw_addr_, w_data_, w_strb_);
-    bresp_ = ok ? kOkay : kSlverr;
-    started = ok && (aw_addr_ & 0xFFCu) == spec::kCsrCmdOp;
+  if (aw.ready() && w.ready() && b->can_push() && !write_waits(aw.front())) {
+    const uint32_t addr = aw.pop();
+    const AxilW d = w.pop();
+    const bool was_busy = cmd_busy_;
+    const bool ok = write(addr, d.data, d.strb);
+    b->push(ok ? kOkay : kSlverr, now + 1);
+    started = ok && !was_busy && cmd_busy_;
+    moved = true;
   }
-  if (resp_valid_) {
+  while (cmd_resp.ready()) {
+    const spec::CmdResp resp = cmd_resp.pop();
     if (!started) cmd_busy_ = false;
-    cmd_status_ = resp_.status;
-    cmd_res_ = {resp_.res[0], resp_.res[1], resp_.res[2], resp_.res[3]};
+    cmd_status_ = resp.status;
+    cmd_res_ = {resp.res[0], resp.res[1], resp.res[2], resp.res[3]};
   }
-  ++cycle_;
+  if (moved) {
+    next_ = now + 1;
+    if (!ar.empty() || !aw.empty()) s_.wake_at(this, next_);
+  }
+}
+
+namespace {
+
+uint32_t le(const Flit& f, unsigned off, unsigned n) {
+  uint32_t v = 0;
+  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint32_t{f.data[off + i]} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<rocenic::Block> make_roce_csr_block(const CsrCounters& counters, const CsrParams& p) {
+  return std::make_unique<FlitAdapter>(64, [=](FlitAdapter& a) {
+    RoceCsr* c = a.make<RoceCsr>(p);
+    c->set_counters(counters);
+    const auto addr = [](const Flit& f) { return le(f, 0, 2); };
+    a.in<uint32_t>("s_axil_aw", c->aw, 2, addr);
+    a.in<AxilW>("s_axil_w", c->w, 5,
+                [](const Flit& f) { return AxilW{le(f, 0, 4), static_cast<uint8_t>(le(f, 4, 1))}; });
+    a.in<uint32_t>("s_axil_ar", c->ar, 2, addr);
+    a.in<spec::CmdResp>("s_cmd_resp", c->cmd_resp);
+    a.out<uint8_t>("s_axil_b", c->b, 1, 1, [](const uint8_t& v) { return Flit{le_bytes(v, 1)}; });
+    a.out<AxilR>("s_axil_r", c->r, 1, 5, [](const AxilR& v) { return Flit{le_bytes(v.data, 4, v.resp)}; });
+    a.out<spec::CmdReq>("m_cmd", c->cmd);
+    a.out<spec::WqDb>("m_sq_db", c->sq_db);
+    a.out<spec::WqDb>("m_rq_db", c->rq_db);
+    a.out<spec::CqDb>("m_cq_db", c->cq_db);
+    a.busy_from([c] { return c->command_busy(); });
+  });
+}
+
+const std::vector<PortInfo>& roce_csr_inputs() {
+  static const auto b = make_roce_csr_block();
+  return b->inputs();
+}
+
+const std::vector<PortInfo>& roce_csr_outputs() {
+  static const auto b = make_roce_csr_block();
+  return b->outputs();
 }
 
 }  // namespace rocenic::model

@@ -10,6 +10,7 @@
 #include "engine/glue.h"
 #include "mem/mr_table.h"
 #include "net/roce_deparser.h"
+#include "sched/flit_adapter.h"
 #include "net/roce_parser.h"
 #include "xport/completer.h"
 #include "xport/requester.h"
@@ -26,9 +27,9 @@ std::string lower(const char* s) {
 }  // namespace
 
 RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
-  csr_ = net_.add(std::make_unique<RoceCsr>());
+  csr_ = net_.add(make_roce_csr_block());
   cmd_ = net_.add(std::make_unique<RoceCmd>());
-  auto* mr = net_.add(std::make_unique<MrTable>());
+  auto* mr = net_.add(make_mr_table_block());
   auto* mr_arb = net_.add(std::make_unique<MrArb>());
   auto* rd_arb = net_.add(std::make_unique<DmaRdArb>(data_bytes));
   auto* wr_arb = net_.add(std::make_unique<DmaWrArb>(data_bytes));
@@ -36,7 +37,7 @@ RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   resp_ = net_.add(std::make_unique<Responder>(data_bytes));
   compl_ = net_.add(std::make_unique<Completer>());
   compl_arb_ = net_.add(std::make_unique<DescArb2>((spec::CqCompl::kBits + 7) / 8));
-  cq_ = net_.add(std::make_unique<CqWriter>(data_bytes));
+  cq_ = net_.add(make_cq_writer_block(data_bytes));
   auto* tx_arb = net_.add(std::make_unique<TxArb>(data_bytes));
   deparser_ = net_.add(std::make_unique<RoceDeparser>(data_bytes));
   loopback_ = net_.add(std::make_unique<LoopbackSplit>(data_bytes));
@@ -110,12 +111,15 @@ void RoceEngine::reset() {
   cycle_ = 0;
 }
 
+RoceCsr& RoceEngine::csr() const { return *static_cast<FlitAdapter*>(csr_)->block<RoceCsr>(); }
+
 // Wires the RTL top connects straight from CSR registers.
 void RoceEngine::apply_static_inputs() {
-  cmd_->set_port_mac(csr_->port_mac());
-  for (unsigned i = 0; i < 16; ++i) cmd_->set_gid(i, csr_->gid(i), csr_->gid_type(i));
-  parser_->set_roce_enable(csr_->roce_enable());
-  loopback_->set_port_mac(csr_->port_mac());
+  const RoceCsr& csr = this->csr();
+  cmd_->set_port_mac(csr.port_mac());
+  for (unsigned i = 0; i < 16; ++i) cmd_->set_gid(i, csr.gid(i), csr.gid_type(i));
+  parser_->set_roce_enable(csr.roce_enable());
+  loopback_->set_port_mac(csr.port_mac());
   // The CSR block samples the counters only when it takes a read, in the
   // clock after this eval; gathering them (a few hundred named values) on
   // every other cycle would cost more than the rest of the engine.
@@ -156,7 +160,7 @@ void RoceEngine::gather_counters() {
       if (xport_map_[k][j]) c.xport[xport_map_[k][j]] = vals[j].second;
   }
   c.xport[static_cast<unsigned>(spec::XportCnt::kCqeErr)] = cqe_err_;
-  csr_->set_counters(c);
+  csr().set_counters(c);
 }
 
 void RoceEngine::set_input(unsigned port, bool valid, const Flit& f) {
@@ -192,7 +196,7 @@ void RoceEngine::clock() {
 std::vector<std::pair<std::string, uint32_t>> RoceEngine::counters() {
   std::vector<std::pair<std::string, uint32_t>> all;
   for (Block* b : {static_cast<Block*>(parser_), static_cast<Block*>(deparser_), static_cast<Block*>(req_),
-                   static_cast<Block*>(resp_), static_cast<Block*>(compl_), static_cast<Block*>(cq_)})
+                   static_cast<Block*>(resp_), static_cast<Block*>(compl_), cq_})
     for (auto& c : b->counters()) all.push_back(c);
   return all;
 }

@@ -17,7 +17,6 @@ class RoceCsr;
 class RoceCmd;
 class RoceParser;
 class RoceDeparser;
-class CqWriter;
 class LoopbackSplit;
 class Requester;
 class Responder;
@@ -54,11 +53,12 @@ class RoceEngine : public Block {
   Netlist net_;
   std::vector<PortInfo> in_info_, out_info_;
   std::vector<Ext> ext_in_, ext_out_;
-  RoceCsr* csr_ = nullptr;
+  Block* csr_ = nullptr;  // a FlitAdapter around RoceCsr
+  RoceCsr& csr() const;
   RoceCmd* cmd_ = nullptr;
   RoceParser* parser_ = nullptr;
   RoceDeparser* deparser_ = nullptr;
-  CqWriter* cq_ = nullptr;
+  Block* cq_ = nullptr;
   LoopbackSplit* loopback_ = nullptr;
   Requester* req_ = nullptr;
   Responder* resp_ = nullptr;

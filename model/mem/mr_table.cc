@@ -1,38 +1,15 @@
 #include "mem/mr_table.h"
 
-#include "common/desc_flit.h"
+#include <algorithm>
+
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
-namespace {
 
-uint64_t le(const Flit& f, unsigned off, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint64_t{f.data[off + i]} << (8 * i);
-  return v;
-}
+MrTable::MrTable(Scheduler& s, unsigned max_mr, unsigned mtt_depth)
+    : mr_wr(s, this, 1), mtt_wr(s, this, 1), req(s, this, kReqCapacity), s_(s), regions_(max_mr, mtt_depth) {}
 
-// The flit after its 2-byte index prefix.
-Flit without_index(const Flit& f) {
-  Flit g;
-  g.data.assign(f.data.begin() + std::min<size_t>(2, f.data.size()), f.data.end());
-  return g;
-}
-
-}  // namespace
-
-MrTable::MrTable(unsigned max_mr, unsigned mtt_depth) : mr_(max_mr), mtt_(mtt_depth) {
-  in_info_ = {{"mr_wr", false, true, 2 + (spec::MrCtx::kBits + 7) / 8},
-              {"mtt_wr", false, true, 10},
-              {"req", false, true, (spec::MrReq::kBits + 7) / 8}};
-  out_info_ = {{"resp", false, true, (spec::MrResp::kBits + 7) / 8}};
-}
-
-void MrTable::reset() {
-  out_.clear();
-  cycle_ = 0;
-}
-
-spec::MrResp MrTable::check(const spec::MrReq& r) const {
+spec::MrResp MrRegions::check(const spec::MrReq& r) const {
   using spec::MrStatus;
   spec::MrResp resp;
   resp.tag = r.tag;
@@ -63,21 +40,47 @@ spec::MrResp MrTable::check(const spec::MrReq& r) const {
   return resp;
 }
 
-void MrTable::set_input(unsigned port, bool valid, const Flit& flit) {
-  valid_[port] = valid;
-  in_[port] = flit;
+void MrTable::run() {
+  const Cycle now = s_.now();
+  // Requests first: one that arrives with a table write reads the old entry.
+  while (req.ready() && resp->can_push() && next_req_ <= now) {
+    resp->push(regions_.check(req.pop()), now + kLatency);
+    next_req_ = now + 1;
+  }
+  if (req.ready() && next_req_ > now) s_.wake_at(this, next_req_);  // (a full resp wakes us when it drains)
+  while (mr_wr.ready()) {
+    const MrWrite w = mr_wr.pop();
+    regions_.write_mr(w.index, w.ctx);
+  }
+  while (mtt_wr.ready()) {
+    const MttWrite w = mtt_wr.pop();
+    regions_.write_mtt(w.index, w.pa);
+  }
 }
 
-Flit MrTable::output(unsigned) { return desc_to_flit(out_.front()); }
+namespace {
 
-void MrTable::clock() {
-  // Same-cycle order as the RTL: a request reads the tables before this cycle's writes.
-  const bool take_req = valid_[2] && input_ready(2);
-  if (!out_.empty() && out_ready_) out_.pop_front();
-  if (take_req) out_.push_back(check(desc_from_flit<spec::MrReq>(in_[2])));
-  if (valid_[0]) write_mr(static_cast<unsigned>(le(in_[0], 0, 2)), desc_from_flit<spec::MrCtx>(without_index(in_[0])));
-  if (valid_[1]) write_mtt(static_cast<unsigned>(le(in_[1], 0, 2)), le(in_[1], 2, 8));
-  ++cycle_;
+uint64_t le(const Flit& f, unsigned off, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint64_t{f.data[off + i]} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<rocenic::Block> make_mr_table_block(unsigned max_mr, unsigned mtt_depth) {
+  return std::make_unique<FlitAdapter>(64, [=](FlitAdapter& a) {
+    MrTable* t = a.make<MrTable>(max_mr, mtt_depth);
+    a.in<MrWrite>("mr_wr", t->mr_wr, 2 + (spec::MrCtx::kBits + 7) / 8, [](const Flit& f) {
+      Flit body;
+      body.data.assign(f.data.begin() + std::min<size_t>(2, f.data.size()), f.data.end());
+      return MrWrite{static_cast<uint16_t>(le(f, 0, 2)), desc_from_flit<spec::MrCtx>(body)};
+    });
+    a.in<MttWrite>("mtt_wr", t->mtt_wr, 10,
+                   [](const Flit& f) { return MttWrite{static_cast<uint16_t>(le(f, 0, 2)), le(f, 2, 8)}; });
+    a.in<spec::MrReq>("req", t->req);
+    a.out<spec::MrResp>("resp", t->resp, 2);  // the two pipeline stages
+  });
 }
 
 }  // namespace rocenic::model

@@ -1,28 +1,37 @@
-// Model of rtl/mem/mr_table.sv: memory-region checks and MTT translation.
+// The MR table (rtl/mem/mr_table.sv) in the event-driven model: memory
+// region checks and MTT translation, the IBTA rules of docs/engine.md.
 //
-// Ports (Block indices; descriptor-style flits):
-//   input  0  mr_wr   2 bytes index (LE) + packed mr_ctx_t
-//   input  1  mtt_wr  2 bytes index (LE) + 8 bytes bus address (LE)
-//   input  2  req     packed mr_req_t
-//   output 0  resp    packed mr_resp_t
-// Table writes are always taken. Requests are answered in order. The RTL
-// reads the MTT a cycle after the MR entry; like it, this model assumes the
-// command path does not rewrite entries that requests in flight use.
+// Inputs: mr_wr / mtt_wr (table writes from roce_cmd, always taken), req
+// (mr_req_t). Output: resp (mr_resp_t), one per request, in order.
+// Timing: a request is answered kLatency cycles after it arrives (the RTL's
+// two stages: MR entry, then MTT), one per cycle. A request reads the
+// tables before writes that arrive in the same cycle; like the RTL, the
+// model assumes the command path does not rewrite entries in use.
 #pragma once
 
-#include <deque>
+#include <memory>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class MrTable : public Block {
- public:
-  explicit MrTable(unsigned max_mr = 1024, unsigned mtt_depth = 4096);
+struct MrWrite {
+  uint16_t index = 0;
+  spec::MrCtx ctx;
+};
+struct MttWrite {
+  uint16_t index = 0;
+  uint64_t pa = 0;
+};
 
-  // The check itself (also used by tests and, later, by the data path model).
+// The registered regions and their translation table: the check itself,
+// without timing (tests use it directly).
+class MrRegions {
+ public:
+  explicit MrRegions(unsigned max_mr = 1024, unsigned mtt_depth = 4096) : mr_(max_mr), mtt_(mtt_depth) {}
   spec::MrResp check(const spec::MrReq& r) const;
   void write_mr(unsigned index, const spec::MrCtx& c) {
     if (index < mr_.size()) mr_[index] = c;
@@ -31,29 +40,34 @@ class MrTable : public Block {
     if (index < mtt_.size()) mtt_[index] = pa;
   }
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned, bool ready) override { out_ready_ = ready; }
-  void eval() override {}
-  bool input_ready(unsigned port) override { return port != 2 || out_.size() < 2; }
-  bool output_valid(unsigned) override { return !out_.empty(); }
-  Flit output(unsigned) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  bool idle() const override { return out_.empty(); }
-  std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
-
  private:
   std::vector<spec::MrCtx> mr_;
   std::vector<uint64_t> mtt_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool valid_[3] = {false, false, false};
-  Flit in_[3];
-  bool out_ready_ = false;
-  std::deque<spec::MrResp> out_;
-  uint64_t cycle_ = 0;
 };
+
+class MrTable : public Process {
+ public:
+  static constexpr Cycle kLatency = 2;
+  static constexpr unsigned kReqCapacity = 1;
+
+  MrTable(Scheduler& s, unsigned max_mr = 1024, unsigned mtt_depth = 4096);
+
+  In<MrWrite> mr_wr;
+  In<MttWrite> mtt_wr;
+  In<spec::MrReq> req;
+  Out<spec::MrResp> resp{this};
+
+  void run() override;
+
+ private:
+  Scheduler& s_;
+  MrRegions regions_;
+  Cycle next_req_ = 0;  // one request a cycle
+};
+
+// The table as a cycle-level Block (ports: in 0 mr_wr = 2-byte LE index +
+// mr_ctx_t, 1 mtt_wr = 2-byte LE index + 8-byte LE address, 2 req; out 0
+// resp), for the cross-check against the RTL.
+std::unique_ptr<rocenic::Block> make_mr_table_block(unsigned max_mr = 1024, unsigned mtt_depth = 4096);
 
 }  // namespace rocenic::model

@@ -35,6 +35,8 @@ class Channel {
     producer_ = producer;
     consumer_ = consumer;
   }
+  void set_producer(Process* p) { producer_ = p; }
+  void set_consumer(Process* p) { consumer_ = p; }
 
   // ---- producer side
   // A credit is free now (a push would not overflow the RTL's buffer).

@@ -14,9 +14,8 @@ namespace rocenic {
 class RoceCsrRtl : public VlBlock<Vroce_csr> {
  public:
   RoceCsrRtl() {
-    model::RoceCsr m;  // same port list as the model
-    in_info_ = m.inputs();
-    out_info_ = m.outputs();
+    in_info_ = model::roce_csr_inputs();  // same port list as the model
+    out_info_ = model::roce_csr_outputs();
     reset();
   }
   void set_counters(const model::CsrCounters& c) {

@@ -31,7 +31,7 @@ std::string describe_txn(unsigned port, const Txn& t) {
 
 }  // namespace
 
-void World::install(SparseMemory& mem, model::MrTable& mrt) const {
+void World::install(SparseMemory& mem, model::MrRegions& mrt) const {
   for (const auto& a : allowed) mem.allow(a.first, a.second);
   for (const auto& w : writes) mem.write(w.first, w.second.data(), w.second.size());
   for (const auto& r : revoked) mem.revoke(r.first, r.second);
@@ -45,7 +45,7 @@ void World::install(SparseMemory& mem, model::MrTable& mrt) const {
 EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, const std::vector<Step>& script,
                   const EnvConfig& cfg) {
   SparseMemory mem;
-  model::MrTable mrt;
+  model::MrRegions mrt;
   w.install(mem, mrt);
   DmaModel dma(mem, cfg.dma, kW);
   std::mt19937_64 r_in(cfg.seed * 977 + 1), r_out(cfg.seed * 977 + 2), r_mr(cfg.seed * 977 + 3),

@@ -84,7 +84,7 @@ struct World {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
   std::vector<std::pair<uint64_t, uint64_t>> allowed, revoked;
   std::vector<std::pair<unsigned, uint64_t>> extra_mtt;
-  void install(SparseMemory& mem, model::MrTable& mrt) const;
+  void install(SparseMemory& mem, model::MrRegions& mrt) const;
 };
 
 struct EnvConfig {
@@ -148,7 +148,7 @@ class Builder {
   std::map<uint16_t, QpRun> run_;
   unsigned next_mtt_ = 0;
   std::mt19937_64 rng_;
-  model::MrTable mrt_;
+  model::MrRegions mrt_;
 };
 
 // Hold a run's outputs against the expectation: sq_track per QP, every packet's

@@ -175,7 +175,7 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
 
   // ---- the expected outcome (docs/engine.md, Requester 2-7)
   using spec::WcStatus;
-  model::MrTable& mrt = mrt_;  // the MR table as the run will see it
+  model::MrRegions& mrt = mrt_;  // the MR table as the run will see it
   if (poison_slot) {  // the WQE's bytes never arrive: the engine sees zeros
     e.w.wr_id = 0;
     e.w.op = 0;

@@ -25,7 +25,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     mem.write(a, std::vector<uint8_t>(n, w.fill).data(), n);
   }
   DmaModel dma(mem, cfg.dma, kBytes);
-  model::MrTable mrt(1024, 4096);
+  model::MrRegions mrt(1024, 4096);
   for (const MrDef& m : w.mrs) {
     mrt.write_mr(m.index, m.ctx);
     for (size_t i = 0; i < m.pages.size(); ++i) mrt.write_mtt(static_cast<unsigned>(m.ctx.mtt_base + i), m.pages[i]);

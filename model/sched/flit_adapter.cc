@@ -1,0 +1,137 @@
+#include "sched/flit_adapter.h"
+
+namespace rocenic::model {
+
+FlitAdapter::FlitAdapter(unsigned data_bytes, Build build) : bytes_(data_bytes), build_(std::move(build)) {
+  this->build();
+}
+
+FlitAdapter::~FlitAdapter() {
+  // Channels and the block refer to the scheduler: they go first.
+  outs_.clear();
+  ins_.clear();
+  block_.reset();
+}
+
+void FlitAdapter::build() {
+  outs_.clear();
+  ins_.clear();
+  block_.reset();
+  counters_ = nullptr;
+  busy_ = nullptr;
+  sched_ = std::make_unique<Scheduler>();
+  build_(*this);
+  in_info_.clear();
+  out_info_.clear();
+  for (const InPort& p : ins_) in_info_.push_back(p.info);
+  for (const OutPort& p : outs_) out_info_.push_back(p.info);
+}
+
+void FlitAdapter::reset() { build(); }
+
+void FlitAdapter::add_in(PortInfo info, std::function<bool()> can_push,
+                         std::function<void(std::vector<Flit>&, Cycle)> push) {
+  InPort p;
+  p.info = std::move(info);
+  p.can_push = std::move(can_push);
+  p.push = std::move(push);
+  ins_.push_back(std::move(p));
+}
+
+void FlitAdapter::add_out(PortInfo info, std::shared_ptr<void> ch, std::function<bool()> has,
+                          std::function<std::vector<Flit>()> flits, std::function<void()> pop,
+                          std::function<bool()> empty) {
+  OutPort p;
+  p.info = std::move(info);
+  p.channel = std::move(ch);
+  p.has = std::move(has);
+  p.flits = std::move(flits);
+  p.pop = std::move(pop);
+  p.empty = std::move(empty);
+  outs_.push_back(std::move(p));
+}
+
+void FlitAdapter::in_stream(const char* name, Channel<Packet>& ch) {
+  add_in({name, true, true, bytes_}, [&ch] { return ch.can_push(); },
+         [&ch](std::vector<Flit>& beats, Cycle t) {
+           Packet p;
+           p.data = Bytes(beats_to_bytes(beats));
+           p.id = beats.front().id;
+           for (const Flit& b : beats) p.user = p.user || b.user;
+           ch.push(std::move(p), t);
+         });
+}
+
+void FlitAdapter::out_stream(const char* name, Out<Packet>& port, unsigned capacity) {
+  auto ch = std::make_shared<Channel<Packet>>(*sched_, capacity);
+  port.bind(*ch);
+  Channel<Packet>* c = ch.get();
+  const unsigned bytes = bytes_;
+  Scheduler* s = sched_.get();
+  // A packet is stamped with the cycle of its last beat: its first beat is
+  // offered as many cycles earlier as it has beats after the first.
+  const auto has = [c, s, bytes] {
+    if (c->empty()) return false;
+    const size_t n = c->front().data.size();
+    const Cycle extra = n > bytes ? (n - 1) / bytes : 0;
+    return c->next_at() <= s->now() + extra;
+  };
+  add_out({name, true, true, bytes}, ch, has,
+          [c, bytes] {
+            const Packet& p = c->front();
+            auto beats = frame_to_beats(p.data.vec(), bytes, p.user);
+            for (Flit& b : beats) b.id = p.id;
+            return beats;
+          },
+          [c] { c->pop(); }, [c] { return c->empty(); });
+}
+
+void FlitAdapter::set_input(unsigned port, bool valid, const Flit& flit) {
+  InPort& p = ins_[port];
+  p.valid = valid;
+  if (valid) p.flit = flit;
+}
+
+bool FlitAdapter::input_ready(unsigned port) {
+  InPort& p = ins_[port];
+  return !p.beats.empty() || p.can_push();  // a credit is taken for the whole packet at its first beat
+}
+
+bool FlitAdapter::output_valid(unsigned port) { return outs_[port].has(); }
+
+Flit FlitAdapter::output(unsigned port) {
+  OutPort& p = outs_[port];
+  if (p.cur.empty()) p.cur = p.flits();
+  return p.cur[p.beat];
+}
+
+void FlitAdapter::clock() {
+  const Cycle now = sched_->now();
+  for (OutPort& p : outs_) {
+    if (!p.has() || !(p.ready || !p.info.has_ready)) continue;
+    if (p.cur.empty()) p.cur = p.flits();
+    if (++p.beat < p.cur.size()) continue;
+    p.cur.clear();
+    p.beat = 0;
+    p.pop();
+  }
+  for (InPort& p : ins_) {
+    if (!p.valid || !input_ready(static_cast<unsigned>(&p - ins_.data()))) continue;
+    p.beats.push_back(p.flit);
+    if (p.info.is_stream && !p.flit.last) continue;
+    p.push(p.beats, now);
+    p.beats.clear();
+  }
+  sched_->run_until(now + 1);
+}
+
+bool FlitAdapter::idle() const {
+  if (!sched_->idle()) return false;
+  for (const InPort& p : ins_)
+    if (!p.beats.empty()) return false;
+  for (const OutPort& p : outs_)
+    if (!p.empty()) return false;
+  return !busy_ || !busy_();
+}
+
+}  // namespace rocenic::model

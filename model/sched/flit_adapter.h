@@ -1,0 +1,135 @@
+// A block of the event-driven model seen as a cycle-level rocenic::Block:
+// its channels turned back into valid/ready flits (the transactor of
+// docs/architecture.md). Block cross-checks (sim/xcheck.h) run a model block
+// through it against its Verilated RTL, with the same random idle cycles
+// and backpressure as before the model was event-driven.
+//
+// Timing at the boundary: a channel's stamp is the cycle of the handshake
+// that completes the transaction (a descriptor's, a packet's last beat).
+// A descriptor taken at cycle c, or a packet whose last beat is taken at c,
+// enters the block's channel stamped c; an output transaction is offered so
+// that its last beat could go at its stamp, one beat per cycle. So a block
+// whose latency is L answers L cycles after the handshake, as its RTL does
+// (at least 1: the adapter registers). Input ports are ready while the
+// channel has a credit; output channels hold `capacity` transactions (the
+// RTL's output registers).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/block.h"
+#include "common/desc_flit.h"
+#include "sched/port.h"
+#include "sched/scheduler.h"
+
+namespace rocenic::model {
+
+class FlitAdapter : public rocenic::Block {
+ public:
+  // build() creates the block on a.sched() and declares its ports in Block
+  // order; it runs again on every reset() (a fresh block and scheduler).
+  using Build = std::function<void(FlitAdapter& a)>;
+  FlitAdapter(unsigned data_bytes, Build build);
+  ~FlitAdapter() override;
+
+  Scheduler& sched() { return *sched_; }
+  unsigned data_bytes() const { return bytes_; }
+
+  // ---- for build()
+  template <typename B, typename... Args>
+  B* make(Args&&... args) {
+    auto b = std::make_unique<B>(*sched_, std::forward<Args>(args)...);
+    B* raw = b.get();
+    block_ = std::shared_ptr<void>(std::move(b));
+    return raw;
+  }
+  template <typename T>
+  void in(const char* name, Channel<T>& ch, unsigned bytes = (T::kBits + 7) / 8,
+          std::function<T(const Flit&)> decode = desc_from_flit<T>) {
+    add_in({name, false, true, bytes}, [&ch] { return ch.can_push(); },
+           [&ch, decode](std::vector<Flit>& beats, Cycle t) { ch.push(decode(beats.front()), t); });
+  }
+  void in_stream(const char* name, Channel<Packet>& ch);
+  template <typename T>
+  void out(const char* name, Out<T>& port, unsigned capacity = 1, unsigned bytes = (T::kBits + 7) / 8,
+           std::function<Flit(const T&)> encode = desc_to_flit<T>) {
+    auto ch = std::make_shared<Channel<T>>(*sched_, capacity);
+    port.bind(*ch);
+    Channel<T>* c = ch.get();
+    add_out({name, false, true, bytes}, ch, [c] { return c->ready(); },
+            [c, encode] { return std::vector<Flit>{encode(c->front())}; }, [c] { c->pop(); },
+            [c] { return c->empty(); });
+  }
+  void out_stream(const char* name, Out<Packet>& port, unsigned capacity = 1);
+  // An event output the block never holds back (has_ready = false in PortInfo).
+  template <typename T>
+  void out_event(const char* name, Out<T>& port, unsigned capacity = 1) {
+    out(name, port, capacity);
+    outs_.back().info.has_ready = false;
+  }
+  void counters_from(std::function<std::vector<std::pair<std::string, uint32_t>>()> f) { counters_ = std::move(f); }
+  // Work the block holds that no channel shows (e.g. a table being cleared).
+  void busy_from(std::function<bool()> f) { busy_ = std::move(f); }
+  template <typename B>
+  B* block() const {
+    return static_cast<B*>(block_.get());
+  }
+
+  // ---- rocenic::Block
+  const std::vector<PortInfo>& inputs() const override { return in_info_; }
+  const std::vector<PortInfo>& outputs() const override { return out_info_; }
+  void reset() override;
+  void set_input(unsigned port, bool valid, const Flit& flit) override;
+  void set_output_ready(unsigned port, bool ready) override { outs_[port].ready = ready; }
+  void eval() override {}
+  bool input_ready(unsigned port) override;
+  bool output_valid(unsigned port) override;
+  Flit output(unsigned port) override;
+  void clock() override;
+  uint64_t cycle() const override { return sched_->now(); }
+  std::vector<std::pair<std::string, uint32_t>> counters() override {
+    return counters_ ? counters_() : std::vector<std::pair<std::string, uint32_t>>{};
+  }
+  bool idle() const override;
+
+ private:
+  struct InPort {
+    PortInfo info;
+    std::function<bool()> can_push;
+    std::function<void(std::vector<Flit>&, Cycle)> push;
+    std::vector<Flit> beats;  // of the packet being taken
+    bool valid = false;
+    Flit flit;
+  };
+  struct OutPort {
+    PortInfo info;
+    std::shared_ptr<void> channel;
+    std::function<bool()> has;
+    std::function<std::vector<Flit>()> flits;
+    std::function<void()> pop;
+    std::function<bool()> empty;
+    std::vector<Flit> cur;  // beats of the front transaction, once asked for
+    size_t beat = 0;
+    bool ready = false;
+  };
+  void add_in(PortInfo info, std::function<bool()> can_push, std::function<void(std::vector<Flit>&, Cycle)> push);
+  void add_out(PortInfo info, std::shared_ptr<void> ch, std::function<bool()> has,
+               std::function<std::vector<Flit>()> flits, std::function<void()> pop, std::function<bool()> empty);
+  void build();
+
+  unsigned bytes_;
+  Build build_;
+  std::unique_ptr<Scheduler> sched_;
+  std::shared_ptr<void> block_;
+  std::vector<InPort> ins_;
+  std::vector<OutPort> outs_;
+  std::vector<PortInfo> in_info_, out_info_;
+  std::function<std::vector<std::pair<std::string, uint32_t>>()> counters_;
+  std::function<bool()> busy_;
+};
+
+}  // namespace rocenic::model

@@ -1,0 +1,59 @@
+// How a block of the event-driven model names its ports (docs/architecture.md).
+//
+// A block owns its input channels (their capacity is its own buffering, as
+// in the RTL) and holds an Out<T> per output: a reference to the consumer's
+// channel, bound when the engine (or a test's FlitAdapter) wires it up.
+// Stream ports (frames, payload, DMA data) carry one Packet per AXI-Stream
+// packet, by reference.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+
+#include "sched/bytes.h"
+#include "sched/channel.h"
+
+namespace rocenic::model {
+
+// One AXI-Stream packet: its bytes from lane 0 on, and the sideband the RTL
+// carries with it (tuser: a bad frame on RX, poisoned DMA read data; tid:
+// the DMA read tag).
+struct Packet {
+  Bytes data;
+  bool user = false;
+  uint8_t id = 0;
+};
+
+template <typename T>
+class Out {
+ public:
+  explicit Out(Process* owner) : owner_(owner) {}
+  void bind(Channel<T>& ch) {
+    ch_ = &ch;
+    ch.set_producer(owner_);
+  }
+  bool bound() const { return ch_ != nullptr; }
+  Channel<T>& operator*() const {
+    assert(ch_);
+    return *ch_;
+  }
+  Channel<T>* operator->() const {
+    assert(ch_);
+    return ch_;
+  }
+
+ private:
+  Process* owner_;
+  Channel<T>* ch_ = nullptr;
+};
+
+// An input channel that wakes its owner.
+template <typename T>
+class In : public Channel<T> {
+ public:
+  In(Scheduler& s, Process* owner, unsigned capacity, Cycle credit_delay = 0) : Channel<T>(s, capacity, credit_delay) {
+    this->set_consumer(owner);
+  }
+};
+
+}  // namespace rocenic::model

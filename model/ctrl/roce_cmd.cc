@@ -1,6 +1,7 @@
 #include "ctrl/roce_cmd.h"
 
 #include "common/desc_flit.h"
+#include "sched/flit_adapter.h"
 #include "gen/qp_rules.h"
 
 namespace rocenic::model {
@@ -44,56 +45,65 @@ bool ipv4_mapped(const Ip128& g) {
 
 }  // namespace
 
-RoceCmd::RoceCmd(const RoceCmdParams& p) : p_(p) {
-  in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8}};
-  out_info_ = {{"resp", false, true, (spec::CmdResp::kBits + 7) / 8},
-               {"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
-               {"cq_cfg", false, true, (spec::CqCfg::kBits + 7) / 8},
-               {"mr_wr", false, true, 2 + (spec::MrCtx::kBits + 7) / 8},
-               {"mtt_wr", false, true, 10}};
-  gid_.resize(p_.gid_tbl_len);
-  reset();
-}
+RoceCmd::RoceCmd(Scheduler& s, const RoceCmdParams& p)
+    : cmd(s, this, 1),
+      s_(s),
+      p_(p),
+      gid_(p.gid_tbl_len),
+      pd_used_(p.max_pd, false),
+      cq_used_(p.max_cq, false),
+      pd_refs_(p.max_pd, 0),
+      cq_refs_(p.max_cq, 0),
+      mr_(p.max_mr),
+      qp_(p.max_qp) {}
 
 void RoceCmd::set_gid(unsigned i, const Ip128& gid, uint8_t type) {
   if (i < gid_.size()) gid_[i] = {gid, static_cast<uint8_t>(type & 3u)};
 }
 
-void RoceCmd::reset() {
-  pd_used_.assign(p_.max_pd, false);
-  cq_used_.assign(p_.max_cq, false);
-  pd_refs_.assign(p_.max_pd, 0);
-  cq_refs_.assign(p_.max_cq, 0);
-  mr_.assign(p_.max_mr, Mr{});
-  qp_.assign(p_.max_qp, Qp{});
-  seq_.clear();
-  in_valid_ = false;
-  cycle_ = 0;
-}
-
-void RoceCmd::set_input(unsigned, bool valid, const Flit& flit) {
-  in_valid_ = valid;
-  in_ = flit;
-}
-
-Flit RoceCmd::output(unsigned port) {
-  if (!seq_.empty() && seq_.front().first == port) return seq_.front().second;
-  Flit f;
-  f.data.assign(out_info_[port].bytes, 0);
-  return f;
-}
-
-void RoceCmd::clock() {
-  if (!seq_.empty()) {
-    if (ready_[seq_.front().first]) seq_.pop_front();
-  } else if (in_valid_) {
-    const auto c = desc_from_flit<spec::CmdReq>(in_);
-    spec::CmdResp r;
-    r.status = static_cast<uint8_t>(execute(c, r));
-    if (r.status != static_cast<uint8_t>(CmdStatus::kOk)) r.res = {};
-    seq_.emplace_back(0, desc_to_flit(r));
+bool RoceCmd::emit(const Output& o, Cycle t) {
+  switch (o.index()) {
+    case 0:
+      if (!resp->can_push()) return false;
+      resp->push(std::get<0>(o), t);
+      return true;
+    case 1:
+      if (!qp_cfg.can_push()) return false;
+      qp_cfg.push(std::get<1>(o), t);
+      return true;
+    case 2:
+      if (!cq_cfg->can_push()) return false;
+      cq_cfg->push(std::get<2>(o), t);
+      return true;
+    case 3:
+      if (!mr_wr->can_push()) return false;
+      mr_wr->push(std::get<3>(o), t);
+      return true;
+    default:
+      if (!mtt_wr->can_push()) return false;
+      mtt_wr->push(std::get<4>(o), t);
+      return true;
   }
-  ++cycle_;
+}
+
+void RoceCmd::run() {
+  const Cycle now = s_.now();
+  if (pending_.empty() && cmd.ready()) {
+    spec::CmdResp r;
+    r.status = static_cast<uint8_t>(execute(cmd.pop(), r));
+    if (r.status != static_cast<uint8_t>(CmdStatus::kOk)) r.res = {};
+    pending_.push_back(r);  // after the table writes execute() queued
+    next_ = now + 1;
+  }
+  if (pending_.empty()) return;
+  if (now < next_) {
+    s_.wake_at(this, next_);
+    return;
+  }
+  if (!emit(pending_.front(), now)) return;  // the consumer's pop wakes us
+  pending_.pop_front();
+  next_ = now + 1;
+  s_.wake_at(this, next_);
 }
 
 spec::CmdStatus RoceCmd::execute(const spec::CmdReq& c, spec::CmdResp& r) {
@@ -158,7 +168,7 @@ spec::CmdStatus RoceCmd::create_cq(const uint8_t* a, spec::CmdResp& r) {
   cfg.valid = 1;
   cfg.base = c.base;
   cfg.log_size = c.log_size;
-  seq_.emplace_back(2, desc_to_flit(cfg));
+  pending_.push_back(cfg);
   r.res[0] = static_cast<uint32_t>(cq);
   return CmdStatus::kOk;
 }
@@ -169,7 +179,7 @@ spec::CmdStatus RoceCmd::destroy_cq(uint32_t cq) {
   cq_used_[cq] = false;
   spec::CqCfg cfg;
   cfg.cq = static_cast<uint16_t>(cq);
-  seq_.emplace_back(2, desc_to_flit(cfg));
+  pending_.push_back(cfg);
   return CmdStatus::kOk;
 }
 
@@ -205,9 +215,7 @@ spec::CmdStatus RoceCmd::reg_mr(const uint8_t* a, spec::CmdResp& r) {
   ctx.length = m.length;
   ctx.mtt_base = static_cast<uint16_t>(m.mtt_base);
   ctx.page_shift = m.page_shift;
-  Flit f = desc_to_flit(ctx);
-  f.data.insert(f.data.begin(), {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)});
-  seq_.emplace_back(3, f);
+  pending_.push_back(MrWrite{static_cast<uint16_t>(idx), ctx});
   r.res[0] = static_cast<uint32_t>(idx << 8 | x.key);
   return CmdStatus::kOk;
 }
@@ -217,9 +225,7 @@ spec::CmdStatus RoceCmd::dereg_mr(uint32_t key) {
   if (idx >= mr_.size() || !mr_[idx].valid || mr_[idx].key != (key & 0xFFu)) return CmdStatus::kNotFound;
   mr_[idx].valid = false;
   --pd_refs_[mr_[idx].pd];
-  Flit f = desc_to_flit(spec::MrCtx{});
-  f.data.insert(f.data.begin(), {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)});
-  seq_.emplace_back(3, f);
+  pending_.push_back(MrWrite{static_cast<uint16_t>(idx), spec::MrCtx{}});
   return CmdStatus::kOk;
 }
 
@@ -228,11 +234,7 @@ spec::CmdStatus RoceCmd::write_mtt(const uint8_t* a) {
   w.load(a);
   if (w.count < 1 || w.count > 6 || uint64_t{w.index} + w.count > p_.mtt_depth) return CmdStatus::kBadParam;
   for (unsigned i = 0; i < w.count; ++i) {
-    const uint32_t idx = w.index + i;
-    Flit f;
-    f.data = {static_cast<uint8_t>(idx), static_cast<uint8_t>(idx >> 8)};
-    for (unsigned k = 0; k < 8; ++k) f.data.push_back(a[8 + 8 * i + k]);
-    seq_.emplace_back(4, f);
+    pending_.push_back(MttWrite{static_cast<uint16_t>(w.index + i), le<uint64_t>(a, 8 + 8 * i, 8)});
   }
   return CmdStatus::kOk;
 }
@@ -329,7 +331,31 @@ void RoceCmd::send_qp_cfg(unsigned qpn, uint8_t action) {
   spec::QpCfg c = qp_[qpn].ctx;
   c.qpn = static_cast<uint16_t>(qpn);
   c.action = action;
-  seq_.emplace_back(1, desc_to_flit(c));
+  pending_.push_back(c);
+}
+
+std::unique_ptr<rocenic::Block> make_roce_cmd_block(const RoceCmdParams& p) {
+  return std::make_unique<FlitAdapter>(64, [p](FlitAdapter& a) {
+    RoceCmd* c = a.make<RoceCmd>(p);
+    a.in<spec::CmdReq>("cmd", c->cmd);
+    a.out<spec::CmdResp>("resp", c->resp);
+    Out<spec::QpCfg> qp(c);  // the broadcast, as one port
+    a.out<spec::QpCfg>("qp_cfg", qp);
+    c->qp_cfg.bind(*qp);
+    a.out<spec::CqCfg>("cq_cfg", c->cq_cfg);
+    a.out<MrWrite>("mr_wr", c->mr_wr, 1, 2 + (spec::MrCtx::kBits + 7) / 8, [](const MrWrite& w) {
+      Flit f = desc_to_flit(w.ctx);
+      f.data.insert(f.data.begin(), {static_cast<uint8_t>(w.index), static_cast<uint8_t>(w.index >> 8)});
+      return f;
+    });
+    a.out<MttWrite>("mtt_wr", c->mtt_wr, 1, 10, [](const MttWrite& w) {
+      Flit f;
+      f.data = {static_cast<uint8_t>(w.index), static_cast<uint8_t>(w.index >> 8)};
+      for (unsigned k = 0; k < 8; ++k) f.data.push_back(static_cast<uint8_t>(w.pa >> (8 * k)));
+      return f;
+    });
+    a.busy_from([c] { return c->busy(); });
+  });
 }
 
 }  // namespace rocenic::model

@@ -3,27 +3,27 @@
 // protection domains, completion queues, memory regions and queue pairs, and
 // tells the blocks that hold the real state what changed.
 //
-// Ports (Block indices; descriptor flits = packed struct bytes, little-endian):
-//   input  0  cmd      packed cmd_req_t (op + 16 CMD_ARG words)
-//   output 0  resp     packed cmd_resp_t, one per command, after its table writes
-//   output 1  qp_cfg   packed qp_cfg_t
-//   output 2  cq_cfg   packed cq_cfg_t
-//   output 3  mr_wr    2 bytes index (LE) + packed mr_ctx_t   (mr_table input 0)
-//   output 4  mtt_wr   2 bytes index (LE) + 8 bytes address   (mr_table input 1)
-// Static inputs (not ports): the port MAC and the GID table.
+// Inputs: cmd (cmd_req_t: op + 16 CMD_ARG words). Outputs: resp
+// (cmd_resp_t), qp_cfg (qp_cfg_t, to requester, responder and completer at
+// once), cq_cfg (cq_cfg_t), mr_wr / mtt_wr (table writes, model/mem/mr_table.h).
+// Static inputs (wires from roce_csr): the port MAC and the GID table.
 //
-// One command at a time: the model decides it the cycle it is taken and then
-// offers its outputs one after another, in the RTL's order (table writes,
-// then the response).
+// One command at a time: it is decided the cycle it arrives; its outputs
+// then leave one a cycle, in the RTL's order (table writes, then the
+// response), each waiting for its consumer's credit.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <variant>
 #include <utility>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
+#include "mem/mr_table.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
@@ -32,28 +32,24 @@ struct RoceCmdParams {
   unsigned max_qp_wr = 4096, max_cqe = 65536, mtt_depth = 4096, gid_tbl_len = 16;
 };
 
-class RoceCmd : public Block {
+class RoceCmd : public Process {
  public:
-  explicit RoceCmd(const RoceCmdParams& p = RoceCmdParams{});
+  RoceCmd(Scheduler& s, const RoceCmdParams& p = RoceCmdParams{});
 
   // The port MAC as a 48-bit number whose most significant byte goes first on the wire.
   void set_port_mac(uint64_t mac) { mac_ = mac & 0xFFFFFFFFFFFFull; }
   // GID table entry i: type 0 unused, 1 RoCE v1, 2 RoCE v2.
   void set_gid(unsigned i, const Ip128& gid, uint8_t type);
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override { ready_[port] = ready; }
-  void eval() override {}
-  bool input_ready(unsigned) override { return seq_.empty(); }
-  bool output_valid(unsigned port) override { return !seq_.empty() && seq_.front().first == port; }
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
-  bool idle() const override { return seq_.empty() && !in_valid_; }
+  In<spec::CmdReq> cmd;
+  Out<spec::CmdResp> resp{this};
+  OutAll<spec::QpCfg> qp_cfg{this};
+  Out<spec::CqCfg> cq_cfg{this};
+  Out<MrWrite> mr_wr{this};
+  Out<MttWrite> mtt_wr{this};
+
+  bool busy() const { return !pending_.empty(); }
+  void run() override;
 
  private:
   struct Gid {
@@ -84,6 +80,10 @@ class RoceCmd : public Block {
   spec::CmdStatus destroy_qp(uint32_t qpn);
   void send_qp_cfg(unsigned qpn, uint8_t action);
 
+  using Output = std::variant<spec::CmdResp, spec::QpCfg, spec::CqCfg, MrWrite, MttWrite>;
+  bool emit(const Output& o, Cycle t);  // false: its channel has no credit
+
+  Scheduler& s_;
   RoceCmdParams p_;
   uint64_t mac_ = 0;
   std::vector<Gid> gid_;
@@ -91,12 +91,14 @@ class RoceCmd : public Block {
   std::vector<uint32_t> pd_refs_, cq_refs_;
   std::vector<Mr> mr_;
   std::vector<Qp> qp_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool in_valid_ = false;
-  Flit in_;
-  bool ready_[5] = {false, false, false, false, false};
-  std::deque<std::pair<unsigned, Flit>> seq_;  // outputs still to offer, in order
-  uint64_t cycle_ = 0;
+  std::deque<Output> pending_;  // outputs of the command in progress, in order
+  Cycle next_ = 0;              // one output a cycle
 };
+
+// The command processor as a cycle-level Block (in 0 cmd; out 0 resp, 1
+// qp_cfg, 2 cq_cfg, 3 mr_wr = 2-byte LE index + mr_ctx_t, 4 mtt_wr = 2-byte
+// LE index + 8-byte LE address), for the cross-check against the RTL. The
+// adapter's block gets the port MAC and GIDs through RoceCmd's setters.
+std::unique_ptr<rocenic::Block> make_roce_cmd_block(const RoceCmdParams& p = RoceCmdParams{});
 
 }  // namespace rocenic::model

@@ -28,14 +28,14 @@ std::string lower(const char* s) {
 
 RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   csr_ = net_.add(make_roce_csr_block());
-  cmd_ = net_.add(std::make_unique<RoceCmd>());
+  cmd_ = net_.add(make_roce_cmd_block());
   auto* mr = net_.add(make_mr_table_block());
   auto* mr_arb = net_.add(std::make_unique<MrArb>());
   auto* rd_arb = net_.add(std::make_unique<DmaRdArb>(data_bytes));
   auto* wr_arb = net_.add(std::make_unique<DmaWrArb>(data_bytes));
   req_ = net_.add(std::make_unique<Requester>(data_bytes));
   resp_ = net_.add(std::make_unique<Responder>(data_bytes));
-  compl_ = net_.add(std::make_unique<Completer>());
+  compl_ = net_.add(make_completer_block());
   compl_arb_ = net_.add(std::make_unique<DescArb2>((spec::CqCompl::kBits + 7) / 8));
   cq_ = net_.add(make_cq_writer_block(data_bytes));
   auto* tx_arb = net_.add(std::make_unique<TxArb>(data_bytes));
@@ -48,7 +48,7 @@ RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   // control: CSR -> command processor -> table owners
   net_.connect(csr_, 2, cmd_, 0);
   net_.connect(cmd_, 0, csr_, 3);
-  for (Block* owner : {static_cast<Block*>(req_), static_cast<Block*>(resp_), static_cast<Block*>(compl_)})
+  for (Block* owner : {static_cast<Block*>(req_), static_cast<Block*>(resp_), compl_})
     net_.connect(cmd_, 1, owner, 0);  // qp_cfg broadcast (Netlist: taken when every consumer is ready)
   net_.connect(cmd_, 2, cq_, 0);
   net_.connect(cmd_, 3, mr, 0);
@@ -111,13 +111,15 @@ void RoceEngine::reset() {
   cycle_ = 0;
 }
 
+RoceCmd& RoceEngine::cmd() const { return *static_cast<FlitAdapter*>(cmd_)->block<RoceCmd>(); }
 RoceCsr& RoceEngine::csr() const { return *static_cast<FlitAdapter*>(csr_)->block<RoceCsr>(); }
 
 // Wires the RTL top connects straight from CSR registers.
 void RoceEngine::apply_static_inputs() {
   const RoceCsr& csr = this->csr();
-  cmd_->set_port_mac(csr.port_mac());
-  for (unsigned i = 0; i < 16; ++i) cmd_->set_gid(i, csr.gid(i), csr.gid_type(i));
+  RoceCmd& cmd = this->cmd();
+  cmd.set_port_mac(csr.port_mac());
+  for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i));
   parser_->set_roce_enable(csr.roce_enable());
   loopback_->set_port_mac(csr.port_mac());
   // The CSR block samples the counters only when it takes a read, in the
@@ -196,7 +198,7 @@ void RoceEngine::clock() {
 std::vector<std::pair<std::string, uint32_t>> RoceEngine::counters() {
   std::vector<std::pair<std::string, uint32_t>> all;
   for (Block* b : {static_cast<Block*>(parser_), static_cast<Block*>(deparser_), static_cast<Block*>(req_),
-                   static_cast<Block*>(resp_), static_cast<Block*>(compl_), cq_})
+                   static_cast<Block*>(resp_), compl_, cq_})
     for (auto& c : b->counters()) all.push_back(c);
   return all;
 }

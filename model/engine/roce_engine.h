@@ -20,7 +20,6 @@ class RoceDeparser;
 class LoopbackSplit;
 class Requester;
 class Responder;
-class Completer;
 
 class RoceEngine : public Block {
  public:
@@ -55,14 +54,15 @@ class RoceEngine : public Block {
   std::vector<Ext> ext_in_, ext_out_;
   Block* csr_ = nullptr;  // a FlitAdapter around RoceCsr
   RoceCsr& csr() const;
-  RoceCmd* cmd_ = nullptr;
+  Block* cmd_ = nullptr;  // a FlitAdapter around RoceCmd
+  RoceCmd& cmd() const;
   RoceParser* parser_ = nullptr;
   RoceDeparser* deparser_ = nullptr;
   Block* cq_ = nullptr;
   LoopbackSplit* loopback_ = nullptr;
   Requester* req_ = nullptr;
   Responder* resp_ = nullptr;
-  Completer* compl_ = nullptr;
+  Block* compl_ = nullptr;
   Block* compl_arb_ = nullptr;
   std::vector<std::vector<unsigned>> xport_map_;  // per counter-owning block: xport_cnt index of each counter (0 = none)
   uint32_t cqe_err_ = 0;

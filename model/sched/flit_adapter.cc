@@ -29,7 +29,7 @@ void FlitAdapter::build() {
 
 void FlitAdapter::reset() { build(); }
 
-void FlitAdapter::add_in(PortInfo info, std::function<bool()> can_push,
+void FlitAdapter::add_in(PortInfo info, std::function<bool(const Flit&)> can_push,
                          std::function<void(std::vector<Flit>&, Cycle)> push) {
   InPort p;
   p.info = std::move(info);
@@ -52,7 +52,7 @@ void FlitAdapter::add_out(PortInfo info, std::shared_ptr<void> ch, std::function
 }
 
 void FlitAdapter::in_stream(const char* name, Channel<Packet>& ch) {
-  add_in({name, true, true, bytes_}, [&ch] { return ch.can_push(); },
+  add_in({name, true, true, bytes_}, [&ch](const Flit&) { return ch.can_push(); },
          [&ch](std::vector<Flit>& beats, Cycle t) {
            Packet p;
            p.data = Bytes(beats_to_bytes(beats));
@@ -94,7 +94,7 @@ void FlitAdapter::set_input(unsigned port, bool valid, const Flit& flit) {
 
 bool FlitAdapter::input_ready(unsigned port) {
   InPort& p = ins_[port];
-  return !p.beats.empty() || p.can_push();  // a credit is taken for the whole packet at its first beat
+  return !p.beats.empty() || p.can_push(p.flit);  // a credit is taken for the whole packet at its first beat
 }
 
 bool FlitAdapter::output_valid(unsigned port) { return outs_[port].has(); }

@@ -50,8 +50,16 @@ class FlitAdapter : public rocenic::Block {
   template <typename T>
   void in(const char* name, Channel<T>& ch, unsigned bytes = (T::kBits + 7) / 8,
           std::function<T(const Flit&)> decode = desc_from_flit<T>) {
-    add_in({name, false, true, bytes}, [&ch] { return ch.can_push(); },
+    add_in({name, false, true, bytes}, [&ch](const Flit&) { return ch.can_push(); },
            [&ch, decode](std::vector<Flit>& beats, Cycle t) { ch.push(decode(beats.front()), t); });
+  }
+  // An input the block refuses while `accepts` says no to what is offered
+  // (the completer holds back an sq_track for a full window).
+  template <typename T>
+  void in_when(const char* name, Channel<T>& ch, std::function<bool(const T&)> accepts) {
+    add_in({name, false, true, (T::kBits + 7) / 8},
+           [&ch, accepts](const Flit& f) { return ch.can_push() && accepts(desc_from_flit<T>(f)); },
+           [&ch](std::vector<Flit>& beats, Cycle t) { ch.push(desc_from_flit<T>(beats.front()), t); });
   }
   void in_stream(const char* name, Channel<Packet>& ch);
   template <typename T>
@@ -99,7 +107,7 @@ class FlitAdapter : public rocenic::Block {
  private:
   struct InPort {
     PortInfo info;
-    std::function<bool()> can_push;
+    std::function<bool(const Flit&)> can_push;  // of the flit offered
     std::function<void(std::vector<Flit>&, Cycle)> push;
     std::vector<Flit> beats;  // of the packet being taken
     bool valid = false;
@@ -116,7 +124,8 @@ class FlitAdapter : public rocenic::Block {
     size_t beat = 0;
     bool ready = false;
   };
-  void add_in(PortInfo info, std::function<bool()> can_push, std::function<void(std::vector<Flit>&, Cycle)> push);
+  void add_in(PortInfo info, std::function<bool(const Flit&)> can_push,
+              std::function<void(std::vector<Flit>&, Cycle)> push);
   void add_out(PortInfo info, std::shared_ptr<void> ch, std::function<bool()> has,
                std::function<std::vector<Flit>()> flits, std::function<void()> pop, std::function<bool()> empty);
   void build();

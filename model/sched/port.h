@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <vector>
 
 #include "sched/bytes.h"
 #include "sched/channel.h"
@@ -45,6 +46,31 @@ class Out {
  private:
   Process* owner_;
   Channel<T>* ch_ = nullptr;
+};
+
+// An output that goes to several consumers at once (a broadcast, as
+// roce_cmd's qp_cfg to requester, responder and completer): a push needs a
+// credit on every channel.
+template <typename T>
+class OutAll {
+ public:
+  explicit OutAll(Process* owner) : owner_(owner) {}
+  void bind(Channel<T>& ch) {
+    chs_.push_back(&ch);
+    ch.set_producer(owner_);
+  }
+  bool can_push() const {
+    for (Channel<T>* c : chs_)
+      if (!c->can_push()) return false;
+    return true;
+  }
+  void push(const T& v, Cycle t) {
+    for (Channel<T>* c : chs_) c->push(v, t);
+  }
+
+ private:
+  Process* owner_;
+  std::vector<Channel<T>*> chs_;
 };
 
 // An input channel that wakes its owner.

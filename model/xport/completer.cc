@@ -1,19 +1,20 @@
 #include "xport/completer.h"
 
-#include "common/desc_flit.h"
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
 namespace {
 
 constexpr uint8_t kSuccess = static_cast<uint8_t>(spec::WcStatus::kSuccess);
-constexpr uint8_t kFlush = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
+constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
+constexpr uint32_t kPsnMask = 0xFFFFFF;
 
 // AETH syndrome (IBTA 9.7.5.1) -> completion status of the NAKed WQE.
 uint8_t nak_status(uint8_t syn) {
   using S = spec::WcStatus;
   if ((syn >> 5) == 1) return static_cast<uint8_t>(S::kRnrRetryExcErr);
   switch (syn & 0x1F) {
-    case 0: return static_cast<uint8_t>(S::kBadRespErr);
+    case 0: return static_cast<uint8_t>(S::kBadRespErr);  // PSN sequence error: no retransmission yet
     case 1: return static_cast<uint8_t>(S::kRemInvReqErr);
     case 2: return static_cast<uint8_t>(S::kRemAccessErr);
     default: return static_cast<uint8_t>(S::kRemOpErr);
@@ -22,240 +23,174 @@ uint8_t nak_status(uint8_t syn) {
 
 }  // namespace
 
-Completer::Completer(unsigned max_qp) : ctx_(max_qp), win_(max_qp * kWindow) {
-  in_info_ = {{"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
-              {"sq_track", false, true, (spec::SqTrack::kBits + 7) / 8},
-              {"rx_ack", false, true, (spec::RoceRxHdr::kBits + 7) / 8}};
-  out_info_ = {{"cq_compl", false, true, (spec::CqCompl::kBits + 7) / 8},
-               {"sq_retire", false, true, (spec::SqRetire::kBits + 7) / 8}};
-  reset();
-}
+Completer::Completer(Scheduler& s, unsigned max_qp)
+    : qp_cfg(s, this, 1), sq_track(s, this, 1), rx_ack(s, this, 1), s_(s), qps_(max_qp) {}
 
-void Completer::reset() {
-  st_ = St::kInit;
-  init_ = 0;
-  cq_v_ = rt_v_ = false;
-  cnt_acks_ = cnt_nak_ = 0;
-  cycle_ = 0;
-}
-
-void Completer::set_input(unsigned port, bool valid, const Flit& flit) {
-  in_valid_[port] = valid;
-  if (!valid) return;
-  if (port == 0) in_cfg_ = desc_from_flit<spec::QpCfg>(flit);
-  else if (port == 1) in_trk_ = desc_from_flit<spec::SqTrack>(flit);
-  else in_ack_ = desc_from_flit<spec::RoceRxHdr>(flit);
-}
-
-bool Completer::input_ready(unsigned port) {
-  const bool idle_st = st_ == St::kIdle;
-  if (port == 0) return idle_st;
-  const bool trk_go = in_valid_[1] && !blocked(in_trk_);
-  if (port == 1) return idle_st && !in_valid_[0] && !blocked(in_trk_);
-  return idle_st && !in_valid_[0] && !trk_go;
-}
-
-Flit Completer::output(unsigned port) { return port == 0 ? desc_to_flit(cq_) : desc_to_flit(rt_); }
-
-spec::CqCompl Completer::compl_of(const spec::SqTrack& t, uint8_t status) const {
+spec::CqCompl Completer::completion(unsigned qpn, const Qp& q, const spec::SqTrack& k, uint8_t status) const {
   spec::CqCompl c;
-  c.cq = w_.cq;
-  c.qp_num = qpn_;
-  c.wr_id = t.wr_id;
-  c.byte_len = t.byte_len;
-  c.opcode = t.wc_opcode;
+  c.cq = q.cq;
+  c.qp_num = qpn;
+  c.wr_id = k.wr_id;
+  c.byte_len = k.byte_len;
+  c.opcode = k.wc_opcode;
   c.status = status;
-  c.wqe_counter = t.wqe_idx;
+  c.wqe_counter = k.wqe_idx;
   return c;
 }
 
-void Completer::clock() {
-  const unsigned n = static_cast<unsigned>(ctx_.size());
-  const bool take_cfg = in_valid_[0] && input_ready(0);
-  const bool take_trk = in_valid_[1] && input_ready(1);
-  const bool take_ack = in_valid_[2] && input_ready(2);
-  const bool cq_free = !cq_v_ || ready_[0];
-  const bool rt_free = !rt_v_ || ready_[1];
-  if (cq_v_ && ready_[0]) cq_v_ = false;
-  if (rt_v_ && ready_[1]) rt_v_ = false;
-
-  switch (st_) {
-    case St::kInit:
-      ctx_[init_] = Ctx{};
-      if (++init_ == n) st_ = St::kIdle;
-      break;
-    case St::kIdle:
-      if (take_cfg) {
-        kind_ = Kind::kCfg;
-        act_ = in_cfg_.action;
-        scq_ = in_cfg_.send_cq;
-        qpn_ = in_cfg_.qpn & (n - 1);
-        inr_ = in_cfg_.qpn < n;
-      } else if (take_trk) {
-        kind_ = Kind::kTrk;
-        trk_ = in_trk_;
-        qpn_ = in_trk_.qpn & (n - 1);
-        inr_ = in_trk_.qpn < n;
-      } else if (take_ack) {
-        kind_ = Kind::kAck;
-        psn_ = in_ack_.psn;
-        syn_ = in_ack_.aeth_syndrome;
-        ackop_ = in_ack_.opcode == spec::kRcAck;
-        qpn_ = in_ack_.dst_qpn & (n - 1);
-        inr_ = in_ack_.dst_qpn < n;
-        ++cnt_acks_;
-      }
-      if (take_cfg || take_trk || take_ack) st_ = St::kCtx;
-      break;
-    case St::kCtx:
-      step_ctx();
-      break;
-    case St::kWalk:
-      step_walk(cq_free);
-      break;
-    case St::kOne:
-      if (cq_free) {
-        cq_ = compl_of(trk_, one_st_);
-        cq_v_ = true;
-        st_ = St::kDone;
-      }
-      break;
-    case St::kDone: {
-      const bool need = rcnt_ != 0 || rerr_;
-      if (rt_free || !need) {
-        if (need) {
-          rt_.qpn = static_cast<uint16_t>(qpn_);
-          rt_.count = rcnt_;
-          rt_.error = rerr_;
-          rt_v_ = true;
-        }
-        ctx_[qpn_] = w_;
-        st_ = St::kIdle;
-      }
-      break;
-    }
-  }
-  ++cycle_;
+void Completer::retire(unsigned qpn, unsigned count, bool error, Cycle t) {
+  if (count == 0 && !error) return;  // an ACK that covers nothing retires nothing
+  spec::SqRetire r;
+  r.qpn = static_cast<uint16_t>(qpn);
+  r.count = static_cast<uint8_t>(count);
+  r.error = error;
+  out_.add(sq_retire, r, t);
 }
 
-void Completer::step_ctx() {
-  using A = spec::QpAction;
-  st_ = St::kIdle;
-  const Ctx c = ctx_[qpn_];
-  w_ = c;
-  rcnt_ = 0;
-  rerr_ = false;
-  if (!inr_) return;
-  switch (kind_) {
-    case Kind::kCfg:
-      if (act_ == static_cast<uint8_t>(A::kReset)) {
-        ctx_[qpn_] = Ctx{};
-        ctx_[qpn_].valid = true;
-        ctx_[qpn_].cq = scq_;
-      } else if (act_ == static_cast<uint8_t>(A::kDestroy)) {
-        ctx_[qpn_] = Ctx{};
-      } else if (!c.valid) {
-        // attributes of a QP that does not exist
-      } else if (act_ == static_cast<uint8_t>(A::kToErr)) {
-        if (c.cnt == 0) {
-          Ctx x = c;
-          x.err = true;
-          x.pend = false;
-          x.pst = 0;
-          x.cq = scq_;
-          ctx_[qpn_] = x;
-        } else {  // flush the window
-          w_.err = true;
-          w_.pend = false;
-          w_.cq = scq_;
-          mode_ = Mode::kFlush;
-          rerr_ = true;
-          st_ = St::kWalk;
-        }
-      } else {
-        ctx_[qpn_].cq = scq_;
-      }
-      break;
-    case Kind::kTrk:
-      if (!c.valid) break;
-      if (c.err || (c.cnt == 0 && trk_.status != kSuccess)) {
-        // completes at once: flushed (or the status of a NAK that came first),
-        // or a local failure with nothing ahead of it
-        one_st_ = !c.err || trk_.status != kSuccess ? trk_.status : c.pend ? c.pst : kFlush;
-        w_.err = true;
-        w_.pend = false;
-        rcnt_ = 1;
-        rerr_ = true;
-        st_ = St::kOne;
-      } else if (c.cnt < kWindow) {
-        win_[qpn_ * kWindow + ((c.head + c.cnt) % kWindow)] = trk_;
-        ++ctx_[qpn_].cnt;
-      }
-      break;
-    case Kind::kAck: {
-      if (!c.valid || !ackop_) break;
-      const unsigned cls = syn_ >> 5;
-      const bool ack = cls == 0, nak = cls == 1 || cls == 3;
-      if (nak) ++cnt_nak_;
-      nst_ = nak_status(syn_);
-      if (ack && !c.err && c.cnt != 0) {
-        mode_ = Mode::kAck;
-        st_ = St::kWalk;
-      } else if (nak && !c.err) {
-        mode_ = Mode::kNak;
-        st_ = St::kWalk;
-      }
-      break;
-    }
-  }
-}
-
-void Completer::step_walk(bool cq_free) {
-  bool stop = w_.cnt == 0;
-  if (!stop) {
-    const spec::SqTrack& e = win_[qpn_ * kWindow + w_.head];
-    const uint32_t d = (psn_ - e.last_psn) & 0xFFFFFFu;  // last_psn at or before p: d < 2^23
-    const bool covered = d < 0x800000u && (mode_ == Mode::kAck || d != 0);
-    bool cq = true, err = false;
-    uint8_t st = kFlush;
-    if (e.status != kSuccess) {
-      st = e.status;  // a local failure (or the requester's flush) keeps its status
-      err = true;
-    } else if (mode_ == Mode::kFlush) {
-      st = kFlush;
+unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t nak_st, bool* failed, Cycle t) {
+  unsigned n = 0;
+  while (!q.window.empty()) {
+    const spec::SqTrack& e = q.window.front();
+    const uint32_t d = (psn - e.last_psn) & kPsnMask;  // the WQE's last PSN at or before psn: d < 2^23
+    const bool covered = d < 0x800000u && (mode == Walk::kAck || d != 0);  // a NAK's own PSN is not acknowledged
+    uint8_t st;
+    bool cqe = true, fail = false;
+    if (e.status != kSuccess) {  // a local failure (or the requester's flush) keeps its status
+      st = e.status;
+      fail = true;
+    } else if (mode == Walk::kFlush) {
+      st = kFlushErr;
     } else if (covered) {
       st = kSuccess;
-      cq = e.signaled;
-    } else if (mode_ == Mode::kNak) {
-      st = nst_;
-      err = true;
+      cqe = e.signaled;
+    } else if (mode == Walk::kNak) {
+      st = nak_st;
+      fail = true;
     } else {
-      stop = true;
+      break;  // the first entry the ACK does not cover
     }
-    if (!stop) {
-      if (cq && !cq_free) return;  // wait for the output register
-      if (cq) {
-        cq_ = compl_of(e, st);
-        cq_v_ = true;
-      }
-      if (err) {
-        w_.err = true;
-        rerr_ = true;
-        mode_ = Mode::kFlush;
-      }
-      w_.head = (w_.head + 1) % kWindow;
-      --w_.cnt;
-      ++rcnt_;
-      return;
+    if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + n);
+    if (fail) {
+      q.err = true;
+      *failed = true;
+      mode = Walk::kFlush;  // everything behind a failed WQE is flushed
     }
+    q.window.pop_front();
+    ++n;
   }
-  if (mode_ == Mode::kNak) {  // the NAK's entry has not been tracked yet
-    w_.err = true;
-    w_.pend = true;
-    w_.pst = nst_ & 0xF;
-    rerr_ = true;
+  if (mode == Walk::kNak) {  // the NAKed WQE has not been tracked yet: it gets the status when it is
+    q.err = q.pend = true;
+    q.pst = nak_st & 0xF;
+    *failed = true;
   }
-  st_ = St::kDone;
+  return n;
+}
+
+Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
+  using A = spec::QpAction;
+  if (c.qpn >= qps_.size()) return 1;
+  Qp& q = qps_[c.qpn];
+  const auto act = static_cast<A>(c.action);
+  if (act == A::kReset) {
+    q = Qp{};
+    q.valid = true;
+    q.cq = c.send_cq;
+  } else if (act == A::kDestroy) {
+    q = Qp{};
+  } else if (!q.valid) {
+    // attributes of a QP that does not exist
+  } else if (act == A::kToErr) {
+    q.cq = c.send_cq;
+    q.pend = false;
+    q.pst = 0;
+    if (q.window.empty()) {
+      q.err = true;
+      return 1;
+    }
+    bool failed = false;
+    const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, &failed, t);
+    q.err = true;
+    retire(c.qpn, n, true, t + n);
+    return n + 2;
+  } else {
+    q.cq = c.send_cq;
+  }
+  return 1;
+}
+
+Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
+  if (k.qpn >= qps_.size() || !qps_[k.qpn].valid) return 1;
+  Qp& q = qps_[k.qpn];
+  if (q.err || (q.window.empty() && k.status != kSuccess)) {
+    // Completes at once: flushed (or with the status of a NAK that came
+    // first), or a local failure with nothing ahead of it.
+    const uint8_t st = !q.err || k.status != kSuccess ? k.status : q.pend ? q.pst : kFlushErr;
+    q.err = true;
+    q.pend = false;
+    out_.add(cq_compl, completion(k.qpn, q, k, st), t);
+    retire(k.qpn, 1, true, t + 1);
+    return 3;
+  }
+  q.window.push_back(k);  // (a full window never gets here: track_waits)
+  return 1;
+}
+
+Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
+  ++cnt_acks_;
+  if (h.dst_qpn >= qps_.size() || h.opcode != spec::kRcAck) return 1;
+  Qp& q = qps_[h.dst_qpn];
+  const unsigned cls = h.aeth_syndrome >> 5;  // 0 ACK, 1 RNR NAK, 3 NAK (2: reserved)
+  const bool ack = cls == 0, nak = cls == 1 || cls == 3;
+  if (!q.valid) return 1;
+  if (nak) ++cnt_nak_;
+  if (q.err || (ack && q.window.empty()) || (!ack && !nak)) return 1;
+  bool failed = false;
+  const unsigned n = walk(h.dst_qpn, q, ack ? Walk::kAck : Walk::kNak, h.psn, nak_status(h.aeth_syndrome), &failed, t);
+  retire(h.dst_qpn, n, failed, t + n);
+  return n + 2;
+}
+
+bool Completer::window_full(unsigned qpn) const { return qpn < qps_.size() && qps_[qpn].window.size() == kWindow; }
+
+void Completer::run() {
+  const Cycle now = s_.now();
+  const Cycle resend = out_.send(now);
+  if (now < free_at_ || !out_.empty()) {  // deciding or walking: the next input waits
+    const Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
+    if (wake != kNever) s_.wake_at(this, wake);
+    return;
+  }
+  // The input that arrived first (a blocked sq_track steps aside); ties in
+  // the RTL's priority.
+  const Cycle at[3] = {qp_cfg.next_at(), sq_track.ready() && !window_full(sq_track.front().qpn) ? sq_track.next_at() : kNever,
+                       rx_ack.next_at()};
+  int pick = -1;
+  for (int i = 0; i < 3; ++i)
+    if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+  if (pick < 0) return;
+  const Cycle t = now + kDecide;
+  Cycle busy = 0;
+  if (pick == 0) busy = on_cfg(qp_cfg.pop(), t);
+  else if (pick == 1) busy = on_track(sq_track.pop(), t);
+  else busy = on_ack(rx_ack.pop(), t);
+  free_at_ = now + kDecide + busy;
+  s_.wake_at(this, std::min(free_at_, out_.empty() ? kNever : t));
+}
+
+std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
+  return std::make_unique<FlitAdapter>(64, [max_qp](FlitAdapter& a) {
+    Completer* c = a.make<Completer>(max_qp);
+    a.in<spec::QpCfg>("qp_cfg", c->qp_cfg);
+    a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) { return !c->window_full(k.qpn); });
+    a.in<spec::RoceRxHdr>("rx_ack", c->rx_ack);
+    a.out<spec::CqCompl>("cq_compl", c->cq_compl);
+    a.out<spec::SqRetire>("sq_retire", c->sq_retire);
+    a.counters_from([c] {
+      return std::vector<std::pair<std::string, uint32_t>>{{"rx_acks", c->rx_acks()},
+                                                            {"nak_received", c->naks_received()}};
+    });
+    a.busy_from([c] { return c->busy(); });
+  });
 }
 
 }  // namespace rocenic::model

@@ -18,6 +18,7 @@ namespace {
 
 using spec::WcStatus;
 using test::Bench;
+using model::Completer;
 
 constexpr unsigned kMaxQp = 256;
 
@@ -89,8 +90,8 @@ void on_both(Fn&& scenario) {
     scenario(rtl, "rtl");
   }
   {
-    model::Completer m(kMaxQp);
-    scenario(m, "model");
+    auto m = model::make_completer_block(kMaxQp);
+    scenario(*m, "model");
   }
 }
 
@@ -333,46 +334,64 @@ TEST(Completer, WindowOfSixteenHoldsTheSeventeenthWqeBack) {
 
 // Random traffic: per QP a run of WQEs with rising PSNs (some across the
 // wrap), ACKs that cover some of them (sometimes stale or ahead), rare NAKs,
-// local failures and QP commands. ERR is sticky until a RESET, and the three
-// input streams advance at their own pace, so the traffic runs in rounds,
-// each from reset with its own seed and its own idle/backpressure mix.
-std::vector<std::vector<Flit>> random_round(uint64_t seed, int items) {
+// local failures and QP commands. Whether an ACK covers a WQE depends on
+// which of the two came first, so the inputs go in one global order (as the
+// engine produces them: a WQE is tracked before its ACK can come back), and
+// a QP's window is acknowledged before it fills (a held-back sq_track would
+// hold the order). ERR is sticky until a RESET, so the traffic runs in
+// rounds, each from reset with its own seed and its own idle/backpressure mix.
+struct Round {
+  std::vector<std::vector<Flit>> stim = std::vector<std::vector<Flit>>(3);
+  std::vector<uint32_t> order;
+  void put(unsigned port, const Flit& f) {
+    stim[port].push_back(f);
+    order.push_back(1u << port);
+  }
+};
+
+Round random_round(uint64_t seed, int items) {
   std::mt19937_64 rng(seed);
-  std::vector<std::vector<Flit>> stim(3);
+  Round round;
   constexpr unsigned kQps = 12;
   std::vector<uint32_t> psn(kQps + 1);
   std::vector<uint16_t> idx(kQps + 1, 0);
   for (unsigned q = 1; q <= kQps; ++q) {
-    stim[0].push_back(cfg(static_cast<uint16_t>(q), spec::QpAction::kReset, static_cast<uint16_t>(q % 4)));
+    round.put(0, cfg(static_cast<uint16_t>(q), spec::QpAction::kReset, static_cast<uint16_t>(q % 4)));
     psn[q] = q % 3 == 0 ? 0xFFFFFF - static_cast<uint32_t>(rng() % 200) : static_cast<uint32_t>(rng() & 0xFFFFFF);
     idx[q] = static_cast<uint16_t>(rng());
   }
+  std::vector<unsigned> open(kQps + 1, 0);  // WQEs tracked since the QP's last full ACK
   auto any_qp = [&] { return static_cast<uint16_t>(1 + rng() % kQps); };
   for (int i = 0; i < items; ++i) {
     const uint16_t q = any_qp();
+    if (open[q] == Completer::kWindow - 2) {  // acknowledge everything before the window fills
+      round.put(2, ack(q, psn[q]));
+      open[q] = 0;
+    }
+    ++open[q];
     psn[q] = (psn[q] + 1 + static_cast<uint32_t>(rng() % 4)) & 0xFFFFFF;
     const unsigned r = rng() % 1000;
     const WcStatus st = r < 2 ? WcStatus::kLocProtErr : r < 3 ? WcStatus::kWrFlushErr : WcStatus::kSuccess;
-    stim[1].push_back(desc_to_flit(trk(q, idx[q]++, psn[q], rng() % 10 < 7, st)));
+    round.put(1, desc_to_flit(trk(q, idx[q]++, psn[q], rng() % 10 < 7, st)));
     if (rng() % 10 < 7) {
       const uint16_t a = any_qp();
       const uint32_t back = static_cast<uint32_t>(rng() % 8);  // sometimes stale, sometimes mid-WQE
       const unsigned k = rng() % 400;
       const uint8_t syn = k == 0 ? 0x60 + rng() % 4 : k == 1 ? 0x20 | (rng() % 32) : k == 2 ? 0x40 : 0x1F;
-      stim[2].push_back(ack(a, psn[a] - back, syn, k == 3 ? spec::kRcReadRespOnly : spec::kRcAck));
+      round.put(2, ack(a, psn[a] - back, syn, k == 3 ? spec::kRcReadRespOnly : spec::kRcAck));
     }
-    if (rng() % 500 == 0) stim[2].push_back(ack(static_cast<uint32_t>(rng() % 1000), 0));  // no such QP
+    if (rng() % 500 == 0) round.put(2, ack(static_cast<uint32_t>(rng() % 1000), 0));  // no such QP
     if (rng() % 200 == 0) {  // moved to ERR and back
       const uint16_t q2 = any_qp();
-      stim[0].push_back(cfg(q2, spec::QpAction::kToErr, q2 % 4));
-      stim[0].push_back(cfg(q2, spec::QpAction::kReset, q2 % 4));
+      round.put(0, cfg(q2, spec::QpAction::kToErr, q2 % 4));
+      round.put(0, cfg(q2, spec::QpAction::kReset, q2 % 4));
     }
-    if (rng() % 400 == 0) stim[0].push_back(cfg(any_qp(), spec::QpAction::kAttr, static_cast<uint16_t>(rng() % 4)));
+    if (rng() % 400 == 0) round.put(0, cfg(any_qp(), spec::QpAction::kAttr, static_cast<uint16_t>(rng() % 4)));
   }
-  // closing ACKs: every QP acknowledged up to its last PSN (repeated: they may overtake WQEs)
+  // closing ACKs: every QP acknowledged up to its last PSN
   for (int rep = 0; rep < 20; ++rep)
-    for (unsigned q = 1; q <= kQps; ++q) stim[2].push_back(ack(q, psn[q]));
-  return stim;
+    for (unsigned q = 1; q <= kQps; ++q) round.put(2, ack(q, psn[q]));
+  return round;
 }
 
 TEST(CompleterXcheck, RandomTrafficMatchesModel) {
@@ -386,9 +405,11 @@ TEST(CompleterXcheck, RandomTrafficMatchesModel) {
     xc.in_idle = mix[round][0];
     xc.out_stall = mix[round][1];
     xc.fst_path = "completer_divergence.fst";
+    const Round stim = random_round(100 + round, 600);
+    xc.order = stim.order;
     const XcheckResult r = xcheck_run([] { return std::make_unique<CompleterRtl>(); },
-                                      [] { return std::make_unique<model::Completer>(kMaxQp); },
-                                      random_round(100 + round, 600), xc);
+                                      [] { return model::make_completer_block(kMaxQp); },
+                                      stim.stim, xc);
     ASSERT_TRUE(r.ok) << "round " << round << ": " << r.report;
     compared += r.compared;
     cycles += r.rtl_cycles;

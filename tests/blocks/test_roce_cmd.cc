@@ -15,6 +15,7 @@
 #include <set>
 
 #include "ctrl/roce_cmd.h"
+#include "sched/flit_adapter.h"
 #include "rtl/roce_cmd_rtl.h"
 #include "xcheck.h"
 
@@ -93,6 +94,13 @@ void configure(B& b) {
   b.set_gid(7, ipv4_mapped(0x0A010203), 2);
 }
 
+// The model block behind its flit adapter, with the same static inputs.
+std::unique_ptr<Block> configured_model() {
+  auto b = model::make_roce_cmd_block();
+  configure(*static_cast<model::FlitAdapter&>(*b).block<model::RoceCmd>());
+  return b;
+}
+
 // ---- commands
 Flit cmd_bytes(uint8_t op, const uint8_t* a) {
   spec::CmdReq c;
@@ -155,7 +163,7 @@ struct Runner {
 // ---- the random stream, built against the model and checked against docs/engine.md
 class StreamBuilder {
  public:
-  explicit StreamBuilder(uint64_t seed) : rng_(seed) { configure(model_); }
+  explicit StreamBuilder(uint64_t seed) : rng_(seed) {}
   std::vector<Flit> stim;
   std::map<CmdStatus, unsigned> statuses;
   std::map<std::string, std::array<unsigned, 2>> rows;  // row -> {taken, refused}
@@ -673,8 +681,8 @@ class StreamBuilder {
   }
 
   std::mt19937_64 rng_;
-  model::RoceCmd model_;
-  Runner runner_{model_};
+  std::unique_ptr<Block> model_ = configured_model();
+  Runner runner_{*model_};
   std::set<uint32_t> pds_, cqs_;
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> mrs_;  // index -> {key, pd}
   std::map<uint32_t, Qp> qps_;
@@ -735,11 +743,7 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
           configure(*b);
           return b;
         },
-        [] {
-          auto b = std::make_unique<model::RoceCmd>();
-          configure(*b);
-          return b;
-        },
+        [] { return configured_model(); },
         {sb.stim}, cfg);
     ASSERT_TRUE(r.ok) << r.report;
     EXPECT_EQ(r.rtl_out[0].size(), sb.stim.size()) << "one response per command";
@@ -937,10 +941,9 @@ void pingpong_sequence(Block& b) {
 }
 
 TEST(RoceCmd, PingpongSequenceOnTheModel) {
-  model::RoceCmd b;
-  configure(b);
-  pingpong_sequence(b);
-  EXPECT_TRUE(b.idle());
+  auto b = configured_model();
+  pingpong_sequence(*b);
+  EXPECT_TRUE(b->idle());
 }
 
 TEST(RoceCmd, PingpongSequenceOnTheRtl) {

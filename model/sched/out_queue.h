@@ -1,0 +1,50 @@
+// Outputs a block has decided but not yet sent: they leave in the order
+// they were decided, each no earlier than its own cycle and only when its
+// channel has a credit (a full channel holds back everything after it, as
+// the RTL's output registers do). Blocks whose outputs are rare (commands,
+// completions) use it; hot paths push straight into their channels.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <utility>
+
+#include "sched/port.h"
+
+namespace rocenic::model {
+
+class OutQueue {
+ public:
+  template <typename T>
+  void add(Out<T>& port, T v, Cycle at) {
+    q_.push_back({at, [&port, v = std::move(v)](Cycle t) {
+                    if (!port->can_push()) return false;
+                    port->push(v, t);
+                    return true;
+                  }});
+  }
+  template <typename T>
+  void add(OutAll<T>& port, T v, Cycle at) {
+    q_.push_back({at, [&port, v = std::move(v)](Cycle t) {
+                    if (!port.can_push()) return false;
+                    port.push(v, t);
+                    return true;
+                  }});
+  }
+  // Sends what may leave at `now`; returns the cycle to run again (kNever:
+  // nothing left, or the front waits for a credit, whose return wakes the block).
+  Cycle send(Cycle now) {
+    while (!q_.empty()) {
+      if (q_.front().first > now) return q_.front().first;
+      if (!q_.front().second(now)) return kNever;
+      q_.pop_front();
+    }
+    return kNever;
+  }
+  bool empty() const { return q_.empty(); }
+
+ private:
+  std::deque<std::pair<Cycle, std::function<bool(Cycle)>>> q_;
+};
+
+}  // namespace rocenic::model

@@ -73,9 +73,11 @@ int main(int argc, char** argv) {
       payload += pay;
     }
     RoceDeparserRtl<Vroce_deparser> drtl(kBytes);
-    model::RoceDeparser dmod(kBytes);
+    auto dmod_block = model::make_roce_deparser_block(kBytes);
+    Block& dmod = *dmod_block;
     RoceParserRtl prtl;
-    model::RoceParser pmod(kBytes);
+    auto pmod_block = model::make_roce_parser_block(kBytes);
+    Block& pmod = *pmod_block;
     const Figure f[4] = {measure(drtl, tx, wire, payload), measure(dmod, tx, wire, payload),
                          measure(prtl, rx, wire, payload), measure(pmod, rx, wire, payload)};
     const char* names[4][2] = {{"tx", "rtl"}, {"tx", "model"}, {"rx", "rtl"}, {"rx", "model"}};

@@ -41,7 +41,7 @@ Stim make_stimulus(uint64_t seed, unsigned frames_per_opcode, unsigned bytes = k
 
 XcheckResult run(const Stim& s, XcheckConfig cfg) {
   return xcheck_run([] { return std::make_unique<RoceDeparserRtl<Vroce_deparser>>(kBytes); },
-                    [] { return std::make_unique<model::RoceDeparser>(kBytes); }, s.ports, cfg);
+                    [] { return model::make_roce_deparser_block(kBytes); }, s.ports, cfg);
 }
 
 TEST(DeparserXcheck, EveryOpcodeWithIdleAndBackpressureMatchesModel) {
@@ -76,7 +76,7 @@ TEST(DeparserXcheck, NarrowDataWidthFeedsTheHeaderInSlices) {
   XcheckConfig cfg;
   cfg.seed = 21;
   const XcheckResult r = xcheck_run([] { return std::make_unique<RoceDeparserRtl<Vroce_deparser_w128>>(kNarrow); },
-                                    [] { return std::make_unique<model::RoceDeparser>(kNarrow); }, s.ports, cfg);
+                                    [] { return model::make_roce_deparser_block(kNarrow); }, s.ports, cfg);
   ASSERT_TRUE(r.ok) << r.report;
   ASSERT_EQ(r.rtl_out[0].size(), s.expected.size());
   for (size_t i = 0; i < s.expected.size(); ++i)

@@ -49,7 +49,7 @@ TEST_P(Golden, ParsesLikeTheListingAndRebuildsBitForBit) {
   XcheckConfig cfg;
   cfg.seed = std::hash<std::string>{}(GetParam());
   const XcheckResult pr = xcheck_run([] { return std::make_unique<RoceParserRtl>(); },
-                                     [] { return std::make_unique<model::RoceParser>(kBytes); }, rx, cfg);
+                                     [] { return model::make_roce_parser_block(kBytes); }, rx, cfg);
   ASSERT_TRUE(pr.ok) << pr.report;
   ASSERT_EQ(pr.rtl_out[0].size(), listing.size()) << "every RoCE frame accepted";
   EXPECT_EQ(pr.rtl_out[2].size(), records.size() - listing.size()) << "every other frame bypassed";
@@ -144,7 +144,7 @@ TEST_P(Golden, ParsesLikeTheListingAndRebuildsBitForBit) {
     rebuilt.push_back(g.number - 1);
   }
   const XcheckResult dr = xcheck_run([] { return std::make_unique<RoceDeparserRtl<Vroce_deparser>>(kBytes); },
-                                     [] { return std::make_unique<model::RoceDeparser>(kBytes); }, tx, cfg);
+                                     [] { return model::make_roce_deparser_block(kBytes); }, tx, cfg);
   ASSERT_TRUE(dr.ok) << dr.report;
   ASSERT_EQ(dr.rtl_out[0].size(), rebuilt.size());
   for (size_t i = 0; i < rebuilt.size(); ++i)

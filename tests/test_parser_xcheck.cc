@@ -8,6 +8,7 @@
 #include "Vroce_parser.h"
 #include "net/roce_frame.h"
 #include "net/roce_parser.h"
+#include "sched/flit_adapter.h"
 #include "rtl/roce_parser_rtl.h"
 #include "support/random_hdr.h"
 #include "xcheck.h"
@@ -65,7 +66,7 @@ TEST(ParserXcheck, RandomFramesWithIdleAndBackpressureMatchModelAndRoundTrip) {
     cfg.seed = seed;
     cfg.fst_path = "parser_divergence.fst";
     const XcheckResult r = xcheck_run([] { return std::make_unique<RoceParserRtl>(); },
-                                      [] { return std::make_unique<model::RoceParser>(kBytes); }, s.ports, cfg);
+                                      [] { return model::make_roce_parser_block(kBytes); }, s.ports, cfg);
     ASSERT_TRUE(r.ok) << r.report;
     std::printf("seed %llu: %s", static_cast<unsigned long long>(seed), r.report.c_str());
     ASSERT_EQ(r.rtl_out[0].size(), s.good.size());
@@ -122,8 +123,8 @@ TEST(ParserXcheck, RoceDisabledSendsEverythingToBypass) {
         return b;
       },
       [] {
-        auto m = std::make_unique<model::RoceParser>(kBytes);
-        m->set_roce_enable(false);
+        auto m = model::make_roce_parser_block(kBytes);
+        static_cast<model::FlitAdapter&>(*m).block<model::RoceParser>()->set_roce_enable(false);
         return m;
       },
       s.ports, cfg);

@@ -37,7 +37,7 @@ TEST(RxOracle, ScapyFramesAreAcceptedDroppedOrBypassedAsLabelled) {
   XcheckConfig cfg;
   cfg.seed = 11;
   const XcheckResult res = xcheck_run([] { return std::make_unique<RoceParserRtl>(); },
-                                      [] { return std::make_unique<model::RoceParser>(kBytes); }, rx, cfg);
+                                      [] { return model::make_roce_parser_block(kBytes); }, rx, cfg);
   ASSERT_TRUE(res.ok) << res.report;
   std::printf("%s", res.report.c_str());
 

@@ -37,7 +37,7 @@ TEST(XcheckMutant, SwappedBthBitsAreCaughtAtTheFirstAffectedFrame) {
   cfg.fst_path = fst;
   const XcheckResult r =
       xcheck_run([] { return std::make_unique<RoceDeparserRtl<Vroce_deparser_mutant>>(kBytes); },
-                 [] { return std::make_unique<model::RoceDeparser>(kBytes); }, stim, cfg);
+                 [] { return model::make_roce_deparser_block(kBytes); }, stim, cfg);
   std::printf("%s", r.report.c_str());
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.report.find("DIVERGENCE on output port 0 (m_axis_tx), transaction #" + std::to_string(first_affected)),

@@ -39,10 +39,10 @@ RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   compl_arb_ = net_.add(std::make_unique<DescArb2>((spec::CqCompl::kBits + 7) / 8));
   cq_ = net_.add(make_cq_writer_block(data_bytes));
   auto* tx_arb = net_.add(std::make_unique<TxArb>(data_bytes));
-  deparser_ = net_.add(std::make_unique<RoceDeparser>(data_bytes));
+  deparser_ = net_.add(make_roce_deparser_block(data_bytes));
   loopback_ = net_.add(std::make_unique<LoopbackSplit>(data_bytes));
   auto* rx_merge = net_.add(std::make_unique<FrameArb2>(data_bytes));
-  parser_ = net_.add(std::make_unique<RoceParser>(data_bytes));
+  parser_ = net_.add(make_roce_parser_block(data_bytes));
   auto* dispatch = net_.add(std::make_unique<RxDispatch>(data_bytes));
 
   // control: CSR -> command processor -> table owners
@@ -120,7 +120,7 @@ void RoceEngine::apply_static_inputs() {
   RoceCmd& cmd = this->cmd();
   cmd.set_port_mac(csr.port_mac());
   for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i));
-  parser_->set_roce_enable(csr.roce_enable());
+  static_cast<FlitAdapter*>(parser_)->block<RoceParser>()->set_roce_enable(csr.roce_enable());
   loopback_->set_port_mac(csr.port_mac());
   // The CSR block samples the counters only when it takes a read, in the
   // clock after this eval; gathering them (a few hundred named values) on
@@ -197,7 +197,7 @@ void RoceEngine::clock() {
 
 std::vector<std::pair<std::string, uint32_t>> RoceEngine::counters() {
   std::vector<std::pair<std::string, uint32_t>> all;
-  for (Block* b : {static_cast<Block*>(parser_), static_cast<Block*>(deparser_), static_cast<Block*>(req_),
+  for (Block* b : {parser_, deparser_, static_cast<Block*>(req_),
                    static_cast<Block*>(resp_), compl_, cq_})
     for (auto& c : b->counters()) all.push_back(c);
   return all;

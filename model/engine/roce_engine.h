@@ -56,8 +56,8 @@ class RoceEngine : public Block {
   RoceCsr& csr() const;
   Block* cmd_ = nullptr;  // a FlitAdapter around RoceCmd
   RoceCmd& cmd() const;
-  RoceParser* parser_ = nullptr;
-  RoceDeparser* deparser_ = nullptr;
+  Block* parser_ = nullptr;
+  Block* deparser_ = nullptr;
   Block* cq_ = nullptr;
   LoopbackSplit* loopback_ = nullptr;
   Requester* req_ = nullptr;

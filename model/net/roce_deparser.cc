@@ -1,60 +1,51 @@
 #include "net/roce_deparser.h"
 
-#include "common/desc_flit.h"
 #include "net/roce_frame.h"
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
 
-RoceDeparser::RoceDeparser(unsigned data_bytes) : bytes_(data_bytes) {
-  in_info_ = {{"s_hdr", false, true, (spec::RoceTxHdr::kBits + 7) / 8}, {"s_axis_pay", true, true, bytes_}};
-  out_info_ = {{"m_axis_tx", true, true, bytes_}};
+RoceDeparser::RoceDeparser(Scheduler& s, unsigned data_bytes)
+    : hdr(s, this, 1), pay(s, this, 2), s_(s), bytes_(data_bytes) {}
+
+void RoceDeparser::run() {
+  const Cycle now = s_.now();
+  while (hdr.ready() && tx->can_push()) {
+    const spec::RoceTxHdr& h = hdr.front();
+    const bool has_pay = h.pay_len != 0;
+    if (has_pay && pay.empty()) return;  // its payload's arrival wakes us
+    // The payload streams through: its first beat is what the frame waits for.
+    Cycle start = hdr.next_at();
+    if (has_pay) {
+      const size_t pay_beats = (pay.front().data.size() + bytes_ - 1) / bytes_;
+      start = std::max(start, pay.next_at() - std::min<Cycle>(pay.next_at(), pay_beats - 1));
+    }
+    start = std::max(start + kLatency, out_free_);
+    std::vector<uint8_t> frame = roce_frame(h, has_pay ? pay.front().data.data() : nullptr);
+    const Cycle last = start + (frame.size() + bytes_ - 1) / bytes_ - 1;
+    if (has_pay && pay.next_at() > now) {
+      s_.wake_at(this, pay.next_at());  // not all of it is here yet
+      return;
+    }
+    hdr.pop();
+    if (has_pay) pay.pop();
+    out_free_ = last + 1;
+    tx->push(Packet{Bytes(std::move(frame))}, std::max(last, now));
+    ++tx_frames_;
+  }
 }
 
-void RoceDeparser::reset() {
-  collecting_ = false;
-  payload_.clear();
-  out_.clear();
-  cycle_ = 0;
-  tx_frames_ = 0;
-}
-
-void RoceDeparser::set_input(unsigned port, bool valid, const Flit& flit) {
-  if (port == kHdr) {
-    hdr_valid_ = valid;
-    hdr_in_ = flit;
-  } else {
-    pay_valid_ = valid;
-    pay_in_ = flit;
-  }
-}
-
-bool RoceDeparser::input_ready(unsigned port) {
-  if (port == kHdr) return !collecting_ && out_.size() < kMaxQueuedBeats;
-  return collecting_ && payload_.size() < hdr_.pay_len;
-}
-
-void RoceDeparser::clock() {
-  const bool take_out = !out_.empty() && out_ready_;
-  const bool take_hdr = hdr_valid_ && input_ready(kHdr);
-  const bool take_pay = pay_valid_ && input_ready(kPay);
-  if (take_out) {
-    if (out_.front().last) ++tx_frames_;
-    out_.pop_front();
-  }
-  if (take_hdr) {
-    hdr_ = desc_from_flit<spec::RoceTxHdr>(hdr_in_);
-    collecting_ = true;
-    payload_.clear();
-  }
-  if (take_pay) {
-    const size_t n = std::min<size_t>(bytes_, hdr_.pay_len - payload_.size());
-    payload_.insert(payload_.end(), pay_in_.data.begin(), pay_in_.data.begin() + n);
-  }
-  if (collecting_ && payload_.size() == hdr_.pay_len) {
-    for (Flit& b : frame_to_beats(roce_frame(hdr_, payload_.data()), bytes_)) out_.push_back(std::move(b));
-    collecting_ = false;
-  }
-  ++cycle_;
+std::unique_ptr<rocenic::Block> make_roce_deparser_block(unsigned data_bytes) {
+  return std::make_unique<FlitAdapter>(data_bytes, [data_bytes](FlitAdapter& a) {
+    RoceDeparser* d = a.make<RoceDeparser>(data_bytes);
+    // The payload has no tlast: its header says how long it is.
+    auto lengths = std::make_shared<std::deque<size_t>>();
+    a.in_announcing<spec::RoceTxHdr>("s_hdr", d->hdr, lengths,
+                                     [](const spec::RoceTxHdr& h) { return size_t{h.pay_len}; });
+    a.in_stream_sized("s_axis_pay", d->pay, lengths);
+    a.out_stream("m_axis_tx", d->tx, 2);
+    a.counters_from([d] { return std::vector<std::pair<std::string, uint32_t>>{{"tx_frames", d->tx_frames()}}; });
+  });
 }
 
 }  // namespace rocenic::model

@@ -1,49 +1,43 @@
-// Model of rtl/net/roce_deparser.sv: header descriptor + payload beats in,
-// RoCE frame beats out. Same ports and flits; its own (shorter) latency.
+// The TX back end (rtl/net/roce_deparser.sv) in the event-driven model: a
+// header descriptor and its payload in, the RoCE frame out (headers from the
+// generated tables, pad, ICRC; model/net/roce_frame.h).
+//
+// Inputs: hdr (roce_tx_hdr_t), pay (pay_len bytes; none when pay_len = 0).
+// Output: tx (one Packet per frame). Timing: the first beat leaves kLatency
+// cycles after the header and the payload's first beat are both there, then
+// a beat a cycle; frames follow each other without gaps.
 #pragma once
 
-#include <deque>
-#include <vector>
+#include <memory>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class RoceDeparser : public Block {
+class RoceDeparser : public Process {
  public:
-  enum In : unsigned { kHdr = 0, kPay = 1 };
-  enum Out : unsigned { kTx = 0 };
+  static constexpr Cycle kLatency = 3;
 
-  explicit RoceDeparser(unsigned data_bytes = 64);
+  RoceDeparser(Scheduler& s, unsigned data_bytes = 64);
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned, bool ready) override { out_ready_ = ready; }
-  void eval() override {}
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned) override { return !out_.empty(); }
-  Flit output(unsigned) override { return out_.front(); }
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  bool idle() const override { return !collecting_ && out_.empty(); }
-  std::vector<std::pair<std::string, uint32_t>> counters() override { return {{"tx_frames", tx_frames_}}; }
+  In<spec::RoceTxHdr> hdr;
+  In<Packet> pay;
+  Out<Packet> tx{this};
+
+  uint32_t tx_frames() const { return tx_frames_; }
+  void run() override;
 
  private:
-  static constexpr size_t kMaxQueuedBeats = 144;  // two 4 KiB frames at 64 B/beat
-
+  Scheduler& s_;
   unsigned bytes_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool hdr_valid_ = false, pay_valid_ = false, out_ready_ = false;
-  Flit hdr_in_, pay_in_;
-  bool collecting_ = false;
-  spec::RoceTxHdr hdr_;
-  std::vector<uint8_t> payload_;
-  std::deque<Flit> out_;
-  uint64_t cycle_ = 0;
+  Cycle out_free_ = 0;  // the next cycle a first beat may leave
   uint32_t tx_frames_ = 0;
 };
+
+// The deparser as a cycle-level Block (in 0 s_hdr, 1 s_axis_pay; out 0
+// m_axis_tx), for the cross-checks.
+std::unique_ptr<rocenic::Block> make_roce_deparser_block(unsigned data_bytes = 64);
 
 }  // namespace rocenic::model

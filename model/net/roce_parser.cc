@@ -1,26 +1,13 @@
 #include "net/roce_parser.h"
 
 #include "common/desc_flit.h"
+#include "sched/flit_adapter.h"
 #include "net/icrc.h"
 
 namespace rocenic::model {
 
 using spec::Drop;
 
-namespace {
-
-// Cycles from the frame's last input beat (cycle t) to where the RTL shows
-// its effects: stat at t+3, descriptor at t+4, bypass beats from t+7, payload
-// beats from t+8. The verdict is applied in clock() of cycle t+2.
-constexpr uint64_t kVerdictLat = 2;
-constexpr uint64_t kHdrLat = 2;      // after the verdict
-constexpr uint64_t kSkipLat = 2;
-constexpr uint64_t kBypassLat = 5;
-constexpr uint64_t kPayLat = 6;
-
-uint64_t keep_bits(size_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
-
-}  // namespace
 
 RoceParser::Verdict RoceParser::classify(const std::vector<uint8_t>& f, bool mac_err, bool too_long,
                                          bool roce_enable) {
@@ -188,215 +175,68 @@ RoceParser::Verdict RoceParser::classify(const std::vector<uint8_t>& f, bool mac
   return v;
 }
 
-RoceParser::RoceParser(unsigned data_bytes, unsigned fifo_beats) : db_(data_bytes), fifo_beats_(fifo_beats) {
-  inputs_ = {{"s_axis_rx", true, true, db_}};
-  outputs_ = {{"m_hdr", false, true, kHdrBytes},
-              {"m_axis_pay", true, true, db_},
-              {"m_axis_byp", true, true, db_},
-              {"stat", false, false, 1}};
-  reset();
-}
+RoceParser::RoceParser(Scheduler& s, unsigned data_bytes, unsigned fifo_beats)
+    : rx(s, this, 2), s_(s), db_(data_bytes), fifo_beats_(fifo_beats) {}
 
-void RoceParser::reset() {
-  cycle_ = 0;
-  in_valid_ = false;
-  cur_.clear();
-  cur_beats_ = 0;
-  cur_ovf_ = cur_en_ = false;
-  used_ = resv_ = 0;
-  pending_.clear();
-  jobs_.clear();
-  hdrs_.clear();
-  stat_.reset();
-  cnt_frames_ = cnt_roce_ = cnt_bypass_ = 0;
-  for (auto& c : cnt_drop_) c = 0;
-}
-
-void RoceParser::set_input(unsigned port, bool valid, const Flit& flit) {
-  if (port != kIn) return;
-  in_valid_ = valid;
-  in_flit_ = flit;
-}
-
-void RoceParser::set_output_ready(unsigned port, bool ready) {
-  if (port < 4) ready_[port] = ready;
-}
-
-void RoceParser::eval() {}
-
-bool RoceParser::in_ready() const {
-  const bool first = cur_beats_ == 0;
-  const bool ovf_beat = cur_beats_ >= fifo_beats_;  // never stored: needs no space
-  return (!first || resv_ < kHdrDepth) && (ovf_beat || used_ < fifo_beats_);
-}
-
-bool RoceParser::input_ready(unsigned port) { return port == kIn && in_ready(); }
-
-bool RoceParser::output_valid(unsigned port) {
-  switch (port) {
-    case kHdr:
-      return !hdrs_.empty() && cycle_ >= hdrs_.front().ready_cycle;
-    case kPay:
-    case kByp: {
-      if (jobs_.empty()) return false;
-      const Job& j = jobs_.front();
-      return j.port == port && !j.beats.empty() && cycle_ >= j.ready_cycle;
+void RoceParser::run() {
+  const Cycle now = s_.now();
+  while (rx.ready()) {
+    const Packet& f = rx.front();
+    const unsigned beats = static_cast<unsigned>((f.data.size() + db_ - 1) / db_);
+    const Verdict v = classify(f.data.vec(), f.user, beats > fifo_beats_, roce_enable_);
+    const bool accepted = !v.bypass && v.drop == Drop::kNone;
+    const bool stored = beats <= fifo_beats_;  // a frame too long for the FIFO is withdrawn as it arrives
+    const bool to_pay = accepted && v.hdr.pay_len != 0 && stored;
+    const bool to_byp = v.bypass && stored;
+    if (!stat->can_push() || (accepted && !hdr->can_push()) || (to_pay && !pay->can_push()) ||
+        (to_byp && !byp->can_push()))
+      return;  // an output is full: its consumer's pop wakes us
+    const Cycle t = now;  // the frame's last beat (or when an output made room)
+    ++cnt_frames_;
+    if (accepted) ++cnt_roce_;
+    if (v.bypass) ++cnt_bypass_;
+    if (v.drop != Drop::kNone) ++cnt_drop_[static_cast<unsigned>(v.drop)];
+    stat->push(static_cast<uint8_t>(static_cast<unsigned>(v.drop) | (v.bypass ? 0x10u : 0u)), t + kStatLat);
+    if (accepted) hdr->push(v.hdr, t + kHdrLat);
+    if (to_pay || to_byp) {
+      const size_t len = to_pay ? v.hdr.pay_len : f.data.size();
+      const Cycle first = std::max(t + (to_pay ? kPayLat : kBypassLat), reader_free_);
+      const Cycle last = first + (len + db_ - 1) / db_ - 1;
+      reader_free_ = last + 1;
+      if (to_pay) {
+        const uint8_t* p = f.data.data() + v.pay_start;
+        pay->push(Packet{Bytes(std::vector<uint8_t>(p, p + len))}, last);
+      } else {
+        byp->push(f, last);
+      }
     }
-    case kStat:
-      return stat_.has_value();
-    default:
-      return false;
+    rx.pop();
   }
 }
 
-Flit RoceParser::output(unsigned port) {
-  switch (port) {
-    case kHdr:
-      return hdrs_.empty() ? Flit{} : hdrs_.front().flit;
-    case kPay:
-    case kByp:
-      if (!jobs_.empty() && jobs_.front().port == port && jobs_.front().next < jobs_.front().beats.size())
-        return jobs_.front().beats[jobs_.front().next];
-      return Flit{};
-    case kStat: {
-      Flit f;
-      f.data = {stat_.value_or(0)};
-      f.keep = 1;
-      return f;
-    }
-    default:
-      return Flit{};
-  }
-}
-
-Flit RoceParser::beat_of(const std::vector<uint8_t>& bytes, size_t off, size_t n, bool last, bool user) const {
-  Flit f;
-  f.data.assign(db_, 0);
-  for (size_t i = 0; i < n && off + i < bytes.size(); ++i) f.data[i] = bytes[off + i];
-  f.keep = keep_bits(n);
-  f.last = last;
-  f.user = user;
-  return f;
-}
-
-void RoceParser::finish_frame() {
-  Pending p;
-  p.beats = cur_beats_;
-  const uint64_t keep = in_flit_.keep;
-  unsigned last_n = 0;
-  for (unsigned i = 0; i < db_; ++i) last_n += (keep >> i) & 1;
-  cur_.resize(static_cast<size_t>(cur_beats_ - 1) * db_ + last_n);
-  p.bytes = std::move(cur_);
-  p.user = in_flit_.user;
-  p.ovf = cur_ovf_;
-  p.en = cur_en_;
-  p.verdict_cycle = cycle_ + kVerdictLat;
-  pending_.push_back(std::move(p));
-  cur_.clear();
-  cur_beats_ = 0;
-  cur_ovf_ = false;
-}
-
-void RoceParser::apply_verdict(Pending& p) {
-  const Verdict v = classify(p.bytes, p.user, p.ovf, p.en);
-  const bool accepted = !v.bypass && v.drop == Drop::kNone;
-  ++cnt_frames_;
-  if (accepted) ++cnt_roce_;
-  if (v.bypass) ++cnt_bypass_;
-  if (v.drop != Drop::kNone) ++cnt_drop_[static_cast<unsigned>(v.drop)];
-  stat_ = static_cast<uint8_t>(static_cast<unsigned>(v.drop) | (v.bypass ? 0x10u : 0u));
-
-  if (accepted) {
-    HdrEntry e;
-    e.flit = desc_to_flit(v.hdr);
-    e.ready_cycle = cycle_ + kHdrLat;
-    hdrs_.push_back(std::move(e));
-  } else {
-    --resv_;
-  }
-
-  if (p.ovf) return;  // withdrawn from the FIFO while it arrived: nothing to release
-  Job j;
-  j.stored = p.beats;
-  if (v.bypass) {
-    // As many beats as arrived; the last one's keep from the length (as the RTL).
-    const size_t len = p.bytes.size();
-    const size_t last_n = ((len - 1) & (db_ - 1)) + 1;
-    j.port = kByp;
-    for (unsigned i = 0; i < p.beats; ++i) {
-      const bool last = i + 1 == p.beats;
-      j.beats.push_back(beat_of(p.bytes, size_t{i} * db_, last ? last_n : db_, last, last && p.user));
-    }
-    j.ready_cycle = cycle_ + kBypassLat;
-  } else if (accepted && v.hdr.pay_len != 0) {
-    j.port = kPay;
-    const size_t len = v.hdr.pay_len;
-    for (size_t o = 0; o < len; o += db_) {
-      const size_t n = len - o < db_ ? len - o : db_;
-      j.beats.push_back(beat_of(p.bytes, v.pay_start + o, n, o + n == len, false));
-    }
-    j.ready_cycle = cycle_ + kPayLat;
-  } else {
-    j.ready_cycle = cycle_ + kSkipLat;
-  }
-  jobs_.push_back(std::move(j));
-}
-
-void RoceParser::clock() {
-  // Every handshake of this cycle is decided on the state the world saw.
-  const bool take_in = in_valid_ && in_ready();
-  const bool take_hdr = output_valid(kHdr) && ready_[kHdr];
-  const bool take_beat = !jobs_.empty() && output_valid(jobs_.front().port) && ready_[jobs_.front().port];
-  stat_.reset();
-
-  // outputs
-  if (take_hdr) {
-    hdrs_.pop_front();
-    --resv_;
-  }
-  if (!jobs_.empty()) {
-    Job& j = jobs_.front();
-    if (take_beat) ++j.next;
-    if (cycle_ >= j.ready_cycle && j.next == j.beats.size()) {
-      used_ -= j.stored;
-      jobs_.pop_front();
-    }
-  }
-
-  // input
-  if (take_in) {
-    if (cur_beats_ == 0) {
-      cur_en_ = roce_enable_;
-      ++resv_;
-    }
-    if (cur_beats_ < fifo_beats_) {
-      ++used_;
-    } else if (cur_beats_ == fifo_beats_) {
-      used_ -= fifo_beats_;  // withdraw the frame: it can never fit
-      cur_ovf_ = true;
-    }
-    const size_t base = cur_.size();
-    cur_.resize(base + db_, 0);
-    for (unsigned i = 0; i < db_ && i < in_flit_.data.size(); ++i)
-      if ((in_flit_.keep >> i) & 1) cur_[base + i] = in_flit_.data[i];
-    ++cur_beats_;
-    if (in_flit_.last) finish_frame();
-  }
-
-  // verdicts due this cycle
-  while (!pending_.empty() && pending_.front().verdict_cycle <= cycle_) {
-    apply_verdict(pending_.front());
-    pending_.pop_front();
-  }
-  ++cycle_;
-}
-
-std::vector<std::pair<std::string, uint32_t>> RoceParser::counters() {
+std::vector<std::pair<std::string, uint32_t>> RoceParser::counters() const {
   std::vector<std::pair<std::string, uint32_t>> c = {
       {"rx_frames", cnt_frames_}, {"rx_roce", cnt_roce_}, {"rx_bypass", cnt_bypass_}};
   for (unsigned r = 1; r < spec::kDropCount; ++r)
     c.emplace_back(std::string("rx_drop_") + spec::to_string(static_cast<Drop>(r)), cnt_drop_[r]);
   return c;
+}
+
+std::unique_ptr<rocenic::Block> make_roce_parser_block(unsigned data_bytes, unsigned fifo_beats) {
+  return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
+    RoceParser* p = a.make<RoceParser>(data_bytes, fifo_beats);
+    a.in_stream("s_axis_rx", p->rx);
+    a.out<spec::RoceRxHdr>("m_hdr", p->hdr, RoceParser::kHdrDepth);
+    a.out_stream("m_axis_pay", p->pay, 2);
+    a.out_stream("m_axis_byp", p->byp, 2);
+    a.out_event<uint8_t>("stat", p->stat, 4, 1, [](const uint8_t& v) {
+      Flit f;
+      f.data = {v};
+      f.keep = 1;
+      return f;
+    });
+    a.counters_from([p] { return p->counters(); });
+  });
 }
 
 }  // namespace rocenic::model

@@ -1,32 +1,32 @@
-// Reference model of rtl/net/roce_parser.sv: the RX front end that splits the
-// MAC's frames into RoCE (descriptor + realigned payload) and bypass, drops bad
-// RoCE frames with a reason, and counts.
+// The RX front end (rtl/net/roce_parser.sv) in the event-driven model: it
+// splits the MAC's frames into RoCE (descriptor + payload from lane 0) and
+// bypass, drops bad RoCE frames with a reason, and counts.
 //
-// Ports (Block indices):
-//   input  0  s_axis_rx   frames from the MAC (keep contiguous, user = bad frame on last beat)
-//   output 0  m_hdr       roce_rx_hdr_t of each accepted RoCE frame (122 bytes, little-endian)
-//   output 1  m_axis_pay  its payload, realigned to lane 0 (no beats when pay_len = 0)
-//   output 2  m_axis_byp  non-RoCE frames as received, user on the last beat
-//   output 3  stat        one event per frame: bits 3:0 drop reason, bit 4 bypass (no ready)
+// Input: rx (one Packet per frame, user = bad frame). Outputs: hdr
+// (roce_rx_hdr_t of each accepted RoCE frame), pay (its payload; none when
+// pay_len = 0), byp (non-RoCE frames as received), stat (one event per
+// frame: bits 3:0 drop reason, bit 4 bypass).
 //
-// The verdict is a pure function of the frame (classify()); the cycle model
-// around it mirrors the RTL's store-and-forward pipeline closely enough for
-// timing comparisons, and exactly in content and order.
+// The verdict is a pure function of the frame (classify()). Timing, as the
+// RTL's store-and-forward pipeline: from a frame's last beat (cycle t) the
+// stat leaves at t+3, the descriptor at t+4, bypass beats from t+7, payload
+// beats from t+8; payload and bypass share one reader, a beat a cycle, in
+// frame order.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class RoceParser : public rocenic::Block {
+class RoceParser : public Process {
  public:
   enum Port : unsigned { kIn = 0, kHdr = 0, kPay = 1, kByp = 2, kStat = 3 };
   static constexpr unsigned kHdrBytes = (spec::RoceRxHdr::kBits + 7) / 8;
@@ -42,73 +42,31 @@ class RoceParser : public rocenic::Block {
   // `too_long`: the frame needs more beats than the FIFO holds.
   static Verdict classify(const std::vector<uint8_t>& frame, bool mac_err, bool too_long, bool roce_enable);
 
-  explicit RoceParser(unsigned data_bytes = 64, unsigned fifo_beats = 256);
+  RoceParser(Scheduler& s, unsigned data_bytes = 64, unsigned fifo_beats = 256);
   void set_roce_enable(bool on) { roce_enable_ = on; }
 
-  const std::vector<PortInfo>& inputs() const override { return inputs_; }
-  const std::vector<PortInfo>& outputs() const override { return outputs_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override;
-  void eval() override;
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned port) override;
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  bool idle() const override {
-    return cur_.empty() && pending_.empty() && jobs_.empty() && hdrs_.empty() && used_ == 0;
-  }
-  std::vector<std::pair<std::string, uint32_t>> counters() override;
+  In<Packet> rx;
+  Out<spec::RoceRxHdr> hdr{this};
+  Out<Packet> pay{this}, byp{this};
+  Out<uint8_t> stat{this};
+
+  std::vector<std::pair<std::string, uint32_t>> counters() const;
+  void run() override;
 
  private:
-  struct Pending {              // a frame whose last beat has arrived
-    std::vector<uint8_t> bytes;
-    unsigned beats = 0;
-    bool user = false, ovf = false, en = false;
-    uint64_t verdict_cycle = 0;
-  };
-  struct Job {                  // what the FIFO reader releases, in frame order
-    unsigned port = kPay;       // kPay or kByp; no beats: a skipped frame
-    std::vector<Flit> beats;
-    unsigned stored = 0;        // FIFO beats freed when the job is done
-    uint64_t ready_cycle = 0;
-    size_t next = 0;
-  };
-  struct HdrEntry {
-    Flit flit;
-    uint64_t ready_cycle = 0;
-  };
+  // Cycles from a frame's last beat.
+  static constexpr Cycle kStatLat = 3, kHdrLat = 4, kBypassLat = 7, kPayLat = 8;
 
-  void finish_frame();
-  void apply_verdict(Pending& p);
-  Flit beat_of(const std::vector<uint8_t>& bytes, size_t off, size_t n, bool last, bool user) const;
-  bool in_ready() const;
-
+  Scheduler& s_;
   unsigned db_, fifo_beats_;
-  std::vector<PortInfo> inputs_, outputs_;
   bool roce_enable_ = true;
-  uint64_t cycle_ = 0;
-
-  // world-side signals of this cycle
-  bool in_valid_ = false;
-  Flit in_flit_;
-  bool ready_[4] = {false, false, false, false};
-
-  // frame being received
-  std::vector<uint8_t> cur_;
-  unsigned cur_beats_ = 0;
-  bool cur_ovf_ = false, cur_en_ = false;
-
-  unsigned used_ = 0;           // FIFO beats in use
-  unsigned resv_ = 0;           // descriptor slots promised
-  std::deque<Pending> pending_;
-  std::deque<Job> jobs_;
-  std::deque<HdrEntry> hdrs_;
-  std::optional<uint8_t> stat_;
-
+  Cycle reader_free_ = 0;  // the FIFO reader's next free cycle
   uint32_t cnt_frames_ = 0, cnt_roce_ = 0, cnt_bypass_ = 0;
   uint32_t cnt_drop_[spec::kDropCount] = {};
 };
+
+// The parser as a cycle-level Block (in 0 s_axis_rx; out 0 m_hdr, 1
+// m_axis_pay, 2 m_axis_byp, 3 stat without ready), for the cross-checks.
+std::unique_ptr<rocenic::Block> make_roce_parser_block(unsigned data_bytes = 64, unsigned fifo_beats = 256);
 
 }  // namespace rocenic::model

@@ -62,6 +62,23 @@ void FlitAdapter::in_stream(const char* name, Channel<Packet>& ch) {
          });
 }
 
+void FlitAdapter::in_stream_sized(const char* name, Channel<Packet>& ch, Lengths lengths) {
+  const unsigned bytes = bytes_;
+  add_in({name, true, true, bytes}, [&ch, lengths](const Flit&) { return !lengths->empty() && ch.can_push(); },
+         [&ch, lengths](std::vector<Flit>& beats, Cycle t) {
+           const size_t len = lengths->front();
+           lengths->pop_front();
+           std::vector<uint8_t> data;
+           data.reserve(len);
+           for (const Flit& b : beats)
+             for (size_t i = 0; i < b.data.size() && data.size() < len; ++i) data.push_back(b.data[i]);
+           ch.push(Packet{Bytes(std::move(data))}, t);
+         });
+  ins_.back().complete = [lengths, bytes](const std::vector<Flit>& beats) {
+    return beats.size() * bytes >= lengths->front();
+  };
+}
+
 void FlitAdapter::out_stream(const char* name, Out<Packet>& port, unsigned capacity) {
   auto ch = std::make_shared<Channel<Packet>>(*sched_, capacity);
   port.bind(*ch);
@@ -115,10 +132,14 @@ void FlitAdapter::clock() {
     p.beat = 0;
     p.pop();
   }
+  // Every handshake of the cycle is decided on what the world saw, before
+  // any of them changes the state (a header announcing its payload's length).
+  std::vector<bool> take(ins_.size());
+  for (size_t i = 0; i < ins_.size(); ++i) take[i] = ins_[i].valid && input_ready(static_cast<unsigned>(i));
   for (InPort& p : ins_) {
-    if (!p.valid || !input_ready(static_cast<unsigned>(&p - ins_.data()))) continue;
+    if (!take[&p - ins_.data()]) continue;
     p.beats.push_back(p.flit);
-    if (p.info.is_stream && !p.flit.last) continue;
+    if (p.complete ? !p.complete(p.beats) : (p.info.is_stream && !p.flit.last)) continue;
     p.push(p.beats, now);
     p.beats.clear();
   }

@@ -15,6 +15,7 @@
 // RTL's output registers).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,6 +63,22 @@ class FlitAdapter : public rocenic::Block {
            [&ch](std::vector<Flit>& beats, Cycle t) { ch.push(desc_from_flit<T>(beats.front()), t); });
   }
   void in_stream(const char* name, Channel<Packet>& ch);
+  // A stream without tlast whose packet lengths another port's descriptors
+  // give (the deparser's payload: its header says how long it is): beats
+  // are taken only once the length is known; a packet is its first `len`
+  // bytes, lanes beyond them ignored.
+  using Lengths = std::shared_ptr<std::deque<size_t>>;
+  void in_stream_sized(const char* name, Channel<Packet>& ch, Lengths lengths);
+  // A descriptor input that announces the length of the packet it comes with.
+  template <typename T>
+  void in_announcing(const char* name, Channel<T>& ch, Lengths lengths, std::function<size_t(const T&)> len_of) {
+    add_in({name, false, true, (T::kBits + 7) / 8}, [&ch](const Flit&) { return ch.can_push(); },
+           [&ch, lengths, len_of](std::vector<Flit>& beats, Cycle t) {
+             T v = desc_from_flit<T>(beats.front());
+             if (const size_t n = len_of(v)) lengths->push_back(n);
+             ch.push(std::move(v), t);
+           });
+  }
   template <typename T>
   void out(const char* name, Out<T>& port, unsigned capacity = 1, unsigned bytes = (T::kBits + 7) / 8,
            std::function<Flit(const T&)> encode = desc_to_flit<T>) {
@@ -75,8 +92,9 @@ class FlitAdapter : public rocenic::Block {
   void out_stream(const char* name, Out<Packet>& port, unsigned capacity = 1);
   // An event output the block never holds back (has_ready = false in PortInfo).
   template <typename T>
-  void out_event(const char* name, Out<T>& port, unsigned capacity = 1) {
-    out(name, port, capacity);
+  void out_event(const char* name, Out<T>& port, unsigned capacity = 1, unsigned bytes = (T::kBits + 7) / 8,
+                 std::function<Flit(const T&)> encode = desc_to_flit<T>) {
+    out(name, port, capacity, bytes, std::move(encode));
     outs_.back().info.has_ready = false;
   }
   void counters_from(std::function<std::vector<std::pair<std::string, uint32_t>>()> f) { counters_ = std::move(f); }
@@ -109,6 +127,7 @@ class FlitAdapter : public rocenic::Block {
     PortInfo info;
     std::function<bool(const Flit&)> can_push;  // of the flit offered
     std::function<void(std::vector<Flit>&, Cycle)> push;
+    std::function<bool(const std::vector<Flit>&)> complete;  // the packet's last beat is in (default: tlast)
     std::vector<Flit> beats;  // of the packet being taken
     bool valid = false;
     Flit flit;

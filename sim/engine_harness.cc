@@ -24,7 +24,7 @@ void EngineHarness::csr_start(bool is_write, uint32_t addr, uint32_t data) {
 }
 
 bool EngineHarness::idle() const {
-  return eng_->idle() && dma_.idle() && rx_queue_.empty() && rx_beats_.empty() && !wr_open_ &&
+  return eng_->idle() && dma_.idle() && rx_queue_.empty() && rx_beats_.empty() && !wr_open_ && held_events_.empty() &&
          (csr_state_ == CsrState::kIdle || csr_state_ == CsrState::kDone);
 }
 
@@ -91,7 +91,10 @@ void EngineHarness::cycle() {
     rx_ends_.push_back(cycle_);
   }
   if (rd_valid && eng_->input_ready(kDmaRd)) dma_.pop_rd_data();
-  if (done_valid && eng_->input_ready(kDmaWrDone)) dma_.pop_wr_done();
+  if (done_valid && eng_->input_ready(kDmaWrDone)) {
+    dma_.pop_wr_done();
+    ++writes_done_;
+  }
   sample_outputs();
 
   eng_->clock();
@@ -110,9 +113,16 @@ void EngineHarness::sample_outputs() {
   };
   collect(kTx, tx_cur_, tx_out_);
   collect(kByp, byp_cur_, byp_out_);
+  // An event reaches the host only after every DMA write requested before
+  // it has landed (PCIe keeps posted writes in order: the interrupt does not
+  // pass the CQE it announces).
   if (eng_->output_valid(kEvent)) {
     const auto ev = desc_from_flit<spec::CqEvent>(eng_->output(kEvent));
-    events_.push_back({ev.cq, ev.error != 0});
+    held_events_.push_back({writes_requested_, {ev.cq, ev.error != 0}});
+  }
+  while (!held_events_.empty() && held_events_.front().first <= writes_done_) {
+    events_.push_back(held_events_.front().second);
+    held_events_.pop_front();
   }
   if (eng_->output_valid(kDmaRdReq) && rd_req_ready_)
     dma_.push_rd_req(desc_from_flit<spec::DmaRdReq>(eng_->output(kDmaRdReq)));
@@ -123,6 +133,7 @@ void EngineHarness::sample_outputs() {
     const auto req = desc_from_flit<spec::DmaWrReq>(eng_->output(kDmaWrReq));
     dma_.push_wr_req(req);
     pending_wr_.push_back(req);
+    ++writes_requested_;
   }
   if (eng_->output_valid(kDmaWr) && wr_data_ready_) {
     const Flit beat = eng_->output(kDmaWr);

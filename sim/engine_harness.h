@@ -98,6 +98,9 @@ class EngineHarness {
   std::vector<uint64_t> tx_starts_, rx_ends_;
   std::vector<Frame> tx_out_, byp_out_;
   std::vector<std::pair<uint16_t, bool>> events_;
+  // events waiting for the DMA writes requested before them (count requested then)
+  std::deque<std::pair<uint64_t, std::pair<uint16_t, bool>>> held_events_;
+  uint64_t writes_requested_ = 0, writes_done_ = 0;
 
   bool rd_req_ready_ = false, wr_req_ready_ = false, wr_data_ready_ = false;  // offered this cycle
   bool wr_open_ = false;  // a write request taken, its data beats still coming

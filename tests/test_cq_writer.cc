@@ -116,35 +116,47 @@ TEST(CqWriter, OwnerPhaseArmingAndOverrunOnAFourEntryRing) {
     EXPECT_EQ(e.owner, 1u) << "first pass: phase 1";
     EXPECT_EQ(e.wr_id, desc_from_flit<spec::CqCompl>(five[i]).wr_id);
   }
-  // the driver consumes 2 and arms; the next completion wraps to slot 0 with phase 0 and raises an event
+  // the driver consumes 2 and arms for the next completion: 2 CQEs are still
+  // unconsumed, so the event comes at once (a completion written just
+  // before the arm cannot be missed); the arm is used up
   spec::CqDb d;
   d.cq = 3;
   d.ci = 2;
   d.arm = 1;
   ring.run({{}, {desc_to_flit(d)}, {}});
+  ASSERT_EQ(ring.events.size(), 2u);
+  EXPECT_EQ(desc_from_flit<spec::CqEvent>(ring.events[1].flits[0]).error, 0u);
+  EXPECT_EQ(desc_from_flit<spec::CqEvent>(ring.events[1].flits[0]).cq, 3u);
+  EXPECT_EQ(ring.writes.size(), 4u) << "the doorbell writes nothing";
+  // the driver consumes the rest and arms: the next completion wraps to slot
+  // 0 with phase 0 and raises the event
+  d.ci = 4;
+  ring.run({{}, {desc_to_flit(d)}, {}});
+  EXPECT_EQ(ring.events.size(), 2u) << "nothing unconsumed: no event yet";
   ring.run({{}, {}, {desc_to_flit(compl_on(rng, 3))}});
   ASSERT_EQ(ring.writes.size(), 5u);
   EXPECT_EQ(desc_from_flit<spec::DmaWrReq>(ring.writes[4].flits[0]).addr, c.base);
   spec::Cqe e;
   e.load(ring.beats[4].flits[0].data.data());
   EXPECT_EQ(e.owner, 0u) << "second pass: phase 0";
-  ASSERT_EQ(ring.events.size(), 2u);
-  const auto ev = desc_from_flit<spec::CqEvent>(ring.events[1].flits[0]);
+  ASSERT_EQ(ring.events.size(), 3u);
+  const auto ev = desc_from_flit<spec::CqEvent>(ring.events[2].flits[0]);
   EXPECT_EQ(ev.cq, 3u);
   EXPECT_EQ(ev.error, 0u);
   // disarmed now: the next completion raises no event
   ring.run({{}, {}, {desc_to_flit(compl_on(rng, 3))}});
   EXPECT_EQ(ring.writes.size(), 6u);
-  EXPECT_EQ(ring.events.size(), 2u);
-  // armed for solicited only: a plain completion stays quiet, a solicited one wakes
-  d.ci = 6;
+  EXPECT_EQ(ring.events.size(), 3u);
+  // armed for solicited only (with CQEs unconsumed: that arm waits for a
+  // solicited completion): a plain completion stays quiet, a solicited one wakes
+  d.ci = 5;
   d.arm = 2;
   spec::CqCompl plain = compl_on(rng, 3), sol = compl_on(rng, 3);
   plain.solicited = 0;
   sol.solicited = 1;
   ring.run({{}, {desc_to_flit(d)}, {}});
   ring.run({{}, {}, {desc_to_flit(plain), desc_to_flit(sol)}});
-  EXPECT_EQ(ring.events.size(), 3u);
+  EXPECT_EQ(ring.events.size(), 4u);
 }
 
 }  // namespace

@@ -22,10 +22,23 @@ void CqWriter::configure(const spec::CqCfg& c) {
   r.arm = 0;
 }
 
-void CqWriter::doorbell(const spec::CqDb& d) {
-  if (d.cq >= rings_.size()) return;
-  rings_[d.cq].ci = d.ci;
-  if (d.arm) rings_[d.cq].arm = d.arm;
+bool CqWriter::doorbell(const spec::CqDb& d, Cycle now) {
+  if (d.cq >= rings_.size()) return true;
+  Ring& r = rings_[d.cq];
+  // Arming for the next completion while the ring holds CQEs the driver has
+  // not consumed raises the event at once: one written just before the arm
+  // cannot be missed.
+  const bool now_event = r.valid && d.arm == 1 && r.pi != d.ci;
+  if (now_event && !event->can_push()) return false;
+  r.ci = d.ci;
+  if (d.arm) r.arm = now_event ? 0 : d.arm;
+  if (now_event) {
+    spec::CqEvent ev;
+    ev.cq = d.cq;
+    event->push(ev, now + 1);
+  }
+  free_at_ = now + (now_event ? 2 : 1);
+  return true;
 }
 
 bool CqWriter::complete(Cycle now) {
@@ -98,8 +111,8 @@ void CqWriter::run() {
     configure(cfg.pop());
     free_at_ = now + 1;
   } else if (pick == 1) {
-    doorbell(db.pop());
-    free_at_ = now + 1;
+    if (!doorbell(db.front(), now)) return;  // the event output is full: its pop wakes us
+    db.pop();
   } else if (pick == 2 && !complete(now)) {
     return;  // an output is full: its consumer's pop wakes us
   }

@@ -46,7 +46,7 @@ class CqWriter : public Process {
     uint8_t arm = 0;
   };
   void configure(const spec::CqCfg& c);
-  void doorbell(const spec::CqDb& d);
+  bool doorbell(const spec::CqDb& d, Cycle now);  // false: the event output is full
   // false: the outputs it needs are full (run() is woken when they drain).
   bool complete(Cycle now);
 

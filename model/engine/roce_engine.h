@@ -19,7 +19,6 @@ class RoceParser;
 class RoceDeparser;
 class LoopbackSplit;
 class Requester;
-class Responder;
 
 class RoceEngine : public Block {
  public:
@@ -61,7 +60,7 @@ class RoceEngine : public Block {
   Block* cq_ = nullptr;
   LoopbackSplit* loopback_ = nullptr;
   Requester* req_ = nullptr;
-  Responder* resp_ = nullptr;
+  Block* resp_ = nullptr;
   Block* compl_ = nullptr;
   Block* compl_arb_ = nullptr;
   std::vector<std::vector<unsigned>> xport_map_;  // per counter-owning block: xport_cnt index of each counter (0 = none)

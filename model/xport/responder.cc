@@ -1,221 +1,608 @@
-// Responder model: ports, the placement stage and the clock. The checker is
-// in responder_ctrl.cc.
 #include "xport/responder.h"
 
-#include "common/desc_flit.h"
+#include <algorithm>
+
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
 namespace {
 
-constexpr size_t kPayCap = 128;  // payload FIFO beats (two 4096-byte packets)
-constexpr size_t kQueueCap = 5;  // issuer queues (fifo_fwft depth 4 + head register)
+// Timing, in cycles (calibrated against the RTL by engine_bench).
+constexpr Cycle kTake = 1;       // an input taken: its QP context is read
+constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
+constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots, then their total
+constexpr Cycle kPiece = 1;      // one DMA piece cut
+constexpr Cycle kDecide = 1;     // the verdict written
+constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
 
-template <typename T>
-unsigned desc_bytes() {
-  return (T::kBits + 7) / 8;
+constexpr unsigned kMaxSge = 6;
+constexpr unsigned kFlushReads = 8;  // flush reads outstanding
+constexpr uint32_t kPsnMask = 0xFFFFFF;
+
+uint64_t le(const Bytes& b, size_t off, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n && off + i < b.size(); ++i) v |= uint64_t{b[off + i]} << (8 * i);
+  return v;
 }
+uint8_t st(spec::QpState s) { return static_cast<uint8_t>(s); }
+uint8_t syn(spec::Aeth a) { return static_cast<uint8_t>(a); }
+uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 
 }  // namespace
 
-Responder::Responder(unsigned data_bytes, unsigned max_qp)
-    : bytes_(data_bytes), max_qp_(max_qp), qps_(max_qp), slice_(data_bytes) {
-  in_info_ = {{"qp_cfg", false, true, desc_bytes<spec::QpCfg>()},
-              {"rq_db", false, true, desc_bytes<spec::WqDb>()},
-              {"rx_hdr", false, true, desc_bytes<spec::RoceRxHdr>()},
-              {"rx_payload", true, true, bytes_},
-              {"dma_rd_data", true, true, bytes_},
-              {"mr_resp", false, true, desc_bytes<spec::MrResp>()}};
-  out_info_ = {{"dma_rd_req", false, true, desc_bytes<spec::DmaRdReq>()},
-               {"mr_req", false, true, desc_bytes<spec::MrReq>()},
-               {"dma_wr_req", false, true, desc_bytes<spec::DmaWrReq>()},
-               {"dma_wr_data", true, true, bytes_},
-               {"ack_hdr", false, true, desc_bytes<spec::RoceTxHdr>()},
-               {"cq_compl", false, true, desc_bytes<spec::CqCompl>()}};
-  reset();
-}
+Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
+    : qp_cfg(s, this, 1),
+      rq_db(s, this, 1),
+      rx_hdr(s, this, 1),
+      rx_payload(s, this, 2),  // the RTL's payload FIFO holds two 4 KiB packets
+      dma_rd_data(s, this, 1),
+      mr_resp(s, this, 1),
+      s_(s),
+      bytes_(data_bytes),
+      qps_(max_qp) {}
 
-void Responder::reset() {
-  for (Qp& q : qps_) q.valid = q.rc = false;
-  cst_ = C::kIdle;
-  fl_pend_ = fl_go_ = false;
-  fl_out_ = 0;
-  rd_req_.reset();
-  mr_req_.reset();
-  c_cq_.reset();
-  verdicts_.clear();
-  pieces_.clear();
-  spec_.clear();
-  c_rx_ = c_noqp_ = c_state_ = c_oos_ = c_dup_ = c_acc_ = c_inv_ = c_rnr_ = c_op_ = c_acks_ = 0;
-  pay_.clear();
-  cur_.reset();
-  drop_ = post_ = false;
-  left_ = 0;
-  iss_seq_ = data_done_ = req_done_ = 0;
-  descs_.clear();
-  reqs_.clear();
-  posts_.clear();
-  slice_.reset();
-  emit_.reset();
-  cycle_ = 0;
-}
-
-void Responder::set_input(unsigned port, bool valid, const Flit& flit) {
-  in_valid_[port] = valid;
-  in_[port] = flit;
-}
-
-bool Responder::input_ready(unsigned port) {
-  switch (port) {
-    case 0: return cst_ == C::kIdle && drained();
-    case 1: return cst_ == C::kIdle && !in_valid_[0];
-    case 2: return cst_ == C::kIdle && !in_valid_[0] && !in_valid_[1];
-    case 3: return pay_.size() < kPayCap;
-    case 4: return cst_ == C::kWqe || (cst_ == C::kFlush && fl_go_ && fl_out_ > 0 && (!c_cq_ || ready_[5]));
-    default: return cst_ == C::kMrW;
-  }
-}
-
-bool Responder::output_valid(unsigned port) {
-  switch (port) {
-    case 0: return rd_req_.has_value();
-    case 1: return mr_req_.has_value();
-    case 2: return !reqs_.empty();
-    case 3: return slice_.out_valid();
-    case 4: return emit_ && emit_->v.ack_v && !ack_done_;
-    default: return c_cq_ || (emit_ && emit_->v.cqe_v && !cq_done_);
-  }
-}
-
-Flit Responder::output(unsigned port) {
-  switch (port) {
-    case 0: return desc_to_flit(*rd_req_);
-    case 1: return desc_to_flit(*mr_req_);
-    case 2: return desc_to_flit(reqs_.front().first);
-    case 3: return slice_.out();
-    case 4: {
-      const Verdict& v = emit_->v;
-      const spec::QpCfg& a = qps_[v.qpn].addr;
-      spec::RoceTxHdr h;
-      h.l3 = a.l3;
-      h.dst_mac = a.dst_mac;
-      h.src_mac = a.src_mac;
-      h.src_ip = a.src_ip;
-      h.dst_ip = a.dst_ip;
-      h.tclass = a.tclass;
-      h.ttl = a.ttl;
-      h.flow_label = a.flow_label;
-      h.opcode = spec::kRcAck;
-      h.pkey = static_cast<uint16_t>(spec::kDefaultPkey);
-      h.dst_qpn = a.dest_qpn;
-      h.psn = v.psn;
-      h.aeth_syndrome = v.syn;
-      h.aeth_msn = v.msn;
-      h.src_qpn = v.qpn;
-      return desc_to_flit(h);
-    }
-    default: return desc_to_flit(c_cq_ ? *c_cq_ : emit_->v.cqe);
-  }
-}
-
-std::vector<std::pair<std::string, uint32_t>> Responder::counters() {
-  return {{"tx_acks", c_acks_},         {"rx_pkts", c_rx_},           {"no_qp", c_noqp_},
-          {"qp_state", c_state_},       {"out_of_sequence", c_oos_},  {"duplicate_request", c_dup_},
-          {"rem_access_err", c_acc_},   {"rem_inv_req", c_inv_},      {"rnr_nak_sent", c_rnr_},
+std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
+  return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},
+          {"qp_state", c_state_},     {"out_of_sequence", c_oos_}, {"duplicate_request", c_dup_},
+          {"rem_access_err", c_acc_}, {"rem_inv_req", c_inv_},     {"rnr_nak_sent", c_rnr_},
           {"rem_op_err", c_op_}};
 }
 
-bool Responder::drained() const {
-  return verdicts_.empty() && !cur_ && descs_.empty() && reqs_.empty() && posts_.empty() && !emit_ &&
-         slice_.idle();
+// ---------------------------------------------------------------- checker
+
+bool Responder::is_last() const { return seg_ == spec::Seg::kLast || seg_ == spec::Seg::kOnly; }
+
+bool Responder::needs_wqe() const {
+  const bool first = seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kOnly;
+  return (is_send_ && first) || (is_write_ && imm_ && is_last());
 }
 
-bool Responder::idle() const {
-  return cst_ == C::kIdle && !rd_req_ && !mr_req_ && !c_cq_ && drained() && pieces_.empty() && spec_.empty() &&
-         pay_.empty();
+spec::CqCompl Responder::recv_compl(const Qp& q) const {
+  spec::CqCompl c;
+  c.cq = q.recv_cq;
+  c.wr_id = q.wr_id;
+  c.qp_num = qpn_;
+  c.opcode = static_cast<uint8_t>(is_send_ ? spec::WcOpcode::kRecv : spec::WcOpcode::kRecvRdmaWithImm);
+  c.src_qp = q.dest_qpn;
+  c.sl = q.sl;
+  c.wqe_counter = q.ci;
+  return c;
 }
 
-void Responder::clock() {
-  bool take[6], out_take[6];
-  for (unsigned p = 0; p < 6; ++p) {
-    take[p] = in_valid_[p] && input_ready(p);
-    out_take[p] = ready_[p] && output_valid(p);
+void Responder::start_flush(uint16_t from, uint16_t to) {
+  flush_pending_ = from != to;
+  fl_next_ = fl_done_ = from;
+  fl_end_ = to;
+  fl_out_ = 0;
+  fl_qpn_ = qpn_;
+}
+
+void Responder::on_cfg(const spec::QpCfg& c) {
+  // Attributes from every qp_cfg; state and indexes by its action.
+  qpn_ = c.qpn % qps_.size();
+  if (c.qpn >= qps_.size()) return;
+  Qp& q = qps_[qpn_];
+  Qp n = q;
+  if (!q.valid) {  // a QP that does not exist reads as zero
+    n = Qp{};
+    n.sge = q.sge;
   }
-  if (out_take[0]) rd_req_.reset();
-  if (out_take[1]) mr_req_.reset();
-  if (out_take[2]) {
-    if (reqs_.front().second) ++req_done_;
-    reqs_.pop_front();
+  n.pd = c.pd;
+  n.access = c.access;
+  n.pmtu = c.pmtu;
+  n.rq_base = c.rq_base;
+  n.rq_lsz = c.rq_lsz;
+  n.recv_cq = c.recv_cq;
+  n.dest_qpn = c.dest_qpn;
+  n.min_rnr = c.min_rnr_timer;
+  n.sl = c.sl;
+  const bool err = n.state == st(spec::QpState::kErr);  // ERR is left only through RESET
+  switch (static_cast<spec::QpAction>(c.action)) {
+    case spec::QpAction::kReset:
+      n.state = st(spec::QpState::kReset);
+      n.pi = n.ci = 0;
+      n.epsn = n.msn = 0;
+      n.nak_sent = false;
+      n.kind = Kind::kNone;
+      n.run_left = 0;
+      break;
+    case spec::QpAction::kToInit:
+      if (!err) n.state = st(spec::QpState::kInit);
+      break;
+    case spec::QpAction::kToRtr:
+      if (!err) n.state = st(spec::QpState::kRtr);
+      n.epsn = c.rq_psn;
+      n.msn = 0;
+      n.nak_sent = false;
+      n.kind = Kind::kNone;
+      n.run_left = 0;
+      break;
+    case spec::QpAction::kToRts:
+      if (!err) n.state = st(spec::QpState::kRts);
+      break;
+    case spec::QpAction::kToErr:
+      n.state = st(spec::QpState::kErr);
+      fl_q_ = n;
+      start_flush(n.ci, n.pi);
+      n.ci = n.pi;
+      break;
+    default: break;  // ATTR, DESTROY: attributes only
   }
-  if (out_take[4]) {
-    ack_done_ = true;
+  n.valid = c.action != static_cast<uint8_t>(spec::QpAction::kDestroy);
+  n.rc = c.qp_type == static_cast<uint8_t>(spec::QpType::kRc);
+  n.addr = c;
+  q = n;
+}
+
+void Responder::on_db(const spec::WqDb& d) {
+  // RESET ignores doorbells; ERR flushes what a doorbell adds.
+  qpn_ = d.qpn % qps_.size();
+  Qp& q = qps_[qpn_];
+  if (d.qpn >= qps_.size() || !q.valid || q.state == st(spec::QpState::kReset)) return;
+  q.pi = d.pi;
+  if (q.state == st(spec::QpState::kErr)) {
+    fl_q_ = q;
+    start_flush(q.ci, d.pi);
+    q.ci = d.pi;
+  }
+}
+
+void Responder::on_hdr(const spec::RoceRxHdr& h) {
+  h_ = h;
+  qpn_ = h.dst_qpn % qps_.size();
+  const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && qps_[qpn_].rc;
+  is_send_ = h.opcode <= spec::kRcSendOnlyImm;
+  is_write_ = h.opcode >= spec::kRcWriteFirst && h.opcode <= spec::kRcWriteOnlyImm;
+  const spec::OpInfo& oi = spec::kOpcodes[h.opcode];
+  imm_ = oi.valid && (oi.ext & spec::kExtImmdt);
+  seg_ = oi.valid ? oi.seg : spec::Seg::kFirst;
+  const Qp& q = qps_[qpn_];
+  cx_ = q;
+  if (!q.valid) {
+    cx_ = Qp{};
+    cx_.sge = q.sge;
+    cx_.addr = q.addr;
+  }
+  const Qp& c = cx_;
+  vd_ = Verdict{};
+  vd_.qpn = static_cast<uint16_t>(qpn_);
+  vd_.pay_len = h.pay_len;
+  vd_.psn = c.epsn;
+  vd_.msn = c.msn;
+  ok_ = write_back_ = false;
+  todo_ = h.pay_len;
+  const bool first = seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kOnly;
+  const bool middle_or_last = seg_ == spec::Seg::kMiddle || seg_ == spec::Seg::kLast;
+  const uint32_t mtu = 128u << c.pmtu;
+  const uint32_t d = (h.psn - c.epsn) & kPsnMask;
+  const uint32_t len = h.pay_len;
+  const bool seq_ok = c.kind == Kind::kNone ? first
+                                            : middle_or_last && c.kind == (is_send_ ? Kind::kSend : Kind::kWrite);
+  const bool len_ok = (seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kMiddle) ? len == mtu
+                      : seg_ == spec::Seg::kLast                                 ? (len != 0 && len <= mtu)
+                                                                                  : len <= mtu;
+  const bool wlen_ok = first ? len <= h.reth_len : len <= c.left;
+  // IBTA order (docs/engine.md, steps 1-5): first failure wins.
+  if (!qp_ok) {
+    ++c_noqp_;
+  } else if (c.state != st(spec::QpState::kRtr) && c.state != st(spec::QpState::kRts)) {
+    ++c_state_;
+  } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed
+    ++c_dup_;
+    vd_.ack = h.ack_req;
+    vd_.syn = syn(spec::Aeth::kAck);
+    vd_.psn = (c.epsn - 1) & kPsnMask;
+  } else if (d != 0) {  // out of sequence: one NAK until the expected PSN arrives
+    ++c_oos_;
+    if (!c.nak_sent) {
+      vd_.ack = true;
+      vd_.syn = syn(spec::Aeth::kNakPsnSeq);
+      cx_.nak_sent = true;
+      write_back_ = true;
+    }
+  } else if (!(is_send_ || is_write_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok)) {
+    ++c_inv_;
+    return fail(syn(spec::Aeth::kNakInvReq), false, 0);
+  } else if (is_send_ && middle_or_last && len + c.placed > c.total) {
+    ++c_inv_;
+    return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
+  } else if (is_write_ && first && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteWrite))) {
+    ++c_acc_;
+    return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+  } else {
+    if (is_write_ && first) {
+      cx_.kind = Kind::kWrite;
+      cx_.va = h.reth_va;
+      cx_.left = cx_.rlen = h.reth_len;
+      cx_.rkey = h.reth_rkey;
+      cx_.run_left = 0;
+      if (h.reth_len != 0) {
+        // The rkey check (none for a zero-length WRITE, IBTA C9-88); its
+        // answer is also the first page run's translation.
+        spec::MrReq r;
+        r.key = h.reth_rkey;
+        r.pd = c.pd;
+        r.va = h.reth_va;
+        r.len = h.reth_len;
+        r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
+        mr_req->push(r, s_.now());
+        st_ = St::kRkey;
+        return;
+      }
+    }
+    if (needs_wqe()) return get_wqe();
+    ok_ = len == 0;
+    return len ? walk() : decide();
+  }
+  decide();
+}
+
+void Responder::after_rkey(const spec::MrResp& r) {
+  if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
+    ++c_acc_;
+    return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+  }
+  cx_.run_pa = r.pa;
+  cx_.run_left = r.run;
+  if (needs_wqe()) return get_wqe();
+  ok_ = todo_ == 0;
+  return todo_ ? walk() : decide();
+}
+
+void Responder::get_wqe() {
+  if (cx_.ci == cx_.pi) {  // no receive WQE: RNR NAK, nothing changes, the requester retries this PSN
+    ++c_rnr_;
+    vd_.ack = true;
+    vd_.syn = static_cast<uint8_t>(syn(spec::Aeth::kRnrNak) | cx_.min_rnr);
+    write_back_ = false;
+    return decide();
+  }
+  spec::DmaRdReq r;
+  r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << 7);
+  r.len = spec::RecvWqe::kSize;
+  dma_rd_req->push(r, s_.now());
+  st_ = St::kWqe;
+}
+
+void Responder::after_wqe(const Packet& p) {
+  const bool poisoned = p.user;
+  const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kRecvWqeNumSgeOff, 1));
+  cx_.wr_id = poisoned ? 0 : le(p.data, spec::kRecvWqeWrIdOff, spec::kRecvWqeWrIdBytes);
+  if (poisoned || nsge > kMaxSge) {
+    ++c_op_;
+    return fail(syn(spec::Aeth::kNakRemOp), true, wc(spec::WcStatus::kLocQpOpErr));
+  }
+  if (is_send_) {
+    cx_.kind = Kind::kSend;
+    cx_.nsge = static_cast<uint8_t>(nsge);
+    cx_.total = cx_.placed = 0;
+    cx_.sidx = 0;
+    cx_.soff = cx_.run_left = 0;
+    for (unsigned i = 0; i < kMaxSge; ++i) {
+      const size_t off = spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * i;
+      Sge& s = cx_.sge[i];
+      s.addr = le(p.data, off, 8);
+      s.len = static_cast<uint32_t>(le(p.data, off + 8, 4));
+      s.lkey = static_cast<uint32_t>(le(p.data, off + 12, 4));
+      if (i < nsge) cx_.total += s.len;
+    }
+    check_at_ += kSgeSlots;
+    if (h_.pay_len > cx_.total) {
+      ++c_inv_;
+      return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
+    }
+  }
+  ok_ = todo_ == 0;
+  return todo_ ? walk() : decide();
+}
+
+// Step 7: cut the packet into DMA pieces that never cross an SGE end or a
+// page run (each run translated by the MR table, which checks the key too).
+void Responder::walk() {
+  while (todo_ != 0) {
+    if (is_send_) {
+      const Sge& s = cx_.sge[cx_.sidx];
+      if (cx_.soff == s.len) {  // this SGE is full (or empty): the next one
+        if (cx_.sidx + 1u >= cx_.nsge) {
+          ++c_inv_;  // cannot happen after the length checks; kept as a guard
+          return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
+        }
+        ++cx_.sidx;
+        cx_.soff = cx_.run_left = 0;
+        check_at_ += kPiece;
+        continue;
+      }
+    }
+    if (cx_.run_left == 0) {
+      spec::MrReq r;
+      r.pd = cx_.pd;
+      if (is_send_) {
+        const Sge& s = cx_.sge[cx_.sidx];
+        r.key = s.lkey;
+        r.va = s.addr + cx_.soff;
+        r.len = s.len - cx_.soff;
+        r.access = static_cast<uint8_t>(spec::Access::kLocalWrite);
+      } else {
+        r.key = cx_.rkey;
+        r.va = cx_.va;
+        r.len = cx_.left;
+        r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
+      }
+      mr_req->push(r, std::max(s_.now(), check_at_));
+      st_ = St::kRun;
+      return;
+    }
+    const uint32_t k = std::min(todo_, cx_.run_left);
+    vd_.pieces.push_back({cx_.run_pa, k});
+    todo_ -= k;
+    cx_.run_pa += k;
+    cx_.run_left -= k;
+    if (is_send_) {
+      cx_.soff += k;
+      cx_.placed += k;
+    } else {
+      cx_.va += k;
+      cx_.left -= k;
+    }
+    check_at_ += kPiece;
+  }
+  ok_ = true;
+  decide();
+}
+
+void Responder::after_run(const spec::MrResp& r) {
+  if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
+    if (is_write_) {
+      ++c_acc_;
+      return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+    }
+    ++c_op_;
+    return fail(syn(spec::Aeth::kNakRemOp), true, wc(spec::WcStatus::kLocProtErr));
+  }
+  cx_.run_pa = r.pa;
+  cx_.run_left = r.run;
+  walk();
+}
+
+// A failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
+// receive WQE at ci; the QP enters ERR and the rest of its receive queue is flushed.
+void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
+  vd_.ack = true;
+  vd_.syn = s;
+  vd_.psn = cx_.epsn;
+  vd_.msn = cx_.msn;
+  vd_.cqe = with_cqe;
+  vd_.completion = recv_compl(cx_);
+  vd_.completion.status = status;
+  vd_.pieces.clear();
+  const uint16_t ci = with_cqe ? static_cast<uint16_t>(cx_.ci + 1) : cx_.ci;
+  cx_.state = st(spec::QpState::kErr);
+  fl_q_ = cx_;
+  start_flush(ci, cx_.pi);
+  cx_.ci = cx_.pi;
+  write_back_ = true;
+  ok_ = false;
+  decide();
+}
+
+// Step 8: the verdict; the context is written back.
+void Responder::decide() {
+  Verdict v = std::move(vd_);
+  if (ok_) {
+    const bool last = is_last();
+    v.exec = true;
+    v.cqe = last && (is_send_ || imm_);
+    v.completion = recv_compl(cx_);
+    v.completion.solicited = h_.se;
+    v.completion.byte_len = is_send_ ? static_cast<uint32_t>(cx_.placed) : cx_.rlen;
+    v.completion.imm = imm_ ? h_.imm : 0;
+    v.completion.wc_flags = imm_ ? 2 : 0;  // IBV_WC_WITH_IMM
+    cx_.epsn = (cx_.epsn + 1) & kPsnMask;
+    cx_.nak_sent = false;
+    if (last) {
+      cx_.msn = (cx_.msn + 1) & kPsnMask;
+      cx_.kind = Kind::kNone;
+      cx_.run_left = 0;
+    }
+    if (v.cqe) ++cx_.ci;
+    v.ack = h_.ack_req;
+    v.syn = syn(spec::Aeth::kAck);
+    v.psn = h_.psn;
+    v.msn = cx_.msn;
+    qps_[qpn_] = cx_;
+    ++c_rx_;
+  } else if (write_back_) {
+    const bool valid = qps_[qpn_].valid, rc = qps_[qpn_].rc;
+    qps_[qpn_] = cx_;
+    qps_[qpn_].valid = valid;
+    qps_[qpn_].rc = rc;
+  }
+  check_at_ = std::max(check_at_, s_.now()) + kDecide;
+  v.at = check_at_;
+  placing_.push_back(std::move(v));
+  st_ = flush_pending_ ? St::kFlushWait : St::kIdle;
+}
+
+// Flush: read each flushed WQE's wr_id and complete it with WR_FLUSH_ERR
+// (placement has drained: earlier completions stay ahead).
+bool Responder::flush_step(Cycle now) {
+  bool moved = false;
+  while (fl_next_ != fl_end_ && fl_out_ < kFlushReads && dma_rd_req->can_push()) {
+    spec::DmaRdReq r;
+    r.addr = fl_q_.rq_base + (uint64_t{static_cast<uint16_t>(fl_next_ & ((1u << fl_q_.rq_lsz) - 1))} << 7);
+    r.len = spec::kRecvWqeWrIdBytes;
+    dma_rd_req->push(r, now);
+    ++fl_next_;
+    ++fl_out_;
+    moved = true;
+  }
+  while (dma_rd_data.ready() && cq_compl->can_push()) {
+    const Packet p = dma_rd_data.pop();
+    spec::CqCompl c;
+    c.cq = fl_q_.recv_cq;
+    c.wr_id = p.user ? 0 : le(p.data, 0, 8);
+    c.qp_num = fl_qpn_;
+    c.opcode = static_cast<uint8_t>(spec::WcOpcode::kRecv);
+    c.src_qp = fl_q_.dest_qpn;
+    c.status = wc(spec::WcStatus::kWrFlushErr);
+    c.sl = fl_q_.sl;
+    c.wqe_counter = fl_done_++;
+    cq_compl->push(c, now + 1);
+    --fl_out_;
+    moved = true;
+  }
+  if (fl_done_ == fl_end_) {
+    flush_pending_ = false;
+    st_ = St::kIdle;
+    moved = true;
+  }
+  return moved;
+}
+
+// ---------------------------------------------------------------- placement
+
+spec::RoceTxHdr Responder::ack_of(const Verdict& v) const {
+  const spec::QpCfg& a = qps_[v.qpn].addr;
+  spec::RoceTxHdr h;
+  h.l3 = a.l3;
+  h.dst_mac = a.dst_mac;
+  h.src_mac = a.src_mac;
+  h.src_ip = a.src_ip;
+  h.dst_ip = a.dst_ip;
+  h.tclass = a.tclass;
+  h.ttl = a.ttl;
+  h.flow_label = a.flow_label;
+  h.opcode = spec::kRcAck;
+  h.pkey = static_cast<uint16_t>(spec::kDefaultPkey);
+  h.dst_qpn = a.dest_qpn;
+  h.psn = v.psn;
+  h.aeth_syndrome = v.syn;
+  h.aeth_msn = v.msn;
+  h.src_qpn = v.qpn;
+  return h;
+}
+
+// The front verdict: its payload written piece by piece (a beat a cycle),
+// or dropped, then its ACK and completion. false: it waits (payload not
+// here yet, or an output full).
+bool Responder::place(Cycle now) {
+  Verdict& v = placing_.front();
+  if (v.pay_len != 0) {
+    if (rx_payload.empty()) return false;
+    if (rx_payload.next_at() > now) {
+      s_.wake_at(this, rx_payload.next_at());
+      return false;
+    }
+  }
+  if (v.exec && !v.pieces.empty()) {
+    const size_t n = v.pieces.size();
+    if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
+    const Piece pc = v.pieces.front();
+    size_t off = 0;  // where this piece starts in the payload
+    for (const Piece& x : v.pieces) off += x.len;
+    off = v.pay_len - off;
+    const Cycle start = std::max({now, place_at_, v.at + kPlace});
+    const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
+    spec::DmaWrReq r;
+    r.addr = pc.pa;
+    r.len = static_cast<uint16_t>(pc.len);
+    dma_wr_req->push(r, start);
+    const uint8_t* p = rx_payload.front().data.data() + off;
+    dma_wr_data->push(Packet{Bytes(std::vector<uint8_t>(p, p + pc.len))}, start + beats - 1);
+    place_at_ = start + beats;
+    v.pieces.erase(v.pieces.begin());
+    if (n > 1) return true;
+  }
+  if ((v.ack && !ack_hdr->can_push()) || (v.cqe && !cq_compl->can_push())) return false;
+  if (v.pay_len != 0) rx_payload.pop();  // written, or dropped
+  const Cycle post = std::max({now, place_at_, v.at + kPlace});
+  if (v.ack) {
+    ack_hdr->push(ack_of(v), post);
     ++c_acks_;
   }
-  if (out_take[5]) {
-    if (c_cq_) c_cq_.reset();
-    else cq_done_ = true;
-  }
-  ctrl_clock(take[0], take[1], take[2], take[4], take[5]);
-  place_clock(out_take[3]);
-  if (take[3]) pay_.push_back(in_[3]);
-  ++cycle_;
+  if (v.cqe) cq_compl->push(v.completion, post);
+  placing_.pop_front();
+  return true;
 }
 
-// Placement: issuer (verdicts -> requests, slicer descriptors, post entries),
-// the slicer, and the post stage (completions and ACK/NAKs after their data).
-void Responder::place_clock(bool data_taken) {
-  // post stage
-  const bool was_emitting = emit_.has_value();
-  if (emit_ && (!emit_->v.ack_v || ack_done_) && (!emit_->v.cqe_v || cq_done_)) emit_.reset();
-  if (!was_emitting && !posts_.empty()) {
-    const Post& p = posts_.front();
-    const bool reached = !p.has_data || (static_cast<uint8_t>(data_done_ - p.seq) < 128 &&
-                                         static_cast<uint8_t>(req_done_ - p.seq) < 128);
-    if (reached) {
-      emit_ = p;
-      ack_done_ = cq_done_ = false;
-      posts_.pop_front();
+void Responder::run() {
+  const Cycle now = s_.now();
+  for (bool moved = true; moved;) {
+    moved = false;
+    while (!placing_.empty() && place(now)) moved = true;
+    if (now < check_at_) {
+      s_.wake_at(this, check_at_);
+      break;
+    }
+    switch (st_) {
+      case St::kIdle: {
+        // The input that arrived first (same cycle: qp_cfg, rq_db, rx_hdr);
+        // a qp_cfg waits until placement has drained.
+        const Cycle at[3] = {placing_.empty() ? qp_cfg.next_at() : kNever, rq_db.next_at(), rx_hdr.next_at()};
+        int pick = -1;
+        for (int i = 0; i < 3; ++i)
+          if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+        if (pick < 0) break;
+        check_at_ = now + kTake;
+        if (pick == 0) {
+          on_cfg(qp_cfg.pop());
+          if (flush_pending_) st_ = St::kFlushWait;
+        } else if (pick == 1) {
+          on_db(rq_db.pop());
+          if (flush_pending_) st_ = St::kFlushWait;
+        } else {
+          check_at_ = now + kCheck;
+          on_hdr(rx_hdr.pop());
+        }
+        moved = true;
+        break;
+      }
+      case St::kRkey:
+      case St::kRun:
+        if (!mr_resp.ready()) break;
+        check_at_ = std::max(check_at_, now);
+        if (st_ == St::kRkey) after_rkey(mr_resp.pop());
+        else after_run(mr_resp.pop());
+        moved = true;
+        break;
+      case St::kWqe:
+        if (!dma_rd_data.ready()) break;
+        check_at_ = std::max(check_at_, now);
+        after_wqe(dma_rd_data.pop());
+        moved = true;
+        break;
+      case St::kFlushWait:
+        if (!placing_.empty()) break;
+        st_ = St::kFlush;
+        moved = true;
+        break;
+      case St::kFlush:
+        moved = flush_step(now);
+        break;
     }
   }
-  // slicer
-  if (data_taken && slice_.out_end()) ++data_done_;
-  const StreamSlice::Taken t =
-      slice_.clock(pay_.empty() ? nullptr : &pay_.front(), data_taken, descs_.empty() ? nullptr : &descs_.front());
-  if (t.in) pay_.pop_front();
-  if (t.desc) descs_.pop_front();
-  // issuer
-  if (!cur_) {
-    if (!verdicts_.empty()) {
-      cur_ = verdicts_.front();
-      verdicts_.pop_front();
-      left_ = cur_->exec ? cur_->npieces : 0;
-      drop_ = !cur_->exec && cur_->pay_len != 0;
-      post_ = cur_->cqe_v || cur_->ack_v;
-    }
-    return;
-  }
-  if (drop_) {
-    if (descs_.size() < kQueueCap) {
-      descs_.push_back({cur_->pay_len, true, true});
-      drop_ = false;
-    }
-  } else if (left_ != 0) {
-    if (!pieces_.empty() && descs_.size() < kQueueCap && reqs_.size() < kQueueCap) {
-      const Piece pc = pieces_.front();
-      pieces_.pop_front();
-      descs_.push_back({pc.len, left_ == 1, false});
-      spec::DmaWrReq r;
-      r.addr = pc.pa;
-      r.len = static_cast<uint16_t>(pc.len);
-      reqs_.push_back({r, left_ == 1});
-      if (--left_ == 0) ++iss_seq_;
-    }
-  } else if (post_) {
-    if (posts_.size() < kQueueCap) {
-      posts_.push_back({*cur_, cur_->exec && cur_->npieces != 0, iss_seq_});
-      post_ = false;
-    }
-  }
-  if (!drop_ && left_ == 0 && !post_) cur_.reset();
+}
+
+std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsigned max_qp) {
+  return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
+    Responder* r = a.make<Responder>(data_bytes, max_qp);
+    // The checker takes qp_cfg, rq_db and rx_hdr only when it is free (as
+    // the RTL's, so inputs on different ports meet it in the same order).
+    a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->busy(); });
+    a.in_when<spec::WqDb>("rq_db", r->rq_db, [r](const spec::WqDb&) { return r->accepting(); });
+    a.in_when<spec::RoceRxHdr>("rx_hdr", r->rx_hdr, [r](const spec::RoceRxHdr&) { return r->accepting(); });
+    a.in_stream("rx_payload", r->rx_payload);
+    a.in_stream("dma_rd_data", r->dma_rd_data);
+    a.in<spec::MrResp>("mr_resp", r->mr_resp);
+    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req);
+    a.out<spec::MrReq>("mr_req", r->mr_req);
+    a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
+    a.out_stream("dma_wr_data", r->dma_wr_data, 4);
+    a.out<spec::RoceTxHdr>("ack_hdr", r->ack_hdr, 2);
+    a.out<spec::CqCompl>("cq_compl", r->cq_compl, 2);
+    a.counters_from([r] { return r->counters(); });
+    a.busy_from([r] { return r->busy(); });
+  });
 }
 
 }  // namespace rocenic::model

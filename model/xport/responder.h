@@ -1,48 +1,55 @@
-// Model of rtl/xport/responder.sv: the RC responder (docs/engine.md,
-// "Responder"). Same decomposition as the RTL: a checker (contexts, checks,
-// mr_req, receive-WQE reads, flush) that decides one request packet at a
-// time and hands verdicts and DMA write pieces to a placement stage
-// (payload slicer, dma_wr, completions, ACK/NAKs).
+// The RC responder (rtl/xport/responder.sv) in the event-driven model:
+// request packets in, payload placed in host memory, ACK/NAKs and receive
+// completions out (docs/engine.md, "Responder"; IBTA 9.7, as Linux rxe's
+// rxe_resp.c splits it: check the PSN, the opcode sequence, the lengths,
+// the rights and keys, get a receive WQE, execute, acknowledge).
 //
-// Ports (Block indices; descriptor flits = packed struct bytes, LE):
-//   input  0  qp_cfg       qp_cfg_t          output 0  dma_rd_req   dma_rd_req_t
-//   input  1  rq_db        wq_db_t           output 1  mr_req       mr_req_t
-//   input  2  rx_hdr       roce_rx_hdr_t     output 2  dma_wr_req   dma_wr_req_t
-//   input  3  rx_payload   stream            output 3  dma_wr_data  stream (keep, last per request)
-//   input  4  dma_rd_data  stream, user = poisoned
-//   input  5  mr_resp      mr_resp_t         output 4  ack_hdr      roce_tx_hdr_t
-//                                            output 5  cq_compl     cq_compl_t
+// Inputs: qp_cfg, rq_db (wq_db_t), rx_hdr (roce_rx_hdr_t of request
+// packets) + rx_payload (one Packet per header with pay_len > 0),
+// dma_rd_data (one Packet per dma_rd_req, user = poisoned), mr_resp.
+// Outputs: dma_rd_req, mr_req, dma_wr_req + dma_wr_data (one Packet per
+// request), ack_hdr (roce_tx_hdr_t), cq_compl.
+//
+// Two stages, as in the RTL: the checker decides one packet at a time
+// (waiting for its key checks and receive WQE), and placement writes the
+// decided packets' payload in order and then sends their ACK and
+// completion. A QP entering ERR has its receive queue flushed once
+// placement has drained. Timing constants are at the top of responder.cc.
 #pragma once
 
 #include <array>
 #include <deque>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
-#include "xport/stream_slice.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class Responder : public Block {
+class Responder : public Process {
  public:
-  explicit Responder(unsigned data_bytes = 64, unsigned max_qp = 256);
+  Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256);
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override { ready_[port] = ready; }
-  void eval() override {}
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned port) override;
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  std::vector<std::pair<std::string, uint32_t>> counters() override;
-  // No work in progress, nothing buffered, no output pending.
-  bool idle() const override;
+  In<spec::QpCfg> qp_cfg;
+  In<spec::WqDb> rq_db;
+  In<spec::RoceRxHdr> rx_hdr;
+  In<Packet> rx_payload;
+  In<Packet> dma_rd_data;
+  In<spec::MrResp> mr_resp;
+  Out<spec::DmaRdReq> dma_rd_req{this};
+  Out<spec::MrReq> mr_req{this};
+  Out<spec::DmaWrReq> dma_wr_req{this};
+  Out<Packet> dma_wr_data{this};
+  Out<spec::RoceTxHdr> ack_hdr{this};
+  Out<spec::CqCompl> cq_compl{this};
+
+  std::vector<std::pair<std::string, uint32_t>> counters() const;
+  // The checker takes a new input (qp_cfg, rq_db, rx_hdr) only when free.
+  bool accepting() const { return st_ == St::kIdle; }
+  bool busy() const { return st_ != St::kIdle || !placing_.empty(); }
+  void run() override;
 
  private:
   enum class Kind : uint8_t { kNone, kSend, kWrite };
@@ -50,7 +57,7 @@ class Responder : public Block {
     uint64_t addr = 0;
     uint32_t len = 0, lkey = 0;
   };
-  struct Qp {  // per-QP context (rsp_ctx_t, the SGE RAM and the ACK addressing)
+  struct Qp {
     bool valid = false, rc = false;
     uint8_t state = 0;
     uint16_t pd = 0;
@@ -62,112 +69,94 @@ class Responder : public Block {
     uint8_t min_rnr = 0, sl = 0;
     uint16_t pi = 0, ci = 0;
     uint32_t epsn = 0, msn = 0;
-    bool nak = false;
+    bool nak_sent = false;
+    // the message in progress
     Kind kind = Kind::kNone;
     uint64_t wr_id = 0;
     uint8_t nsge = 0;
-    uint64_t total = 0, placed = 0;
-    uint8_t sidx = 0;
+    uint64_t total = 0, placed = 0;  // SEND: SGE bytes, bytes placed
+    uint8_t sidx = 0;                // SEND: current SGE and offset in it
     uint32_t soff = 0;
-    uint64_t va = 0;
+    uint64_t va = 0;                 // WRITE: next address, bytes left, rkey, RETH length
     uint32_t left = 0, rkey = 0, rlen = 0;
-    uint64_t xpa = 0;
-    uint32_t xleft = 0;
-    std::array<Sge, 8> sge{};
-    spec::QpCfg addr;  // l3, MACs, IPs, tclass, ttl, flow_label, dest_qpn for ACKs
-  };
-  struct Verdict {
-    uint16_t qpn = 0;
-    uint32_t pay_len = 0;
-    bool exec = false;
-    unsigned npieces = 0;
-    bool cqe_v = false;
-    spec::CqCompl cqe;
-    bool ack_v = false;
-    uint8_t syn = 0;
-    uint32_t psn = 0, msn = 0;
+    uint64_t run_pa = 0;             // the current page run's bus address and bytes left in it
+    uint32_t run_left = 0;
+    std::array<Sge, 6> sge{};
+    spec::QpCfg addr;  // where ACKs go (qp_cfg with source and destination as the QP sees them)
   };
   struct Piece {
     uint64_t pa = 0;
     uint32_t len = 0;
   };
-  struct Post {
-    Verdict v;
-    bool has_data = false;
-    uint8_t seq = 0;
+  // What the checker decided for one packet.
+  struct Verdict {
+    uint16_t qpn = 0;
+    uint32_t pay_len = 0;
+    bool exec = false;
+    std::vector<Piece> pieces;
+    bool ack = false;
+    uint8_t syn = 0;
+    uint32_t psn = 0, msn = 0;
+    bool cqe = false;
+    spec::CqCompl completion;
+    Cycle at = 0;  // decided
   };
-  enum class C { kIdle, kCfg, kDb, kHdr, kRoute, kMrW, kWqe, kSge, kSlen, kWalk, kSrd, kPush, kFlush };
+  enum class St { kIdle, kRkey, kWqe, kRun, kFlushWait, kFlush };
 
-  // checker (responder_ctrl.cc)
-  void ctrl_clock(bool take_cfg, bool take_db, bool take_hdr, bool rd_beat, bool mr_take);
-  void ctrl_cfg();
-  void ctrl_db();
-  void ctrl_hdr();
-  void ctrl_walk();
-  void ctrl_flush(bool rd_beat);
-  void fail(uint8_t syn, bool with_cqe, uint8_t status);
-  void push_verdict();
-  spec::CqCompl cqe_base(const Qp& q) const;
-  bool seg_first() const { return seg_ == spec::Seg::kFirst; }
-  bool seg_mid() const { return seg_ == spec::Seg::kMiddle; }
-  bool seg_last() const { return seg_ == spec::Seg::kLast; }
-  bool seg_only() const { return seg_ == spec::Seg::kOnly; }
+  // checker steps
+  void on_cfg(const spec::QpCfg& c);
+  void on_db(const spec::WqDb& d);
+  void on_hdr(const spec::RoceRxHdr& h);
+  void after_rkey(const spec::MrResp& r);
+  void get_wqe();
+  void after_wqe(const Packet& p);
+  void walk();  // cut the payload into pieces, asking for page runs as needed
+  void after_run(const spec::MrResp& r);
+  void fail(uint8_t syndrome, bool with_cqe, uint8_t status);
+  void decide();
+  void start_flush(uint16_t from, uint16_t to);
+  bool flush_step(Cycle now);
+  spec::CqCompl recv_compl(const Qp& q) const;
   bool needs_wqe() const;
-  // placement (responder.cc)
-  void place_clock(bool pay_taken_by_slicer);
-  bool drained() const;
+  bool is_last() const;
+  // placement: false when an output is full
+  bool place(Cycle now);
+  spec::RoceTxHdr ack_of(const Verdict& v) const;
 
+  Scheduler& s_;
   unsigned bytes_;
-  unsigned max_qp_;
   std::vector<Qp> qps_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool in_valid_[6] = {};
-  Flit in_[6];
-  bool ready_[6] = {};
-  uint64_t cycle_ = 0;
 
-  // ---- checker state
-  C cst_ = C::kIdle;
-  Qp cx_;            // working copy of the packet's QP context
-  unsigned idx_ = 0;
-  bool qin_ = false, qok_ = false;
-  spec::QpCfg cfg_;
-  uint16_t db_pi_ = 0;
+  // checker
+  St st_ = St::kIdle;
+  Cycle check_at_ = 0;  // the checker's next free cycle
   spec::RoceRxHdr h_;
+  unsigned qpn_ = 0;
+  Qp cx_;               // working copy of the packet's QP
   bool is_send_ = false, is_write_ = false, imm_ = false;
   spec::Seg seg_ = spec::Seg::kOnly;
-  uint32_t n_ = 0;
-  unsigned np_ = 0;
-  bool ok_ = false, wctx_ = false, mr_rkey_ = false;
+  uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
-  std::vector<uint8_t> wqe_;
-  bool poison_ = false;
-  unsigned sg_ = 0;
-  bool fl_pend_ = false, fl_go_ = false;
+  bool ok_ = false, write_back_ = false;
+  bool asked_ = false;  // an mr_req or dma_rd_req of the checker is out
+  // flush of a receive queue
+  bool flush_pending_ = false;
   uint16_t fl_next_ = 0, fl_done_ = 0, fl_end_ = 0;
   unsigned fl_out_ = 0;
-  std::optional<spec::DmaRdReq> rd_req_;
-  std::optional<spec::MrReq> mr_req_;
-  std::optional<spec::CqCompl> c_cq_;
-  std::deque<Verdict> verdicts_;
-  std::deque<Piece> pieces_;   // committed
-  std::vector<Piece> spec_;    // pushed for the packet being checked
-  uint32_t c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0, c_rnr_ = 0,
-           c_op_ = 0;
+  unsigned fl_qpn_ = 0;
+  Qp fl_q_;
 
-  // ---- placement state
-  std::deque<Flit> pay_;
-  std::optional<Verdict> cur_;
-  bool drop_ = false, post_ = false;
-  unsigned left_ = 0;
-  uint8_t iss_seq_ = 0, data_done_ = 0, req_done_ = 0;
-  std::deque<StreamSlice::Desc> descs_;
-  std::deque<std::pair<spec::DmaWrReq, bool>> reqs_;  // request, last of its packet
-  std::deque<Post> posts_;
-  StreamSlice slice_;
-  std::optional<Post> emit_;
-  bool ack_done_ = false, cq_done_ = false;
-  uint32_t c_acks_ = 0;
+  // placement
+  std::deque<Verdict> placing_;
+  Cycle place_at_ = 0;  // next free beat of the payload slicer
+
+  uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,
+           c_rnr_ = 0, c_op_ = 0;
 };
+
+// The responder as a cycle-level Block (in 0 qp_cfg, 1 rq_db, 2 rx_hdr, 3
+// rx_payload, 4 dma_rd_data, 5 mr_resp; out 0 dma_rd_req, 1 mr_req, 2
+// dma_wr_req, 3 dma_wr_data, 4 ack_hdr, 5 cq_compl), for the cross-check.
+std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes = 64, unsigned max_qp = 256);
 
 }  // namespace rocenic::model

@@ -10,6 +10,10 @@
 //     pi - ci == size (overrun)    -> error event, dropped, counted
 //     otherwise                    -> DMA write of the CQE (one request + one beat),
 //                                     pi += 1, completion event if armed (disarms)
+//   per doorbell: ci; arm (1 next completion, 2 next solicited). Arming for
+//   the next completion while CQEs the driver has not consumed are in the
+//   ring (pi != ci) raises the event at once instead (as mlx5 hardware does):
+//   a completion written just before the arm cannot be missed.
 //
 // One input per cycle while idle, by priority: configuration, doorbell,
 // completion. The DMA request and its data beat are offered together; the
@@ -76,8 +80,13 @@ module cq_writer #(
   logic [63:0]   c_addr;
   logic [8*roce_pkg::CQE_SIZE-1:0] cqe;
   logic          take_cfg, take_db, take_compl;
+  // the doorbell's CQ: armed while CQEs are unconsumed -> the event now
+  logic [CW-1:0] d_idx;
+  logic          d_now;
 
   always_comb begin
+    d_idx   = s_db.cq[CW-1:0];
+    d_now   = (s_db.cq < 16'(MAX_CQ)) && valid_q[d_idx] && s_db.arm == 2'd1 && pi_mem[d_idx] != s_db.ci;
     ci_idx  = s_compl.cq[CW-1:0];
     c_known = (s_compl.cq < 16'(MAX_CQ)) && valid_q[ci_idx];
     c_pi    = pi_mem[ci_idx];
@@ -121,7 +130,7 @@ module cq_writer #(
       arm_mem[s_cfg.cq[CW-1:0]]   <= '0;
     end else if (take_db && s_db.cq < 16'(MAX_CQ)) begin
       ci_mem[s_db.cq[CW-1:0]] <= s_db.ci;
-      if (s_db.arm != 2'd0) arm_mem[s_db.cq[CW-1:0]] <= s_db.arm;
+      if (s_db.arm != 2'd0) arm_mem[s_db.cq[CW-1:0]] <= d_now ? 2'd0 : s_db.arm;
     end else if (take_compl && c_known && c_used < c_size) begin
       pi_mem[ci_idx] <= c_pi + 24'd1;
       if (c_arm == 2'd1 || (c_arm == 2'd2 && s_compl.solicited)) arm_mem[ci_idx] <= 2'd0;
@@ -141,6 +150,11 @@ module cq_writer #(
         valid_q[s_cfg.cq[CW-1:0]] <= s_cfg.valid && s_cfg.log_size <= 5'd16;
       case (state_q)
         ST_IDLE: begin
+          if (take_db && d_now) begin
+            ev_q.cq <= s_db.cq;
+            ev_q.error <= 1'b0;
+            state_q <= ST_EVENT;
+          end
           if (take_compl) begin
             ev_q.cq <= s_compl.cq;
             if (!c_known || c_used >= c_size) begin

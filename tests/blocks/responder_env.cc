@@ -113,6 +113,9 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     for (unsigned p = 0; p < kOuts; ++p) {
       const bool v = b.output_valid(p);
       Flit f = v ? b.output(p) : Flit{};
+      if (p == kWrData)  // lanes outside keep carry no information
+        for (size_t k = 0; k < f.data.size(); ++k)
+          if (!((f.keep >> k) & 1u)) f.data[k] = 0;
       if (held[p] && (!v || !(f == held_flit[p])) && r.error.empty())
         r.error = "output " + b.outputs()[p].name + " changed or withdrew an offered flit at cycle " +
                   std::to_string(cyc);

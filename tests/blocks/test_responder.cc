@@ -28,10 +28,10 @@ struct Both {
 
 Both run_both(const Peer& p, const RunConfig& cfg) {
   ResponderRtl rtl;
-  model::Responder mdl;
+  auto mdl = model::make_responder_block();
   Both b;
   b.rtl = run(rtl, p.world, p.steps, cfg);
-  b.model = run(mdl, p.world, p.steps, cfg);
+  b.model = run(*mdl, p.world, p.steps, cfg);
   return b;
 }
 

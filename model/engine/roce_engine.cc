@@ -33,7 +33,7 @@ RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   auto* mr_arb = net_.add(std::make_unique<MrArb>());
   auto* rd_arb = net_.add(std::make_unique<DmaRdArb>(data_bytes));
   auto* wr_arb = net_.add(std::make_unique<DmaWrArb>(data_bytes));
-  req_ = net_.add(std::make_unique<Requester>(data_bytes));
+  req_ = net_.add(make_requester_block(data_bytes));
   resp_ = net_.add(make_responder_block(data_bytes));
   compl_ = net_.add(make_completer_block());
   compl_arb_ = net_.add(std::make_unique<DescArb2>((spec::CqCompl::kBits + 7) / 8));
@@ -48,7 +48,7 @@ RoceEngine::RoceEngine(unsigned data_bytes) : bytes_(data_bytes) {
   // control: CSR -> command processor -> table owners
   net_.connect(csr_, 2, cmd_, 0);
   net_.connect(cmd_, 0, csr_, 3);
-  for (Block* owner : {static_cast<Block*>(req_), resp_, compl_})
+  for (Block* owner : {req_, resp_, compl_})
     net_.connect(cmd_, 1, owner, 0);  // qp_cfg broadcast (Netlist: taken when every consumer is ready)
   net_.connect(cmd_, 2, cq_, 0);
   net_.connect(cmd_, 3, mr, 0);
@@ -197,7 +197,7 @@ void RoceEngine::clock() {
 
 std::vector<std::pair<std::string, uint32_t>> RoceEngine::counters() {
   std::vector<std::pair<std::string, uint32_t>> all;
-  for (Block* b : {parser_, deparser_, static_cast<Block*>(req_),
+  for (Block* b : {parser_, deparser_, req_,
                    resp_, compl_, cq_})
     for (auto& c : b->counters()) all.push_back(c);
   return all;

@@ -18,7 +18,6 @@ class RoceCmd;
 class RoceParser;
 class RoceDeparser;
 class LoopbackSplit;
-class Requester;
 
 class RoceEngine : public Block {
  public:
@@ -59,7 +58,7 @@ class RoceEngine : public Block {
   Block* deparser_ = nullptr;
   Block* cq_ = nullptr;
   LoopbackSplit* loopback_ = nullptr;
-  Requester* req_ = nullptr;
+  Block* req_ = nullptr;
   Block* resp_ = nullptr;
   Block* compl_ = nullptr;
   Block* compl_arb_ = nullptr;

@@ -2,165 +2,152 @@
 
 #include <algorithm>
 
-#include "common/desc_flit.h"
+#include "sched/flit_adapter.h"
 
 namespace rocenic::model {
 namespace {
 
-using spec::WcStatus;
-constexpr unsigned kInl = 32;  // inline bytes / SGEs start at this WQE offset
+// Timing, in cycles (calibrated against the RTL by engine_bench).
+constexpr Cycle kPick = 1;      // idle -> the WQE read request
+constexpr Cycle kDecode = 2;    // WQE data in -> decided
+constexpr Cycle kHeader = 1;    // a packet's last payload in -> its header out
+constexpr Cycle kTrack = 1;     // last packet -> sq_track
+constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
-uint64_t le(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
-  return v;
-}
-uint8_t st8(WcStatus s) { return static_cast<uint8_t>(s); }
-uint32_t bswap32(uint32_t v) {
-  return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
-}
-unsigned next_act(uint8_t mask, unsigned from) {
-  for (unsigned i = from; i < 6; ++i)
-    if ((mask >> i) & 1u) return i;
-  return 6;
-}
-uint8_t sge_act(const uint8_t* wqe) {
-  uint8_t m = 0;
-  for (unsigned i = 0; i < 6; ++i)
-    if (i < wqe[10] && le(wqe + kInl + 16 * i + 8, 4) != 0) m |= static_cast<uint8_t>(1u << i);
-  return m;
-}
+constexpr unsigned kMaxSge = 6;
+constexpr uint32_t kMaxInline = 96;
+constexpr uint32_t kPsnMask = 0xFFFFFF;
+constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
+constexpr uint8_t kRunTag = 0x08;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
+
+uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
+uint8_t qs(spec::QpState s) { return static_cast<uint8_t>(s); }
+uint32_t bswap32(uint32_t v) { return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24); }
 
 }  // namespace
 
-Requester::Requester(unsigned data_bytes, unsigned max_qp, unsigned raw_depth, unsigned piece_depth,
-                     unsigned pkt_depth)
-    : w_(data_bytes),
-      n_qp_(max_qp),
-      raw_depth_(raw_depth),
-      pc_depth_(piece_depth),
-      pk_depth_(pkt_depth),
-      zeros_(data_bytes, 0),
-      inl_(spec::SendWqe::kSize - kInl + data_bytes, 0),
-      ctx_(max_qp),
-      iss_(data_bytes, raw_depth),
-      gat_(data_bytes),
-      raw_(raw_depth),
-      pc_(piece_depth),
-      pk_(pkt_depth) {
-  const auto desc = [](const char* n, unsigned bits) { return PortInfo{n, false, true, (bits + 7) / 8}; };
-  in_info_ = {desc("qp_cfg", spec::QpCfg::kBits), desc("sq_db", spec::WqDb::kBits),
-              desc("sq_retire", spec::SqRetire::kBits), {"dma_rd", true, true, w_},
-              desc("mr_resp", spec::MrResp::kBits)};
-  out_info_ = {desc("dma_rd_req", spec::DmaRdReq::kBits), desc("mr_req", spec::MrReq::kBits),
-               desc("tx_hdr", spec::RoceTxHdr::kBits), {"tx_payload", true, true, w_},
-               desc("sq_track", spec::SqTrack::kBits)};
-  reset();
+Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp)
+    : qp_cfg(s, this, 1),
+      sq_db(s, this, 1),
+      sq_retire(s, this, 1),
+      dma_rd(s, this, 4),
+      mr_resp(s, this, 1),
+      s_(s),
+      bytes_(data_bytes),
+      qps_(max_qp) {}
+
+bool Requester::eligible(unsigned q) const {
+  const Qp& x = qps_[q];
+  return x.pi != x.ci &&
+         ((x.state == qs(spec::QpState::kRts) && x.outstanding < kWindow) || x.state == qs(spec::QpState::kErr));
 }
 
-void Requester::reset() {
-  ctx_.reset();
-  iss_.reset();
-  gat_.reset();
-  raw_.reset();
-  pc_.reset();
-  pk_.reset();
-  pc_cnt_ = pk_cnt_ = 0;
-  st_ = kIdle;
-  act_ = 0;
-  act_ci_ = 0;
-  act_psn_ = 0;
-  beat_ = 0;
-  poison_ = sent_ = false;
-  status_ = 0;
-  chk_iss_ = chk_rsp_ = 0;
-  chk_err_ = false;
-  hdr_k_ = 0;
-  hdr_valid_ = false;
-  arrived_ = src_cr_ = pend_ = 0;
-  pay_err_ = false;
-  src_off_ = 0;
-  cnt_ = 0;
-  cycle_ = 0;
-  dirty_ = true;
+bool Requester::any_eligible() const {
+  for (unsigned q = 0; q < qps_.size(); ++q)
+    if (eligible(q)) return true;
+  return false;
 }
 
-void Requester::set_input(unsigned port, bool valid, const Flit& flit) {
-  in_valid_[port] = valid;
-  dirty_ = true;
-  if (!valid || flit == in_[port]) return;  // descriptors are decoded once, when offered
-  in_[port] = flit;
-  switch (port) {
-    case 0: in_cfg_ = desc_from_flit<spec::QpCfg>(flit); break;
-    case 1: in_db_ = desc_from_flit<spec::WqDb>(flit); break;
-    case 2: in_ret_ = desc_from_flit<spec::SqRetire>(flit); break;
-    case 4: in_resp_ = desc_from_flit<spec::MrResp>(flit); break;
-    default:
-      if (in_[3].data.size() < w_) in_[3].data.resize(w_, 0);
-      break;
+// qp_cfg, sq_retire and sq_db, in the order they arrived (same cycle: that
+// order); a qp_cfg for the QP being worked on waits until its WQE is done.
+bool Requester::control(Cycle now) {
+  const bool cfg_waits = qp_cfg.ready() && st_ != St::kIdle && qp_cfg.front().qpn == act_;
+  const Cycle at[3] = {cfg_waits ? kNever : qp_cfg.next_at(), sq_retire.next_at(), sq_db.next_at()};
+  int pick = -1;
+  for (int i = 0; i < 3; ++i)
+    if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+  if (pick < 0) return false;
+  using A = spec::QpAction;
+  using S = spec::QpState;
+  if (pick == 0) {
+    const spec::QpCfg c = qp_cfg.pop();
+    if (c.qpn >= qps_.size()) return true;
+    Qp& q = qps_[c.qpn];
+    q.cfg = c;
+    switch (static_cast<A>(c.action)) {
+      case A::kReset:
+      case A::kDestroy:
+        q.pi = q.ci = 0;
+        q.outstanding = 0;
+        q.state = qs(S::kReset);
+        break;
+      case A::kToInit: q.state = qs(S::kInit); break;
+      case A::kToRtr: q.state = qs(S::kRtr); break;
+      case A::kToRts:
+        q.state = qs(S::kRts);
+        q.psn = c.sq_psn & kPsnMask;
+        break;
+      case A::kToErr: q.state = qs(S::kErr); break;
+      default: break;
+    }
+  } else if (pick == 1) {
+    const spec::SqRetire r = sq_retire.pop();
+    if (r.qpn >= qps_.size()) return true;
+    Qp& q = qps_[r.qpn];
+    q.outstanding = r.count > q.outstanding ? 0 : static_cast<uint8_t>(q.outstanding - r.count);
+    if (r.error && q.state == qs(S::kRts)) q.state = qs(S::kErr);  // the completer saw it fail: flush the rest
+  } else {
+    const spec::WqDb d = sq_db.pop();
+    if (d.qpn < qps_.size()) qps_[d.qpn].pi = d.pi;
   }
+  return true;
 }
 
-void Requester::set_output_ready(unsigned port, bool ready) {
-  ready_[port] = ready;
-  dirty_ = true;
+void Requester::start(unsigned q, Cycle now) {
+  act_ = q;
+  rr_ = (q + 1) % qps_.size();
+  const Qp& x = qps_[q];
+  const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
+  spec::DmaRdReq r;
+  r.addr = x.cfg.sq_base + (uint64_t{x.ci & mask} << 7);
+  r.len = spec::SendWqe::kSize;
+  dma_rd_req->push(r, now + kPick);
+  st_ = St::kFetch;
 }
 
-Requester::Wqe Requester::decode() const {
-  const uint8_t* p = wqe_.data();
-  Wqe w;
-  w.wr_id = le(p + 0, 8);
-  w.op = p[8];
-  w.flags = p[9];
-  w.nsge = p[10];
-  w.imm = static_cast<uint32_t>(le(p + 12, 4));
-  w.raddr = le(p + 16, 8);
-  w.rkey = static_cast<uint32_t>(le(p + 24, 4));
-  w.len = static_cast<uint32_t>(le(p + 28, 4));
-  w.inl = (w.flags >> 2) & 1u;
-  w.op_ok = w.op < 4;
-  w.op_send = w.op == static_cast<uint8_t>(spec::WrOpcode::kSend) ||
-              w.op == static_cast<uint8_t>(spec::WrOpcode::kSendWithImm);
-  w.op_imm = w.op == static_cast<uint8_t>(spec::WrOpcode::kSendWithImm) ||
-             w.op == static_cast<uint8_t>(spec::WrOpcode::kRdmaWriteWithImm);
-  w.need_pkts = !w.inl && w.len != 0;
-  // path MTU 256 .. 4096 (values outside 1..5 clamped, as in the RTL)
-  const unsigned pm = std::clamp<unsigned>(ctx_.cfg().pmtu & 7u, 1, 5);
-  w.mtu_lg = 7 + pm;
-  w.mtu = 1u << w.mtu_lg;
-  w.npk = w.len == 0 ? 1 : ((w.len - 1) >> w.mtu_lg) + 1;
-  w.last_len = w.len == 0 ? 0 : ((w.len - 1) & (w.mtu - 1)) + 1;
+// The WQE's fields (generated layout) and what follows from them and the QP.
+void Requester::decode(const Packet& p) {
+  Wqe& w = wqe_;
+  w = Wqe{};
+  w.raw = p.data;
+  w.w.load(p.data.data());
+  for (unsigned i = 0; i < kMaxSge; ++i) w.sge[i].load(p.data.data() + spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i);
+  using Op = spec::WrOpcode;
+  const auto op = static_cast<Op>(w.w.opcode);
+  w.inl = (w.w.flags >> 2) & 1u;
+  w.send = op == Op::kSend || op == Op::kSendWithImm;
+  w.imm = op == Op::kSendWithImm || op == Op::kRdmaWriteWithImm;
+  const bool op_ok = w.send || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
+  const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
+  w.mtu = 128u << pmtu;
+  w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
   uint64_t sum = 0;
-  for (unsigned i = 0; i < 6; ++i)
-    if (i < w.nsge) sum += le(p + kInl + 16 * i + 8, 4);
-  if (ctx_.state(act_) == static_cast<uint8_t>(spec::QpState::kErr)) w.status = st8(WcStatus::kWrFlushErr);
-  else if (poison_ || !w.op_ok) w.status = st8(WcStatus::kLocQpOpErr);
-  else if (w.inl ? w.len > 96 : (w.nsge > 6 || sum != w.len)) w.status = st8(WcStatus::kLocQpOpErr);
-  else w.status = st8(WcStatus::kSuccess);
-  return w;
+  active_ = 0;
+  for (unsigned i = 0; i < kMaxSge; ++i)
+    if (i < w.w.num_sge) {
+      sum += w.sge[i].length;
+      if (w.sge[i].length != 0) active_ |= static_cast<uint8_t>(1u << i);
+    }
+  using S = spec::WcStatus;
+  if (qps_[act_].state == qs(spec::QpState::kErr)) w.status = wc(S::kWrFlushErr);
+  else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
+  else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
+  else w.status = wc(S::kSuccess);
+  if (w.inl) active_ = 0;
+  status_ = w.status;
+  sent_ = false;
 }
 
-IssueMsg Requester::issue_msg() const {
-  IssueMsg m;
-  const uint8_t* p = wqe_.data();
-  for (unsigned i = 0; i < 6; ++i) {
-    m.addr[i] = le(p + kInl + 16 * i, 8);
-    m.len[i] = static_cast<uint32_t>(le(p + kInl + 16 * i + 8, 4));
-    m.lkey[i] = static_cast<uint32_t>(le(p + kInl + 16 * i + 12, 4));
-  }
-  m.chk_pa = chk_pa_;
-  m.chk_run = chk_run_;
-  m.act = sge_act(p);
-  m.pd = ctx_.cfg().pd;
-  m.length = static_cast<uint32_t>(le(p + 28, 4));
-  m.mtu_lg = 7 + std::clamp<unsigned>(ctx_.cfg().pmtu & 7u, 1, 5);
-  return m;
+uint32_t Requester::pay_len(uint32_t k) const {
+  const uint32_t len = wqe_.w.length;
+  if (len == 0) return 0;
+  return k + 1 < wqe_.npk ? wqe_.mtu : len - (wqe_.npk - 1) * wqe_.mtu;
 }
 
-spec::RoceTxHdr Requester::build_hdr(uint32_t pay) const {
-  const Wqe w = decode();
-  const spec::QpCfg& cfg = ctx_.cfg();
-  const bool first = hdr_k_ == 0, last = hdr_k_ == w.npk - 1;
+spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
+  const Wqe& w = wqe_;
+  const spec::QpCfg& cfg = qps_[act_].cfg;
+  const bool first = k == 0, last = k + 1 == w.npk;
   spec::RoceTxHdr h;
   h.l3 = cfg.l3;
   h.dst_mac = cfg.dst_mac;
@@ -171,291 +158,337 @@ spec::RoceTxHdr Requester::build_hdr(uint32_t pay) const {
   h.ttl = cfg.ttl;
   h.flow_label = cfg.flow_label;
   using namespace spec;
-  if (w.op_send)
-    h.opcode = first && last ? (w.op_imm ? kRcSendOnlyImm : kRcSendOnly)
+  if (w.send)
+    h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : kRcSendOnly)
                : first       ? kRcSendFirst
-               : last        ? (w.op_imm ? kRcSendLastImm : kRcSendLast)
+               : last        ? (w.imm ? kRcSendLastImm : kRcSendLast)
                              : kRcSendMiddle;
   else
-    h.opcode = first && last ? (w.op_imm ? kRcWriteOnlyImm : kRcWriteOnly)
+    h.opcode = first && last ? (w.imm ? kRcWriteOnlyImm : kRcWriteOnly)
                : first       ? kRcWriteFirst
-               : last        ? (w.op_imm ? kRcWriteLastImm : kRcWriteLast)
+               : last        ? (w.imm ? kRcWriteLastImm : kRcWriteLast)
                              : kRcWriteMiddle;
-  h.se = last && ((w.flags >> 1) & 1u) && (w.op_send || w.op_imm);
+  const bool solicited = (w.w.flags >> 1) & 1u;
+  h.se = last && solicited && (w.send || w.imm);
   h.pkey = static_cast<uint16_t>(kDefaultPkey);
   h.dst_qpn = cfg.dest_qpn;
   h.ack_req = last;
-  h.psn = (act_psn_ + hdr_k_) & 0xFFFFFFu;
-  if (!w.op_send && first) {
-    h.reth_va = w.raddr;
-    h.reth_rkey = w.rkey;
-    h.reth_len = w.len;
+  h.psn = (qps_[act_].psn + k) & kPsnMask;
+  if (!w.send && first) {
+    h.reth_va = w.w.remote_addr;
+    h.reth_rkey = w.w.rkey;
+    h.reth_len = w.w.length;
   }
-  if (w.op_imm && last) h.imm = bswap32(w.imm);  // the WQE's bytes, in order, on the wire
+  if (w.imm && last) h.imm = bswap32(w.w.imm);  // the WQE's bytes, in order, on the wire
   h.pay_len = static_cast<uint16_t>(pay);
   h.src_qpn = act_;
   return h;
 }
 
-spec::SqTrack Requester::track() const {
-  const Wqe w = decode();
-  spec::SqTrack t;
-  t.qpn = static_cast<uint16_t>(act_);
-  t.wqe_idx = act_ci_;
-  t.last_psn = (sent_ ? act_psn_ + w.npk - 1 : act_psn_ - 1) & 0xFFFFFFu;
-  t.wr_id = w.wr_id;
-  using spec::WcOpcode;
-  using spec::WrOpcode;
-  t.wc_opcode = static_cast<uint8_t>(
-      w.op == static_cast<uint8_t>(WrOpcode::kRdmaWrite) || w.op == static_cast<uint8_t>(WrOpcode::kRdmaWriteWithImm)
-          ? WcOpcode::kRdmaWrite
-      : w.op == static_cast<uint8_t>(WrOpcode::kRdmaRead) ? WcOpcode::kRdmaRead
-                                                          : WcOpcode::kSend);
-  t.signaled = w.flags & 1u;
-  t.byte_len = w.len;
-  t.status = status_;
-  return t;
-}
-
-const Requester::Comb& Requester::comb() {
-  if (!dirty_) return comb_;
-  dirty_ = false;
-  Comb& c = comb_;
-  c = Comb{};
-  c.w = decode();
-  const Wqe& w = c.w;
-  const uint8_t act = sge_act(wqe_.data());
-
-  c.eng.idle = st_ == kIdle;
-  c.eng.qpn = act_;
-  c.eng.wb = st_ == kWb;
-  c.eng.wb_ci = static_cast<uint16_t>(act_ci_ + 1);
-  c.eng.wb_psn = (sent_ ? act_psn_ + w.npk : act_psn_) & 0xFFFFFFu;
-  c.eng.wb_err = status_ == st8(WcStatus::kLocQpOpErr) || status_ == st8(WcStatus::kLocProtErr);
-  c.ctx = ctx_.comb(c.eng, in_valid_[0], in_cfg_, in_valid_[2], in_valid_[1]);
-  c.pick_ci = ctx_.ci(c.ctx.pick_qpn);
-  c.pick_psn = ctx_.psn(c.ctx.pick_qpn);
-  c.iss_err = iss_.err();
-
-  c.go_run = (st_ == kDecode && w.status == st8(WcStatus::kSuccess) && (w.inl || act == 0)) ||
-             (st_ == kCheck && chk_rsp_ == 6 && !chk_err_);
-  c.iss_start = c.go_run && w.need_pkts;
-  c.msg = issue_msg();
-  c.iss = iss_.comb(c.msg, pc_cnt_ != pc_depth_, pk_cnt_ != pk_depth_, ready_[0] && st_ != kFetch);
-
-  // read requests: the WQE (FETCH) or payload pieces
-  c.rd_valid = c.iss.rd_valid;
-  c.rd = c.iss.rd;
-  if (st_ == kFetch) {
-    const spec::QpCfg& cfg = ctx_.cfg();
-    const uint32_t mask = (uint32_t{1} << (cfg.sq_lsz & 31u)) - 1;
-    c.rd = spec::DmaRdReq{};
-    c.rd.addr = cfg.sq_base + (uint64_t{act_ci_ & mask} << 7);
-    c.rd.len = spec::SendWqe::kSize;
-    c.rd_valid = true;
-  }
-  // MR requests: the SGE checks (CHECK) or later page runs
-  c.mr_valid = c.iss.mr_req_valid;
-  c.mr = c.iss.mr_req;
-  c.mr_resp_ready = c.iss.mr_resp_ready;
-  if (st_ == kCheck) {
-    const unsigned i = chk_iss_ < 6 ? chk_iss_ : 0;
-    const uint8_t* s = wqe_.data() + kInl + 16 * i;
-    c.mr = spec::MrReq{};
-    c.mr.tag = static_cast<uint8_t>(chk_iss_);
-    c.mr.key = static_cast<uint32_t>(le(s + 12, 4));
-    c.mr.pd = ctx_.cfg().pd;
-    c.mr.va = le(s, 8);
-    c.mr.len = static_cast<uint32_t>(le(s + 8, 4));
-    c.mr_valid = chk_iss_ != 6;
-    c.mr_resp_ready = chk_rsp_ != 6;
-  }
-  c.dma_ready = st_ == kWqe || st_ == kRun;
-  c.raw_push = st_ == kRun && in_valid_[3];
-
-  // source: the current piece (or the inline bytes) as lane-0-aligned beats
-  const Piece& ph = pc_.m_data();
-  c.src_zero = !w.inl && ph.zero;
-  c.src_last = w.inl || ph.pkt_last;
-  const unsigned src_len = w.inl ? (w.len & 0x1FFFu) : ph.len;
-  const unsigned rem = (src_len - src_off_) & 0x1FFFu;
-  c.src_end = rem <= w_;
-  c.src_n = c.src_end ? rem : w_;
-  if (w.inl) {
-    std::copy(wqe_.begin() + kInl, wqe_.end(), inl_.begin());
-    c.src_data = inl_.data() + std::min<size_t>(src_off_, inl_.size() - w_);
-  } else {
-    c.src_data = c.src_zero ? zeros_.data() : raw_.m_data().first.data();
-  }
-  c.src_valid = st_ == kRun && src_cr_ != 0 && (w.inl || (pc_.m_valid() && (c.src_zero || raw_.m_valid())));
-  c.src_take = c.src_valid && gat_.s_ready(ready_[3]);
-  c.raw_pop = c.src_take && !w.inl && !c.src_zero;
-  c.pc_pop = c.src_take && !w.inl && c.src_end;
-
-  // headers: each leaves once all read data of its packet is in the buffer
-  c.hdr_pay = hdr_k_ == w.npk - 1 ? w.last_len : w.mtu;
-  const bool hdr_can =
-      hdr_k_ < w.npk && pend_ != 2 && (!w.need_pkts || (pk_.m_valid() && arrived_ >= pk_.m_data()));
-  c.hdr_load = st_ == kRun && (!hdr_valid_ || ready_[2]) && hdr_can;
-  c.pk_pop = c.hdr_load && w.need_pkts;
-  c.pk_head = pk_.m_data();
-  c.raw_user = raw_.m_data().second;
-  c.pay_done = gat_.m_valid() && ready_[3] && gat_.m_last();
-  c.hdr_taken = hdr_valid_ && ready_[2];
-  return c;
-}
-
-bool Requester::input_ready(unsigned port) {
-  const Comb& c = comb();
-  switch (port) {
-    case 0: return c.ctx.cfg_ready;
-    case 1: return c.ctx.db_ready;
-    case 2: return c.ctx.ret_ready;
-    case 3: return c.dma_ready;
-    default: return c.mr_resp_ready;
-  }
-}
-
-bool Requester::output_valid(unsigned port) {
-  const Comb& c = comb();
-  switch (port) {
-    case 0: return c.rd_valid;
-    case 1: return c.mr_valid;
-    case 2: return hdr_valid_;
-    case 3: return gat_.m_valid();
-    default: return st_ == kTrack;
-  }
-}
-
-Flit Requester::output(unsigned port) {
-  const Comb& c = comb();
-  switch (port) {
-    case 0: return desc_to_flit(c.rd);
-    case 1: return desc_to_flit(c.mr);
-    case 2: return desc_to_flit(hdr_);
-    case 3: {
-      Flit f;
-      f.data = gat_.m_data();
-      f.keep = gat_.m_keep();
-      f.last = gat_.m_last();
-      return f;
+// The issue walk: the next piece, or the translation of the next page run.
+// false: it waits (a translation, buffer space, a credit) or is done.
+bool Requester::issue(Cycle now) {
+  if (msg_rem_ == 0 || asking_) return false;
+  const Wqe& w = wqe_;
+  if (!run_valid_) {
+    if (run_first_) {  // the SGE check answered for the SGE's first run
+      pa_ = chk_pa_[sge_];
+      run_rem_ = chk_run_[sge_];
+      run_zero_ = false;
+      run_valid_ = true;
+      run_first_ = false;
+    } else {
+      if (!mr_req->can_push()) return false;
+      spec::MrReq r;
+      r.tag = static_cast<uint8_t>(kRunTag | (sge_ & 7));
+      r.key = w.sge[sge_].lkey;
+      r.pd = qps_[act_].cfg.pd;
+      r.va = va_;
+      r.len = sge_rem_;
+      r.access = 0;
+      mr_req->push(r, now);
+      asking_ = true;
+      return true;
     }
-    default: return desc_to_flit(track());
   }
+  const uint32_t lim = run_zero_ ? 4096u : 4096u - static_cast<uint32_t>(pa_ & 0xFFFu);
+  const uint32_t len = std::min({pkt_rem_, run_rem_, lim});
+  const unsigned beats = run_zero_ ? 0 : (len + bytes_ - 1) / bytes_;
+  if (beats > buffer_free_) return false;  // a packet's send frees room
+  if (!run_zero_) {
+    if (!dma_rd_req->can_push()) return false;
+    spec::DmaRdReq r;
+    r.tag = kPayloadTag;
+    r.addr = pa_;
+    r.len = static_cast<uint16_t>(len);
+    dma_rd_req->push(r, now);
+  }
+  buffer_free_ -= beats;
+  pieces_.push_back({pkt_issue_, len, run_zero_});
+  const bool pkt_end = len == pkt_rem_;
+  pa_ += len;
+  va_ += len;
+  run_rem_ -= len;
+  sge_rem_ -= len;
+  msg_rem_ -= len;
+  if (pkt_end) {
+    ++pkt_issue_;
+    pkt_rem_ = std::min(msg_rem_, w.mtu);
+  } else {
+    pkt_rem_ -= len;
+  }
+  if (run_rem_ == 0) {
+    run_valid_ = false;
+    if (sge_rem_ == 0 && msg_rem_ != 0) {  // the next SGE with bytes
+      unsigned n = sge_ + 1;
+      while (n < kMaxSge && !((active_ >> n) & 1u)) ++n;
+      sge_ = n;
+      va_ = w.sge[n].addr;
+      sge_rem_ = w.sge[n].length;
+      run_first_ = true;
+    }
+  }
+  return true;
 }
 
-bool Requester::idle() { return st_ == kIdle && !comb().ctx.any_eligible; }
-
-void Requester::clock() {
-  const Comb c = comb();  // a copy: the sub-blocks change under it
-  gat_.clock(c.src_valid, c.src_data, c.src_n, c.src_end && c.src_last, ready_[3]);  // reads the FIFO heads
-  ctx_.clock(c.eng, c.ctx, in_cfg_, in_ret_, in_db_);
-  iss_.clock(c.msg, c.iss, c.iss_start, ready_[1] && st_ != kCheck, in_valid_[4] && st_ != kCheck, in_resp_,
-             c.raw_pop);
-  raw_.clock(c.raw_push, {in_[3].data, in_[3].user}, c.raw_pop);
-  pc_.clock(c.iss.push, c.iss.piece, c.pc_pop);
-  pk_.clock(c.iss.push && c.iss.pend, c.iss.pk_need, c.pk_pop);
-  pc_cnt_ = pc_cnt_ + (c.iss.push ? 1 : 0) - (c.pc_pop ? 1 : 0);
-  pk_cnt_ = pk_cnt_ + (c.iss.push && c.iss.pend ? 1 : 0) - (c.pk_pop ? 1 : 0);
-  clock_engine(c);
-  ++cycle_;
-  dirty_ = true;
-}
-
-void Requester::clock_engine(const Comb& c) {
-  const Wqe& w = c.w;
-  const uint8_t act = sge_act(wqe_.data());
-  if (st_ == kWqe && in_valid_[3])
-    std::copy(in_[3].data.begin(), in_[3].data.begin() + w_, wqe_.begin() + beat_ * w_);
-  if (c.hdr_load) hdr_ = build_hdr(c.hdr_pay);
-  if (st_ == kCheck && in_valid_[4] && chk_rsp_ != 6) {
-    chk_pa_[chk_rsp_] = in_resp_.pa;
-    chk_run_[chk_rsp_] = in_resp_.run;
-  }
-  if (c.hdr_taken) ++cnt_;
-  if (c.go_run) {
-    hdr_k_ = 0;
-    hdr_valid_ = false;
-    arrived_ = src_cr_ = pend_ = 0;
-    pay_err_ = false;
-    src_off_ = 0;
-  }
-  switch (st_) {
-    case kIdle:
-      if (c.ctx.pick_valid) {
-        act_ = c.ctx.pick_qpn;
-        act_ci_ = static_cast<uint16_t>(c.pick_ci);
-        act_psn_ = c.pick_psn;
-        st_ = kFetch;
+// The next packet, once all its payload is in: header, then payload.
+bool Requester::send_packet(Cycle now) {
+  const Wqe& w = wqe_;
+  if (pkt_k_ >= w.npk) return false;
+  const uint32_t pay = pay_len(pkt_k_);
+  if (!tx_hdr->can_push() || (pay != 0 && !tx_payload->can_push())) return false;
+  std::vector<uint8_t> bytes;
+  if (pay != 0) {
+    if (w.inl) {
+      const uint8_t* p = w.raw.data() + spec::kSendWqeSge0AddrOff;  // inline data sits where the SGEs would
+      bytes.assign(p, p + pay);
+    } else {
+      // every piece of this packet must have arrived (zero pieces need nothing)
+      size_t reads = 0;
+      for (const Piece& pc : pieces_) {
+        if (pc.pkt != pkt_k_) break;
+        if (!pc.zero) ++reads;
       }
-      break;
-    case kFetch:
-      if (ready_[0]) {
-        beat_ = 0;
-        poison_ = false;
-        st_ = kWqe;
-      }
-      break;
-    case kWqe:
-      if (in_valid_[3]) {
-        poison_ = poison_ || in_[3].user;
-        ++beat_;
-        if (beat_ == spec::SendWqe::kSize / w_) st_ = kDecode;
-      }
-      break;
-    case kDecode:
-      sent_ = false;
-      status_ = w.status;
-      chk_iss_ = chk_rsp_ = next_act(act, 0);
-      chk_err_ = false;
-      st_ = w.status != st8(WcStatus::kSuccess) ? kTrack : c.go_run ? kRun : kCheck;
-      break;
-    case kCheck: {
-      const unsigned rsp = chk_rsp_;
-      const bool err = chk_err_;
-      if (c.mr_valid && ready_[1]) chk_iss_ = next_act(act, chk_iss_ + 1);
-      if (in_valid_[4] && rsp != 6) {
-        chk_rsp_ = next_act(act, rsp + 1);
-        if (in_resp_.status != static_cast<uint8_t>(spec::MrStatus::kOk)) chk_err_ = true;
-      }
-      if (rsp == 6) {
-        if (err) {
-          status_ = st8(WcStatus::kLocProtErr);
-          st_ = kTrack;
+      const bool complete = pkt_issue_ > pkt_k_ && data_.size() >= reads;
+      if (!complete) return false;
+      bytes.reserve(pay);
+      while (!pieces_.empty() && pieces_.front().pkt == pkt_k_) {
+        const Piece pc = pieces_.front();
+        pieces_.pop_front();
+        if (pc.zero) {
+          bytes.insert(bytes.end(), pc.len, 0);
         } else {
-          st_ = kRun;
+          const Bytes& d = data_.front();
+          bytes.insert(bytes.end(), d.data(), d.data() + std::min<size_t>(pc.len, d.size()));
+          bytes.resize(bytes.size() + (pc.len - std::min<size_t>(pc.len, d.size())), 0);
+          data_.pop_front();
         }
       }
-      break;
     }
-    case kRun: {
-      const bool done = hdr_k_ == w.npk && !hdr_valid_ && pend_ == 0;
-      const bool add = c.hdr_load && c.hdr_pay != 0;
-      arrived_ = arrived_ + (c.raw_push ? 1 : 0) - (c.pk_pop ? c.pk_head : 0);
-      if (c.hdr_load) {
-        hdr_valid_ = true;
-        ++hdr_k_;
-      } else if (ready_[2]) {
-        hdr_valid_ = false;
-      }
-      src_cr_ = src_cr_ + (add ? 1 : 0) - (c.src_take && c.src_end && c.src_last ? 1 : 0);
-      pend_ = pend_ + (add ? 1 : 0) - (c.pay_done ? 1 : 0);
-      if (c.src_take) src_off_ = c.src_end ? 0 : src_off_ + w_;
-      if (c.raw_pop && c.raw_user) pay_err_ = true;
-      if (done) {
-        sent_ = true;
-        status_ = st8(pay_err_ || c.iss_err ? WcStatus::kLocProtErr : WcStatus::kSuccess);
-        st_ = kTrack;
-      }
-      break;
-    }
-    case kTrack:
-      if (ready_[4]) st_ = kWb;
-      break;
-    case kWb:
-      st_ = kIdle;
-      break;
   }
+  const Cycle t = std::max(now + kHeader, out_at_);
+  tx_hdr->push(header(pkt_k_, pay), t);
+  const Cycle beats = (pay + bytes_ - 1) / bytes_;
+  if (pay != 0) {
+    tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
+    if (!w.inl) buffer_free_ += static_cast<unsigned>(beats);
+  }
+  out_at_ = t + std::max<Cycle>(beats, 1);
+  ++pkt_k_;
+  ++cnt_pkts_;
+  return true;
+}
+
+// The walk starts at the first SGE with bytes.
+void Requester::begin_run() {
+  sge_ = 0;
+  while (sge_ < kMaxSge && !((active_ >> sge_) & 1u)) ++sge_;
+  msg_rem_ = wqe_.inl ? 0 : wqe_.w.length;
+  if (sge_ < kMaxSge) {
+    va_ = wqe_.sge[sge_].addr;
+    sge_rem_ = wqe_.sge[sge_].length;
+  }
+  run_first_ = true;
+  run_valid_ = run_zero_ = asking_ = issue_err_ = pay_err_ = false;
+  pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
+  pkt_issue_ = pkt_k_ = 0;
+  pieces_.clear();
+  data_.clear();
+  buffer_free_ = kBufferBeats;
+}
+
+void Requester::finish(Cycle now) {
+  const Wqe& w = wqe_;
+  Qp& q = qps_[act_];
+  spec::SqTrack t;
+  t.qpn = static_cast<uint16_t>(act_);
+  t.wqe_idx = q.ci;
+  t.last_psn = (sent_ ? q.psn + w.npk - 1 : q.psn - 1) & kPsnMask;
+  t.wr_id = w.w.wr_id;
+  using Op = spec::WrOpcode;
+  const auto op = static_cast<Op>(w.w.opcode);
+  t.wc_opcode = static_cast<uint8_t>(op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm ? spec::WcOpcode::kRdmaWrite
+                                     : op == Op::kRdmaRead                             ? spec::WcOpcode::kRdmaRead
+                                                                                       : spec::WcOpcode::kSend);
+  t.signaled = w.w.flags & 1u;
+  t.byte_len = w.w.length;
+  t.status = status_;
+  sq_track->push(t, now + kTrack);
+  // write back: the next WQE, the next PSN, one more outstanding
+  q.ci = static_cast<uint16_t>(q.ci + 1);
+  if (sent_) q.psn = (q.psn + w.npk) & kPsnMask;
+  q.outstanding = q.outstanding == 31 ? 31 : static_cast<uint8_t>(q.outstanding + 1);
+  using S = spec::WcStatus;
+  if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr)) q.state = qs(spec::QpState::kErr);
+  st_ = St::kIdle;
+  eng_at_ = now + kTrack + kWriteBack;
+}
+
+void Requester::run() {
+  const Cycle now = s_.now();
+  for (bool moved = true; moved;) {
+    moved = false;
+    while (control(now)) moved = true;
+    switch (st_) {
+      case St::kIdle: {
+        if (now < eng_at_) {
+          s_.wake_at(this, eng_at_);
+          break;
+        }
+        if (!dma_rd_req->can_push()) break;
+        // round robin from the QP after the last one served
+        const unsigned n = static_cast<unsigned>(qps_.size());
+        for (unsigned i = 0; i < n; ++i) {
+          const unsigned q = (rr_ + i) % n;
+          if (!eligible(q)) continue;
+          start(q, now);
+          moved = true;
+          break;
+        }
+        break;
+      }
+      case St::kFetch:
+        if (!dma_rd.ready()) break;
+        decode(dma_rd.pop());
+        eng_at_ = now + kDecode;
+        chk_sent_ = chk_got_ = 0;
+        chk_err_ = false;
+        if (status_ != wc(spec::WcStatus::kSuccess)) {
+          st_ = St::kTrack;
+        } else if (active_ == 0) {
+          st_ = St::kRun;
+        } else {
+          st_ = St::kCheck;
+        }
+        if (st_ == St::kRun) begin_run();
+        moved = true;
+        break;
+      case St::kCheck: {
+        if (now < eng_at_) {
+          s_.wake_at(this, eng_at_);
+          break;
+        }
+        // one mr_req per SGE with bytes: lkey, the QP's PD, the SGE's range
+        while (chk_sent_ < kMaxSge && mr_req->can_push()) {
+          while (chk_sent_ < kMaxSge && !((active_ >> chk_sent_) & 1u)) ++chk_sent_;
+          if (chk_sent_ == kMaxSge) break;
+          const spec::Sge& g = wqe_.sge[chk_sent_];
+          spec::MrReq r;
+          r.tag = static_cast<uint8_t>(chk_sent_);
+          r.key = g.lkey;
+          r.pd = qps_[act_].cfg.pd;
+          r.va = g.addr;
+          r.len = g.length;
+          mr_req->push(r, now);
+          ++chk_sent_;
+          moved = true;
+        }
+        while (mr_resp.ready()) {
+          while (chk_got_ < kMaxSge && !((active_ >> chk_got_) & 1u)) ++chk_got_;
+          const spec::MrResp r = mr_resp.pop();
+          if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) chk_err_ = true;
+          chk_pa_[chk_got_] = r.pa;
+          chk_run_[chk_got_] = r.run;
+          ++chk_got_;
+          moved = true;
+        }
+        while (chk_got_ < kMaxSge && !((active_ >> chk_got_) & 1u)) ++chk_got_;
+        if (chk_got_ < kMaxSge) break;
+        if (chk_err_) {
+          status_ = wc(spec::WcStatus::kLocProtErr);
+          st_ = St::kTrack;
+          moved = true;
+          break;
+        }
+        st_ = St::kRun;
+        begin_run();
+        moved = true;
+        break;
+      }
+      case St::kRun:
+        if (now < eng_at_) {
+          s_.wake_at(this, eng_at_);
+          break;
+        }
+        if (asking_ && mr_resp.ready()) {
+          const spec::MrResp r = mr_resp.pop();
+          asking_ = false;
+          run_valid_ = true;
+          if (r.status == static_cast<uint8_t>(spec::MrStatus::kOk)) {
+            pa_ = r.pa;
+            run_rem_ = r.run;
+            run_zero_ = false;
+          } else {  // a later page run that no longer translates: zeros, and the WQE fails
+            run_rem_ = sge_rem_;
+            run_zero_ = true;
+            issue_err_ = true;
+          }
+          moved = true;
+        }
+        while (dma_rd.ready()) {
+          const Packet p = dma_rd.pop();
+          if (p.user) pay_err_ = true;
+          data_.push_back(p.data);
+          moved = true;
+        }
+        while (issue(now)) moved = true;
+        while (send_packet(now)) moved = true;
+        if (pkt_k_ == wqe_.npk) {
+          sent_ = true;
+          status_ = wc(pay_err_ || issue_err_ ? spec::WcStatus::kLocProtErr : spec::WcStatus::kSuccess);
+          st_ = St::kTrack;
+          moved = true;
+        }
+        break;
+      case St::kTrack:
+        if (now < eng_at_) {
+          s_.wake_at(this, eng_at_);
+          break;
+        }
+        if (!sq_track->can_push()) break;
+        finish(std::max(now, out_at_));
+        moved = true;
+        break;
+    }
+  }
+}
+
+std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsigned max_qp) {
+  return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
+    Requester* r = a.make<Requester>(data_bytes, max_qp);
+    a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
+    a.in<spec::WqDb>("sq_db", r->sq_db);
+    a.in<spec::SqRetire>("sq_retire", r->sq_retire);
+    a.in_stream("dma_rd", r->dma_rd);
+    a.in<spec::MrResp>("mr_resp", r->mr_resp);
+    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 2);
+    a.out<spec::MrReq>("mr_req", r->mr_req, 2);
+    a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
+    a.out_stream("tx_payload", r->tx_payload, 2);
+    a.out<spec::SqTrack>("sq_track", r->sq_track);
+    a.counters_from([r] { return std::vector<std::pair<std::string, uint32_t>>{{"tx_pkts", r->tx_pkts()}}; });
+    a.busy_from([r] { return r->busy(); });
+  });
 }
 
 }  // namespace rocenic::model

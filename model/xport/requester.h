@@ -1,140 +1,127 @@
-// Model of rtl/xport/requester.sv, cycle for cycle: RC send queues -> request
-// packets (docs/engine.md, "Requester"). Sub-blocks as in the RTL: ReqQpCtx
-// (per-QP state, scheduler), ReqIssue (payload reads), StreamGather (packing),
-// and models of the three fifo_fwft instances.
+// The RC requester (rtl/xport/requester.sv) in the event-driven model: send
+// queues in host memory -> request packets (docs/engine.md, "Requester"; IBTA
+// 9.7, as Linux rxe's rxe_req.c: pick a QP, fetch its WQE, check it, cut the
+// message into MTU packets with their headers, track it for the completer).
 //
-// Ports (Block indices):
-//   input  0  qp_cfg       packed qp_cfg_t
-//   input  1  sq_db        packed wq_db_t
-//   input  2  sq_retire    packed sq_retire_t
-//   input  3  dma_rd       stream: read data of this block's dma_rd_req, in order (user = poisoned)
-//   input  4  mr_resp      packed mr_resp_t (answers to this block's mr_req, in order)
-//   output 0  dma_rd_req   packed dma_rd_req_t
-//   output 1  mr_req       packed mr_req_t
-//   output 2  tx_hdr       packed roce_tx_hdr_t
-//   output 3  tx_payload   stream: pay_len bytes from lane 0 per header with pay_len > 0
-//   output 4  sq_track     packed sq_track_t
+// Inputs: qp_cfg, sq_db (wq_db_t), sq_retire (WQEs the completer finished),
+// dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
+// Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
+// Packet per header with pay_len > 0), sq_track.
+//
+// One WQE at a time, QPs served round robin (a QP is eligible with work and
+// either RTS with fewer than kWindow WQEs outstanding, or ERR: flushed).
+// The payload is read in pieces that never cross an SGE end, a page run
+// (each later run translated by the MR table), a 4 KiB bus-address boundary
+// or a packet end, against a payload buffer of kBufferBeats; a packet's
+// header leaves once all its payload has arrived. Timing constants are at
+// the top of requester.cc.
 #pragma once
 
 #include <array>
+#include <deque>
+#include <memory>
 #include <vector>
 
 #include "common/block.h"
 #include "gen/roce_spec.h"
-#include "xport/req_fifo.h"
-#include "xport/req_issue.h"
-#include "xport/req_qp_ctx.h"
-#include "xport/stream_gather.h"
+#include "sched/port.h"
 
 namespace rocenic::model {
 
-class Requester : public Block {
+class Requester : public Process {
  public:
-  explicit Requester(unsigned data_bytes = 64, unsigned max_qp = 256, unsigned raw_depth = 256,
-                     unsigned piece_depth = 64, unsigned pkt_depth = 64);
+  static constexpr unsigned kWindow = 16;        // WQEs tracked and not yet retired, per QP
+  static constexpr unsigned kBufferBeats = 256;  // payload buffer (read data not yet sent)
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override;
-  void eval() override {}
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned port) override;
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  std::vector<std::pair<std::string, uint32_t>> counters() override { return {{"tx_pkts", cnt_}}; }
-  bool idle();
-  // The engine's view (Block::idle): the same question, asked between cycles.
-  bool idle() const override { return const_cast<Requester*>(this)->idle(); }
+  Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256);
+
+  In<spec::QpCfg> qp_cfg;
+  In<spec::WqDb> sq_db;
+  In<spec::SqRetire> sq_retire;
+  In<Packet> dma_rd;
+  In<spec::MrResp> mr_resp;
+  Out<spec::DmaRdReq> dma_rd_req{this};
+  Out<spec::MrReq> mr_req{this};
+  Out<spec::RoceTxHdr> tx_hdr{this};
+  Out<Packet> tx_payload{this};
+  Out<spec::SqTrack> sq_track{this};
+
+  uint32_t tx_pkts() const { return cnt_pkts_; }
+  bool busy() const { return st_ != St::kIdle || any_eligible(); }
+  void run() override;
 
  private:
-  enum St : uint8_t { kIdle, kFetch, kWqe, kDecode, kCheck, kRun, kTrack, kWb };
-
-  // The WQE's fields and what follows from them and the QP's attributes.
+  struct Qp {
+    uint16_t pi = 0, ci = 0;
+    uint32_t psn = 0;
+    uint8_t outstanding = 0, state = 0;
+    spec::QpCfg cfg;
+  };
+  // The WQE being executed, decoded with the generated layout.
   struct Wqe {
-    uint64_t wr_id = 0, raddr = 0;
-    uint8_t op = 0, flags = 0, nsge = 0;
-    uint32_t imm = 0, rkey = 0, len = 0;
-    bool inl = false, op_ok = false, op_send = false, op_imm = false, need_pkts = false;
-    unsigned mtu_lg = 8;
-    uint32_t mtu = 256, npk = 1, last_len = 0;
-    uint8_t status = 0;  // what DECODE decides
+    spec::SendWqe w;
+    std::array<spec::Sge, 6> sge{};
+    Bytes raw;
+    bool inl = false, send = false, imm = false;
+    uint32_t mtu = 256, npk = 1;
+    uint8_t status = 0;
   };
-  // Every combinational signal of a cycle.
-  struct Comb {
-    ReqQpCtx::Engine eng;
-    ReqQpCtx::Comb ctx;
-    IssueMsg msg;
-    ReqIssue::Comb iss;
-    bool go_run = false, iss_start = false;
-    bool rd_valid = false, mr_valid = false, mr_resp_ready = false, dma_ready = false;
-    spec::DmaRdReq rd;
-    spec::MrReq mr;
-    bool raw_push = false;
-    bool src_valid = false, src_take = false, src_end = false, src_last = false, src_zero = false;
-    unsigned src_n = 0;
-    const uint8_t* src_data = nullptr;
-    bool raw_pop = false, pc_pop = false, pk_pop = false;
-    bool hdr_load = false;
-    uint32_t hdr_pay = 0;
-    bool pay_done = false, hdr_taken = false;
-    Wqe w;
-    bool iss_err = false, raw_user = false;
-    unsigned pk_head = 0;
-    unsigned pick_ci = 0, pick_psn = 0;
+  // A payload piece: a read (or zeros, after a failed page translation).
+  struct Piece {
+    uint32_t pkt = 0, len = 0;
+    bool zero = false;
   };
+  enum class St { kIdle, kFetch, kCheck, kRun, kTrack };
 
-  const Comb& comb();
-  Wqe decode() const;
-  IssueMsg issue_msg() const;
-  spec::RoceTxHdr build_hdr(uint32_t pay) const;
-  spec::SqTrack track() const;
-  void clock_engine(const Comb& c);
+  bool eligible(unsigned q) const;
+  bool any_eligible() const;
+  bool control(Cycle now);  // qp_cfg, sq_retire, sq_db; false: nothing taken
+  void start(unsigned q, Cycle now);
+  void decode(const Packet& p);
+  // Run: the issue walk (pieces and page-run translations) and the packets.
+  bool issue(Cycle now);
+  bool send_packet(Cycle now);
+  uint32_t pay_len(uint32_t k) const;
+  spec::RoceTxHdr header(uint32_t k, uint32_t pay) const;
+  void begin_run();
+  void finish(Cycle now);
 
-  unsigned w_, n_qp_, raw_depth_, pc_depth_, pk_depth_;
-  std::vector<PortInfo> in_info_, out_info_;
-  bool in_valid_[5] = {};
-  Flit in_[5];
-  spec::QpCfg in_cfg_;
-  spec::WqDb in_db_;
-  spec::SqRetire in_ret_;
-  spec::MrResp in_resp_;
-  bool ready_[5] = {};
-  bool dirty_ = true;
-  Comb comb_;
-  std::vector<uint8_t> zeros_, inl_;
+  Scheduler& s_;
+  unsigned bytes_;
+  std::vector<Qp> qps_;
+  unsigned rr_ = 0;
 
-  ReqQpCtx ctx_;
-  ReqIssue iss_;
-  StreamGather gat_;
-  FifoFwftModel<std::pair<std::vector<uint8_t>, bool>> raw_;  // read data beat, poisoned
-  FifoFwftModel<Piece> pc_;
-  FifoFwftModel<unsigned> pk_;
-  unsigned pc_cnt_ = 0, pk_cnt_ = 0;
-
-  // engine registers
-  St st_ = kIdle;
+  St st_ = St::kIdle;
+  Cycle eng_at_ = 0;  // the engine's next free cycle
   unsigned act_ = 0;
-  uint16_t act_ci_ = 0;
-  uint32_t act_psn_ = 0;
-  std::array<uint8_t, spec::SendWqe::kSize> wqe_{};
-  unsigned beat_ = 0;
-  bool poison_ = false, sent_ = false;
+  Wqe wqe_;
   uint8_t status_ = 0;
-  unsigned chk_iss_ = 0, chk_rsp_ = 0;
+  bool sent_ = false;
+  // check: one mr_req per SGE with bytes; the answers give each SGE's first page run
+  uint8_t active_ = 0;  // SGEs that carry bytes
+  unsigned chk_sent_ = 0, chk_got_ = 0;
   bool chk_err_ = false;
   std::array<uint64_t, 6> chk_pa_{};
   std::array<uint32_t, 6> chk_run_{};
-  uint32_t hdr_k_ = 0;
-  bool hdr_valid_ = false;
-  spec::RoceTxHdr hdr_;
-  unsigned arrived_ = 0, src_cr_ = 0, pend_ = 0;
-  bool pay_err_ = false;
-  unsigned src_off_ = 0;
-  uint32_t cnt_ = 0;
-  uint64_t cycle_ = 0;
+  // issue walk
+  unsigned sge_ = 0;
+  uint64_t va_ = 0, pa_ = 0;
+  uint32_t sge_rem_ = 0, run_rem_ = 0, msg_rem_ = 0, pkt_rem_ = 0;
+  bool run_valid_ = false, run_first_ = false, run_zero_ = false, asking_ = false, issue_err_ = false;
+  unsigned buffer_free_ = kBufferBeats;
+  uint32_t pkt_issue_ = 0;  // the packet the walk is cutting
+  std::deque<Piece> pieces_;  // issued, of packets not yet sent, in order
+  std::deque<Bytes> data_;    // read data arrived for the non-zero pieces at the front of pieces_
+  // packets
+  uint32_t pkt_k_ = 0;      // next packet to send
+  bool pay_err_ = false;    // poisoned read data: the WQE completes with LOC_PROT_ERR
+  Cycle out_at_ = 0;        // the next cycle a header may leave (its payload streams after it)
+  uint32_t cnt_pkts_ = 0;
 };
+
+// The requester as a cycle-level Block (in 0 qp_cfg, 1 sq_db, 2 sq_retire, 3
+// dma_rd, 4 mr_resp; out 0 dma_rd_req, 1 mr_req, 2 tx_hdr, 3 tx_payload, 4
+// sq_track), for the cross-check against the RTL.
+std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes = 64, unsigned max_qp = 256);
 
 }  // namespace rocenic::model

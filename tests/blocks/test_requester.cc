@@ -18,7 +18,6 @@
 #include "blocks/requester_env.h"
 #include "rtl/requester_rtl.h"
 #include "xport/requester.h"
-#include "xport/stream_gather.h"
 
 namespace rocenic {
 namespace {
@@ -41,7 +40,8 @@ struct Both {
 
 Both run_both(const Builder& b, const EnvConfig& cfg) {
   RequesterRtl rtl(kW);
-  model::Requester mdl(kW);
+  auto mdl_block = model::make_requester_block(kW);
+  Block& mdl = *mdl_block;
   Both r;
   using clk = std::chrono::steady_clock;
   const auto t0 = clk::now();
@@ -94,48 +94,6 @@ WqeSpec inline_wqe(std::mt19937_64& rng, uint8_t op, unsigned len) {
   w.inl = true;
   for (unsigned i = 0; i < len; ++i) w.inline_data.push_back(static_cast<uint8_t>(rng()));
   return w;
-}
-
-TEST(StreamGather, PacksPiecesLikeConcatenation) {
-  std::mt19937_64 rng(5);
-  model::StreamGather g(kW);
-  std::vector<uint8_t> want, got;
-  std::vector<std::vector<uint8_t>> beats;  // input beats: lane-0 aligned, 1..64 bytes
-  std::vector<bool> lasts;
-  for (int pkt = 0; pkt < 300; ++pkt) {
-    const unsigned pieces = 1 + rng() % 5;
-    for (unsigned p = 0; p < pieces; ++p) {
-      unsigned len = 1 + rng() % 200;
-      while (len) {
-        const unsigned n = std::min(len, kW);
-        std::vector<uint8_t> b(n);
-        for (auto& x : b) x = static_cast<uint8_t>(rng());
-        want.insert(want.end(), b.begin(), b.end());
-        beats.push_back(b);
-        len -= n;
-        lasts.push_back(len == 0 && p + 1 == pieces);
-      }
-    }
-  }
-  size_t in = 0, packets = 0;
-  for (int cyc = 0; cyc < 200000 && (in < beats.size() || !g.empty()); ++cyc) {
-    const bool m_ready = rng() % 3 != 0;
-    if (g.m_valid() && m_ready) {
-      for (unsigned i = 0; i < kW; ++i)
-        if ((g.m_keep() >> i) & 1u) got.push_back(g.m_data()[i]);
-      if (!g.m_last()) {
-        ASSERT_EQ(g.m_keep(), ~uint64_t{0}) << "only a packet's last beat may be partial";
-      }
-      packets += g.m_last();
-    }
-    const bool v = in < beats.size() && rng() % 4 != 0;
-    const bool take = v && g.s_ready(m_ready);
-    g.clock(v, v ? beats[in].data() : nullptr, v ? static_cast<unsigned>(beats[in].size()) : 0, v && lasts[in],
-            m_ready);
-    in += take;
-  }
-  EXPECT_EQ(got, want);
-  EXPECT_EQ(packets, 300u);
 }
 
 TEST(RequesterXcheck, EveryOpcodeSizeAndMtu) {

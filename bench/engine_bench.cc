@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "device.h"
-#include "engine_harness.h"
+#include "engine_world.h"
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
 
@@ -155,11 +155,11 @@ Latency latency(const std::string& backend) {
   p.b->connect(*qb, pb);
   p.b->post_recv(*qb, 1, {{dst.addr(), 64, mrb.key}});
   p.lockstep();
-  EngineHarness* ha = p.da->harness();
-  EngineHarness* hb = p.db->harness();
+  EngineWorld* ha = p.da->harness();
+  EngineWorld* hb = p.db->harness();
   ha->take_tx_starts();
   hb->take_rx_ends();
-  hb->record_writes = true;
+  hb->record_writes(true);
   hb->take_dma_writes();
   SendWqe w;
   w.opcode = static_cast<uint8_t>(WrOpcode::kSend);

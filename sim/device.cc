@@ -11,6 +11,7 @@
 #include "pcap.h"
 #include "engine_factory.h"
 #include "engine_harness.h"
+#include "model_world.h"
 #include "gen/roce_spec.h"
 
 namespace rocenic {
@@ -73,8 +74,10 @@ uint64_t cycles_to_ns(uint64_t cycles, double clock_mhz) {
 
 class SingleDevice : public Device {
  public:
-  SingleDevice(const char* name, std::unique_ptr<Block> engine, const DeviceOptions& opt)
-      : name_(name), clock_mhz_(opt.dma.clock_mhz), h_(std::move(engine), mem_, opt.dma) {}
+  // make(mem) builds the engine's world on this device's host memory.
+  template <typename Make>
+  SingleDevice(const char* name, const DeviceOptions& opt, Make make)
+      : name_(name), clock_mhz_(opt.dma.clock_mhz), w_(make(mem_)), h_(*w_) {}
   const char* backend() const override { return name_; }
   bool csr_read(uint32_t addr, uint32_t* value) override {
     access(false, addr, 0);
@@ -93,22 +96,19 @@ class SingleDevice : public Device {
   std::vector<DeviceEvent> take_events() override { return std::exchange(events_, {}); }
   uint64_t run(uint64_t max_cycles) override {
     uint64_t n = 0;
-    while (n < max_cycles && !h_.idle()) {
-      step();
-      ++n;
-    }
+    while (n < max_cycles && !h_.idle()) n += step(max_cycles - n);
     return n;
   }
   bool idle() override { return h_.idle(); }
-  EngineHarness* harness() override { return &h_; }
+  EngineWorld* harness() override { return &h_; }
   uint64_t cycles() const override { return h_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(h_.cycles(), clock_mhz_); }
 
  private:
   void access(bool is_write, uint32_t addr, uint32_t value) {
     h_.csr_start(is_write, addr, value);
-    for (uint64_t c = 0; c < kMaxCyclesPerAccess; ++c) {
-      step();
+    for (uint64_t c = 0; c < kMaxCyclesPerAccess;) {
+      c += step(kMaxCyclesPerAccess - c);
       if (h_.csr_done()) return;
     }
     std::ostringstream s;
@@ -116,32 +116,37 @@ class SingleDevice : public Device {
       << addr << " within " << std::dec << kMaxCyclesPerAccess << " cycles";
     throw std::runtime_error(s.str());
   }
-  void step() {
-    h_.cycle();
+  // Up to max cycles (the RTL: one; the model: to its next event), then what came out.
+  uint64_t step(uint64_t max) {
+    const uint64_t n = h_.step(max);
     for (auto& f : h_.take_tx())
       if (tx_) tx_(f.data(), f.size());
     for (auto& f : h_.take_bypass())
       if (byp_) byp_(f.data(), f.size());
     for (auto& e : h_.take_events()) events_.push_back({e.first, e.second});
+    return n;
   }
 
   const char* name_;
   double clock_mhz_;
   ProcessMemory mem_;
-  EngineHarness h_;
+  std::unique_ptr<EngineWorld> w_;
+  EngineWorld& h_;
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
 };
 
 // RTL and model in lockstep (DESIGN.md §5). The RTL drives the world; the
 // model runs on an overlay of host memory. Compared: every CSR answer, the
-// TX frames per destination QP (requests and responses apart), the DMA writes per 4 KiB page (payload
-// pieces and CQEs never cross one), the events, and the bypassed frames.
+// TX frames per destination QP (requests and responses apart), the DMA writes per 4 KiB page and
+// writer (payload pieces and CQEs never cross a page; a page may hold both), the events, and the
+// bypassed frames.
 class CosimDevice : public Device {
  public:
-  CosimDevice(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model, const DeviceOptions& opt)
-      : opt_(opt), overlay_(mem_), rtl_(std::move(rtl), mem_, opt.dma), model_(std::move(model), overlay_, opt.dma) {
-    rtl_.record_writes = model_.record_writes = true;
+  CosimDevice(std::unique_ptr<Block> rtl, const DeviceOptions& opt)
+      : opt_(opt), overlay_(mem_), rtl_(std::move(rtl), mem_, opt.dma), model_(overlay_, opt.dma) {
+    rtl_.record_writes(true);
+    model_.record_writes(true);
     // The waveform: the RTL is traced from the start (opt-in, it is slow) and
     // the file closes at the first divergence, so it ends with the window
     // that led there.
@@ -184,7 +189,7 @@ class CosimDevice : public Device {
   }
   // Both sides idle (the model may finish a little later than the RTL).
   bool idle() override { return rtl_.idle() && model_.idle(); }
-  EngineHarness* harness() override { return &rtl_; }
+  EngineWorld* harness() override { return &rtl_; }
   uint64_t cycles() const override { return rtl_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(rtl_.cycles(), opt_.dma.clock_mhz); }
   uint64_t compared() const override { return compared_; }
@@ -219,7 +224,7 @@ class CosimDevice : public Device {
       if (rtl_.csr_data() >> 31) return false;
       for (uint64_t c = 0; c < kMaxCyclesPerAccess && (model_.csr_data() >> 31); ++c) {
         model_.csr_start(false, addr, 0);
-        while (!model_.csr_done()) step();
+        while (!model_.csr_done()) model_.step(1);
       }
       return true;
     }
@@ -227,11 +232,10 @@ class CosimDevice : public Device {
     return !counter || (rtl_.idle() && model_.idle());
   }
 
-  // One cycle of both sides, and the scoreboard.
+  // One cycle of the RTL, the model brought to the same cycle, and the scoreboard.
   void step() {
-    // A side that is done with its access idles its AXI inputs until the other is done too.
     rtl_.cycle();
-    model_.cycle();
+    while (model_.cycles() < rtl_.cycles()) model_.step(rtl_.cycles() - model_.cycles());
     for (auto& f : rtl_.take_tx()) {
       remember(f);
       tx_q_[frame_stream(f).key()].rtl.push_back(f);
@@ -243,8 +247,10 @@ class CosimDevice : public Device {
       if (byp_) byp_(f.data(), f.size());
     }
     for (auto& f : model_.take_bypass()) byp_q_.model.push_back(f);
-    for (auto& w : rtl_.take_dma_writes()) wr_q_[w.addr >> 12].rtl.push_back(encode(w));
-    for (auto& w : model_.take_dma_writes()) wr_q_[w.addr >> 12].model.push_back(encode(w));
+    // Per page and writer: payload and CQEs that share a page are two
+    // sequences (how they interleave is timing, not content).
+    for (auto& w : rtl_.take_dma_writes()) wr_q_[(w.addr >> 12) << 1 | (w.tag & 1)].rtl.push_back(encode(w));
+    for (auto& w : model_.take_dma_writes()) wr_q_[(w.addr >> 12) << 1 | (w.tag & 1)].model.push_back(encode(w));
     for (auto& e : rtl_.take_events()) {
       events_.push_back({e.first, e.second});
       ev_q_.rtl.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
@@ -253,8 +259,9 @@ class CosimDevice : public Device {
       ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
     // (the descriptions are built only for a divergence)
     for (auto& [key, q] : tx_q_) drain(q, [key = key] { return FrameStream{uint32_t(key >> 1), (key & 1) != 0}.name(); });
-    for (auto& [page, q] : wr_q_)
-      drain(q, [page = page] { return "DMA write to page 0x" + to_hex(page << 12); }, &overlay_);
+    for (auto& [key, q] : wr_q_)
+      drain(q, [key = key] { return std::string(key & 1 ? "CQE" : "payload") + " DMA write to page 0x" + to_hex(key >> 1 << 12); },
+            &overlay_);
     drain(byp_q_, [] { return std::string("bypass frame"); });
     drain(ev_q_, [] { return std::string("event"); });
   }
@@ -330,7 +337,8 @@ class CosimDevice : public Device {
   DeviceOptions opt_;
   ProcessMemory mem_;
   OverlayMemory overlay_;
-  EngineHarness rtl_, model_;
+  EngineHarness rtl_;
+  ModelWorld model_;
   std::deque<std::pair<uint64_t, std::vector<uint8_t>>> recent_;
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
@@ -344,21 +352,26 @@ class CosimDevice : public Device {
 }  // namespace
 
 std::unique_ptr<Device> make_device(const std::string& backend, const DeviceOptions& opt) {
-  if (backend == "model") return std::make_unique<SingleDevice>("model", make_engine_model(), opt);
-  if (backend == "rtl") return std::make_unique<SingleDevice>("rtl", make_engine_rtl(), opt);
+  if (backend == "model")
+    return std::make_unique<SingleDevice>("model", opt, [&](HostMemory& m) {
+      return std::make_unique<ModelWorld>(m, opt.dma);
+    });
+  if (backend == "rtl")
+    return std::make_unique<SingleDevice>("rtl", opt, [&](HostMemory& m) {
+      return std::make_unique<EngineHarness>(make_engine_rtl(), m, opt.dma);
+    });
   if (backend == "cosim") {
     // Programs started by rocenic-run name the divergence's waveform and frames this way.
     DeviceOptions o = opt;
     if (const char* f = std::getenv("ROCENIC_COSIM_FST"); f && o.fst_path.empty()) o.fst_path = f;
     if (const char* f = std::getenv("ROCENIC_COSIM_PCAP"); f && o.divergence_pcap.empty()) o.divergence_pcap = f;
-    return std::make_unique<CosimDevice>(make_engine_rtl(), make_engine_model(), o);
+    return std::make_unique<CosimDevice>(make_engine_rtl(), o);
   }
   throw std::invalid_argument("rocenic: unknown backend '" + backend + "' (use model, rtl or cosim)");
 }
 
-std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model,
-                                          const DeviceOptions& opt) {
-  return std::make_unique<CosimDevice>(std::move(rtl), std::move(model), opt);
+std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, const DeviceOptions& opt) {
+  return std::make_unique<CosimDevice>(std::move(rtl), opt);
 }
 
 }  // namespace rocenic

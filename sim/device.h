@@ -23,7 +23,7 @@
 
 namespace rocenic {
 
-class EngineHarness;
+class EngineWorld;
 
 struct DeviceEvent {
   uint16_t cq = 0;
@@ -72,7 +72,7 @@ class Device {
 
   // The engine in its world (model and rtl backends; cosim: the RTL side),
   // for benches and tests that look at cycle-level timing.
-  virtual EngineHarness* harness() { return nullptr; }
+  virtual EngineWorld* harness() { return nullptr; }
 
   // Simulated clock cycles so far, and the same in nanoseconds (the clock
   // of DmaTiming::clock_mhz, 250 MHz unless set): what captures are stamped with.
@@ -89,9 +89,8 @@ class Device {
 // std::invalid_argument with a message naming the three.
 std::unique_ptr<Device> make_device(const std::string& backend, const DeviceOptions& opt = {});
 
-// cosim over given engines (both Blocks with the ports of sim/engine_harness.h):
-// how tests run a deliberately broken RTL against the model.
-std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, std::unique_ptr<Block> model,
-                                          const DeviceOptions& opt = {});
+// cosim of a given RTL engine (a Block with the ports of sim/engine_harness.h)
+// against the model: how tests run a deliberately broken RTL.
+std::unique_ptr<Device> make_cosim_device(std::unique_ptr<Block> rtl, const DeviceOptions& opt = {});
 
 }  // namespace rocenic

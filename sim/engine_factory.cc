@@ -1,11 +1,9 @@
 #include "engine_factory.h"
 
-#include "engine/roce_engine.h"
 #include "rtl/roce_engine_rtl.h"
 
 namespace rocenic {
 
-std::unique_ptr<Block> make_engine_model() { return std::make_unique<model::RoceEngine>(); }
 std::unique_ptr<Block> make_engine_rtl() { return std::make_unique<RoceEngineRtl<>>(); }
 
 }  // namespace rocenic

@@ -1,4 +1,5 @@
-// The whole engine as a Block (ports: sim/engine_harness.h), in either language.
+// The whole RTL engine as a Block (ports: sim/engine_harness.h). The model
+// engine is event-driven: sim/model_world.h.
 #pragma once
 
 #include <memory>
@@ -7,7 +8,6 @@
 
 namespace rocenic {
 
-std::unique_ptr<Block> make_engine_model();
 std::unique_ptr<Block> make_engine_rtl();
 
 }  // namespace rocenic

@@ -143,11 +143,12 @@ void EngineHarness::sample_outputs() {
       if (wr_cur_.data.empty()) {
         wr_cur_.addr = req.addr;
         wr_cur_.cycle = cycle_;
+        wr_cur_.tag = req.tag;
       }
       const size_t n = std::min<size_t>(bytes_, req.len - wr_cur_.data.size());
       wr_cur_.data.insert(wr_cur_.data.end(), beat.data.begin(), beat.data.begin() + n);
       if (wr_cur_.data.size() >= req.len) {
-        if (record_writes) writes_.push_back(std::move(wr_cur_));
+        if (record_writes_) writes_.push_back(std::move(wr_cur_));
         wr_cur_ = {};
         pending_wr_.pop_front();
       }

@@ -1,9 +1,8 @@
-// One engine (model or Verilated RTL) in its world, cycle by cycle: CSR
-// accesses on AXI4-Lite, host memory behind the DMA timing model, frames in
-// from the wire and out to it, events.
+// One cycle-level engine (the Verilated RTL) in its world, cycle by cycle:
+// CSR accesses on AXI4-Lite, host memory behind the DMA timing model, frames
+// in from the wire and out to it, events.
 //
-// The engine is a Block with these ports (model::RoceEngine and
-// RoceEngineRtl alike):
+// The engine is a Block with these ports (RoceEngineRtl):
 //   in  0 s_axil_aw, 1 s_axil_w, 2 s_axil_ar          (as model::RoceCsr)
 //   in  3 s_axis_rx      frames from the MAC (DATA_W beats, user = bad frame)
 //   in  4 s_axis_dma_rd  read data: id = the request's tag, user = poisoned
@@ -27,6 +26,7 @@
 #include "common/block.h"
 #include "dma/dma_model.h"
 #include "dma/host_memory.h"
+#include "engine_world.h"
 #include "gen/roce_spec.h"
 
 namespace rocenic {
@@ -36,42 +36,33 @@ enum In : unsigned { kAw = 0, kW = 1, kAr = 2, kRx = 3, kDmaRd = 4, kDmaWrDone =
 enum Out : unsigned { kB = 0, kR = 1, kTx = 2, kByp = 3, kDmaRdReq = 4, kDmaWrReq = 5, kDmaWr = 6, kEvent = 7 };
 }  // namespace engine_port
 
-struct DmaWrite {
-  uint64_t addr = 0;
-  std::vector<uint8_t> data;
-  uint64_t cycle = 0;
-};
-
-class EngineHarness {
+class EngineHarness : public EngineWorld {
  public:
-  using Frame = std::vector<uint8_t>;
-
   EngineHarness(std::unique_ptr<Block> engine, HostMemory& mem, const DmaTiming& timing, unsigned data_bytes = 64);
 
-  // CSR access, started now; poll csr_done() while cycling. One at a time.
-  void csr_start(bool is_write, uint32_t addr, uint32_t data);
-  bool csr_done() const { return csr_state_ == CsrState::kDone; }
-  bool csr_ok() const { return csr_ok_; }
-  uint32_t csr_data() const { return csr_data_; }
+  void csr_start(bool is_write, uint32_t addr, uint32_t data) override;
+  bool csr_done() const override { return csr_state_ == CsrState::kDone; }
+  bool csr_ok() const override { return csr_ok_; }
+  uint32_t csr_data() const override { return csr_data_; }
 
-  void push_rx(const Frame& f) { rx_queue_.push_back(f); }
+  void push_rx(const Frame& f) override { rx_queue_.push_back(f); }
 
   // One clock cycle of the engine and its DMA.
   void cycle();
-  bool idle() const;
-  uint64_t cycles() const { return cycle_; }
+  uint64_t step(uint64_t) override {
+    cycle();
+    return 1;
+  }
+  bool idle() const override;
+  uint64_t cycles() const override { return cycle_; }
 
-  // What came out since the last take_*().
-  std::vector<Frame> take_tx() { return std::exchange(tx_out_, {}); }
-  std::vector<Frame> take_bypass() { return std::exchange(byp_out_, {}); }
-  std::vector<std::pair<uint16_t, bool>> take_events() { return std::exchange(events_, {}); }
-  std::vector<DmaWrite> take_dma_writes() { return std::exchange(writes_, {}); }
-  bool record_writes = false;  // keep every DMA write for take_dma_writes()
-
-  // Timing marks for benches: the cycle of the first beat of every TX frame,
-  // and of the last beat of every RX frame the engine took.
-  std::vector<uint64_t> take_tx_starts() { return std::exchange(tx_starts_, {}); }
-  std::vector<uint64_t> take_rx_ends() { return std::exchange(rx_ends_, {}); }
+  std::vector<Frame> take_tx() override { return std::exchange(tx_out_, {}); }
+  std::vector<Frame> take_bypass() override { return std::exchange(byp_out_, {}); }
+  std::vector<std::pair<uint16_t, bool>> take_events() override { return std::exchange(events_, {}); }
+  std::vector<DmaWrite> take_dma_writes() override { return std::exchange(writes_, {}); }
+  void record_writes(bool on) override { record_writes_ = on; }
+  std::vector<uint64_t> take_tx_starts() override { return std::exchange(tx_starts_, {}); }
+  std::vector<uint64_t> take_rx_ends() override { return std::exchange(rx_ends_, {}); }
 
   Block& engine() { return *eng_; }
 
@@ -107,6 +98,7 @@ class EngineHarness {
   std::deque<spec::DmaWrReq> pending_wr_;
   DmaWrite wr_cur_;
   std::vector<DmaWrite> writes_;
+  bool record_writes_ = false;
 };
 
 }  // namespace rocenic

@@ -24,8 +24,7 @@ TEST(CosimMutant, WrongWqeCounterInTheRtlIsCaughtAtTheFirstCqe) {
   opt.divergence_pcap = "cosim_mutant.pcap";
   std::remove(opt.fst_path.c_str());
   std::remove(opt.divergence_pcap.c_str());
-  auto dev = make_cosim_device(std::make_unique<RoceEngineRtl<Vroce_engine_mutant>>(),
-                               std::make_unique<model::RoceEngine>(), opt);
+  auto dev = make_cosim_device(std::make_unique<RoceEngineRtl<Vroce_engine_mutant>>(), opt);
   dev->set_tx_sink([](const uint8_t*, size_t) {});
   host::EngineHost h(*dev);
   h.configure_port(0x02000a000001, 0x0a000001);

@@ -189,6 +189,7 @@ void RoceCsr::run() {
     const bool was_busy = cmd_busy_;
     const bool ok = write(addr, d.data, d.strb);
     b->push(ok ? kOkay : kSlverr, now + 1);
+    if (ok && on_write) on_write();
     started = ok && !was_busy && cmd_busy_;
     moved = true;
   }

@@ -61,6 +61,9 @@ class RoceCsr : public Process {
   // engine), or fixed values (tests).
   void set_counters(const CsrCounters& c) { counters_in_ = c; }
   void counters_from(std::function<CsrCounters()> f) { counter_source_ = std::move(f); }
+  // Called after every accepted register write (the engine follows the
+  // registers that are wires in the RTL: port MAC, GID table, RoCE enable).
+  std::function<void()> on_write;
 
   // The configuration outputs (wires in the RTL).
   bool roce_enable() const { return ctrl_ & 1u; }

@@ -1,11 +1,146 @@
-// The engine's glue primitives (rtl/common/), one model class each.
+// The engine's glue in the event-driven model: what rtl/common/*_arb.sv,
+// loopback_split.sv and rx_dispatch.sv do, as transactions. Each is a small
+// process with the RTL's routing rule and its cost (a registered hop, and a
+// packet's beats on a shared stream), not the RTL's handshakes.
 #pragma once
 
-#include "engine/desc_arb2.h"
-#include "engine/dma_rd_arb.h"
-#include "engine/dma_wr_arb.h"
-#include "engine/frame_arb2.h"
-#include "engine/loopback_split.h"
-#include "engine/mr_arb.h"
-#include "engine/rx_dispatch.h"
-#include "engine/tx_arb.h"
+#include <functional>
+
+#include "gen/roce_spec.h"
+#include "sched/port.h"
+
+namespace rocenic::model {
+
+// Two producers, one consumer: transactions leave in the order they
+// arrived (same cycle: input 0 first), each `latency` cycles after its
+// arrival at the earliest, and no faster than the output stream takes
+// their beats (`beats` of a transaction; descriptors: 1).
+template <typename T>
+class Merge : public Process {
+ public:
+  Merge(Scheduler& s, Cycle latency, std::function<Cycle(const T&)> beats = nullptr, unsigned capacity = 1)
+      : in0(s, this, capacity), in1(s, this, capacity), s_(s), latency_(latency), beats_(std::move(beats)) {}
+  In<T> in0, in1;
+  Out<T> out{this};
+  std::function<void(const T&)> on_pass;  // sees every transaction (counters)
+
+  void run() override {
+    const Cycle now = s_.now();
+    for (;;) {
+      const bool r0 = in0.ready(), r1 = in1.ready();
+      if (!r0 && !r1) return;
+      if (!out->can_push()) return;  // the consumer's pop wakes us
+      In<T>& in = r0 && (!r1 || in0.next_at() <= in1.next_at()) ? in0 : in1;
+      const Cycle n = beats_ ? std::max<Cycle>(beats_(in.front()), 1) : 1;
+      // a packet streams through: its last beat leaves `latency` after it
+      // arrived, unless the output is still busy with the one before
+      const Cycle last = std::max(in.next_at() + latency_, free_ + n - 1);
+      T v = in.pop();
+      if (on_pass) on_pass(v);
+      out->push(std::move(v), std::max(last, now));
+      free_ = std::max(last, now) + 1;
+    }
+  }
+
+ private:
+  Scheduler& s_;
+  Cycle latency_;
+  std::function<Cycle(const T&)> beats_;
+  Cycle free_ = 0;
+};
+
+// One producer, two consumers: each transaction to output 0 or 1 by a rule.
+template <typename T>
+class Split : public Process {
+ public:
+  Split(Scheduler& s, Cycle latency, std::function<bool(const T&)> to_one, unsigned capacity = 1)
+      : in(s, this, capacity), s_(s), latency_(latency), to_one_(std::move(to_one)) {}
+  In<T> in;
+  Out<T> out0{this}, out1{this};
+  std::function<void(const T&, bool)> on_pass;  // (transaction, went to output 1)
+
+  void run() override {
+    const Cycle now = s_.now();
+    while (in.ready()) {
+      const bool one = to_one_(in.front());
+      Out<T>& o = one ? out1 : out0;
+      if (!o->can_push()) return;
+      const Cycle t = std::max(in.next_at() + latency_, now);
+      T v = in.pop();
+      if (on_pass) on_pass(v, one);
+      o->push(std::move(v), t);
+    }
+  }
+
+ private:
+  Scheduler& s_;
+  Cycle latency_;
+  std::function<bool(const T&)> to_one_;
+};
+
+// Received request headers and their payload (rtl/common/rx_dispatch.sv):
+// ACKNOWLEDGE packets to the completer, every other packet (header, and
+// payload when it has one) to the responder; an ACK's payload is dropped.
+class RxDispatch : public Process {
+ public:
+  static constexpr Cycle kLatency = 1;
+  explicit RxDispatch(Scheduler& s) : hdr(s, this, 2), pay(s, this, 2), s_(s) {}
+  In<spec::RoceRxHdr> hdr;
+  In<Packet> pay;
+  Out<spec::RoceRxHdr> ack{this}, req{this};
+  Out<Packet> req_pay{this};
+  void run() override;
+
+ private:
+  Scheduler& s_;
+};
+
+// Two clients' MR checks to one table (rtl/common/mr_arb.sv): tag bit 7
+// names the client, answers go back by it (bit 7 cleared).
+class MrArb : public Process {
+ public:
+  static constexpr Cycle kLatency = 1;
+  explicit MrArb(Scheduler& s) : req0(s, this, 1), req1(s, this, 1), resp(s, this, 2), s_(s) {}
+  In<spec::MrReq> req0, req1;
+  In<spec::MrResp> resp;
+  Out<spec::MrReq> m_req{this};
+  Out<spec::MrResp> resp0{this}, resp1{this};
+  void run() override;
+
+ private:
+  Scheduler& s_;
+};
+
+// The clients' DMA (rtl/common/dma_rd_arb.sv, dma_wr_arb.sv): reads of the
+// requester (client 0) and the responder (client 1), tag = client, data
+// routed back by its tag; writes of the responder (client 0) and the CQ
+// writer (client 1), one whole request and its data at a time, tag =
+// client; write-done errors counted.
+class DmaArb : public Process {
+ public:
+  static constexpr Cycle kLatency = 1;
+  explicit DmaArb(Scheduler& s, unsigned data_bytes)
+      : rd_req0(s, this, 1), rd_req1(s, this, 1), rd_data(s, this, 4), wr_req0(s, this, 2), wr_data0(s, this, 2),
+        wr_req1(s, this, 1), wr_data1(s, this, 1), wr_done(s, this, 64), s_(s), bytes_(data_bytes) {}
+  In<spec::DmaRdReq> rd_req0, rd_req1;
+  In<Packet> rd_data;  // id = tag
+  Out<spec::DmaRdReq> m_rd_req{this};
+  Out<Packet> rd_data0{this}, rd_data1{this};
+  In<spec::DmaWrReq> wr_req0;
+  In<Packet> wr_data0;
+  In<spec::DmaWrReq> wr_req1;
+  In<Packet> wr_data1;
+  Out<spec::DmaWrReq> m_wr_req{this};
+  Out<Packet> m_wr_data{this};
+  In<uint8_t> wr_done;  // bit 0: error
+  uint32_t wr_errors() const { return wr_err_; }
+  void run() override;
+
+ private:
+  Scheduler& s_;
+  unsigned bytes_;
+  Cycle rd_free_ = 0, wr_free_ = 0;
+  uint32_t wr_err_ = 0;
+};
+
+}  // namespace rocenic::model

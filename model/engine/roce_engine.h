@@ -1,71 +1,71 @@
-// Model of rtl/top/roce_engine.sv: the same blocks, wired the same way
-// (docs/engine.md), each a cycle-level model of its RTL block. Ports as
-// sim/engine_harness.h lists them:
-//   in  0 s_axil_aw, 1 s_axil_w, 2 s_axil_ar, 3 s_axis_rx, 4 s_axis_dma_rd (id = tag), 5 s_dma_wr_done
-//   out 0 s_axil_b, 1 s_axil_r, 2 m_axis_tx, 3 m_axis_byp, 4 m_dma_rd_req, 5 m_dma_wr_req,
-//       6 m_axis_dma_wr, 7 m_event
+// The engine (rtl/top/roce_engine.sv) in the event-driven model: the same
+// blocks, wired as the RTL top wires them (docs/engine.md), by channels.
+// It runs on a Scheduler its owner drives (sim/model_world.h: the host
+// memory, DMA timing, wire and CSR master around it).
+//
+// Toward the world:
+//   in   csr.aw / csr.w / csr.ar (AXI4-Lite), rx (frames from the MAC),
+//        dma.rd_data (read data, id = tag), dma.wr_done (bit 0 = error)
+//   out  csr.b / csr.r, tx (frames toward the MAC), bypass (non-RoCE frames
+//        toward the host), dma.m_rd_req, dma.m_wr_req + dma.m_wr_data, event
+// The outputs are bound by the owner (Out<T>::bind) before anything runs.
 #pragma once
 
-#include <vector>
+#include <cstdint>
 
-#include "common/block.h"
-#include "engine/netlist.h"
+#include "cq/cq_writer.h"
+#include "csr/roce_csr.h"
+#include "ctrl/roce_cmd.h"
+#include "engine/glue.h"
+#include "mem/mr_table.h"
+#include "net/roce_deparser.h"
+#include "net/roce_parser.h"
+#include "sched/port.h"
+#include "xport/completer.h"
+#include "xport/requester.h"
+#include "xport/responder.h"
 
 namespace rocenic::model {
 
-class RoceCsr;
-class RoceCmd;
-class RoceParser;
-class RoceDeparser;
-class LoopbackSplit;
-
-class RoceEngine : public Block {
+class RoceEngine {
  public:
-  static constexpr unsigned kInAr = 2;  // s_axil_ar
-  explicit RoceEngine(unsigned data_bytes = 64);
+  explicit RoceEngine(Scheduler& s, unsigned data_bytes = 64);
+  RoceEngine(const RoceEngine&) = delete;
+  RoceEngine& operator=(const RoceEngine&) = delete;
 
-  const std::vector<PortInfo>& inputs() const override { return in_info_; }
-  const std::vector<PortInfo>& outputs() const override { return out_info_; }
-  void reset() override;
-  void set_input(unsigned port, bool valid, const Flit& flit) override;
-  void set_output_ready(unsigned port, bool ready) override;
-  void eval() override;
-  bool input_ready(unsigned port) override;
-  bool output_valid(unsigned port) override;
-  Flit output(unsigned port) override;
-  void clock() override;
-  uint64_t cycle() const override { return cycle_; }
-  bool idle() const override { return net_.idle(); }
-  std::vector<std::pair<std::string, uint32_t>> counters() override;
+  In<Packet>& rx() { return rx_merge.in0; }  // MAC frames first (input 0), then looped-back ones
+  Out<Packet>& tx() { return loopback.out0; }
+  Out<Packet>& bypass() { return parser.byp; }
+  Out<spec::CqEvent>& event() { return cq.event; }
+
+  // The counters the CSR block shows, gathered from the blocks that own them.
+  CsrCounters counters() const;
+
+  // control
+  RoceCsr csr;
+  RoceCmd cmd;
+  MrTable mr;
+  MrArb mr_arb;
+  // transport
+  Requester req;
+  Responder resp;
+  Completer completer;
+  Merge<spec::CqCompl> compl_merge;  // responder (0), completer (1) -> cq_writer
+  CqWriter cq;
+  // packets
+  Merge<spec::RoceTxHdr> tx_merge;  // ACK headers (0) before requester headers (1)
+  RoceDeparser deparser;
+  Split<Packet> loopback;           // to the own MAC: back into the receive path (out1)
+  Merge<Packet> rx_merge;           // MAC frames (0), looped-back frames (1)
+  RoceParser parser;
+  RxDispatch dispatch;
+  // host memory
+  DmaArb dma;
 
  private:
-  struct Ext {  // an external port: which block and which of its ports
-    Block* block;
-    unsigned port;
-  };
-  void apply_static_inputs();
-  void gather_counters();
+  void follow_csr();  // the wires from CSR registers: port MAC, GID table, RoCE enable
 
-  unsigned bytes_;
-  Netlist net_;
-  std::vector<PortInfo> in_info_, out_info_;
-  std::vector<Ext> ext_in_, ext_out_;
-  Block* csr_ = nullptr;  // a FlitAdapter around RoceCsr
-  RoceCsr& csr() const;
-  Block* cmd_ = nullptr;  // a FlitAdapter around RoceCmd
-  RoceCmd& cmd() const;
-  Block* parser_ = nullptr;
-  Block* deparser_ = nullptr;
-  Block* cq_ = nullptr;
-  LoopbackSplit* loopback_ = nullptr;
-  Block* req_ = nullptr;
-  Block* resp_ = nullptr;
-  Block* compl_ = nullptr;
-  Block* compl_arb_ = nullptr;
-  std::vector<std::vector<unsigned>> xport_map_;  // per counter-owning block: xport_cnt index of each counter (0 = none)
-  uint32_t cqe_err_ = 0;
-  bool csr_ar_valid_ = false;  // s_axil_ar offers a read this cycle: the counters must be current
-  uint64_t cycle_ = 0;
+  uint32_t cqe_err_ = 0, loopback_ = 0;
 };
 
 }  // namespace rocenic::model

@@ -188,7 +188,7 @@ void RoceParser::run() {
     const bool stored = beats <= fifo_beats_;  // a frame too long for the FIFO is withdrawn as it arrives
     const bool to_pay = accepted && v.hdr.pay_len != 0 && stored;
     const bool to_byp = v.bypass && stored;
-    if (!stat->can_push() || (accepted && !hdr->can_push()) || (to_pay && !pay->can_push()) ||
+    if ((stat.bound() && !stat->can_push()) || (accepted && !hdr->can_push()) || (to_pay && !pay->can_push()) ||
         (to_byp && !byp->can_push()))
       return;  // an output is full: its consumer's pop wakes us
     const Cycle t = now;  // the frame's last beat (or when an output made room)
@@ -196,7 +196,8 @@ void RoceParser::run() {
     if (accepted) ++cnt_roce_;
     if (v.bypass) ++cnt_bypass_;
     if (v.drop != Drop::kNone) ++cnt_drop_[static_cast<unsigned>(v.drop)];
-    stat->push(static_cast<uint8_t>(static_cast<unsigned>(v.drop) | (v.bypass ? 0x10u : 0u)), t + kStatLat);
+    if (stat.bound())  // (the engine reads the counters instead)
+      stat->push(static_cast<uint8_t>(static_cast<unsigned>(v.drop) | (v.bypass ? 0x10u : 0u)), t + kStatLat);
     if (accepted) hdr->push(v.hdr, t + kHdrLat);
     if (to_pay || to_byp) {
       const size_t len = to_pay ? v.hdr.pay_len : f.data.size();

@@ -1,11 +1,11 @@
 // Block adapter around the Verilated rtl/top/roce_engine.sv. Ports and flits
-// as sim/engine_harness.h lists them (the same as model::RoceEngine).
+// as sim/engine_harness.h lists them.
 #pragma once
 
 #include "Vroce_engine.h"
 #include "common/block.h"
 #include "common/le_bytes.h"
-#include "engine/roce_engine.h"
+#include "gen/roce_spec.h"
 #include "rtl/vl_ports.h"
 #include "rtl/vl_top.h"
 
@@ -19,9 +19,18 @@ class RoceEngineRtl : public VlBlock<V> {
 
  public:
   explicit RoceEngineRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
-    model::RoceEngine m(data_bytes);  // same port list as the model
-    in_info_ = m.inputs();
-    out_info_ = m.outputs();
+    const auto desc = [](const char* n, unsigned bits) { return PortInfo{n, false, true, (bits + 7) / 8}; };
+    in_info_ = {{"s_axil_aw", false, true, 2},       {"s_axil_w", false, true, 5},
+                {"s_axil_ar", false, true, 2},       {"s_axis_rx", true, true, data_bytes},
+                {"s_axis_dma_rd", true, true, data_bytes}, {"s_dma_wr_done", false, true, 2}};
+    out_info_ = {{"s_axil_b", false, true, 1},
+                 {"s_axil_r", false, true, 5},
+                 {"m_axis_tx", true, true, data_bytes},
+                 {"m_axis_byp", true, true, data_bytes},
+                 desc("m_dma_rd_req", spec::DmaRdReq::kBits),
+                 desc("m_dma_wr_req", spec::DmaWrReq::kBits),
+                 {"m_axis_dma_wr", true, true, data_bytes},
+                 {"m_event", false, true, (spec::CqEvent::kBits + 7) / 8}};
     reset();
   }
   void reset() override {

@@ -1,0 +1,59 @@
+// One engine in its world, as the Device backends, cosim and the benches
+// drive it: CSR accesses on AXI4-Lite, host memory behind the DMA timing,
+// frames in from the wire and out to it, completion events. Two kinds:
+//   EngineHarness  the Verilated RTL (or any cycle-level Block), a clock
+//                  cycle at a time (sim/engine_harness.h)
+//   ModelWorld     the event-driven model, from event to event
+//                  (sim/model_world.h)
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace rocenic {
+
+struct DmaWrite {
+  uint64_t addr = 0;
+  std::vector<uint8_t> data;
+  uint64_t cycle = 0;
+  uint8_t tag = 0;  // the writing client: 0 responder (payload), 1 CQ writer (CQEs)
+};
+
+class EngineWorld {
+ public:
+  using Frame = std::vector<uint8_t>;
+  virtual ~EngineWorld() = default;
+
+  // CSR access, started now; poll csr_done() while stepping. One at a time.
+  virtual void csr_start(bool is_write, uint32_t addr, uint32_t data) = 0;
+  virtual bool csr_done() const = 0;
+  virtual bool csr_ok() const = 0;
+  virtual uint32_t csr_data() const = 0;
+
+  // A frame from the wire; it enters the MAC RX port a beat a cycle, after
+  // the frames before it.
+  virtual void push_rx(const Frame& f) = 0;
+
+  // Advances simulated time by at least one cycle and at most max_cycles
+  // (the RTL: one cycle; the model: to its next event, when that comes
+  // sooner); returns the cycles advanced.
+  virtual uint64_t step(uint64_t max_cycles = 1) = 0;
+  // Nothing in progress anywhere: time stands still until new input.
+  virtual bool idle() const = 0;
+  virtual uint64_t cycles() const = 0;
+
+  // What came out since the last take_*().
+  virtual std::vector<Frame> take_tx() = 0;
+  virtual std::vector<Frame> take_bypass() = 0;
+  virtual std::vector<std::pair<uint16_t, bool>> take_events() = 0;  // (cq, error)
+  // Every DMA write, once record_writes(true) (cosim, benches).
+  virtual std::vector<DmaWrite> take_dma_writes() = 0;
+  virtual void record_writes(bool on) = 0;
+  // Timing marks for benches: the cycle of the first beat of every TX frame,
+  // and of the last beat of every RX frame the engine took.
+  virtual std::vector<uint64_t> take_tx_starts() = 0;
+  virtual std::vector<uint64_t> take_rx_ends() = 0;
+};
+
+}  // namespace rocenic

@@ -103,6 +103,7 @@ class SingleDevice : public Device {
   EngineWorld* harness() override { return &h_; }
   uint64_t cycles() const override { return h_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(h_.cycles(), clock_mhz_); }
+  uint64_t dma_refused() const override { return mem_.refused(); }
 
  private:
   void access(bool is_write, uint32_t addr, uint32_t value) {
@@ -192,6 +193,7 @@ class CosimDevice : public Device {
   EngineWorld* harness() override { return &rtl_; }
   uint64_t cycles() const override { return rtl_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(rtl_.cycles(), opt_.dma.clock_mhz); }
+  uint64_t dma_refused() const override { return mem_.refused(); }
   uint64_t compared() const override { return compared_; }
   std::string divergence() const override { return divergence_; }
 

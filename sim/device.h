@@ -78,6 +78,8 @@ class Device {
   // of DmaTiming::clock_mhz, 250 MHz unless set): what captures are stamped with.
   virtual uint64_t cycles() const = 0;
   virtual uint64_t now_ns() const = 0;
+  // DMA accesses refused so far (outside the allowed ranges).
+  virtual uint64_t dma_refused() const { return 0; }
   // cosim: transactions compared so far and the first divergence ("" = none).
   virtual uint64_t compared() const { return 0; }
   virtual std::string divergence() const { return ""; }

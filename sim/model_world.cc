@@ -161,11 +161,11 @@ ModelWorld::Host::Host(ModelWorld& w) : axil(w), mac(w), dma(w), events(w) {
   e.csr.r.bind(axil.r);
   e.tx().bind(mac.tx);
   e.bypass().bind(mac.byp);
-  e.dma.m_rd_req.bind(dma.rd_req);
-  e.dma.m_wr_req.bind(dma.wr_req);
-  e.dma.m_wr_data.bind(dma.wr_data);
-  dma.rd_data.bind(e.dma.rd_data);
-  dma.wr_done.bind(e.dma.wr_done);
+  e.dma_rd_arb.out.bind(dma.rd_req);
+  e.dma_wr_arb.m_req.bind(dma.wr_req);
+  e.dma_wr_arb.m_data.bind(dma.wr_data);
+  dma.rd_data.bind(e.dma_rd_route.in);
+  dma.wr_done.bind(e.dma_wr_arb.done);
   e.event().bind(events.in);
   // the MAC is woken when the RX port frees a credit
   e.rx().set_producer(&mac);

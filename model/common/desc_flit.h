@@ -27,6 +27,14 @@ Desc desc_from_flit(const Flit& f) {
   return d;
 }
 
+// The n bytes of a flit from `off` on, as a little-endian number (the
+// index and address prefixes of table-write ports, AXI4-Lite data).
+inline uint64_t flit_le(const Flit& f, unsigned off, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint64_t{f.data[off + i]} << (8 * i);
+  return v;
+}
+
 // Split a frame into left-aligned beats of `bytes` lanes (unused lanes zero).
 inline std::vector<Flit> frame_to_beats(const std::vector<uint8_t>& frame, unsigned bytes, bool user = false) {
   std::vector<Flit> beats;

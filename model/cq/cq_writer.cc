@@ -99,14 +99,7 @@ void CqWriter::run() {
     return;
   }
   // The input that arrived first; the RTL's priority breaks ties.
-  Cycle first = kNever;
-  int pick = -1;
-  const Cycle at[3] = {cfg.next_at(), db.next_at(), completion.next_at()};
-  for (int i = 0; i < 3; ++i)
-    if (at[i] <= now && at[i] < first) {
-      first = at[i];
-      pick = i;
-    }
+  const int pick = first_arrived({cfg.next_at(), db.next_at(), completion.next_at()}, now);
   if (pick == 0) {
     configure(cfg.pop());
     free_at_ = now + 1;

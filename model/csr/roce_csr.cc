@@ -205,24 +205,14 @@ void RoceCsr::run() {
   }
 }
 
-namespace {
-
-uint32_t le(const Flit& f, unsigned off, unsigned n) {
-  uint32_t v = 0;
-  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint32_t{f.data[off + i]} << (8 * i);
-  return v;
-}
-
-}  // namespace
-
 std::unique_ptr<rocenic::Block> make_roce_csr_block(const CsrCounters& counters, const CsrParams& p) {
   return std::make_unique<FlitAdapter>(64, [=](FlitAdapter& a) {
     RoceCsr* c = a.make<RoceCsr>(p);
     c->set_counters(counters);
-    const auto addr = [](const Flit& f) { return le(f, 0, 2); };
+    const auto addr = [](const Flit& f) { return static_cast<uint32_t>(flit_le(f, 0, 2)); };
     a.in<uint32_t>("s_axil_aw", c->aw, 2, addr);
     a.in<AxilW>("s_axil_w", c->w, 5,
-                [](const Flit& f) { return AxilW{le(f, 0, 4), static_cast<uint8_t>(le(f, 4, 1))}; });
+                [](const Flit& f) { return AxilW{static_cast<uint32_t>(flit_le(f, 0, 4)), static_cast<uint8_t>(flit_le(f, 4, 1))}; });
     a.in<uint32_t>("s_axil_ar", c->ar, 2, addr);
     a.in<spec::CmdResp>("s_cmd_resp", c->cmd_resp);
     a.out<uint8_t>("s_axil_b", c->b, 1, 1, [](const uint8_t& v) { return Flit{le_bytes(v, 1)}; });

@@ -234,7 +234,7 @@ spec::CmdStatus RoceCmd::write_mtt(const uint8_t* a) {
   w.load(a);
   if (w.count < 1 || w.count > 6 || uint64_t{w.index} + w.count > p_.mtt_depth) return CmdStatus::kBadParam;
   for (unsigned i = 0; i < w.count; ++i) {
-    pending_.push_back(MttWrite{static_cast<uint16_t>(w.index + i), le<uint64_t>(a, 8 + 8 * i, 8)});
+    pending_.push_back(MttWrite{static_cast<uint16_t>(w.index + i), le<uint64_t>(a, spec::kCmdWriteMttPa0Off + spec::kCmdWriteMttPa0Bytes * i, spec::kCmdWriteMttPa0Bytes)});
   }
   return CmdStatus::kOk;
 }

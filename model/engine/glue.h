@@ -22,21 +22,22 @@ class Merge : public Process {
       : in0(s, this, capacity), in1(s, this, capacity), s_(s), latency_(latency), beats_(std::move(beats)) {}
   In<T> in0, in1;
   Out<T> out{this};
-  std::function<void(const T&)> on_pass;  // sees every transaction (counters)
+  // sees (and may mark) every transaction, with the input it came from
+  // (counters; an arbiter's tag naming the client)
+  std::function<void(T&, int input)> on_pass;
 
   void run() override {
     const Cycle now = s_.now();
     for (;;) {
-      const bool r0 = in0.ready(), r1 = in1.ready();
-      if (!r0 && !r1) return;
-      if (!out->can_push()) return;  // the consumer's pop wakes us
-      In<T>& in = r0 && (!r1 || in0.next_at() <= in1.next_at()) ? in0 : in1;
+      const int pick = first_arrived({in0.next_at(), in1.next_at()}, now);
+      if (pick < 0 || !out->can_push()) return;  // (the consumer's pop wakes us)
+      In<T>& in = pick == 0 ? in0 : in1;
       const Cycle n = beats_ ? std::max<Cycle>(beats_(in.front()), 1) : 1;
       // a packet streams through: its last beat leaves `latency` after it
       // arrived, unless the output is still busy with the one before
       const Cycle last = std::max(in.next_at() + latency_, free_ + n - 1);
       T v = in.pop();
-      if (on_pass) on_pass(v);
+      if (on_pass) on_pass(v, pick);
       out->push(std::move(v), std::max(last, now));
       free_ = std::max(last, now) + 1;
     }
@@ -57,7 +58,7 @@ class Split : public Process {
       : in(s, this, capacity), s_(s), latency_(latency), to_one_(std::move(to_one)) {}
   In<T> in;
   Out<T> out0{this}, out1{this};
-  std::function<void(const T&, bool)> on_pass;  // (transaction, went to output 1)
+  std::function<void(T&, bool)> on_pass;  // sees (and may mark) every transaction, and whether it went to output 1
 
   void run() override {
     const Cycle now = s_.now();
@@ -95,52 +96,35 @@ class RxDispatch : public Process {
   Scheduler& s_;
 };
 
-// Two clients' MR checks to one table (rtl/common/mr_arb.sv): tag bit 7
-// names the client, answers go back by it (bit 7 cleared).
-class MrArb : public Process {
+// The MR checks of two clients to one table (rtl/common/mr_arb.sv): a Merge
+// marks tag bit 7 with the client, a Split sends each answer back by it.
+// DMA reads (rtl/common/dma_rd_arb.sv): a Merge sets the tag to the client
+// (requester 0, responder 1), a Split routes the read data by its tid.
+
+// DMA writes of two clients (rtl/common/dma_wr_arb.sv): the responder (0)
+// and the CQ writer (1), one whole request and its data at a time, in the
+// order they asked; tag = client; write-done errors counted.
+class DmaWriteArb : public Process {
  public:
   static constexpr Cycle kLatency = 1;
-  explicit MrArb(Scheduler& s) : req0(s, this, 1), req1(s, this, 1), resp(s, this, 2), s_(s) {}
-  In<spec::MrReq> req0, req1;
-  In<spec::MrResp> resp;
-  Out<spec::MrReq> m_req{this};
-  Out<spec::MrResp> resp0{this}, resp1{this};
-  void run() override;
-
- private:
-  Scheduler& s_;
-};
-
-// The clients' DMA (rtl/common/dma_rd_arb.sv, dma_wr_arb.sv): reads of the
-// requester (client 0) and the responder (client 1), tag = client, data
-// routed back by its tag; writes of the responder (client 0) and the CQ
-// writer (client 1), one whole request and its data at a time, tag =
-// client; write-done errors counted.
-class DmaArb : public Process {
- public:
-  static constexpr Cycle kLatency = 1;
-  explicit DmaArb(Scheduler& s, unsigned data_bytes)
-      : rd_req0(s, this, 1), rd_req1(s, this, 1), rd_data(s, this, 4), wr_req0(s, this, 2), wr_data0(s, this, 2),
-        wr_req1(s, this, 1), wr_data1(s, this, 1), wr_done(s, this, 64), s_(s), bytes_(data_bytes) {}
-  In<spec::DmaRdReq> rd_req0, rd_req1;
-  In<Packet> rd_data;  // id = tag
-  Out<spec::DmaRdReq> m_rd_req{this};
-  Out<Packet> rd_data0{this}, rd_data1{this};
-  In<spec::DmaWrReq> wr_req0;
-  In<Packet> wr_data0;
-  In<spec::DmaWrReq> wr_req1;
-  In<Packet> wr_data1;
-  Out<spec::DmaWrReq> m_wr_req{this};
-  Out<Packet> m_wr_data{this};
-  In<uint8_t> wr_done;  // bit 0: error
-  uint32_t wr_errors() const { return wr_err_; }
+  DmaWriteArb(Scheduler& s, unsigned data_bytes)
+      : req0(s, this, 2), data0(s, this, 2), req1(s, this, 1), data1(s, this, 1), done(s, this, 64), s_(s),
+        bytes_(data_bytes) {}
+  In<spec::DmaWrReq> req0;
+  In<Packet> data0;
+  In<spec::DmaWrReq> req1;
+  In<Packet> data1;
+  Out<spec::DmaWrReq> m_req{this};
+  Out<Packet> m_data{this};
+  In<uint8_t> done;  // bit 0: error
+  uint32_t errors() const { return err_; }
   void run() override;
 
  private:
   Scheduler& s_;
   unsigned bytes_;
-  Cycle rd_free_ = 0, wr_free_ = 0;
-  uint32_t wr_err_ = 0;
+  Cycle free_ = 0;
+  uint32_t err_ = 0;
 };
 
 }  // namespace rocenic::model

@@ -7,13 +7,15 @@ namespace rocenic::model {
 
 namespace {
 Cycle beats_of(const Packet& p, unsigned bytes) { return (p.data.size() + bytes - 1) / bytes; }
+constexpr Cycle MrArbLatency = 1, DmaArbLatency = 1;  // registered hops of rtl/common/{mr,dma_rd}_arb.sv
 }  // namespace
 
 RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
     : csr(s),
       cmd(s),
       mr(s),
-      mr_arb(s),
+      mr_arb(s, MrArbLatency),
+      mr_route(s, MrArbLatency, [](const spec::MrResp& r) { return (r.tag & 0x80) != 0; }, 2),
       req(s, data_bytes),
       resp(s, data_bytes),
       completer(s),
@@ -30,7 +32,9 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
-      dma(s, data_bytes) {
+      dma_rd_arb(s, DmaArbLatency),
+      dma_rd_route(s, DmaArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
+      dma_wr_arb(s, data_bytes) {
   // control: CSR -> command processor -> the table owners
   csr.cmd.bind(cmd.cmd);
   cmd.resp.bind(csr.cmd_resp);
@@ -46,22 +50,27 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   csr.counters_from([this] { return counters(); });
   csr.on_write = [this] { follow_csr(); };
   follow_csr();
-  // MR checks
-  req.mr_req.bind(mr_arb.req0);
-  resp.mr_req.bind(mr_arb.req1);
-  mr_arb.m_req.bind(mr.req);
-  mr.resp.bind(mr_arb.resp);
-  mr_arb.resp0.bind(req.mr_resp);
-  mr_arb.resp1.bind(resp.mr_resp);
-  // DMA
-  req.dma_rd_req.bind(dma.rd_req0);
-  resp.dma_rd_req.bind(dma.rd_req1);
-  dma.rd_data0.bind(req.dma_rd);
-  dma.rd_data1.bind(resp.dma_rd_data);
-  resp.dma_wr_req.bind(dma.wr_req0);
-  resp.dma_wr_data.bind(dma.wr_data0);
-  cq.dma_wr.bind(dma.wr_req1);
-  cq.dma_wr_data.bind(dma.wr_data1);
+  // MR checks: tag bit 7 names the client
+  req.mr_req.bind(mr_arb.in0);
+  resp.mr_req.bind(mr_arb.in1);
+  mr_arb.on_pass = [](spec::MrReq& r, int client) {
+    r.tag = static_cast<uint8_t>((r.tag & 0x7F) | (client ? 0x80 : 0));
+  };
+  mr_arb.out.bind(mr.req);
+  mr.resp.bind(mr_route.in);
+  mr_route.on_pass = [](spec::MrResp& r, bool) { r.tag &= 0x7F; };
+  mr_route.out0.bind(req.mr_resp);
+  mr_route.out1.bind(resp.mr_resp);
+  // DMA: the tag names the client
+  req.dma_rd_req.bind(dma_rd_arb.in0);
+  resp.dma_rd_req.bind(dma_rd_arb.in1);
+  dma_rd_arb.on_pass = [](spec::DmaRdReq& r, int client) { r.tag = static_cast<uint8_t>(client); };
+  dma_rd_route.out0.bind(req.dma_rd);
+  dma_rd_route.out1.bind(resp.dma_rd_data);
+  resp.dma_wr_req.bind(dma_wr_arb.req0);
+  resp.dma_wr_data.bind(dma_wr_arb.data0);
+  cq.dma_wr.bind(dma_wr_arb.req1);
+  cq.dma_wr_data.bind(dma_wr_arb.data1);
   // requester <-> completer
   req.sq_track.bind(completer.sq_track);
   completer.sq_retire.bind(req.sq_retire);
@@ -69,7 +78,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   resp.cq_compl.bind(compl_merge.in0);
   completer.cq_compl.bind(compl_merge.in1);
   compl_merge.out.bind(cq.completion);
-  compl_merge.on_pass = [this](const spec::CqCompl& c) { cqe_err_ += c.status != 0; };
+  compl_merge.on_pass = [this](spec::CqCompl& c, int) { cqe_err_ += c.status != 0; };
   // TX: ACKs first, the requester's payload straight to the deparser
   resp.ack_hdr.bind(tx_merge.in0);
   req.tx_hdr.bind(tx_merge.in1);
@@ -77,7 +86,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   req.tx_payload.bind(deparser.pay);
   deparser.tx.bind(loopback.in);
   loopback.out1.bind(rx_merge.in1);
-  loopback.on_pass = [this](const Packet&, bool looped) { loopback_ += looped; };
+  loopback.on_pass = [this](Packet&, bool looped) { loopback_ += looped; };
   // RX
   rx_merge.out.bind(parser.rx);
   parser.hdr.bind(dispatch.hdr);

@@ -5,9 +5,9 @@
 //
 // Toward the world:
 //   in   csr.aw / csr.w / csr.ar (AXI4-Lite), rx (frames from the MAC),
-//        dma.rd_data (read data, id = tag), dma.wr_done (bit 0 = error)
+//        dma_rd_route.in (read data, id = tag), dma_wr_arb.done (bit 0 = error)
 //   out  csr.b / csr.r, tx (frames toward the MAC), bypass (non-RoCE frames
-//        toward the host), dma.m_rd_req, dma.m_wr_req + dma.m_wr_data, event
+//        toward the host), dma_rd_arb.out, dma_wr_arb.m_req + m_data, event
 // The outputs are bound by the owner (Out<T>::bind) before anything runs.
 #pragma once
 
@@ -45,7 +45,8 @@ class RoceEngine {
   RoceCsr csr;
   RoceCmd cmd;
   MrTable mr;
-  MrArb mr_arb;
+  Merge<spec::MrReq> mr_arb;      // requester (0), responder (1): tag bit 7 = client
+  Split<spec::MrResp> mr_route;   // answers back by tag bit 7
   // transport
   Requester req;
   Responder resp;
@@ -60,7 +61,9 @@ class RoceEngine {
   RoceParser parser;
   RxDispatch dispatch;
   // host memory
-  DmaArb dma;
+  Merge<spec::DmaRdReq> dma_rd_arb;  // requester (0), responder (1): tag = client
+  Split<Packet> dma_rd_route;        // read data back by its tid
+  DmaWriteArb dma_wr_arb;            // responder (0), CQ writer (1)
 
  private:
   void follow_csr();  // the wires from CSR registers: port MAC, GID table, RoCE enable

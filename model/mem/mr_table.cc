@@ -58,26 +58,16 @@ void MrTable::run() {
   }
 }
 
-namespace {
-
-uint64_t le(const Flit& f, unsigned off, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n && off + i < f.data.size(); ++i) v |= uint64_t{f.data[off + i]} << (8 * i);
-  return v;
-}
-
-}  // namespace
-
 std::unique_ptr<rocenic::Block> make_mr_table_block(unsigned max_mr, unsigned mtt_depth) {
   return std::make_unique<FlitAdapter>(64, [=](FlitAdapter& a) {
     MrTable* t = a.make<MrTable>(max_mr, mtt_depth);
     a.in<MrWrite>("mr_wr", t->mr_wr, 2 + (spec::MrCtx::kBits + 7) / 8, [](const Flit& f) {
       Flit body;
       body.data.assign(f.data.begin() + std::min<size_t>(2, f.data.size()), f.data.end());
-      return MrWrite{static_cast<uint16_t>(le(f, 0, 2)), desc_from_flit<spec::MrCtx>(body)};
+      return MrWrite{static_cast<uint16_t>(flit_le(f, 0, 2)), desc_from_flit<spec::MrCtx>(body)};
     });
     a.in<MttWrite>("mtt_wr", t->mtt_wr, 10,
-                   [](const Flit& f) { return MttWrite{static_cast<uint16_t>(le(f, 0, 2)), le(f, 2, 8)}; });
+                   [](const Flit& f) { return MttWrite{static_cast<uint16_t>(flit_le(f, 0, 2)), flit_le(f, 2, 8)}; });
     a.in<spec::MrReq>("req", t->req);
     a.out<spec::MrResp>("resp", t->resp, 2);  // the two pipeline stages
   });

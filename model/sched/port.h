@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "sched/bytes.h"
@@ -72,6 +73,22 @@ class OutAll {
   Process* owner_;
   std::vector<Channel<T>*> chs_;
 };
+
+// Of inputs whose oldest transactions arrive at the cycles `at` (kNever:
+// none waiting), the one that arrived first, by `now`; ties go to the lower
+// index (the RTL's fixed priority between its ports). -1: none has arrived.
+inline int first_arrived(std::initializer_list<Cycle> at, Cycle now) {
+  int pick = -1, i = 0;
+  Cycle best = kNever;
+  for (const Cycle t : at) {
+    if (t <= now && (pick < 0 || t < best)) {
+      pick = i;
+      best = t;
+    }
+    ++i;
+  }
+  return pick;
+}
 
 // An input channel that wakes its owner.
 template <typename T>

@@ -162,11 +162,10 @@ void Completer::run() {
   }
   // The input that arrived first (a blocked sq_track steps aside); ties in
   // the RTL's priority.
-  const Cycle at[3] = {qp_cfg.next_at(), sq_track.ready() && !window_full(sq_track.front().qpn) ? sq_track.next_at() : kNever,
-                       rx_ack.next_at()};
-  int pick = -1;
-  for (int i = 0; i < 3; ++i)
-    if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+  const int pick = first_arrived(
+      {qp_cfg.next_at(), sq_track.ready() && !window_full(sq_track.front().qpn) ? sq_track.next_at() : kNever,
+       rx_ack.next_at()},
+      now);
   if (pick < 0) return;
   const Cycle t = now + kDecide;
   Cycle busy = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sched/flit_adapter.h"
+#include "xport/tx_addr.h"
 
 namespace rocenic::model {
 namespace {
@@ -52,10 +53,7 @@ bool Requester::any_eligible() const {
 // order); a qp_cfg for the QP being worked on waits until its WQE is done.
 bool Requester::control(Cycle now) {
   const bool cfg_waits = qp_cfg.ready() && st_ != St::kIdle && qp_cfg.front().qpn == act_;
-  const Cycle at[3] = {cfg_waits ? kNever : qp_cfg.next_at(), sq_retire.next_at(), sq_db.next_at()};
-  int pick = -1;
-  for (int i = 0; i < 3; ++i)
-    if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+  const int pick = first_arrived({cfg_waits ? kNever : qp_cfg.next_at(), sq_retire.next_at(), sq_db.next_at()}, now);
   if (pick < 0) return false;
   using A = spec::QpAction;
   using S = spec::QpState;
@@ -148,15 +146,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const Wqe& w = wqe_;
   const spec::QpCfg& cfg = qps_[act_].cfg;
   const bool first = k == 0, last = k + 1 == w.npk;
-  spec::RoceTxHdr h;
-  h.l3 = cfg.l3;
-  h.dst_mac = cfg.dst_mac;
-  h.src_mac = cfg.src_mac;
-  h.src_ip = cfg.src_ip;
-  h.dst_ip = cfg.dst_ip;
-  h.tclass = cfg.tclass;
-  h.ttl = cfg.ttl;
-  h.flow_label = cfg.flow_label;
+  spec::RoceTxHdr h = header_to_peer(cfg);
   using namespace spec;
   if (w.send)
     h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : kRcSendOnly)
@@ -170,8 +160,6 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
                              : kRcWriteMiddle;
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
-  h.pkey = static_cast<uint16_t>(kDefaultPkey);
-  h.dst_qpn = cfg.dest_qpn;
   h.ack_req = last;
   h.psn = (qps_[act_].psn + k) & kPsnMask;
   if (!w.send && first) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sched/flit_adapter.h"
+#include "xport/tx_addr.h"
 
 namespace rocenic::model {
 namespace {
@@ -462,19 +463,8 @@ bool Responder::flush_step(Cycle now) {
 // ---------------------------------------------------------------- placement
 
 spec::RoceTxHdr Responder::ack_of(const Verdict& v) const {
-  const spec::QpCfg& a = qps_[v.qpn].addr;
-  spec::RoceTxHdr h;
-  h.l3 = a.l3;
-  h.dst_mac = a.dst_mac;
-  h.src_mac = a.src_mac;
-  h.src_ip = a.src_ip;
-  h.dst_ip = a.dst_ip;
-  h.tclass = a.tclass;
-  h.ttl = a.ttl;
-  h.flow_label = a.flow_label;
+  spec::RoceTxHdr h = header_to_peer(qps_[v.qpn].addr);
   h.opcode = spec::kRcAck;
-  h.pkey = static_cast<uint16_t>(spec::kDefaultPkey);
-  h.dst_qpn = a.dest_qpn;
   h.psn = v.psn;
   h.aeth_syndrome = v.syn;
   h.aeth_msn = v.msn;
@@ -538,10 +528,8 @@ void Responder::run() {
       case St::kIdle: {
         // The input that arrived first (same cycle: qp_cfg, rq_db, rx_hdr);
         // a qp_cfg waits until placement has drained.
-        const Cycle at[3] = {placing_.empty() ? qp_cfg.next_at() : kNever, rq_db.next_at(), rx_hdr.next_at()};
-        int pick = -1;
-        for (int i = 0; i < 3; ++i)
-          if (at[i] <= now && (pick < 0 || at[i] < at[pick])) pick = i;
+        const int pick =
+            first_arrived({placing_.empty() ? qp_cfg.next_at() : kNever, rq_db.next_at(), rx_hdr.next_at()}, now);
         if (pick < 0) break;
         check_at_ = now + kTake;
         if (pick == 0) {

@@ -133,7 +133,8 @@ CmdResult EngineHost::try_reg_mr(uint32_t pd, const void* addr, uint64_t len, ui
     w.store(a);
     for (uint32_t i = 0; i < w.count; ++i) {
       const uint64_t pa = first + 4096ull * (p + i);
-      for (int b = 0; b < 8; ++b) a[8 + 8 * i + b] = static_cast<uint8_t>(pa >> (8 * b));
+      for (unsigned b = 0; b < kCmdWriteMttPa0Bytes; ++b)
+        a[kCmdWriteMttPa0Off + kCmdWriteMttPa0Bytes * i + b] = static_cast<uint8_t>(pa >> (8 * b));
     }
     const CmdResult r = command(CmdOp::kWriteMtt, a);
     if (!r.ok()) return r;
@@ -246,8 +247,8 @@ void EngineHost::post_send(Qp& qp, const SendWqe& wqe, const std::vector<Sge>& s
   SendWqe w = wqe;
   w.num_sge = static_cast<uint8_t>(sges.size());
   w.store(slot);
-  for (size_t i = 0; i < sges.size(); ++i) sges[i].store(slot + 32 + Sge::kSize * i);
-  if (!inline_data.empty()) std::memcpy(slot + 32, inline_data.data(), inline_data.size());
+  for (size_t i = 0; i < sges.size(); ++i) sges[i].store(slot + kSendWqeSge0AddrOff + Sge::kSize * i);
+  if (!inline_data.empty()) std::memcpy(slot + kSendWqeSge0AddrOff, inline_data.data(), inline_data.size());
   ++qp.sq_pi;
   must_write(dev_, kCsrSqDb, (qp.sq_pi & 0xFFFF) << 16 | qp.qpn);
 }
@@ -258,7 +259,7 @@ void EngineHost::post_recv(Qp& qp, uint64_t wr_id, const std::vector<Sge>& sges)
   w.wr_id = wr_id;
   w.num_sge = static_cast<uint8_t>(sges.size());
   w.store(slot);
-  for (size_t i = 0; i < sges.size(); ++i) sges[i].store(slot + 32 + Sge::kSize * i);
+  for (size_t i = 0; i < sges.size(); ++i) sges[i].store(slot + kRecvWqeSge0AddrOff + Sge::kSize * i);
   ++qp.rq_pi;
   must_write(dev_, kCsrRqDb, (qp.rq_pi & 0xFFFF) << 16 | qp.qpn);
 }
@@ -269,7 +270,7 @@ std::vector<Cqe> EngineHost::poll(Cq& cq, unsigned max) {
   while (out.size() < max) {
     const uint8_t* e = cq.ring->data() + Cqe::kSize * (cq.ci % size);
     const uint8_t phase = ((cq.ci / size) % 2) == 0 ? 1 : 0;  // 1 on the first pass
-    if ((e[31] & 1u) != phase) break;
+    if ((e[kCqeOwnerOff] & 1u) != phase) break;
     Cqe c;
     c.load(e);
     out.push_back(c);

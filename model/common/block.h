@@ -1,5 +1,7 @@
-// The cycle-level port interface shared by every RTL block adapter and its
-// C++ model: valid/ready streams of flits, driven and sampled once per clock.
+// The cycle-level port interface of every RTL block adapter (sim/rtl/):
+// valid/ready streams of flits, driven and sampled once per clock. A block
+// of the event-driven model meets it through FlitAdapter
+// (model/sched/flit_adapter.h), for the cross-checks (sim/xcheck.h).
 //
 // One cycle, as the harness runs it:
 //   set_input() / set_output_ready() for every port   (what the world offers)

@@ -6,9 +6,14 @@
 // or model) in it and records every output transaction per port.
 //
 // Builder makes scenarios: MRs whose pages sit at shuffled bus addresses, QPs,
-// WQEs written into their rings, doorbells; and, independently of the model,
-// what each WQE must produce (status, packets, payload bytes). check_expect()
-// holds a run's outputs against that.
+// WQEs written into their rings, doorbells, and for each WQE what the
+// scenario means it to be (good, or made to fail) and the bytes its SGEs
+// cover. check_expect() holds a run's outputs against facts, not against a
+// second implementation of the rules: good WQEs succeed until the QP's
+// first failure, made-to-fail ones fail, later ones are flushed; every
+// packet's header carries the WQE's fields; a successful WQE's payload is
+// its SGE bytes. Which error a failure reports is the RTL = model
+// comparison's business (and the directed tests').
 #pragma once
 
 #include <cstdint>
@@ -52,18 +57,16 @@ struct WqeSpec {
   int nsge_override = -1;     // num_sge field other than sges.size()
   uint32_t imm = 0, rkey = 0;
   uint64_t raddr = 0, wr_id = 0;
+  bool bad = false;  // the scenario makes this WQE fail (a bad key, opcode, length, ...)
 };
 
-// What one WQE must produce.
+// A WQE as posted: its fields, whether it is meant to fail, the bytes it carries.
 struct ExpWqe {
   uint16_t qpn = 0, idx = 0;
   WqeSpec w;
-  uint32_t len = 0;
-  uint8_t status = 0;
-  bool sends = false;        // its packets go out (SUCCESS, or a payload read failed on the way)
-  bool check_bytes = false;  // the payload bytes are known
-  std::vector<uint8_t> payload;
-  unsigned mr_reqs = 0;      // one per SGE check, one per later page run
+  uint32_t len = 0;        // the WQE's length field
+  bool poisoned = false;   // the host refuses its ring slot: the engine reads zeros
+  std::vector<uint8_t> payload;  // its SGE bytes (or inline data), in order
 };
 
 struct ExpQp {
@@ -125,8 +128,7 @@ class Builder {
   // Create a QP and take it to RTS (qp_cfg RESET, TO_INIT, TO_RTR, TO_RTS).
   void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd);
   void cfg_action(uint16_t qpn, spec::QpAction a);
-  // Write a WQE into the QP's ring (not yet rung); its expected outcome follows the rules of
-  // docs/engine.md, worked out here without the model.
+  // Write a WQE into the QP's ring (not yet rung). A poisoned slot makes it fail.
   void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);
   void ring(uint16_t qpn);  // SQ doorbell with the QP's producer index
   void wait(uint64_t cycles) { script.push_back({Step::kWait, 0, {}, cycles}); }
@@ -148,13 +150,13 @@ class Builder {
   std::map<uint16_t, QpRun> run_;
   unsigned next_mtt_ = 0;
   std::mt19937_64 rng_;
-  model::MrRegions mrt_;
 };
 
-// Hold a run's outputs against the expectation: sq_track per QP, every packet's
-// header fields, PSN sequence, opcodes, ack_req/se/RETH/ImmDt placement, the
-// reassembled payload against the SGE bytes, the read pieces' bounds and the
-// number of MR requests. "" when everything holds.
+// Hold a run's outputs against the scenario: sq_track per QP (index, wr_id,
+// length, opcode, signaled; success, failure and flush as meant), the
+// packets of each WQE that sent (PSN sequence, opcodes, ack_req/se/RETH/ImmDt
+// placement, addressing), a successful WQE's reassembled payload against its
+// SGE bytes, the read pieces' bounds. "" when everything holds.
 std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qps, std::string* summary = nullptr);
 
 }  // namespace rocenic::reqtest

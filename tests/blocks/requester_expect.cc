@@ -1,4 +1,4 @@
-// Scenarios (Builder) and the independent expectation (check_expect) of requester_env.h.
+// Scenarios (Builder) and the check of a run against them (check_expect), requester_env.h.
 #include <algorithm>
 #include <numeric>
 #include <sstream>
@@ -7,12 +7,6 @@
 #include "common/desc_flit.h"
 
 namespace rocenic::reqtest {
-namespace {
-
-uint8_t st8(spec::WcStatus s) { return static_cast<uint8_t>(s); }
-
-}  // namespace
-
 // ---------------------------------------------------------------- scenarios
 
 uint32_t Builder::add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t length, unsigned page_shift,
@@ -45,8 +39,6 @@ uint32_t Builder::add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t le
     world.writes.emplace_back(m.pages[i] + (lo - first - i * page),
                               std::vector<uint8_t>(m.content.begin() + (lo - iova), m.content.begin() + (hi - iova)));
   }
-  mrt_.write_mr(index, m.ctx);
-  for (size_t i = 0; i < npages; ++i) mrt_.write_mtt(static_cast<unsigned>(m.mtt_base + i), m.pages[i]);
   world.mrs.push_back(m);
   return (index << 8) | m.ctx.key;
 }
@@ -173,78 +165,26 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   if (poison_slot) world.revoked.emplace_back(slot, 128);
   r.pi = static_cast<uint16_t>(r.pi + 1);
 
-  // ---- the expected outcome (docs/engine.md, Requester 2-7)
-  using spec::WcStatus;
-  model::MrRegions& mrt = mrt_;  // the MR table as the run will see it
-  if (poison_slot) {  // the WQE's bytes never arrive: the engine sees zeros
-    e.w.wr_id = 0;
-    e.w.op = 0;
-    e.w.signaled = e.w.solicited = false;
-    e.len = 0;
-  }
-  if (r.err) {
-    e.status = st8(WcStatus::kWrFlushErr);
-  } else if (poison_slot || w.op > 3) {
-    e.status = st8(WcStatus::kLocQpOpErr);
-  } else if (w.inl ? e.len > 96 : (nsge > 6 || [&] {
-               uint64_t s = 0;
-               for (unsigned i = 0; i < nsge && i < w.sges.size(); ++i) s += w.sges[i].len;
-               return s != e.len;
-             }())) {
-    e.status = st8(WcStatus::kLocQpOpErr);
-  } else if (w.inl) {
-    e.sends = true;
+  // ---- what it carries: its SGE bytes (or inline data), when they exist
+  e.poisoned = poison_slot;
+  if (poison_slot) e.w.bad = true;
+  if (w.inl) {
     e.payload = w.inline_data;
   } else {
-    bool bad_check = false, bad_later = false;
-    std::vector<spec::MrResp> first_run(nsge);
-    for (unsigned i = 0; i < nsge; ++i) {  // every SGE with bytes is checked first
+    for (unsigned i = 0; i < nsge && i < w.sges.size(); ++i) {
       const Sge& s = w.sges[i];
+      const World::Mr* m = nullptr;
+      for (const auto& x : world.mrs)
+        if (x.index == (s.lkey >> 8)) m = &x;
       if (s.len == 0) continue;
-      spec::MrReq req;
-      req.key = s.lkey;
-      req.pd = r.pd;
-      req.va = s.addr;
-      req.len = s.len;
-      ++e.mr_reqs;
-      first_run[i] = mrt.check(req);
-      bad_check |= first_run[i].status != 0;
-    }
-    for (unsigned i = 0; i < nsge && !bad_check; ++i) {  // then the later page runs, one mr_req each
-      const Sge& s = w.sges[i];
-      if (s.len == 0) continue;
-      spec::MrReq req;
-      req.key = s.lkey;
-      req.pd = r.pd;
-      uint64_t va = s.addr + first_run[i].run;
-      uint32_t rem = s.len - first_run[i].run;
-      while (rem > 0) {
-        req.va = va;
-        req.len = rem;
-        ++e.mr_reqs;
-        const spec::MrResp resp = mrt.check(req);
-        if (resp.status != 0) {
-          bad_later = true;
-          break;
-        }
-        va += resp.run;
-        rem -= resp.run;
+      if (!m || s.addr < m->ctx.iova || s.addr + s.len > m->ctx.iova + m->ctx.length) {
+        e.payload.clear();  // not bytes of any MR: a WQE meant to fail
+        break;
       }
-      const World::Mr& m = mr(s.lkey >> 8);
-      if (!m.readable) bad_later = true;
-      e.payload.insert(e.payload.end(), m.content.begin() + (s.addr - m.ctx.iova),
-                       m.content.begin() + (s.addr - m.ctx.iova + s.len));
-    }
-    if (bad_check) {
-      e.status = st8(WcStatus::kLocProtErr);
-      e.payload.clear();
-    } else {
-      e.sends = true;
-      if (bad_later) e.status = st8(WcStatus::kLocProtErr);
+      e.payload.insert(e.payload.end(), m->content.begin() + (s.addr - m->ctx.iova),
+                       m->content.begin() + (s.addr - m->ctx.iova + s.len));
     }
   }
-  e.check_bytes = e.sends && e.status == 0;
-  if (e.status != 0) r.err = true;
   q.wqes.push_back(e);
 }
 
@@ -285,7 +225,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     tracks[tr.qpn].push_back(tr);
   }
   size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0;
-  unsigned mr_expected = 0;
+  constexpr uint8_t kOk = static_cast<uint8_t>(spec::WcStatus::kSuccess);
+  constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
   for (const auto& [qpn, q] : qps) {
     const auto& trs = tracks[qpn];
     const auto& ps = pkts[qpn];
@@ -295,21 +236,45 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     }
     uint32_t psn = q.cfg.sq_psn;
     size_t pi = 0;
+    bool failed = false;  // the QP's first failure is behind: the rest is flushed
     const unsigned mtu = 128u << q.cfg.pmtu;
     for (size_t k = 0; k < q.wqes.size(); ++k) {
       const ExpWqe& e = q.wqes[k];
       const spec::SqTrack& t = trs[k];
-      mr_expected += e.mr_reqs;
       ++n_wqe;
-      n_err += e.status != 0;
-      const uint32_t npk = e.sends ? std::max<uint32_t>(1, (e.len + mtu - 1) / mtu) : 0;
+      n_err += t.status != kOk;
+      // success, failure and flush as the scenario means them
+      const char* wrong = nullptr;
+      if (failed) wrong = t.status == kFlushErr ? nullptr : "after the QP's failure a WQE is flushed";
+      else if (e.w.bad) wrong = t.status == kOk || t.status == kFlushErr ? "a WQE made to fail did not" : nullptr;
+      else wrong = t.status == kOk ? nullptr : "a good WQE failed";
+      if (wrong) {
+        err << "QP " << qpn << " WQE " << e.idx << ": " << wrong << ": " << t.describe();
+        return err.str();
+      }
+      failed = failed || t.status != kOk;
+      // whether its packets went out: the track's last PSN says (one before
+      // the next PSN when none did); a success always sends
+      const uint32_t full = std::max<uint32_t>(1, (e.len + mtu - 1) / mtu);
+      const bool sent = t.last_psn == ((psn + full - 1) & 0xFFFFFF) && t.status != kFlushErr;
+      if (!sent && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
+        err << "QP " << qpn << " WQE " << e.idx << ": last_psn " << t.last_psn << " is neither "
+            << ((psn + full - 1) & 0xFFFFFF) << " (sent) nor " << ((psn - 1) & 0xFFFFFF) << " (not sent)";
+        return err.str();
+      }
+      if (t.status == kOk && !sent) {
+        err << "QP " << qpn << " WQE " << e.idx << ": succeeded without sending";
+        return err.str();
+      }
+      const uint32_t npk = sent ? full : 0;
       const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3;
       const uint8_t wc = write ? 1 : e.w.op == 4 ? 2 : 0;
-      const uint32_t last_psn = (psn + npk - 1) & 0xFFFFFF;
-      if (t.wqe_idx != e.idx || t.wr_id != e.w.wr_id || t.status != e.status || t.byte_len != e.len ||
-          t.signaled != e.w.signaled || t.wc_opcode != wc || t.last_psn != last_psn) {
-        err << "QP " << qpn << " WQE " << e.idx << ": sq_track " << t.describe() << "; expected status "
-            << unsigned{e.status} << " last_psn " << last_psn << " byte_len " << e.len;
+      const uint64_t wr_id = e.poisoned ? 0 : e.w.wr_id;
+      const uint32_t len = e.poisoned ? 0 : e.len;
+      const bool signaled = !e.poisoned && e.w.signaled;
+      if (t.wqe_idx != e.idx || t.wr_id != wr_id || t.byte_len != len || t.signaled != signaled ||
+          (!e.poisoned && t.wc_opcode != wc)) {
+        err << "QP " << qpn << " WQE " << e.idx << ": sq_track " << t.describe() << " does not carry the WQE's fields";
         return err.str();
       }
       std::vector<uint8_t> got;
@@ -354,12 +319,12 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         got.insert(got.end(), ps[pi].bytes.begin(), ps[pi].bytes.end());
         ++n_pkts;
       }
-      if (e.sends) psn = (psn + npk) & 0xFFFFFF;
-      if (got.size() != e.len && e.sends) {
+      if (sent) psn = (psn + npk) & 0xFFFFFF;
+      if (got.size() != e.len && sent) {
         err << "QP " << qpn << " WQE " << e.idx << ": " << got.size() << " payload bytes for length " << e.len;
         return err.str();
       }
-      if (e.check_bytes && got != e.payload) {
+      if (t.status == kOk && got != e.payload) {
         size_t at = 0;
         while (at < got.size() && got[at] == e.payload[at]) ++at;
         err << "QP " << qpn << " WQE " << e.idx << ": payload differs from the SGE bytes at byte " << at << " of "
@@ -379,13 +344,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     if (q.tag == 0 ? q.len != 128 : (q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
       return "bad read request " + q.describe();
   }
-  if (r.out[kMrReq].size() != mr_expected)
-    return std::to_string(r.out[kMrReq].size()) + " mr_req for " + std::to_string(mr_expected) +
-           " SGE checks and page runs";
   if (summary) {
     std::ostringstream o;
     o << n_wqe << " WQEs (" << n_err << " failed or flushed), " << n_pkts << " packets, " << n_bytes
-      << " payload bytes, " << r.out[kRdReq].size() << " reads, " << mr_expected << " MR requests";
+      << " payload bytes, " << r.out[kRdReq].size() << " reads, " << r.out[kMrReq].size() << " MR requests";
     *summary = o.str();
   }
   return "";

@@ -56,13 +56,6 @@ class EngineHarness : public EngineWorld {
   bool idle() const override;
   uint64_t cycles() const override { return cycle_; }
 
-  std::vector<Frame> take_tx() override { return std::exchange(tx_out_, {}); }
-  std::vector<Frame> take_bypass() override { return std::exchange(byp_out_, {}); }
-  std::vector<std::pair<uint16_t, bool>> take_events() override { return std::exchange(events_, {}); }
-  std::vector<DmaWrite> take_dma_writes() override { return std::exchange(writes_, {}); }
-  void record_writes(bool on) override { record_writes_ = on; }
-  std::vector<uint64_t> take_tx_starts() override { return std::exchange(tx_starts_, {}); }
-  std::vector<uint64_t> take_rx_ends() override { return std::exchange(rx_ends_, {}); }
 
   Block& engine() { return *eng_; }
 
@@ -86,9 +79,6 @@ class EngineHarness : public EngineWorld {
   size_t rx_next_ = 0;
 
   Frame tx_cur_, byp_cur_;
-  std::vector<uint64_t> tx_starts_, rx_ends_;
-  std::vector<Frame> tx_out_, byp_out_;
-  std::vector<std::pair<uint16_t, bool>> events_;
   // events waiting for the DMA writes requested before them (count requested then)
   std::deque<std::pair<uint64_t, std::pair<uint16_t, bool>>> held_events_;
   uint64_t writes_requested_ = 0, writes_done_ = 0;
@@ -97,8 +87,6 @@ class EngineHarness : public EngineWorld {
   bool wr_open_ = false;  // a write request taken, its data beats still coming
   std::deque<spec::DmaWrReq> pending_wr_;
   DmaWrite wr_cur_;
-  std::vector<DmaWrite> writes_;
-  bool record_writes_ = false;
 };
 
 }  // namespace rocenic

@@ -44,16 +44,24 @@ class EngineWorld {
   virtual uint64_t cycles() const = 0;
 
   // What came out since the last take_*().
-  virtual std::vector<Frame> take_tx() = 0;
-  virtual std::vector<Frame> take_bypass() = 0;
-  virtual std::vector<std::pair<uint16_t, bool>> take_events() = 0;  // (cq, error)
+  std::vector<Frame> take_tx() { return std::exchange(tx_out_, {}); }
+  std::vector<Frame> take_bypass() { return std::exchange(byp_out_, {}); }
+  std::vector<std::pair<uint16_t, bool>> take_events() { return std::exchange(events_, {}); }  // (cq, error)
   // Every DMA write, once record_writes(true) (cosim, benches).
-  virtual std::vector<DmaWrite> take_dma_writes() = 0;
-  virtual void record_writes(bool on) = 0;
+  std::vector<DmaWrite> take_dma_writes() { return std::exchange(writes_, {}); }
+  void record_writes(bool on) { record_writes_ = on; }
   // Timing marks for benches: the cycle of the first beat of every TX frame,
   // and of the last beat of every RX frame the engine took.
-  virtual std::vector<uint64_t> take_tx_starts() = 0;
-  virtual std::vector<uint64_t> take_rx_ends() = 0;
+  std::vector<uint64_t> take_tx_starts() { return std::exchange(tx_starts_, {}); }
+  std::vector<uint64_t> take_rx_ends() { return std::exchange(rx_ends_, {}); }
+
+ protected:
+  // filled by the world as things come out
+  std::vector<Frame> tx_out_, byp_out_;
+  std::vector<std::pair<uint16_t, bool>> events_;
+  std::vector<DmaWrite> writes_;
+  bool record_writes_ = false;
+  std::vector<uint64_t> tx_starts_, rx_ends_;
 };
 
 }  // namespace rocenic

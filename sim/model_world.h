@@ -28,13 +28,6 @@ class ModelWorld : public EngineWorld {
   uint64_t step(uint64_t max_cycles = 1) override;
   bool idle() const override;
   uint64_t cycles() const override { return sched_.now(); }
-  std::vector<Frame> take_tx() override { return std::exchange(tx_out_, {}); }
-  std::vector<Frame> take_bypass() override { return std::exchange(byp_out_, {}); }
-  std::vector<std::pair<uint16_t, bool>> take_events() override { return std::exchange(events_, {}); }
-  std::vector<DmaWrite> take_dma_writes() override { return std::exchange(writes_, {}); }
-  void record_writes(bool on) override { record_writes_ = on; }
-  std::vector<uint64_t> take_tx_starts() override { return std::exchange(tx_starts_, {}); }
-  std::vector<uint64_t> take_rx_ends() override { return std::exchange(rx_ends_, {}); }
 
   model::RoceEngine& engine() { return *eng_; }
   model::Scheduler& sched() { return sched_; }
@@ -51,11 +44,6 @@ class ModelWorld : public EngineWorld {
 
   bool csr_done_ = true, csr_ok_ = false;
   uint32_t csr_data_ = 0;
-  std::vector<Frame> tx_out_, byp_out_;
-  std::vector<std::pair<uint16_t, bool>> events_;
-  std::vector<DmaWrite> writes_;
-  bool record_writes_ = false;
-  std::vector<uint64_t> tx_starts_, rx_ends_;
 };
 
 }  // namespace rocenic

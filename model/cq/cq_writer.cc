@@ -94,10 +94,7 @@ bool CqWriter::complete(Cycle now) {
 
 void CqWriter::run() {
   const Cycle now = s_.now();
-  if (now < free_at_) {
-    s_.wake_at(this, free_at_);
-    return;
-  }
+  if (s_.defer(this, free_at_)) return;
   // The input that arrived first; the RTL's priority breaks ties.
   const int pick = first_arrived({cfg.next_at(), db.next_at(), completion.next_at()}, now);
   if (pick == 0) {

@@ -167,10 +167,7 @@ bool RoceCsr::write_waits(uint32_t addr) {
 
 void RoceCsr::run() {
   const Cycle now = s_.now();
-  if (now < next_) {
-    s_.wake_at(this, next_);
-    return;
-  }
+  if (s_.defer(this, next_)) return;
   // A read in the same cycle as a write or a command answer sees the old
   // values, and a write is judged on the old busy flag, as the RTL's
   // registers are; the answer then clears busy unless that write started a

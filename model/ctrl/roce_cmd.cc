@@ -95,11 +95,7 @@ void RoceCmd::run() {
     pending_.push_back(r);  // after the table writes execute() queued
     next_ = now + 1;
   }
-  if (pending_.empty()) return;
-  if (now < next_) {
-    s_.wake_at(this, next_);
-    return;
-  }
+  if (pending_.empty() || s_.defer(this, next_)) return;
   if (!emit(pending_.front(), now)) return;  // the consumer's pop wakes us
   pending_.pop_front();
   next_ = now + 1;

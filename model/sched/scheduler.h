@@ -50,6 +50,12 @@ class Scheduler {
   // for a cycle p is already queued for, and not yet run for, add nothing.
   void wake_at(Process* p, Cycle t);
   void wake(Process* p) { wake_at(p, now_); }
+  // A block busy until cycle t: true (and p runs again at t) while now() < t.
+  bool defer(Process* p, Cycle t) {
+    if (now_ >= t) return false;
+    wake_at(p, t);
+    return true;
+  }
   // The cycle of the earliest queued activation (kNever: nothing to do).
   Cycle next_event() const { return queue_.empty() ? kNever : queue_.top().at; }
   bool idle() const { return queue_.empty(); }

@@ -337,12 +337,9 @@ void Requester::run() {
   for (bool moved = true; moved;) {
     moved = false;
     while (control(now)) moved = true;
+    if (st_ != St::kFetch && s_.defer(this, eng_at_)) break;  // (a fetch waits for its data instead)
     switch (st_) {
       case St::kIdle: {
-        if (now < eng_at_) {
-          s_.wake_at(this, eng_at_);
-          break;
-        }
         if (!dma_rd_req->can_push()) break;
         // round robin from the QP after the last one served
         const unsigned n = static_cast<unsigned>(qps_.size());
@@ -372,10 +369,6 @@ void Requester::run() {
         moved = true;
         break;
       case St::kCheck: {
-        if (now < eng_at_) {
-          s_.wake_at(this, eng_at_);
-          break;
-        }
         // one mr_req per SGE with bytes: lkey, the QP's PD, the SGE's range
         while (chk_sent_ < kMaxSge && mr_req->can_push()) {
           while (chk_sent_ < kMaxSge && !((active_ >> chk_sent_) & 1u)) ++chk_sent_;
@@ -414,10 +407,6 @@ void Requester::run() {
         break;
       }
       case St::kRun:
-        if (now < eng_at_) {
-          s_.wake_at(this, eng_at_);
-          break;
-        }
         if (asking_ && mr_resp.ready()) {
           const spec::MrResp r = mr_resp.pop();
           asking_ = false;
@@ -449,10 +438,6 @@ void Requester::run() {
         }
         break;
       case St::kTrack:
-        if (now < eng_at_) {
-          s_.wake_at(this, eng_at_);
-          break;
-        }
         if (!sq_track->can_push()) break;
         finish(std::max(now, out_at_));
         moved = true;

@@ -520,10 +520,7 @@ void Responder::run() {
   for (bool moved = true; moved;) {
     moved = false;
     while (!placing_.empty() && place(now)) moved = true;
-    if (now < check_at_) {
-      s_.wake_at(this, check_at_);
-      break;
-    }
+    if (s_.defer(this, check_at_)) break;
     switch (st_) {
       case St::kIdle: {
         // The input that arrived first (same cycle: qp_cfg, rq_db, rx_hdr);

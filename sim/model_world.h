@@ -29,9 +29,6 @@ class ModelWorld : public EngineWorld {
   bool idle() const override;
   uint64_t cycles() const override { return sched_.now(); }
 
-  model::RoceEngine& engine() { return *eng_; }
-  model::Scheduler& sched() { return sched_; }
-
  private:
   class Host;  // the processes of the world (host/sink side of every engine port)
 

@@ -7,15 +7,15 @@ namespace rocenic::model {
 
 namespace {
 Cycle beats_of(const Packet& p, unsigned bytes) { return (p.data.size() + bytes - 1) / bytes; }
-constexpr Cycle MrArbLatency = 1, DmaArbLatency = 1;  // registered hops of rtl/common/{mr,dma_rd}_arb.sv
+constexpr Cycle kArbLatency = 1;  // a registered hop: rtl/common/{mr,dma_rd}_arb.sv
 }  // namespace
 
 RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
     : csr(s),
       cmd(s),
       mr(s),
-      mr_arb(s, MrArbLatency),
-      mr_route(s, MrArbLatency, [](const spec::MrResp& r) { return (r.tag & 0x80) != 0; }, 2),
+      mr_arb(s, kArbLatency),
+      mr_route(s, kArbLatency, [](const spec::MrResp& r) { return (r.tag & 0x80) != 0; }, 2),
       req(s, data_bytes),
       resp(s, data_bytes),
       completer(s),
@@ -32,8 +32,8 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
-      dma_rd_arb(s, DmaArbLatency),
-      dma_rd_route(s, DmaArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
+      dma_rd_arb(s, kArbLatency),
+      dma_rd_route(s, kArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
       dma_wr_arb(s, data_bytes) {
   // control: CSR -> command processor -> the table owners
   csr.cmd.bind(cmd.cmd);

@@ -1,8 +1,9 @@
 // Outputs a block has decided but not yet sent: they leave in the order
 // they were decided, each no earlier than its own cycle and only when its
 // channel has a credit (a full channel holds back everything after it, as
-// the RTL's output registers do). Blocks whose outputs are rare (commands,
-// completions) use it; hot paths push straight into their channels.
+// the RTL's output registers do). Blocks whose outputs are rare (the
+// completer's completions and retires) use it; hot paths push straight
+// into their channels.
 #pragma once
 
 #include <deque>
@@ -20,14 +21,6 @@ class OutQueue {
     q_.push_back({at, [&port, v = std::move(v)](Cycle t) {
                     if (!port->can_push()) return false;
                     port->push(v, t);
-                    return true;
-                  }});
-  }
-  template <typename T>
-  void add(OutAll<T>& port, T v, Cycle at) {
-    q_.push_back({at, [&port, v = std::move(v)](Cycle t) {
-                    if (!port.can_push()) return false;
-                    port.push(v, t);
                     return true;
                   }});
   }

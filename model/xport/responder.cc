@@ -78,6 +78,12 @@ void Responder::start_flush(uint16_t from, uint16_t to) {
   fl_qpn_ = qpn_;
 }
 
+void Responder::end_message(Qp& q) {
+  q.nak_sent = false;
+  q.kind = Kind::kNone;
+  q.run_left = 0;
+}
+
 void Responder::on_cfg(const spec::QpCfg& c) {
   // Attributes from every qp_cfg; state and indexes by its action.
   qpn_ = c.qpn % qps_.size();
@@ -103,9 +109,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
       n.state = st(spec::QpState::kReset);
       n.pi = n.ci = 0;
       n.epsn = n.msn = 0;
-      n.nak_sent = false;
-      n.kind = Kind::kNone;
-      n.run_left = 0;
+      end_message(n);
       break;
     case spec::QpAction::kToInit:
       if (!err) n.state = st(spec::QpState::kInit);
@@ -114,9 +118,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
       if (!err) n.state = st(spec::QpState::kRtr);
       n.epsn = c.rq_psn;
       n.msn = 0;
-      n.nak_sent = false;
-      n.kind = Kind::kNone;
-      n.run_left = 0;
+      end_message(n);
       break;
     case spec::QpAction::kToRts:
       if (!err) n.state = st(spec::QpState::kRts);

@@ -113,6 +113,7 @@ class Responder : public Process {
   void walk();  // cut the payload into pieces, asking for page runs as needed
   void after_run(const spec::MrResp& r);
   void fail(uint8_t syndrome, bool with_cqe, uint8_t status);
+  static void end_message(Qp& q);  // no message in progress
   void decide();
   void start_flush(uint16_t from, uint16_t to);
   bool flush_step(Cycle now);
@@ -138,7 +139,6 @@ class Responder : public Process {
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
   bool ok_ = false, write_back_ = false;
-  bool asked_ = false;  // an mr_req or dma_rd_req of the checker is out
   // flush of a receive queue
   bool flush_pending_ = false;
   uint16_t fl_next_ = 0, fl_done_ = 0, fl_end_ = 0;

@@ -1,8 +1,8 @@
 # responder: RTL vs model in a reactive world (host memory behind the DMA model,
-# MR table), both against docs/engine.md as the test's peer writes it down;
+# MR table), both against the scenario's intents and the wire's facts;
 # Verilator lint; Yosys synthesis (contexts, SGEs, ACK addressing and the payload
 # FIFO must map to block RAM).
-rocenic_test(test_responder SOURCES blocks/test_responder.cc blocks/responder_env.cc blocks/responder_peer.cc
+rocenic_test(test_responder SOURCES blocks/test_responder.cc blocks/responder_env.cc blocks/responder_peer.cc blocks/responder_facts.cc
   LIBS rocenic_rtl LABELS xcheck)
 add_test(NAME rtl_lint_responder COMMAND verilator --lint-only -Wall --top-module responder ${RTL_RESPONDER_SOURCES})
 set_tests_properties(rtl_lint_responder PROPERTIES LABELS lint)

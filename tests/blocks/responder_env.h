@@ -9,12 +9,18 @@
 // random backpressure.
 //
 // Peer: plays the remote requester (request packets) and the local driver
-// (QP set-up, receive WQEs in the ring, doorbells) and writes down, by
-// construction, what the responder must do: memory bytes, ACK/NAKs, CQEs,
-// counters. It is an expectation built independently of the model.
+// (QP set-up, receive WQEs in the ring, doorbells). For every action it logs
+// what the scenario *meant* (an Intent: this message is good; this one is
+// refused at its second packet with a remote access NAK, because the
+// scenario broke its rkey), never the responder's reaction worked out by a
+// second copy of its rules. check_intents() (responder_facts.cc) holds a run
+// to those intents and to what IBTA makes observable: ACK/NAKs on the wire,
+// receive completions in posted order, payload where it belongs and nothing
+// else touched, counters that agree with the wire.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <random>
 #include <string>
@@ -76,11 +82,13 @@ std::string describe(unsigned port, const Txn& t);
 struct TSge {
   uint64_t va = 0;
   uint32_t len = 0, lkey = 0;
+  bool broken = false;  // the scenario broke it (key, bounds, PD): payload that reaches it must be refused
 };
 struct TWqe {
   uint64_t wr_id = 0;
-  uint8_t nsge = 0;  // as written (> 6 is an error)
+  uint8_t nsge = 0;  // as written (> 6 makes the WQE unusable)
   std::vector<TSge> sges;
+  uint64_t total() const;
 };
 
 struct TQp {
@@ -93,14 +101,40 @@ struct TQp {
   Ip128 src_ip{}, dst_ip{};
   uint8_t tclass = 0, ttl = 0;
   uint32_t flow_label = 0;
-  // what the responder holds for it
-  bool created = false, live = false, err = false;  // live: RTR/RTS (packets accepted)
-  uint32_t epsn = 0, msn = 0;
-  bool nak = false;
-  uint16_t pi = 0, ci = 0;
-  std::map<uint16_t, TWqe> wqes;
+  bool ring_refused = false;  // the host refuses reads of its receive ring (poisoned data)
+  // the peer's own view, as the remote requester and the local driver, from what it meant
+  bool created = false, live = false, dead = false;  // live: RTR/RTS RC; dead: ERR (a meant failure, TO_ERR)
+  uint32_t next_psn = 0;
+  uint16_t pi = 0;
+  std::deque<TWqe> rq;  // posted receive WQEs no message has consumed yet
   uint32_t mtu() const { return 128u << pmtu; }
 };
+
+// One thing the scenario did, and what it meant by it (see the file comment).
+struct Intent {
+  enum Kind : uint8_t { kSetup, kToErr, kPost, kMessage, kDuplicate, kAhead, kStray };
+  struct Packet {
+    uint32_t psn = 0;
+    bool ack_req = false;
+    std::vector<std::pair<uint64_t, std::vector<uint8_t>>> lands;  // where its payload belongs (bus address)
+  };
+  Kind kind = kSetup;
+  uint32_t qpn = 0;
+  std::vector<Packet> pkts;      // kMessage (kDuplicate, kAhead: its one packet)
+  int fail_at = -1;              // kMessage: the packet refused with `nak` (-1: every packet is accepted)
+  uint8_t nak = 0;
+  bool fatal = false;            // the refusal puts the QP in ERR (every NAK but RNR)
+  bool completes = false;        // the message ends with its last packet (LAST/ONLY)
+  bool consumes = false;         // it takes the next receive WQE
+  uint8_t err_status = 0;        // consumes + fatal: the receive completion's status
+  spec::CqCompl cqe;             // consumes, accepted: opcode, byte_len, imm, wc_flags, solicited
+  std::vector<uint64_t> wr_ids;  // kPost, in ring order
+  uint32_t reply_psn = 0;        // kDuplicate: its ACK's PSN (the last one accepted); kAhead: its NAK's PSN
+  bool not_ready = false;        // kStray: the QPN names an RC QP that is not in RTR/RTS (else: no such QP)
+};
+
+// How a WRITE is meant to go.
+enum class Meant { kGood, kRefused };
 
 class Peer {
  public:
@@ -108,10 +142,7 @@ class Peer {
 
   World world;
   std::vector<Step> steps;
-  std::map<uint64_t, uint8_t> mem;  // expected bytes by bus address (others: World::fill)
-  std::vector<spec::RoceTxHdr> acks;
-  std::vector<spec::CqCompl> cqes;
-  std::map<std::string, uint32_t> counts;
+  std::vector<Intent> log;
   std::vector<TQp> qps;  // index = qpn (0 unused)
 
   // MRs of the standard world
@@ -120,19 +151,20 @@ class Peer {
 
   // driver
   void setup(TQp& q, bool to_rtr = true);  // RESET, INIT, RTR (RTS), as roce_cmd sends them
-  void reset_qp(TQp& q);
+  void reset_qp(TQp& q) { setup(q, true); }
   void to_err(TQp& q);
   void post(TQp& q, const std::vector<TWqe>& ws);
-  TWqe good_wqe(const TQp& q, unsigned nsge, uint32_t min_total = 0);
-  // requests (each appends one message's packets and what must follow from them)
+  TWqe good_wqe(unsigned nsge, uint32_t min_total = 0);
+  // requests: each sends one message's packets and logs what it means
   void send(TQp& q, uint32_t len, bool imm, bool se);
-  void write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, uint32_t rkey_override = 0);
+  void write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant meant = Meant::kGood,
+             uint32_t rkey_override = 0);
   // only the FIRST packet of a WRITE of rlen (> mtu) bytes: the message stays in progress
   void write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen);
   void duplicate(TQp& q);
   void ahead(TQp& q);
-  void bad_opcode(TQp& q, uint8_t op, uint32_t pay_len);  // sequence or length error (INV_REQ)
-  void stray(uint32_t qpn, uint8_t op);                     // no QP / not RTR (dropped, counted)
+  void bad_opcode(TQp& q, uint8_t op, uint32_t pay_len);  // a sequence or length error: invalid request
+  void stray(uint32_t qpn, uint8_t op);                     // no QP / not ready: dropped
 
   uint64_t rand(uint64_t n) { return n ? rng_() % n : 0; }
   uint64_t va_in(unsigned m, uint32_t len);  // a random [va, va+len) inside MR m
@@ -143,17 +175,17 @@ class Peer {
   void pkt(const TQp& q, uint8_t op, uint32_t psn, const std::vector<uint8_t>& pay, bool ack_req, bool se,
            uint64_t va = 0, uint32_t rkey = 0, uint32_t rlen = 0, uint32_t imm = 0);
   Step& step_for(unsigned port);
-  void ack(const TQp& q, uint8_t syn, uint32_t psn);
-  void cqe(const TQp& q, uint8_t status, uint8_t opcode, uint64_t wr_id, uint32_t byte_len, uint16_t ctr,
-           uint32_t imm = 0, bool with_imm = false, bool se = false);
-  void fail(TQp& q, uint8_t syn, bool with_cqe, uint8_t status, uint8_t opcode);
-  void flush(TQp& q);
-  void place(uint32_t key, uint64_t va, const std::vector<uint8_t>& bytes, size_t off, size_t n);
-  bool sge_ok(const TQp& q, const TSge& s) const;
+  Intent message(const TQp& q) const;
+  void refuse(TQp& q, Intent& m, uint8_t nak, bool consumes, uint8_t status);
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> lands(uint32_t key, uint64_t va, const std::vector<uint8_t>& b,
+                                                               size_t off, size_t n) const;
   const MrDef* by_key(uint32_t key) const;
   std::vector<uint8_t> bytes(size_t n);
 
   std::mt19937_64 rng_;
 };
+
+// A run against the peer's intents and the wire's facts; "" if it holds.
+std::string check_intents(const Peer& p, const RunResult& r);
 
 }  // namespace rocenic::rsp

@@ -1,7 +1,10 @@
-// The responder test's peer: QP set-up, receive WQEs and request packets, and
-// what docs/engine.md "Responder" says must follow from each, written down by
-// construction (not by running a model).
+// The responder test's peer: QP set-up, receive WQEs and request packets,
+// each logged with what the scenario means by it (responder_env.h, Intent).
+// Nothing here works out how the responder reacts: a message is good, or the
+// scenario broke it on purpose and says where and how it must be refused.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "blocks/responder_env.h"
 #include "common/desc_flit.h"
@@ -10,11 +13,15 @@ namespace rocenic::rsp {
 namespace {
 
 constexpr uint32_t kMask24 = 0xFFFFFF;
-constexpr uint8_t kSynAck = static_cast<uint8_t>(spec::Aeth::kAck);
 constexpr uint8_t kRecv = static_cast<uint8_t>(spec::WcOpcode::kRecv);
 constexpr uint8_t kRecvImm = static_cast<uint8_t>(spec::WcOpcode::kRecvRdmaWithImm);
 uint8_t st(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 uint8_t sy(spec::Aeth a) { return static_cast<uint8_t>(a); }
+
+[[noreturn]] void scenario_error(const char* what) {
+  std::fprintf(stderr, "responder scenario error: %s\n", what);
+  std::abort();
+}
 
 MrDef make_mr(uint32_t index, uint8_t key, uint16_t pd, uint8_t access, uint64_t iova, uint64_t len, uint8_t shift,
               uint16_t mtt_base, uint64_t pa_base, uint64_t pa_stride, bool scatter) {
@@ -75,7 +82,8 @@ Peer::Peer(uint64_t seed) : rng_(seed) {
     q.tclass = static_cast<uint8_t>(rng_());
     q.ttl = static_cast<uint8_t>(rng_());
     q.flow_label = static_cast<uint32_t>(rng_() & 0xFFFFF);
-    if (n != 9) world.regions.push_back({q.rq_base, 128ull << q.rq_lsz});
+    q.ring_refused = n == 9;
+    if (!q.ring_refused) world.regions.push_back({q.rq_base, 128ull << q.rq_lsz});
   }
 }
 
@@ -103,15 +111,27 @@ uint64_t Peer::va_in(unsigned m, uint32_t len) {
   return lo + rand(hi - lo + 1);
 }
 
-bool Peer::sge_ok(const TQp& q, const TSge& s) const {
-  const MrDef* m = by_key(s.lkey);
-  return m && m->ctx.pd == q.pd && (m->ctx.access & 1) && s.va >= m->ctx.iova &&
-         s.va + s.len <= m->ctx.iova + m->ctx.length;
+
+uint64_t TWqe::total() const {
+  uint64_t t = 0;
+  for (const TSge& s : sges) t += s.len;
+  return t;
 }
 
-void Peer::place(uint32_t key, uint64_t va, const std::vector<uint8_t>& b, size_t off, size_t n) {
+// Bytes [off, off + n) of b at va in the region of `key`, as runs of bus memory (split at page ends).
+std::vector<std::pair<uint64_t, std::vector<uint8_t>>> Peer::lands(uint32_t key, uint64_t va,
+                                                                   const std::vector<uint8_t>& b, size_t off,
+                                                                   size_t n) const {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> out;
   const MrDef* m = by_key(key);
-  for (size_t i = 0; i < n; ++i) mem[m->pa(va + i)] = b[off + i];
+  if (!m) scenario_error("payload meant to land in a region the scenario did not register");
+  for (size_t i = 0; i < n;) {
+    const uint64_t room = m->page_size() - ((va + i) & (m->page_size() - 1));
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(room, n - i));
+    out.push_back({m->pa(va + i), std::vector<uint8_t>(b.begin() + off + i, b.begin() + off + i + k)});
+    i += k;
+  }
+  return out;
 }
 
 // ---- steps: qp_cfg, rq_db and packets never share a step (their relative order
@@ -147,7 +167,7 @@ void Peer::cfg(TQp& q, spec::QpAction a, uint8_t state) {
   c.pmtu = q.pmtu;
   c.dest_qpn = q.dest_qpn;
   c.sq_psn = static_cast<uint32_t>(rng_() & kMask24);
-  c.rq_psn = q.epsn;
+  c.rq_psn = q.next_psn;
   c.min_rnr_timer = q.min_rnr;
   c.l3 = q.l3;
   c.src_mac = q.src_mac;
@@ -163,28 +183,32 @@ void Peer::cfg(TQp& q, spec::QpAction a, uint8_t state) {
 
 void Peer::setup(TQp& q, bool to_rtr) {
   using A = spec::QpAction;
-  q.epsn = rand(4) == 0 ? static_cast<uint32_t>(kMask24 - rand(8)) : static_cast<uint32_t>(rng_() & kMask24);
+  q.next_psn = rand(4) == 0 ? static_cast<uint32_t>(kMask24 - rand(8)) : static_cast<uint32_t>(rng_() & kMask24);
   cfg(q, A::kReset, 0);
   cfg(q, A::kToInit, 1);
-  q.pi = q.ci = 0;
-  q.wqes.clear();
-  q.msn = 0;
-  q.nak = q.err = false;
-  q.live = false;
+  q.pi = 0;
+  q.rq.clear();
+  q.dead = q.live = false;
   q.created = true;
+  Intent i;
+  i.kind = Intent::kSetup;
+  i.qpn = q.qpn;
+  log.push_back(i);
   if (!to_rtr) return;
   cfg(q, A::kToRtr, 2);
   q.live = q.type == 2;
   if (rand(2)) cfg(q, A::kToRts, 3);
 }
 
-void Peer::reset_qp(TQp& q) { setup(q, true); }
-
 void Peer::to_err(TQp& q) {
   cfg(q, spec::QpAction::kToErr, 6);
-  q.err = true;
+  q.dead = true;
   q.live = false;
-  flush(q);
+  q.rq.clear();
+  Intent i;
+  i.kind = Intent::kToErr;
+  i.qpn = q.qpn;
+  log.push_back(i);
 }
 
 void Peer::db(TQp& q, std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host) {
@@ -196,8 +220,7 @@ void Peer::db(TQp& q, std::vector<std::pair<uint64_t, std::vector<uint8_t>>> hos
   s.in[1].push_back(desc_to_flit(d));
 }
 
-TWqe Peer::good_wqe(const TQp& q, unsigned nsge, uint32_t min_total) {
-  (void)q;
+TWqe Peer::good_wqe(unsigned nsge, uint32_t min_total) {
   TWqe w;
   w.wr_id = rng_();
   w.nsge = static_cast<uint8_t>(nsge);
@@ -214,86 +237,30 @@ TWqe Peer::good_wqe(const TQp& q, unsigned nsge, uint32_t min_total) {
 
 void Peer::post(TQp& q, const std::vector<TWqe>& ws) {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host;
+  Intent i;
+  i.kind = Intent::kPost;
+  i.qpn = q.qpn;
   for (const TWqe& w : ws) {
     std::vector<uint8_t> b(spec::RecvWqe::kSize, 0);
     spec::RecvWqe r;
     r.wr_id = w.wr_id;
     r.num_sge = w.nsge;
     r.store(b.data());
-    for (size_t i = 0; i < w.sges.size() && i < 6; ++i) {
+    for (size_t k = 0; k < w.sges.size() && k < 6; ++k) {
       spec::Sge s;
-      s.addr = w.sges[i].va;
-      s.length = w.sges[i].len;
-      s.lkey = w.sges[i].lkey;
-      s.store(b.data() + spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * i);
+      s.addr = w.sges[k].va;
+      s.length = w.sges[k].len;
+      s.lkey = w.sges[k].lkey;
+      s.store(b.data() + spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * k);
     }
     const uint16_t slot = static_cast<uint16_t>(q.pi & ((1u << q.rq_lsz) - 1));
-    if (q.qpn != 9) {
-      for (size_t i = 0; i < b.size(); ++i) mem[q.rq_base + 128ull * slot + i] = b[i];  // the driver's own write
-      host.push_back({q.rq_base + 128ull * slot, b});
-    }
-    q.wqes[q.pi] = w;
+    if (!q.ring_refused) host.push_back({q.rq_base + 128ull * slot, b});
+    i.wr_ids.push_back(w.wr_id);
+    if (!q.dead) q.rq.push_back(w);  // a QP in ERR flushes what a doorbell adds
     ++q.pi;
   }
+  log.push_back(i);
   db(q, std::move(host));
-  if (q.err) flush(q);  // a doorbell on a QP in ERR flushes what it adds
-}
-
-// ---- expectations
-void Peer::ack(const TQp& q, uint8_t syn, uint32_t psn) {
-  spec::RoceTxHdr h;
-  h.l3 = q.l3;
-  h.dst_mac = q.dst_mac;
-  h.src_mac = q.src_mac;
-  h.src_ip = q.src_ip;
-  h.dst_ip = q.dst_ip;
-  h.tclass = q.tclass;
-  h.ttl = q.ttl;
-  h.flow_label = q.flow_label;
-  h.opcode = spec::kRcAck;
-  h.pkey = 0xFFFF;
-  h.dst_qpn = q.dest_qpn;
-  h.psn = psn & kMask24;
-  h.aeth_syndrome = syn;
-  h.aeth_msn = q.msn;
-  h.src_qpn = q.qpn;
-  acks.push_back(h);
-  ++counts["tx_acks"];
-}
-
-void Peer::cqe(const TQp& q, uint8_t status, uint8_t opcode, uint64_t wr_id, uint32_t byte_len, uint16_t ctr,
-               uint32_t imm, bool with_imm, bool se) {
-  spec::CqCompl c;
-  c.cq = q.recv_cq;
-  c.solicited = se;
-  c.wr_id = wr_id;
-  c.byte_len = byte_len;
-  c.imm = imm;
-  c.qp_num = q.qpn;
-  c.opcode = opcode;
-  c.src_qp = q.dest_qpn;
-  c.status = status;
-  c.wc_flags = with_imm ? 2 : 0;
-  c.sl = q.sl;
-  c.wqe_counter = ctr;
-  cqes.push_back(c);
-}
-
-void Peer::flush(TQp& q) {
-  for (; q.ci != q.pi; ++q.ci)
-    cqe(q, st(spec::WcStatus::kWrFlushErr), kRecv, q.qpn == 9 ? 0 : q.wqes[q.ci].wr_id, 0, q.ci);
-  q.wqes.clear();
-}
-
-void Peer::fail(TQp& q, uint8_t syn, bool with_cqe, uint8_t status, uint8_t opcode) {
-  ack(q, syn, q.epsn);
-  if (with_cqe) {
-    cqe(q, status, opcode, q.qpn == 9 ? 0 : q.wqes[q.ci].wr_id, 0, q.ci);
-    ++q.ci;
-  }
-  q.err = true;
-  q.live = false;
-  flush(q);
 }
 
 void Peer::pkt(const TQp& q, uint8_t op, uint32_t psn, const std::vector<uint8_t>& pay, bool ack_req, bool se,
@@ -323,7 +290,28 @@ void Peer::pkt(const TQp& q, uint8_t op, uint32_t psn, const std::vector<uint8_t
 }
 
 // ---- requests
+Intent Peer::message(const TQp& q) const {
+  Intent m;
+  m.kind = Intent::kMessage;
+  m.qpn = q.qpn;
+  return m;
+}
+
+// The scenario means the message's last packet so far to be refused with `nak`.
+void Peer::refuse(TQp& q, Intent& m, uint8_t nak, bool consumes, uint8_t status) {
+  m.fail_at = static_cast<int>(m.pkts.size()) - 1;
+  m.nak = nak;
+  m.fatal = true;
+  m.consumes = consumes;
+  m.err_status = status;
+  log.push_back(m);
+  q.dead = true;
+  q.live = false;
+  q.rq.clear();
+}
+
 void Peer::send(TQp& q, uint32_t len, bool imm, bool se) {
+  if (!q.live) scenario_error("a SEND to a QP that is not ready (use stray)");
   const uint32_t mtu = q.mtu();
   const uint32_t npk = std::max<uint32_t>(1, (len + mtu - 1) / mtu);
   const std::vector<uint8_t> data = bytes(len);
@@ -337,60 +325,58 @@ void Peer::send(TQp& q, uint32_t len, bool imm, bool se) {
     const uint32_t off = k * mtu, n = std::min(mtu, len - off);
     return std::vector<uint8_t>(data.begin() + off, data.begin() + off + n);
   };
-  if (q.ci == q.pi) {  // no receive WQE: RNR NAK, nothing changes
-    pkt(q, op(0), q.epsn, slice(0), true, se && npk == 1, 0, 0, 0, immv);
-    ack(q, static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr), q.epsn);
-    ++counts["rnr_nak_sent"];
+  Intent m = message(q);
+  m.completes = true;
+  if (q.rq.empty()) {  // nothing posted: receiver not ready; the requester would wait and send it again
+    pkt(q, op(0), q.next_psn, slice(0), true, se && npk == 1, 0, 0, 0, immv);
+    m.pkts.push_back({q.next_psn, true, {}});
+    m.fail_at = 0;
+    m.nak = static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr);
+    log.push_back(m);
     return;
   }
-  const TWqe& w = q.wqes[q.ci];
-  uint64_t total = 0, bad_at = UINT64_MAX;
+  const TWqe& w = q.rq.front();
+  // where the scenario broke the WQE: the packet that reaches past its buffers or into a broken SGE
+  uint64_t bad_at = UINT64_MAX, at = 0;
   for (const TSge& s : w.sges) {
-    if (s.len && !sge_ok(q, s) && bad_at == UINT64_MAX) bad_at = total;
-    total += s.len;
+    if (s.broken && bad_at == UINT64_MAX) bad_at = at;
+    at += s.len;
   }
+  const bool unusable = w.nsge > 6 || q.ring_refused;
   for (uint32_t k = 0; k < npk; ++k) {
     const uint32_t off = k * mtu, n = std::min(mtu, len - off);
     const bool last = k + 1 == npk;
     const bool ack_req = last || rand(8) == 0;
-    pkt(q, op(k), q.epsn, slice(k), ack_req, se && last, 0, 0, 0, immv);
-    if (k == 0 && (w.nsge > 6 || q.qpn == 9)) {  // unusable WQE (too many SGEs, or the host refused the read)
-      ++counts["rem_op_err"];
-      fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr), kRecv);
-      return;
-    }
-    if (off + n > total) {  // longer than the buffers
-      ++counts["rem_inv_req"];
-      fail(q, sy(spec::Aeth::kNakInvReq), true, st(spec::WcStatus::kLocLenErr), kRecv);
-      return;
-    }
-    if (bad_at < off + n) {  // the payload reaches an SGE whose lkey check fails
-      ++counts["rem_op_err"];
-      fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocProtErr), kRecv);
-      return;
-    }
-    // scatter: bytes [off, off + n) of the message into the SGEs in order
-    uint64_t at = 0;
+    const uint32_t psn = (q.next_psn + k) & kMask24;
+    pkt(q, op(k), psn, slice(k), ack_req, se && last, 0, 0, 0, immv);
+    m.pkts.push_back({psn, ack_req, {}});
+    if (k == 0 && unusable) return refuse(q, m, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr));
+    const bool too_long = off + n > w.total(), broken = off + n > bad_at;
+    if (too_long && broken) scenario_error("one packet both overruns the buffers and reaches a broken SGE");
+    if (too_long) return refuse(q, m, sy(spec::Aeth::kNakInvReq), true, st(spec::WcStatus::kLocLenErr));
+    if (broken) return refuse(q, m, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocProtErr));
+    // bytes [off, off + n) of the message land in the SGEs in order
+    uint64_t sge_at = 0;
     for (const TSge& s : w.sges) {
-      const uint64_t lo = std::max<uint64_t>(at, off), hi = std::min<uint64_t>(at + s.len, off + n);
-      if (lo < hi) place(s.lkey, s.va + (lo - at), data, lo, hi - lo);
-      at += s.len;
+      const uint64_t lo = std::max<uint64_t>(sge_at, off), hi = std::min<uint64_t>(sge_at + s.len, off + n);
+      if (lo < hi)
+        for (auto& l : lands(s.lkey, s.va + (lo - sge_at), data, lo, hi - lo)) m.pkts.back().lands.push_back(l);
+      sge_at += s.len;
     }
-    const uint32_t psn = q.epsn;
-    q.epsn = (q.epsn + 1) & kMask24;
-    q.nak = false;
-    ++counts["rx_pkts"];
-    if (last) {
-      q.msn = (q.msn + 1) & kMask24;
-      cqe(q, 0, kRecv, w.wr_id, len, q.ci, imm ? immv : 0, imm, se);
-      q.wqes.erase(q.ci);
-      ++q.ci;
-    }
-    if (ack_req) ack(q, kSynAck, psn);
   }
+  m.consumes = true;
+  m.cqe.opcode = kRecv;
+  m.cqe.byte_len = len;
+  m.cqe.imm = imm ? immv : 0;
+  m.cqe.wc_flags = imm ? 2 : 0;
+  m.cqe.solicited = se;
+  log.push_back(m);
+  q.rq.pop_front();
+  q.next_psn = (q.next_psn + npk) & kMask24;
 }
 
-void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, uint32_t rkey_override) {
+void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant meant, uint32_t rkey_override) {
+  if (!q.live) scenario_error("a WRITE to a QP that is not ready (use stray)");
   const uint32_t mtu = q.mtu();
   const uint32_t npk = std::max<uint32_t>(1, (len + mtu - 1) / mtu);
   const uint32_t rkey = rkey_override ? rkey_override : mr(m).key();
@@ -402,99 +388,108 @@ void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, uint32
     if (k == 0) return spec::kRcWriteFirst;
     return k + 1 < npk ? spec::kRcWriteMiddle : imm ? spec::kRcWriteLastImm : spec::kRcWriteLast;
   };
-  const MrDef* d = by_key(rkey);
-  const bool key_ok = len == 0 || (d && d->ctx.pd == q.pd && (d->ctx.access & 2) && va >= d->ctx.iova &&
-                                   va + len <= d->ctx.iova + d->ctx.length);
+  // a QP that grants no REMOTE_WRITE refuses every WRITE
+  const bool refused = meant == Meant::kRefused || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteWrite));
+  Intent msg = message(q);
+  msg.completes = true;
   for (uint32_t k = 0; k < npk; ++k) {
     const uint32_t off = k * mtu, n = std::min(mtu, len - off);
     const std::vector<uint8_t> pay(data.begin() + off, data.begin() + off + n);
     const bool last = k + 1 == npk;
     const bool ack_req = last || rand(8) == 0;
-    pkt(q, op(k), q.epsn, pay, ack_req, se && last, va, rkey, len, immv);
-    if (k == 0 && (!(q.access & 2) || !key_ok)) {  // QP rights, rkey, PD, MR rights, bounds
-      ++counts["rem_access_err"];
-      fail(q, sy(spec::Aeth::kNakRemAcc), false, 0, kRecvImm);
-      return;
-    }
+    const uint32_t psn = (q.next_psn + k) & kMask24;
+    pkt(q, op(k), psn, pay, ack_req, se && last, va, rkey, len, immv);
+    msg.pkts.push_back({psn, ack_req, {}});
+    if (k == 0 && refused) return refuse(q, msg, sy(spec::Aeth::kNakRemAcc), false, 0);
     if (last && imm) {
-      if (q.ci == q.pi) {  // RNR: the requester waits, the driver posts, the packet comes again
-        ack(q, static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr), q.epsn);
-        ++counts["rnr_nak_sent"];
-        post(q, {good_wqe(q, static_cast<unsigned>(rand(3)))});
-        pkt(q, op(k), q.epsn, pay, ack_req, se && last, va, rkey, len, immv);
+      if (q.rq.empty()) {  // receiver not ready: the requester waits, the driver posts, the packet comes again
+        msg.fail_at = static_cast<int>(k);
+        msg.nak = static_cast<uint8_t>(sy(spec::Aeth::kRnrNak) | q.min_rnr);
+        log.push_back(msg);
+        post(q, {good_wqe(static_cast<unsigned>(rand(3)))});
+        pkt(q, op(k), psn, pay, ack_req, se && last, va, rkey, len, immv);
+        msg = message(q);
+        msg.completes = true;
+        msg.pkts.push_back({psn, ack_req, {}});
       }
-      if (q.wqes[q.ci].nsge > 6 || q.qpn == 9) {
-        ++counts["rem_op_err"];
-        fail(q, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr), kRecvImm);
-        return;
-      }
+      if (q.rq.front().nsge > 6 || q.ring_refused)
+        return refuse(q, msg, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr));
+      msg.consumes = true;
+      msg.cqe.opcode = kRecvImm;
+      msg.cqe.byte_len = len;
+      msg.cqe.imm = immv;
+      msg.cqe.wc_flags = 2;
+      msg.cqe.solicited = se;
     }
-    if (n) place(rkey, va + off, data, off, n);
-    const uint32_t psn = q.epsn;
-    q.epsn = (q.epsn + 1) & kMask24;
-    q.nak = false;
-    ++counts["rx_pkts"];
-    if (last) {
-      q.msn = (q.msn + 1) & kMask24;
-      if (imm) {
-        cqe(q, 0, kRecvImm, q.wqes[q.ci].wr_id, len, q.ci, immv, true, se);
-        q.wqes.erase(q.ci);
-        ++q.ci;
-      }
-    }
-    if (ack_req) ack(q, kSynAck, psn);
+    if (n) msg.pkts.back().lands = lands(rkey, va + off, data, off, n);
   }
+  log.push_back(msg);
+  if (msg.consumes) q.rq.pop_front();
+  q.next_psn = (q.next_psn + npk) & kMask24;
 }
 
 void Peer::write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen) {
+  if (!q.live) scenario_error("a WRITE to a QP that is not ready (use stray)");
   const uint32_t mtu = q.mtu();
   const std::vector<uint8_t> data = bytes(mtu);
   const bool ack_req = rand(4) == 0;
-  pkt(q, spec::kRcWriteFirst, q.epsn, data, ack_req, false, va, mr(m).key(), rlen);
-  place(mr(m).key(), va, data, 0, mtu);
-  const uint32_t psn = q.epsn;
-  q.epsn = (q.epsn + 1) & kMask24;
-  q.nak = false;
-  ++counts["rx_pkts"];
-  if (ack_req) ack(q, kSynAck, psn);
+  pkt(q, spec::kRcWriteFirst, q.next_psn, data, ack_req, false, va, mr(m).key(), rlen);
+  Intent msg = message(q);
+  msg.pkts.push_back({q.next_psn, ack_req, lands(mr(m).key(), va, data, 0, mtu)});
+  log.push_back(msg);
+  q.next_psn = (q.next_psn + 1) & kMask24;
 }
 
 void Peer::duplicate(TQp& q) {
-  const uint32_t psn = (q.epsn - 1 - static_cast<uint32_t>(rand(rand(2) ? 4 : 1u << 22))) & kMask24;
+  const uint32_t psn = (q.next_psn - 1 - static_cast<uint32_t>(rand(rand(2) ? 4 : 1u << 22))) & kMask24;
   const uint8_t ops[] = {spec::kRcSendOnly, spec::kRcWriteOnly, spec::kRcSendMiddle, spec::kRcWriteLast,
                          spec::kRcReadReq};
   const uint8_t op = ops[rand(5)];
   const bool ack_req = rand(2);
   const uint32_t n = op == spec::kRcReadReq ? 0 : static_cast<uint32_t>(1 + rand(q.mtu()));
   pkt(q, op, psn, bytes(n), ack_req, false, va_in(kRw, n), mr(kRw).key(), n);
-  ++counts["duplicate_request"];
-  if (ack_req) ack(q, kSynAck, q.epsn - 1);
+  Intent i;
+  i.kind = Intent::kDuplicate;
+  i.qpn = q.qpn;
+  i.pkts.push_back({psn, ack_req, {}});
+  i.reply_psn = (q.next_psn - 1) & kMask24;
+  log.push_back(i);
 }
 
 void Peer::ahead(TQp& q) {
-  const uint32_t psn = (q.epsn + 1 + static_cast<uint32_t>(rand(rand(2) ? 4 : (1u << 23) - 2))) & kMask24;
+  const uint32_t psn = (q.next_psn + 1 + static_cast<uint32_t>(rand(rand(2) ? 4 : (1u << 23) - 2))) & kMask24;
   const uint32_t n = static_cast<uint32_t>(rand(q.mtu() + 1));
-  pkt(q, rand(2) ? spec::kRcSendOnly : spec::kRcWriteOnly, psn, bytes(n), rand(2), false, va_in(kRw, n),
+  const bool ack_req = rand(2);
+  pkt(q, rand(2) ? spec::kRcSendOnly : spec::kRcWriteOnly, psn, bytes(n), ack_req, false, va_in(kRw, n),
       mr(kRw).key(), n);
-  ++counts["out_of_sequence"];
-  if (!q.nak) {
-    ack(q, sy(spec::Aeth::kNakPsnSeq), q.epsn);
-    q.nak = true;
-  }
+  Intent i;
+  i.kind = Intent::kAhead;
+  i.qpn = q.qpn;
+  i.pkts.push_back({psn, ack_req, {}});
+  i.reply_psn = q.next_psn;
+  log.push_back(i);
 }
 
 void Peer::bad_opcode(TQp& q, uint8_t op, uint32_t pay_len) {
-  pkt(q, op, q.epsn, bytes(pay_len), rand(2), false, va_in(kRw, pay_len), mr(kRw).key(), pay_len);
-  ++counts["rem_inv_req"];
-  fail(q, sy(spec::Aeth::kNakInvReq), false, 0, kRecv);
+  if (!q.live) scenario_error("a request to a QP that is not ready (use stray)");
+  const bool ack_req = rand(2);
+  pkt(q, op, q.next_psn, bytes(pay_len), ack_req, false, va_in(kRw, pay_len), mr(kRw).key(), pay_len);
+  Intent m = message(q);
+  m.pkts.push_back({q.next_psn, ack_req, {}});
+  refuse(q, m, sy(spec::Aeth::kNakInvReq), false, 0);
 }
 
 void Peer::stray(uint32_t qpn, uint8_t op) {
+  const bool known_rc = qpn < qps.size() && qps[qpn].created && qps[qpn].type == 2;
+  if (known_rc && qps[qpn].live) scenario_error("a stray packet to a QP that is ready");
   TQp q;
   q.qpn = qpn;
   pkt(q, op, static_cast<uint32_t>(rng_()), bytes(rand(200)), true, false, 0, 0, 0);
-  const bool exists = qpn < qps.size() && qps[qpn].created && qps[qpn].type == 2;
-  ++counts[exists ? "qp_state" : "no_qp"];
+  Intent i;
+  i.kind = Intent::kStray;
+  i.qpn = qpn;
+  i.not_ready = known_rc;
+  log.push_back(i);
 }
 
 }  // namespace rocenic::rsp

@@ -18,6 +18,34 @@
 #include "engine_limits.h"
 #include "provider.h"
 
+// A CQE's status and opcode reach the application as they are: spec
+// wc_status and wc_opcode must be libibverbs' values, one for one.
+#define ROCENIC_SAME_STATUS(spec_name, ibv_name) \
+  static_assert(static_cast<int>(rocenic::spec::WcStatus::spec_name) == ibv_name, #ibv_name)
+ROCENIC_SAME_STATUS(kSuccess, IBV_WC_SUCCESS);
+ROCENIC_SAME_STATUS(kLocLenErr, IBV_WC_LOC_LEN_ERR);
+ROCENIC_SAME_STATUS(kLocQpOpErr, IBV_WC_LOC_QP_OP_ERR);
+ROCENIC_SAME_STATUS(kLocProtErr, IBV_WC_LOC_PROT_ERR);
+ROCENIC_SAME_STATUS(kWrFlushErr, IBV_WC_WR_FLUSH_ERR);
+ROCENIC_SAME_STATUS(kBadRespErr, IBV_WC_BAD_RESP_ERR);
+ROCENIC_SAME_STATUS(kLocAccessErr, IBV_WC_LOC_ACCESS_ERR);
+ROCENIC_SAME_STATUS(kRemInvReqErr, IBV_WC_REM_INV_REQ_ERR);
+ROCENIC_SAME_STATUS(kRemAccessErr, IBV_WC_REM_ACCESS_ERR);
+ROCENIC_SAME_STATUS(kRemOpErr, IBV_WC_REM_OP_ERR);
+ROCENIC_SAME_STATUS(kRetryExcErr, IBV_WC_RETRY_EXC_ERR);
+ROCENIC_SAME_STATUS(kRnrRetryExcErr, IBV_WC_RNR_RETRY_EXC_ERR);
+static_assert(rocenic::spec::kWcStatusCount == 12, "a new wc_status value needs its check above");
+#undef ROCENIC_SAME_STATUS
+#define ROCENIC_SAME_OPCODE(spec_name, ibv_name) \
+  static_assert(static_cast<int>(rocenic::spec::WcOpcode::spec_name) == ibv_name, #ibv_name)
+ROCENIC_SAME_OPCODE(kSend, IBV_WC_SEND);
+ROCENIC_SAME_OPCODE(kRdmaWrite, IBV_WC_RDMA_WRITE);
+ROCENIC_SAME_OPCODE(kRdmaRead, IBV_WC_RDMA_READ);
+ROCENIC_SAME_OPCODE(kRecv, IBV_WC_RECV);
+ROCENIC_SAME_OPCODE(kRecvRdmaWithImm, IBV_WC_RECV_RDMA_WITH_IMM);
+static_assert(rocenic::spec::kWcOpcodeCount == 5, "a new wc_opcode value needs its check above");
+#undef ROCENIC_SAME_OPCODE
+
 namespace rocenic::driver {
 namespace {
 

@@ -334,20 +334,22 @@ inline const char* to_string(WcOpcode v) {
   return "?";
 }
 
-// Completion status in a CQE (the ibv_wc_status values used by the engine)
+// Completion status in a CQE: libibverbs' enum ibv_wc_status, value for value (the provider checks each at compile time)
 enum class WcStatus : uint8_t {
   kSuccess = 0,
   kLocLenErr = 1,  // a received message is longer than the receive WQE's buffers
   kLocQpOpErr = 2,  // malformed WQE: unknown or unsupported opcode, too many SGEs
   kLocProtErr = 4,  // an SGE's lkey, PD, rights or bounds check failed
   kWrFlushErr = 5,  // flushed: the QP went to ERR before this work request completed
-  kBadRespErr = 8,  // a PSN sequence NAK (no retransmission yet) or an unexpected response
+  kBadRespErr = 7,  // a PSN sequence NAK (until retransmission lands) or a response the request cannot accept
+  kLocAccessErr = 8,  // a local protection error on data the responder returned
   kRemInvReqErr = 9,  // the responder NAKed with invalid request
   kRemAccessErr = 10,  // the responder NAKed with remote access error (rkey, rights, bounds)
   kRemOpErr = 11,  // the responder NAKed with remote operational error
+  kRetryExcErr = 12,  // no ACK within the timeout, or PSN sequence NAKs, retry_cnt times
   kRnrRetryExcErr = 13,  // the responder had no receive WQE (RNR NAK) and no retry is left
 };
-inline constexpr unsigned kWcStatusCount = 10;
+inline constexpr unsigned kWcStatusCount = 12;
 inline const char* to_string(WcStatus v) {
   switch (v) {
     case WcStatus::kSuccess: return "SUCCESS";
@@ -356,9 +358,11 @@ inline const char* to_string(WcStatus v) {
     case WcStatus::kLocProtErr: return "LOC_PROT_ERR";
     case WcStatus::kWrFlushErr: return "WR_FLUSH_ERR";
     case WcStatus::kBadRespErr: return "BAD_RESP_ERR";
+    case WcStatus::kLocAccessErr: return "LOC_ACCESS_ERR";
     case WcStatus::kRemInvReqErr: return "REM_INV_REQ_ERR";
     case WcStatus::kRemAccessErr: return "REM_ACCESS_ERR";
     case WcStatus::kRemOpErr: return "REM_OP_ERR";
+    case WcStatus::kRetryExcErr: return "RETRY_EXC_ERR";
     case WcStatus::kRnrRetryExcErr: return "RNR_RETRY_EXC_ERR";
   }
   return "?";

@@ -201,18 +201,20 @@ package roce_pkg;
   localparam logic [7:0] WC_OPCODE_RECV = 8'd128;
   localparam logic [7:0] WC_OPCODE_RECV_RDMA_WITH_IMM = 8'd129;
 
-  // Completion status in a CQE (the ibv_wc_status values used by the engine)
+  // Completion status in a CQE: libibverbs' enum ibv_wc_status, value for value (the provider checks each at compile time)
   localparam int unsigned WC_STATUS_W = 4;
-  localparam int unsigned WC_STATUS_COUNT = 10;
+  localparam int unsigned WC_STATUS_COUNT = 12;
   localparam logic [3:0] WC_STATUS_SUCCESS = 4'd0;
   localparam logic [3:0] WC_STATUS_LOC_LEN_ERR = 4'd1;  // a received message is longer than the receive WQE's buffers
   localparam logic [3:0] WC_STATUS_LOC_QP_OP_ERR = 4'd2;  // malformed WQE: unknown or unsupported opcode, too many SGEs
   localparam logic [3:0] WC_STATUS_LOC_PROT_ERR = 4'd4;  // an SGE's lkey, PD, rights or bounds check failed
   localparam logic [3:0] WC_STATUS_WR_FLUSH_ERR = 4'd5;  // flushed: the QP went to ERR before this work request completed
-  localparam logic [3:0] WC_STATUS_BAD_RESP_ERR = 4'd8;  // a PSN sequence NAK (no retransmission yet) or an unexpected response
+  localparam logic [3:0] WC_STATUS_BAD_RESP_ERR = 4'd7;  // a PSN sequence NAK (until retransmission lands) or a response the request cannot accept
+  localparam logic [3:0] WC_STATUS_LOC_ACCESS_ERR = 4'd8;  // a local protection error on data the responder returned
   localparam logic [3:0] WC_STATUS_REM_INV_REQ_ERR = 4'd9;  // the responder NAKed with invalid request
   localparam logic [3:0] WC_STATUS_REM_ACCESS_ERR = 4'd10;  // the responder NAKed with remote access error (rkey, rights, bounds)
   localparam logic [3:0] WC_STATUS_REM_OP_ERR = 4'd11;  // the responder NAKed with remote operational error
+  localparam logic [3:0] WC_STATUS_RETRY_EXC_ERR = 4'd12;  // no ACK within the timeout, or PSN sequence NAKs, retry_cnt times
   localparam logic [3:0] WC_STATUS_RNR_RETRY_EXC_ERR = 4'd13;  // the responder had no receive WQE (RNR NAK) and no retry is left
 
   // AETH syndromes the engine sends and understands (IBTA 9.7.5.1)

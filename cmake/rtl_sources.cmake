@@ -12,7 +12,8 @@ set(RTL_DEPARSER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/net/roce_deparser.sv)
 
 # Verilate TOP (a module name) from SOURCES into library TARGET, with DATA_W
-# (or "none" for a block without a data path).
+# (or "none" for a block without a data path). Every build compiles the RTL's
+# assertions in (--assert): a broken invariant stops the test that broke it.
 #
 # Optimisation: Verilator splits its C++ into "fast" code (evaluated every
 # cycle) and "slow" code (constructors, initial blocks, tracing set-up). The
@@ -38,7 +39,7 @@ function(rocenic_verilate TARGET TOP DATA_W)
     TOP_MODULE ${TOP}
     PREFIX ${ARG_PREFIX}
     TRACE_FST
-    VERILATOR_ARGS -Wall ${PARAM_ARGS} --x-assign unique --x-initial unique ${ARG_ARGS}
+    VERILATOR_ARGS -Wall --assert ${PARAM_ARGS} --x-assign unique --x-initial unique ${ARG_ARGS}
     OPT_FAST ${ARG_OPT_FAST}
     OPT_SLOW ${ARG_OPT_SLOW})
   target_compile_options(${TARGET} PRIVATE -w)

@@ -383,6 +383,26 @@ module completer #(
   assign idle              = st_q == S_IDLE && !cq_v_q && !rt_v_q;
   assign cnt_rx_acks       = cnt_acks_q;
   assign cnt_nak_received  = cnt_nak_q;
+`ifndef SYNTHESIS
+  // Transport invariants, compiled into every Verilated build (--assert) and
+  // named so that a failure says which one broke.
+  always_ff @(posedge clk) begin
+    if (!rst) begin
+      // a QP's window holds 0..16 tracked WQEs (credits never negative, none
+      // appended to a full window)
+      if (st_q == S_WALK || st_q == S_DONE) a_window_within_16: assert (w_cnt_q <= 5'd16)
+          else $error("a_window_within_16");
+      // an offered completion stays until taken: one CQE per completed WQE,
+      // none lost or doubled
+      if (cq_v_q && !m_cq_compl_ready) a_cqe_held_until_taken: assert (cq_v_d && cq_d == cq_q)
+          else $error("a_cqe_held_until_taken");
+      // a retire covers at most one window and always says something
+      if (rt_v_q) a_retire_within_window: assert (rt_q.count <= 5'd16 && (rt_q.count != 5'd0 || rt_q.error))
+          else $error("a_retire_within_window");
+    end
+  end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -753,6 +753,25 @@ module responder_ctrl #(
   assign cnt_rem_inv_req = c_inv_q;
   assign cnt_rnr_nak_sent = c_rnr_q;
   assign cnt_rem_op_err = c_op_q;
+`ifndef SYNTHESIS
+  // Transport invariants, compiled into every Verilated build (--assert) and
+  // named so that a failure says which one broke.
+  always_ff @(posedge clk) begin
+    if (!rst) begin
+      // payload never reaches past the page run its mr_req checked (no DMA
+      // write outside a checked MR range)
+      if (st_q == C_WALK && m_pc_valid && m_pc_ready)
+        a_piece_inside_checked_run: assert (k != '0 && {19'b0, k} <= cx_q.xleft)
+          else $error("a_piece_inside_checked_run");
+      // only the expected PSN executes: duplicates and packets ahead of the
+      // window never reach placement
+      if (st_q == C_PUSH && m_vd_ready && ok_q)
+        a_execute_only_expected_psn: assert (h_psn_q == cx_q.epsn)
+          else $error("a_execute_only_expected_psn");
+    end
+  end
+`endif
+
 endmodule
 
 `default_nettype wire

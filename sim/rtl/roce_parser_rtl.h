@@ -53,6 +53,8 @@ class RoceParserRtl : public Block {
   ~RoceParserRtl() override {
     close_trace();
     top_->final();
+    Verilated::threadContextp(ctx_);  // scopes leave through the current context (see VlTop)
+    top_.reset();
   }
   RoceParserRtl(const RoceParserRtl&) = delete;
   RoceParserRtl& operator=(const RoceParserRtl&) = delete;

@@ -20,6 +20,12 @@ class VlTop {
   ~VlTop() {
     close_trace();
     top_->final();
+    // Verilator 5 unregisters a model's scopes (compiled in by --assert)
+    // through the calling thread's current context, not the model's own
+    // (verilator#8265): with several models in a process that context may be
+    // gone already. Make this model's context current while it goes.
+    Verilated::threadContextp(ctx_.get());
+    top_.reset();
   }
   VlTop(const VlTop&) = delete;
   VlTop& operator=(const VlTop&) = delete;

@@ -3,4 +3,4 @@ add_test(NAME rtl_lint_completer COMMAND verilator --lint-only -Wall --top-modul
 set_tests_properties(rtl_lint_completer PROPERTIES LABELS lint)
 add_test(NAME synth_completer COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh --memories "ctx_mem win_mem"
   completer ${CMAKE_BINARY_DIR}/synth ${RTL_COMPLETER_SOURCES})
-set_tests_properties(synth_completer PROPERTIES LABELS synth TIMEOUT 1800)
+set_tests_properties(synth_completer PROPERTIES LABELS synth TIMEOUT 300)

@@ -5,5 +5,5 @@ foreach(top ${RTL_ENGINE_GLUE_TOPS})
   set_tests_properties(rtl_lint_${top} PROPERTIES LABELS lint)
   add_test(NAME synth_${top} COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh ${top}
     ${CMAKE_BINARY_DIR}/synth ${RTL_${TOP_UC}_SOURCES})
-  set_tests_properties(synth_${top} PROPERTIES LABELS synth TIMEOUT 1800)
+  set_tests_properties(synth_${top} PROPERTIES LABELS synth TIMEOUT 300)
 endforeach()

@@ -8,4 +8,8 @@ set_tests_properties(rtl_lint_engine PROPERTIES LABELS lint)
 # while the full synthesis runs of the big blocks carry the `slow` label.
 add_test(NAME yosys_elab_engine COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh --elab roce_engine
   ${CMAKE_BINARY_DIR}/synth ${RTL_ENGINE_SOURCES})
-set_tests_properties(yosys_elab_engine PROPERTIES LABELS "lint;elab" TIMEOUT 600)
+set_tests_properties(yosys_elab_engine PROPERTIES LABELS "lint;elab" TIMEOUT 180)
+# Every named RTL assertion is compiled into the engine the tests run.
+add_test(NAME rtl_assertions_compiled COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/blocks/rtl_assertions_compiled.sh
+  ${RTL_DIR} ${CMAKE_BINARY_DIR}/sim/CMakeFiles/vl_engine.dir/Vroce_engine.dir)
+set_tests_properties(rtl_assertions_compiled PROPERTIES LABELS lint)

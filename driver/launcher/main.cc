@@ -138,6 +138,7 @@ int run(const Options& o) {
   cfg.node_guid = node_guid_of(cfg.mac);
   cfg.wire = o.wire;
   cfg.pcap = absolute(o.pcap);
+  cfg.faults = o.faults;
   cfg.gids = gid_table(cfg.mac, o.ips);
 
   // Two members with one MAC or address would make the wire ambiguous: say

@@ -26,6 +26,7 @@ std::string parent_dir(const std::string& path) {
 const char* usage() {
   return "usage: rocenic-run [--backend model|rtl|cosim] [--wire NAME] [--ip ADDR]...\n"
          "                   [--mac MAC] [--mtu 256|512|1024|2048|4096] [--pcap FILE]\n"
+         "                   [--loss P] [--dup P] [--reorder P] [--corrupt P] [--fault-seed N]\n"
          "                   -- PROGRAM [ARGS...]\n"
          "Runs PROGRAM with the simulated rocenic NIC as its RDMA device rocenic0.\n"
          "  --backend  engine behind the device: model (default), rtl or cosim\n"
@@ -36,6 +37,11 @@ const char* usage() {
          "  --mac      port MAC (default: derived from the wire name and the IPs)\n"
          "  --mtu      active MTU in bytes (default 1024)\n"
          "  --pcap     capture file: every frame the port sends and receives on the wire\n"
+         "  --loss, --dup, --reorder, --corrupt P\n"
+         "             a hostile wire: each frame the port sends is dropped, delivered twice,\n"
+         "             held back behind the next 1..3 frames, or has one bit flipped, each\n"
+         "             with probability P in [0, 1] (default 0)\n"
+         "  --fault-seed N  seed of those faults (default 1): the same seed, the same faults\n"
          "Exit status: PROGRAM's; 2 for a bad command line; 125 when the launcher\n"
          "cannot set up; 126/127 when PROGRAM cannot be run / is not found.\n";
 }
@@ -59,7 +65,9 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* o, std:
       a.resize(eq);
       has_value = true;
     }
-    static const std::set<std::string> known = {"--backend", "--wire", "--ip", "--mac", "--mtu", "--pcap"};
+    static const std::set<std::string> known = {"--backend", "--wire",    "--ip",      "--mac",
+                                                "--mtu",     "--pcap",    "--loss",    "--dup",
+                                                "--reorder", "--corrupt", "--fault-seed"};
     if (!known.count(a)) {
       *err = "unknown option '" + a + "'";
       return ParseResult::kError;
@@ -129,6 +137,18 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* o, std:
         return ParseResult::kError;
       }
       o->pcap = value;
+    } else if (a == "--loss" || a == "--dup" || a == "--reorder" || a == "--corrupt") {
+      double* p = a == "--loss" ? &o->faults.loss : a == "--dup" ? &o->faults.dup
+                  : a == "--reorder" ? &o->faults.reorder : &o->faults.corrupt;
+      if (const std::string bad = wire::parse_probability(value, p); !bad.empty()) {
+        *err = a + " " + bad;
+        return ParseResult::kError;
+      }
+    } else if (a == "--fault-seed") {
+      if (const std::string bad = wire::parse_seed(value, &o->faults.seed); !bad.empty()) {
+        *err = a + " " + bad;
+        return ParseResult::kError;
+      }
     }
   }
   if (i >= args.size()) {

@@ -1,6 +1,7 @@
 // rocenic-run's command line:
 //   rocenic-run [--backend model|rtl|cosim] [--wire NAME] [--ip ADDR]...
 //               [--mac MAC] [--mtu 256|512|1024|2048|4096] [--pcap FILE]
+//               [--loss P] [--dup P] [--reorder P] [--corrupt P] [--fault-seed N]
 //               -- PROGRAM [ARGS...]
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "addresses.h"
+#include "wire/faults.h"
 
 namespace rocenic::driver {
 
@@ -19,6 +21,7 @@ struct Options {
   std::optional<Mac> mac;  // unset: default_mac(wire, ips)
   unsigned mtu = 1024;     // the engine's reset value (PORT_MTU = IBV_MTU_1024)
   std::string pcap;
+  wire::FaultConfig faults;  // on the frames this process's port sends
   std::vector<std::string> command;  // PROGRAM ARGS...
 };
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -86,6 +87,11 @@ std::string format_config(const Config& c) {
   o << "node_guid " << format_guid(c.node_guid) << "\n";
   o << "wire " << c.wire << "\n";
   if (!c.pcap.empty()) o << "pcap " << c.pcap << "\n";
+  if (c.faults.any()) {
+    o << std::setprecision(17);
+    o << "loss " << c.faults.loss << "\ndup " << c.faults.dup << "\nreorder " << c.faults.reorder << "\ncorrupt "
+      << c.faults.corrupt << "\nfault_seed " << c.faults.seed << "\n";
+  }
   for (const GidEntry& g : c.gids)
     o << "gid " << g.index << " " << (g.type == GidType::kRoceV2 ? "v2" : "v1") << " " << format_gid(g.gid) << "\n";
   return o.str();
@@ -120,6 +126,14 @@ bool parse_config(const std::string& text, Config* c, std::string* err) {
       if (!(words >> c->wire)) return fail("wire wants a name");
     } else if (key == "pcap") {
       if (!(words >> c->pcap)) return fail("pcap wants a file name");
+    } else if (key == "loss" || key == "dup" || key == "reorder" || key == "corrupt") {
+      double* p = key == "loss" ? &c->faults.loss : key == "dup" ? &c->faults.dup
+                  : key == "reorder" ? &c->faults.reorder : &c->faults.corrupt;
+      if (!(words >> a)) return fail(key + " wants a probability");
+      if (const std::string why = wire::parse_probability(a, p); !why.empty()) return fail(key + " " + why);
+    } else if (key == "fault_seed") {
+      if (!(words >> a)) return fail("fault_seed wants a number");
+      if (const std::string why = wire::parse_seed(a, &c->faults.seed); !why.empty()) return fail("fault_seed " + why);
     } else if (key == "gid") {
       GidEntry g;
       if (!(words >> g.index >> b >> d)) return fail("gid wants INDEX v1|v2 GID");

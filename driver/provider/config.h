@@ -9,6 +9,8 @@
 //   node_guid 005a:11ff:fec3:9e07
 //   wire default
 //   pcap /tmp/x.pcap            (optional)
+//   loss 0.02                   (optional, with dup, reorder, corrupt, fault_seed:
+//   fault_seed 7                 faults on the frames this port sends, sim/wire/faults.h)
 //   gid 0 v1 fe80:0000:0000:0000:005a:11ff:fec3:9e07
 //   gid 1 v2 fe80:0000:0000:0000:005a:11ff:fec3:9e07
 // Only used entries are listed; every other index is unused (zero GID).
@@ -18,6 +20,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "wire/faults.h"
 
 namespace rocenic::driver {
 
@@ -42,6 +46,7 @@ struct Config {
   uint64_t node_guid = 0;
   std::string wire = "default";
   std::string pcap;  // empty: none
+  wire::FaultConfig faults;  // none by default: a perfect wire
   std::vector<GidEntry> gids;
 };
 

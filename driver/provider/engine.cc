@@ -179,6 +179,7 @@ std::unique_ptr<Engine> Engine::open_device(std::unique_ptr<Device> dev, const C
     std::memcpy(w.mac.data(), cfg.mac.data(), 6);
     w.addrs = port_addresses(cfg);
     w.pcap = cfg.pcap;
+    w.faults = cfg.faults;
     Engine* self = eng.get();
     w.clock_ns = [self] { return self->now_ns_.load(std::memory_order_acquire); };
     try {

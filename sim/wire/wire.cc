@@ -61,6 +61,7 @@ std::unique_ptr<Wire> Wire::join(const Options& o) {
   w->dir_ = wire_dir(o.name);
   w->mac_ = o.mac;
   w->clock_ns_ = o.clock_ns;
+  if (o.faults.any()) w->faults_ = std::make_unique<FaultInjector>(o.faults);
   if (o.mac[0] & 1) throw WireError("MAC " + format_mac(o.mac) + " is a multicast address", EINVAL);
   w->sock_path_ = w->dir_ + "/" + mac_hex(o.mac);
   w->addr_path_ = w->sock_path_ + ".addr";
@@ -201,6 +202,13 @@ void Wire::send(const uint8_t* frame, size_t len) {
     return;
   }
   capture(frame, len);
+  if (faults_)
+    faults_->pass(frame, len, [this](const uint8_t* f, size_t n) { route(f, n); });
+  else
+    route(frame, len);
+}
+
+void Wire::route(const uint8_t* frame, size_t len) {
   Mac dst;
   std::memcpy(dst.data(), frame, 6);
   if (dst[0] & 1) {  // broadcast / multicast: every other member
@@ -239,6 +247,7 @@ size_t Wire::receive(const FrameFn& fn, size_t max) {
 
 bool Wire::flush() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (faults_) faults_->release_held([this](const uint8_t* f, size_t n) { route(f, n); });
   bool empty = true;
   for (auto& [mac, p] : peers_) empty = drain(p) && empty;
   return empty;
@@ -246,6 +255,7 @@ bool Wire::flush() {
 
 bool Wire::pending() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (faults_ && faults_->holding()) return true;
   for (const auto& [mac, p] : peers_)
     if (!p.queue.empty()) return true;
   return false;
@@ -276,7 +286,9 @@ std::vector<Mac> Wire::members() const {
 
 WireStats Wire::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  WireStats s = stats_;
+  if (faults_) s.faults = faults_->stats();
+  return s;
 }
 
 std::string join_conflict(const std::string& name, const Mac& mac, const std::vector<Addr>& addrs) {

@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "wire/faults.h"
+
 namespace rocenic {
 class PcapWriter;
 }
@@ -69,6 +71,7 @@ struct WireStats {
   uint64_t tx_dropped = 0;                // too long, too short, to itself, or a peer's queue overflowed
   uint64_t rx_dropped = 0;                // too long or too short
   uint64_t tx_queued = 0;                 // frames that had to wait for a slow peer
+  FaultStats faults;                      // what the fault injector did to the frames sent
 };
 
 std::string format_mac(const Mac& m);                // "02:aa:bb:cc:dd:ee"
@@ -91,6 +94,9 @@ class Wire {
     // this member (called from the thread that sends and receives). Empty:
     // the host's wall clock.
     std::function<uint64_t()> clock_ns;
+    // Faults on the frames this member sends (none by default); the pcap
+    // records what the member sent, its peers' captures what arrived.
+    FaultConfig faults;
   };
   using FrameFn = std::function<void(const uint8_t* frame, size_t len)>;
 
@@ -107,7 +113,8 @@ class Wire {
   void send(const uint8_t* frame, size_t len);
   // Up to max frames, without blocking; returns how many were delivered to fn.
   size_t receive(const FrameFn& fn, size_t max);
-  // Retries frames waiting for slow peers; true when none is left waiting.
+  // Ends a burst: releases frames the fault injector holds back (reorder)
+  // and retries frames waiting for slow peers; true when none is left waiting.
   bool flush();
   bool pending() const;
   // What to poll while idle: the receive socket (POLLIN) and every peer
@@ -130,6 +137,7 @@ class Wire {
   };
   Wire() = default;
   void capture(const uint8_t* frame, size_t len);
+  void route(const uint8_t* frame, size_t len);
   void send_to(const Mac& dst, const uint8_t* frame, size_t len);
   bool drain(Peer& p);  // true when the peer's queue is empty
   void close_peer(const Mac& m);
@@ -142,6 +150,7 @@ class Wire {
   WireStats stats_;
   std::unique_ptr<PcapWriter> pcap_;
   std::function<uint64_t()> clock_ns_;
+  std::unique_ptr<FaultInjector> faults_;  // null: a perfect wire
   std::vector<uint8_t> rx_buf_;
 };
 

@@ -28,7 +28,8 @@ TEST(LauncherOptions, AcceptsEveryOptionInBothForms) {
   Options o;
   std::string err;
   ASSERT_EQ(parse({"--backend", "rtl", "--wire=w1", "--ip", "10.0.0.1", "--ip=fd00::2", "--mac", "02:aa:bb:cc:dd:ee",
-                   "--mtu=4096", "--pcap", "/tmp/x.pcap", "--", "prog", "-a", "--b"},
+                   "--mtu=4096", "--pcap", "/tmp/x.pcap", "--loss", "0.02", "--dup=0.01", "--reorder", "1",
+                   "--corrupt", "5e-3", "--fault-seed", "42", "--", "prog", "-a", "--b"},
                   &o, &err),
             ParseResult::kRun)
       << err;
@@ -41,6 +42,11 @@ TEST(LauncherOptions, AcceptsEveryOptionInBothForms) {
   EXPECT_EQ(format_mac(*o.mac), "02:aa:bb:cc:dd:ee");
   EXPECT_EQ(o.mtu, 4096u);
   EXPECT_EQ(o.pcap, "/tmp/x.pcap");
+  EXPECT_DOUBLE_EQ(o.faults.loss, 0.02);
+  EXPECT_DOUBLE_EQ(o.faults.dup, 0.01);
+  EXPECT_DOUBLE_EQ(o.faults.reorder, 1.0);
+  EXPECT_DOUBLE_EQ(o.faults.corrupt, 0.005);
+  EXPECT_EQ(o.faults.seed, 42u);
   EXPECT_EQ(o.command, (std::vector<std::string>{"prog", "-a", "--b"}));
 }
 
@@ -73,6 +79,14 @@ TEST(LauncherOptions, RefusesBadValuesNamingTheProblem) {
       {{"--backend", "fpga", "--", "p"}, "--backend 'fpga': must be model, rtl or cosim"},
       {{"--wire", "a/b", "--", "p"}, "--wire 'a/b'"},
       {{"--pcap", "/nonexistent-dir/x.pcap", "--", "p"}, "does not exist"},
+      {{"--loss", "1.5", "--", "p"}, "--loss '1.5': a probability between 0 and 1"},
+      {{"--loss", "-0.1", "--", "p"}, "--loss '-0.1': a probability between 0 and 1"},
+      {{"--dup", "abc", "--", "p"}, "--dup 'abc': a probability"},
+      {{"--reorder", "nan", "--", "p"}, "--reorder 'nan'"},
+      {{"--corrupt", "", "--", "p"}, "--corrupt ''"},
+      {{"--corrupt", "0.1", "--corrupt", "0.2", "--", "p"}, "given twice"},
+      {{"--fault-seed", "-1", "--", "p"}, "--fault-seed '-1': an unsigned decimal number"},
+      {{"--fault-seed", "99999999999999999999999", "--", "p"}, "--fault-seed"},
       {{"--frob", "--", "p"}, "unknown option '--frob'"},
       {{"--mtu", "--", "p"}, "option --mtu needs a value"},
       {{"--mtu", "512", "--mtu", "512", "--", "p"}, "given twice"},
@@ -134,6 +148,9 @@ TEST(DriverConfig, RoundTripsAndRefusesBadLines) {
   c.node_guid = 0x0001'02ff'fe03'0405ull;
   c.wire = "lab";
   c.pcap = "/tmp/p.pcap";
+  c.faults.loss = 0.02;
+  c.faults.corrupt = 1e-5;
+  c.faults.seed = 0xFFFFFFFFFFFFFFFFull;
   c.gids = gid_table(c.mac, {});
   Config back;
   std::string err;
@@ -143,6 +160,10 @@ TEST(DriverConfig, RoundTripsAndRefusesBadLines) {
   EXPECT_EQ(back.node_guid, c.node_guid);
   EXPECT_EQ(back.wire, "lab");
   EXPECT_EQ(back.pcap, "/tmp/p.pcap");
+  EXPECT_EQ(back.faults.loss, 0.02);
+  EXPECT_EQ(back.faults.corrupt, 1e-5);
+  EXPECT_EQ(back.faults.dup, 0.0);
+  EXPECT_EQ(back.faults.seed, 0xFFFFFFFFFFFFFFFFull);
   ASSERT_EQ(back.gids.size(), 2u);
   EXPECT_EQ(back.gids[1].gid, c.gids[1].gid);
   EXPECT_EQ(back.gids[1].type, GidType::kRoceV2);

@@ -2,19 +2,12 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <sstream>
 
 namespace rocenic::wire {
 namespace {
 constexpr size_t kEthHeader = 14;
 constexpr unsigned kMaxReorder = 3;  // a held frame goes after at most this many later ones
 }  // namespace
-
-std::string FaultConfig::describe() const {
-  std::ostringstream o;
-  o << "loss " << loss << " dup " << dup << " reorder " << reorder << " corrupt " << corrupt << " seed " << seed;
-  return o.str();
-}
 
 std::string parse_probability(const std::string& text, double* p) {
   bool ok = !text.empty() && text.size() <= 32;

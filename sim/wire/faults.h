@@ -25,7 +25,6 @@ struct FaultConfig {
   double loss = 0, dup = 0, reorder = 0, corrupt = 0;  // probabilities in [0, 1]
   uint64_t seed = 1;
   bool any() const { return loss > 0 || dup > 0 || reorder > 0 || corrupt > 0; }
-  std::string describe() const;  // "loss 0.02 dup 0.01 reorder 0 corrupt 0.005 seed 7"
 };
 
 // "" if text is a probability in [0, 1] (a decimal number), else what is wrong.

@@ -161,7 +161,11 @@ bool Walk::message(const TQp& q, QpState& s, const Intent& m, const std::string&
   if (!ack(q, m.nak, bad.psn, s.msn, what + ", refused packet")) return false;
   if (const char* name = nak_counter(m.nak)) ++count_[name];
   if (!m.fatal) return true;
-  if (m.consumes && !s.rq.empty()) {
+  if (m.consumes) {
+    if (s.rq.empty()) {
+      err_ = what + ": the scenario fails a receive WQE it never posted";
+      return false;
+    }
     spec::CqCompl c;
     c.status = m.err_status;
     c.wr_id = q.ring_refused ? 0 : s.rq.front();

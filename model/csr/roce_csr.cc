@@ -172,6 +172,16 @@ void RoceCsr::run() {
   // values, and a write is judged on the old busy flag, as the RTL's
   // registers are; the answer then clears busy unless that write started a
   // new command (in the RTL the later assignment wins).
+  // A write handed over before a command answer is judged before it, even
+  // when it waited here (the RTL takes a write only as it judges it).
+  const Cycle write_at = aw.ready() ? aw.next_at() : w.ready() ? w.next_at() : kNever;
+  auto answer = [&](bool keep_busy) {
+    const spec::CmdResp resp = cmd_resp.pop();
+    if (!keep_busy) cmd_busy_ = false;
+    cmd_status_ = resp.status;
+    cmd_res_ = {resp.res[0], resp.res[1], resp.res[2], resp.res[3]};
+  };
+  while (cmd_resp.ready() && cmd_resp.next_at() < write_at && cmd_resp.next_at() < now) answer(false);
   bool moved = false;
   if (ar.ready() && r->can_push()) {
     uint32_t v = 0;
@@ -190,12 +200,7 @@ void RoceCsr::run() {
     started = ok && !was_busy && cmd_busy_;
     moved = true;
   }
-  while (cmd_resp.ready()) {
-    const spec::CmdResp resp = cmd_resp.pop();
-    if (!started) cmd_busy_ = false;
-    cmd_status_ = resp.status;
-    cmd_res_ = {resp.res[0], resp.res[1], resp.res[2], resp.res[3]};
-  }
+  while (cmd_resp.ready() && (aw.empty() || cmd_resp.next_at() < aw.next_at())) answer(started);
   if (moved) {
     next_ = now + 1;
     if (!ar.empty() || !aw.empty()) s_.wake_at(this, next_);

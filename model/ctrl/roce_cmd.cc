@@ -15,7 +15,8 @@ constexpr uint32_t kAccess = attr(spec::QpAttr::kAccessFlags), kPkey = attr(spec
                    kPort = attr(spec::QpAttr::kPort), kAv = attr(spec::QpAttr::kAv),
                    kPathMtu = attr(spec::QpAttr::kPathMtu), kRqPsn = attr(spec::QpAttr::kRqPsn),
                    kMinRnrTimer = attr(spec::QpAttr::kMinRnrTimer), kSqPsn = attr(spec::QpAttr::kSqPsn),
-                   kDestQpn = attr(spec::QpAttr::kDestQpn);
+                   kDestQpn = attr(spec::QpAttr::kDestQpn), kTimeout = attr(spec::QpAttr::kTimeout),
+                   kRetryCnt = attr(spec::QpAttr::kRetryCnt), kRnrRetry = attr(spec::QpAttr::kRnrRetry);
 
 unsigned log2u(unsigned v) {
   unsigned l = 0;
@@ -301,6 +302,10 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   if (mask & kRqPsn) x.rq_psn = m.rq_psn & 0xFFFFFFu;
   if (mask & kSqPsn) x.sq_psn = m.sq_psn & 0xFFFFFFu;
   if (mask & kMinRnrTimer) x.min_rnr_timer = m.min_rnr_timer & 0x1Fu;
+  // IBTA field widths: the rest of the byte is ignored, as by rxe
+  if (mask & kTimeout) x.timeout = m.timeout & 0x1Fu;
+  if (mask & kRetryCnt) x.retry_cnt = m.retry_cnt & 0x7u;
+  if (mask & kRnrRetry) x.rnr_retry = m.rnr_retry & 0x7u;
   send_qp_cfg(m.qpn, static_cast<uint8_t>(rule.action));
   return CmdStatus::kOk;
 }

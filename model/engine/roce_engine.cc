@@ -125,6 +125,10 @@ CsrCounters RoceEngine::counters() const {
       if (name == lower(spec::to_string(static_cast<X>(i)))) c.xport[i] = v;
   c.xport[static_cast<unsigned>(X::kRxAcks)] = completer.rx_acks();
   c.xport[static_cast<unsigned>(X::kNakReceived)] = completer.naks_received();
+  c.xport[static_cast<unsigned>(X::kPacketSeqErr)] = completer.packet_seq_errs();
+  c.xport[static_cast<unsigned>(X::kUnmatchedResponse)] = completer.unmatched();
+  c.xport[static_cast<unsigned>(X::kRetransmits)] = completer.retransmits();
+  c.xport[static_cast<unsigned>(X::kRetryExceeded)] = completer.retry_exceeded();
   c.xport[static_cast<unsigned>(X::kCqeErr)] = cqe_err_;
   c.xport[static_cast<unsigned>(X::kLoopback)] = loopback_;
   return c;

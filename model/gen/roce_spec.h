@@ -466,8 +466,12 @@ enum class XportCnt : uint8_t {
   kNakReceived = 13,  // NAKs the completer received
   kCqeErr = 14,  // completions written with an error status
   kLoopback = 15,  // frames looped back to the own port instead of leaving on the MAC
+  kPacketSeqErr = 16,  // PSN sequence error NAKs the completer received (each sends the QP back to the NAKed PSN)
+  kUnmatchedResponse = 17,  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
+  kRetransmits = 18,  // rewinds: times a QP went back to send again from an unacknowledged PSN
+  kRetryExceeded = 19,  // QPs that ran out of retries (RETRY_EXC_ERR)
 };
-inline constexpr unsigned kXportCntCount = 16;
+inline constexpr unsigned kXportCntCount = 20;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -486,6 +490,10 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kNakReceived: return "NAK_RECEIVED";
     case XportCnt::kCqeErr: return "CQE_ERR";
     case XportCnt::kLoopback: return "LOOPBACK";
+    case XportCnt::kPacketSeqErr: return "PACKET_SEQ_ERR";
+    case XportCnt::kUnmatchedResponse: return "UNMATCHED_RESPONSE";
+    case XportCnt::kRetransmits: return "RETRANSMITS";
+    case XportCnt::kRetryExceeded: return "RETRY_EXCEEDED";
   }
   return "?";
 }
@@ -2178,7 +2186,7 @@ struct WqDb {
 // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
 // Bit-exact with roce_pkg::qp_cfg_t (first field most significant).
 struct QpCfg {
-  static constexpr unsigned kBits = 689;
+  static constexpr unsigned kBits = 700;
   static constexpr unsigned kWords = 22;
   uint16_t qpn = 0;
   uint8_t action = 0;  // qp_action enum: what changes besides the attributes
@@ -2197,6 +2205,9 @@ struct QpCfg {
   uint32_t sq_psn = 0;  // first PSN the requester sends (taken on TO_RTS)
   uint32_t rq_psn = 0;  // first PSN the responder expects (taken on TO_RTR)
   uint8_t min_rnr_timer = 0;  // RNR NAK timer code the responder sends
+  uint8_t timeout = 0;  // local ACK timeout: 4.096 us * 2^timeout (0: none)
+  uint8_t retry_cnt = 0;  // retransmissions after a timeout or PSN sequence NAK before RETRY_EXC_ERR
+  uint8_t rnr_retry = 0;  // retransmissions after an RNR NAK before RNR_RETRY_EXC_ERR (7: no limit)
   uint8_t l3 = 0;
   uint64_t src_mac = 0;
   uint64_t dst_mac = 0;
@@ -2211,32 +2222,35 @@ struct QpCfg {
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 1;
-    words[20] |= static_cast<uint32_t>(uint64_t{action} & 0x3u) << 30;
-    words[21] |= static_cast<uint32_t>((uint64_t{action} >> 2) & 0x1u);
-    words[20] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 27;
-    words[20] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 24;
-    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 8;
-    words[19] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFu) << 24;
-    words[20] |= static_cast<uint32_t>((uint64_t{send_cq} >> 8) & 0xFFu);
-    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0xFFFFu) << 8;
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0xFFFFFFu) << 8;
-    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 24) & 0xFFFFFFFFu);
-    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 56) & 0xFFu);
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 3;
-    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x1FFFFFFFu) << 3;
-    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 29) & 0xFFFFFFFFu);
-    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 61) & 0x7u);
-    words[14] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x3u) << 30;
-    words[15] |= static_cast<uint32_t>((uint64_t{rq_lsz} >> 2) & 0x7u);
-    words[14] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 26;
-    words[14] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 23;
-    words[13] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0x1u) << 31;
-    words[14] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 1) & 0x7FFFFFu);
-    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0xFFFFFFu) << 7;
-    words[12] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x1FFFFu) << 15;
-    words[13] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 17) & 0x7Fu);
-    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 10;
+    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 12;
+    words[21] |= static_cast<uint32_t>(uint64_t{action} & 0x7u) << 9;
+    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 6;
+    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 3;
+    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0x1FFFu) << 19;
+    words[21] |= static_cast<uint32_t>((uint64_t{pd} >> 13) & 0x7u);
+    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFFFu) << 3;
+    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0x1FFFu) << 19;
+    words[20] |= static_cast<uint32_t>((uint64_t{recv_cq} >> 13) & 0x7u);
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x1FFFu) << 19;
+    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 13) & 0xFFFFFFFFu);
+    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 45) & 0x7FFFFu);
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 14;
+    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x3FFFFu) << 14;
+    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 18) & 0xFFFFFFFFu);
+    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 50) & 0x3FFFu);
+    words[15] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu) << 9;
+    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 5;
+    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 2;
+    words[14] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0x3FFFFFu) << 10;
+    words[15] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 22) & 0x3u);
+    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0x3FFFu) << 18;
+    words[14] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 14) & 0x3FFu);
+    words[12] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x3Fu) << 26;
+    words[13] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 6) & 0x3FFFFu);
+    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 21;
+    words[12] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 16;
+    words[12] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 13;
+    words[12] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 10;
     words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 8;
     words[10] |= static_cast<uint32_t>(uint64_t{src_mac} & 0xFFu) << 24;
     words[11] |= static_cast<uint32_t>((uint64_t{src_mac} >> 8) & 0xFFFFFFFFu);
@@ -2281,23 +2295,26 @@ struct QpCfg {
     words[0] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 1) & 0xFFFFu)});
-    action = static_cast<uint8_t>(uint64_t{((words[20] >> 30) & 0x3u)} | (uint64_t{(words[21] & 0x1u)} << 2));
-    state = static_cast<uint8_t>(uint64_t{((words[20] >> 27) & 0x7u)});
-    qp_type = static_cast<uint8_t>(uint64_t{((words[20] >> 24) & 0x7u)});
-    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 8) & 0xFFFFu)});
-    send_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 24) & 0xFFu)} | (uint64_t{(words[20] & 0xFFu)} << 8));
-    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 8) & 0xFFFFu)});
-    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 8) & 0xFFFFFFu)} | (uint64_t{words[18]} << 24) | (uint64_t{(words[19] & 0xFFu)} << 56));
-    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 3) & 0x1Fu)});
-    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 3) & 0x1FFFFFFFu)} | (uint64_t{words[16]} << 29) | (uint64_t{(words[17] & 0x7u)} << 61));
-    rq_lsz = static_cast<uint8_t>(uint64_t{((words[14] >> 30) & 0x3u)} | (uint64_t{(words[15] & 0x7u)} << 2));
-    access = static_cast<uint8_t>(uint64_t{((words[14] >> 26) & 0xFu)});
-    pmtu = static_cast<uint8_t>(uint64_t{((words[14] >> 23) & 0x7u)});
-    dest_qpn = static_cast<uint32_t>(uint64_t{((words[13] >> 31) & 0x1u)} | (uint64_t{(words[14] & 0x7FFFFFu)} << 1));
-    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 7) & 0xFFFFFFu)});
-    rq_psn = static_cast<uint32_t>(uint64_t{((words[12] >> 15) & 0x1FFFFu)} | (uint64_t{(words[13] & 0x7Fu)} << 17));
-    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 10) & 0x1Fu)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 12) & 0xFFFFu)});
+    action = static_cast<uint8_t>(uint64_t{((words[21] >> 9) & 0x7u)});
+    state = static_cast<uint8_t>(uint64_t{((words[21] >> 6) & 0x7u)});
+    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 3) & 0x7u)});
+    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 19) & 0x1FFFu)} | (uint64_t{(words[21] & 0x7u)} << 13));
+    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 3) & 0xFFFFu)});
+    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 19) & 0x1FFFu)} | (uint64_t{(words[20] & 0x7u)} << 13));
+    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 19) & 0x1FFFu)} | (uint64_t{words[18]} << 13) | (uint64_t{(words[19] & 0x7FFFFu)} << 45));
+    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 14) & 0x1Fu)});
+    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 14) & 0x3FFFFu)} | (uint64_t{words[16]} << 18) | (uint64_t{(words[17] & 0x3FFFu)} << 50));
+    rq_lsz = static_cast<uint8_t>(uint64_t{((words[15] >> 9) & 0x1Fu)});
+    access = static_cast<uint8_t>(uint64_t{((words[15] >> 5) & 0xFu)});
+    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 2) & 0x7u)});
+    dest_qpn = static_cast<uint32_t>(uint64_t{((words[14] >> 10) & 0x3FFFFFu)} | (uint64_t{(words[15] & 0x3u)} << 22));
+    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 18) & 0x3FFFu)} | (uint64_t{(words[14] & 0x3FFu)} << 14));
+    rq_psn = static_cast<uint32_t>(uint64_t{((words[12] >> 26) & 0x3Fu)} | (uint64_t{(words[13] & 0x3FFFFu)} << 6));
+    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 21) & 0x1Fu)});
+    timeout = static_cast<uint8_t>(uint64_t{((words[12] >> 16) & 0x1Fu)});
+    retry_cnt = static_cast<uint8_t>(uint64_t{((words[12] >> 13) & 0x7u)});
+    rnr_retry = static_cast<uint8_t>(uint64_t{((words[12] >> 10) & 0x7u)});
     l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 8) & 0x3u)});
     src_mac = static_cast<uint64_t>(uint64_t{((words[10] >> 24) & 0xFFu)} | (uint64_t{words[11]} << 8) | (uint64_t{(words[12] & 0xFFu)} << 40));
     dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 8) & 0xFFFFFFu)} | (uint64_t{(words[10] & 0xFFFFFFu)} << 24));
@@ -2356,6 +2373,9 @@ struct QpCfg {
         && sq_psn == o.sq_psn
         && rq_psn == o.rq_psn
         && min_rnr_timer == o.min_rnr_timer
+        && timeout == o.timeout
+        && retry_cnt == o.retry_cnt
+        && rnr_retry == o.rnr_retry
         && l3 == o.l3
         && src_mac == o.src_mac
         && dst_mac == o.dst_mac
@@ -2387,6 +2407,9 @@ struct QpCfg {
     s += " sq_psn=" + hex_string(sq_psn);
     s += " rq_psn=" + hex_string(rq_psn);
     s += " min_rnr_timer=" + hex_string(min_rnr_timer);
+    s += " timeout=" + hex_string(timeout);
+    s += " retry_cnt=" + hex_string(retry_cnt);
+    s += " rnr_retry=" + hex_string(rnr_retry);
     s += " l3=" + hex_string(l3);
     s += " src_mac=" + hex_string(src_mac);
     s += " dst_mac=" + hex_string(dst_mac);
@@ -2418,6 +2441,9 @@ struct QpCfg {
     if (sq_psn != o.sq_psn) s += " sq_psn";
     if (rq_psn != o.rq_psn) s += " rq_psn";
     if (min_rnr_timer != o.min_rnr_timer) s += " min_rnr_timer";
+    if (timeout != o.timeout) s += " timeout";
+    if (retry_cnt != o.retry_cnt) s += " retry_cnt";
+    if (rnr_retry != o.rnr_retry) s += " rnr_retry";
     if (l3 != o.l3) s += " l3";
     if (src_mac != o.src_mac) s += " src_mac";
     if (dst_mac != o.dst_mac) s += " dst_mac";
@@ -2431,57 +2457,66 @@ struct QpCfg {
   }
 };
 
-// Requester to completer: a send WQE has left (all its packets sent) or failed locally. Kept in the QP's window until an ACK covers last_psn (or at once when status is not SUCCESS).
+// Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
 // Bit-exact with roce_pkg::sq_track_t (first field most significant).
 struct SqTrack {
-  static constexpr unsigned kBits = 169;
-  static constexpr unsigned kWords = 6;
+  static constexpr unsigned kBits = 194;
+  static constexpr unsigned kWords = 7;
   uint16_t qpn = 0;
   uint16_t wqe_idx = 0;  // send-queue index of the WQE (CQE wqe_counter)
-  uint32_t last_psn = 0;  // PSN of the WQE's last packet
+  uint32_t first_psn = 0;  // PSN of the WQE's first packet
+  uint32_t last_psn = 0;  // PSN of the WQE's last packet (first_psn - 1: no packet)
   uint64_t wr_id = 0;
   uint8_t wc_opcode = 0;  // wc_opcode enum
   uint8_t signaled = 0;  // write a CQE (errors are always written)
   uint32_t byte_len = 0;
-  uint8_t status = 0;  // wc_status enum; not SUCCESS: complete without waiting for an ACK
+  uint8_t status = 0;  // wc_status enum
+  uint8_t amend = 0;  // the tracked WQE wqe_idx failed with status while being sent (it completes so when it reaches the window's head)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[4] |= static_cast<uint32_t>(uint64_t{qpn} & 0x7Fu) << 25;
-    words[5] |= static_cast<uint32_t>((uint64_t{qpn} >> 7) & 0x1FFu);
-    words[4] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 9;
-    words[3] |= static_cast<uint32_t>(uint64_t{last_psn} & 0x7FFFu) << 17;
-    words[4] |= static_cast<uint32_t>((uint64_t{last_psn} >> 15) & 0x1FFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{wr_id} & 0x7FFFu) << 17;
-    words[2] |= static_cast<uint32_t>((uint64_t{wr_id} >> 15) & 0xFFFFFFFFu);
-    words[3] |= static_cast<uint32_t>((uint64_t{wr_id} >> 47) & 0x1FFFFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{wc_opcode} & 0xFFu) << 9;
-    words[1] |= static_cast<uint32_t>(uint64_t{signaled} & 0x1u) << 8;
-    words[0] |= static_cast<uint32_t>(uint64_t{byte_len} & 0xFFFFFFu) << 8;
-    words[1] |= static_cast<uint32_t>((uint64_t{byte_len} >> 24) & 0xFFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu);
+    words[5] |= static_cast<uint32_t>(uint64_t{qpn} & 0x3FFFu) << 18;
+    words[6] |= static_cast<uint32_t>((uint64_t{qpn} >> 14) & 0x3u);
+    words[5] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 2;
+    words[4] |= static_cast<uint32_t>(uint64_t{first_psn} & 0x3FFFFFu) << 10;
+    words[5] |= static_cast<uint32_t>((uint64_t{first_psn} >> 22) & 0x3u);
+    words[3] |= static_cast<uint32_t>(uint64_t{last_psn} & 0x3FFFu) << 18;
+    words[4] |= static_cast<uint32_t>((uint64_t{last_psn} >> 14) & 0x3FFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wr_id} & 0x3FFFu) << 18;
+    words[2] |= static_cast<uint32_t>((uint64_t{wr_id} >> 14) & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>((uint64_t{wr_id} >> 46) & 0x3FFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wc_opcode} & 0xFFu) << 10;
+    words[1] |= static_cast<uint32_t>(uint64_t{signaled} & 0x1u) << 9;
+    words[0] |= static_cast<uint32_t>(uint64_t{byte_len} & 0x7FFFFFu) << 9;
+    words[1] |= static_cast<uint32_t>((uint64_t{byte_len} >> 23) & 0x1FFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu) << 1;
+    words[0] |= static_cast<uint32_t>(uint64_t{amend} & 0x1u);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[4] >> 25) & 0x7Fu)} | (uint64_t{(words[5] & 0x1FFu)} << 7));
-    wqe_idx = static_cast<uint16_t>(uint64_t{((words[4] >> 9) & 0xFFFFu)});
-    last_psn = static_cast<uint32_t>(uint64_t{((words[3] >> 17) & 0x7FFFu)} | (uint64_t{(words[4] & 0x1FFu)} << 15));
-    wr_id = static_cast<uint64_t>(uint64_t{((words[1] >> 17) & 0x7FFFu)} | (uint64_t{words[2]} << 15) | (uint64_t{(words[3] & 0x1FFFFu)} << 47));
-    wc_opcode = static_cast<uint8_t>(uint64_t{((words[1] >> 9) & 0xFFu)});
-    signaled = static_cast<uint8_t>(uint64_t{((words[1] >> 8) & 0x1u)});
-    byte_len = static_cast<uint32_t>(uint64_t{((words[0] >> 8) & 0xFFFFFFu)} | (uint64_t{(words[1] & 0xFFu)} << 24));
-    status = static_cast<uint8_t>(uint64_t{(words[0] & 0xFFu)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[5] >> 18) & 0x3FFFu)} | (uint64_t{(words[6] & 0x3u)} << 14));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[5] >> 2) & 0xFFFFu)});
+    first_psn = static_cast<uint32_t>(uint64_t{((words[4] >> 10) & 0x3FFFFFu)} | (uint64_t{(words[5] & 0x3u)} << 22));
+    last_psn = static_cast<uint32_t>(uint64_t{((words[3] >> 18) & 0x3FFFu)} | (uint64_t{(words[4] & 0x3FFu)} << 14));
+    wr_id = static_cast<uint64_t>(uint64_t{((words[1] >> 18) & 0x3FFFu)} | (uint64_t{words[2]} << 14) | (uint64_t{(words[3] & 0x3FFFFu)} << 46));
+    wc_opcode = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0xFFu)});
+    signaled = static_cast<uint8_t>(uint64_t{((words[1] >> 9) & 0x1u)});
+    byte_len = static_cast<uint32_t>(uint64_t{((words[0] >> 9) & 0x7FFFFFu)} | (uint64_t{(words[1] & 0x1FFu)} << 23));
+    status = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0xFFu)});
+    amend = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
   }
   bool operator==(const SqTrack& o) const {
     return qpn == o.qpn
         && wqe_idx == o.wqe_idx
+        && first_psn == o.first_psn
         && last_psn == o.last_psn
         && wr_id == o.wr_id
         && wc_opcode == o.wc_opcode
         && signaled == o.signaled
         && byte_len == o.byte_len
-        && status == o.status;
+        && status == o.status
+        && amend == o.amend;
   }
   bool operator!=(const SqTrack& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2489,12 +2524,14 @@ struct SqTrack {
     std::string s;
     s += " qpn=" + hex_string(qpn);
     s += " wqe_idx=" + hex_string(wqe_idx);
+    s += " first_psn=" + hex_string(first_psn);
     s += " last_psn=" + hex_string(last_psn);
     s += " wr_id=" + hex_string(wr_id);
     s += " wc_opcode=" + hex_string(wc_opcode);
     s += " signaled=" + hex_string(signaled);
     s += " byte_len=" + hex_string(byte_len);
     s += " status=" + hex_string(status);
+    s += " amend=" + hex_string(amend);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2502,42 +2539,61 @@ struct SqTrack {
     std::string s;
     if (qpn != o.qpn) s += " qpn";
     if (wqe_idx != o.wqe_idx) s += " wqe_idx";
+    if (first_psn != o.first_psn) s += " first_psn";
     if (last_psn != o.last_psn) s += " last_psn";
     if (wr_id != o.wr_id) s += " wr_id";
     if (wc_opcode != o.wc_opcode) s += " wc_opcode";
     if (signaled != o.signaled) s += " signaled";
     if (byte_len != o.byte_len) s += " byte_len";
     if (status != o.status) s += " status";
+    if (amend != o.amend) s += " amend";
     return s;
   }
 };
 
-// Completer to requester: count WQEs of the QP's window are done; error: a NAK or failure moved the QP to ERR (the requester stops and flushes).
+// Completer to requester: count WQEs of the QP's window are done; error: a NAK, a failure or retry exhaustion moved the QP to ERR (the requester stops and flushes); rewind: go back N, send again from packet rw_skip of WQE rw_idx (whose first PSN is rw_psn).
 // Bit-exact with roce_pkg::sq_retire_t (first field most significant).
 struct SqRetire {
-  static constexpr unsigned kBits = 22;
-  static constexpr unsigned kWords = 1;
+  static constexpr unsigned kBits = 87;
+  static constexpr unsigned kWords = 3;
   uint16_t qpn = 0;
   uint8_t count = 0;
   uint8_t error = 0;
+  uint8_t rewind = 0;
+  uint16_t rw_idx = 0;  // send-queue index of the oldest unacknowledged WQE
+  uint32_t rw_psn = 0;  // its first PSN
+  uint32_t rw_skip = 0;  // its packets the responder acknowledged (sending resumes at rw_psn + rw_skip)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 6;
-    words[0] |= static_cast<uint32_t>(uint64_t{count} & 0x1Fu) << 1;
-    words[0] |= static_cast<uint32_t>(uint64_t{error} & 0x1u);
+    words[2] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 7;
+    words[2] |= static_cast<uint32_t>(uint64_t{count} & 0x1Fu) << 2;
+    words[2] |= static_cast<uint32_t>(uint64_t{error} & 0x1u) << 1;
+    words[2] |= static_cast<uint32_t>(uint64_t{rewind} & 0x1u);
+    words[1] |= static_cast<uint32_t>(uint64_t{rw_idx} & 0xFFFFu) << 16;
+    words[0] |= static_cast<uint32_t>(uint64_t{rw_psn} & 0xFFu) << 24;
+    words[1] |= static_cast<uint32_t>((uint64_t{rw_psn} >> 8) & 0xFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{rw_skip} & 0xFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[0] >> 6) & 0xFFFFu)});
-    count = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0x1Fu)});
-    error = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[2] >> 7) & 0xFFFFu)});
+    count = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0x1Fu)});
+    error = static_cast<uint8_t>(uint64_t{((words[2] >> 1) & 0x1u)});
+    rewind = static_cast<uint8_t>(uint64_t{(words[2] & 0x1u)});
+    rw_idx = static_cast<uint16_t>(uint64_t{((words[1] >> 16) & 0xFFFFu)});
+    rw_psn = static_cast<uint32_t>(uint64_t{((words[0] >> 24) & 0xFFu)} | (uint64_t{(words[1] & 0xFFFFu)} << 8));
+    rw_skip = static_cast<uint32_t>(uint64_t{(words[0] & 0xFFFFFFu)});
   }
   bool operator==(const SqRetire& o) const {
     return qpn == o.qpn
         && count == o.count
-        && error == o.error;
+        && error == o.error
+        && rewind == o.rewind
+        && rw_idx == o.rw_idx
+        && rw_psn == o.rw_psn
+        && rw_skip == o.rw_skip;
   }
   bool operator!=(const SqRetire& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2546,6 +2602,10 @@ struct SqRetire {
     s += " qpn=" + hex_string(qpn);
     s += " count=" + hex_string(count);
     s += " error=" + hex_string(error);
+    s += " rewind=" + hex_string(rewind);
+    s += " rw_idx=" + hex_string(rw_idx);
+    s += " rw_psn=" + hex_string(rw_psn);
+    s += " rw_skip=" + hex_string(rw_skip);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2554,6 +2614,10 @@ struct SqRetire {
     if (qpn != o.qpn) s += " qpn";
     if (count != o.count) s += " count";
     if (error != o.error) s += " error";
+    if (rewind != o.rewind) s += " rewind";
+    if (rw_idx != o.rw_idx) s += " rw_idx";
+    if (rw_psn != o.rw_psn) s += " rw_psn";
+    if (rw_skip != o.rw_skip) s += " rw_skip";
     return s;
   }
 };

@@ -9,12 +9,13 @@ constexpr uint8_t kSuccess = static_cast<uint8_t>(spec::WcStatus::kSuccess);
 constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
-// AETH syndrome (IBTA 9.7.5.1) -> completion status of the NAKed WQE.
+// AETH syndrome (IBTA 9.7.5.1) of a NAK that fails the WQE -> its completion
+// status (a PSN sequence NAK fails one only when the retries are spent).
 uint8_t nak_status(uint8_t syn) {
   using S = spec::WcStatus;
   if ((syn >> 5) == 1) return static_cast<uint8_t>(S::kRnrRetryExcErr);
   switch (syn & 0x1F) {
-    case 0: return static_cast<uint8_t>(S::kBadRespErr);  // PSN sequence error: no retransmission yet
+    case 0: return static_cast<uint8_t>(S::kRetryExcErr);
     case 1: return static_cast<uint8_t>(S::kRemInvReqErr);
     case 2: return static_cast<uint8_t>(S::kRemAccessErr);
     default: return static_cast<uint8_t>(S::kRemOpErr);
@@ -38,12 +39,8 @@ spec::CqCompl Completer::completion(unsigned qpn, const Qp& q, const spec::SqTra
   return c;
 }
 
-void Completer::retire(unsigned qpn, unsigned count, bool error, Cycle t) {
-  if (count == 0 && !error) return;  // an ACK that covers nothing retires nothing
-  spec::SqRetire r;
-  r.qpn = static_cast<uint16_t>(qpn);
-  r.count = static_cast<uint8_t>(count);
-  r.error = error;
+void Completer::retire(spec::SqRetire r, Cycle t) {
+  if (r.count == 0 && !r.error && !r.rewind) return;  // an ACK that covers nothing retires nothing
   out_.add(sq_retire, r, t);
 }
 
@@ -53,10 +50,11 @@ unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t n
     const spec::SqTrack& e = q.window.front();
     const uint32_t d = (psn - e.last_psn) & kPsnMask;  // the WQE's last PSN at or before psn: d < 2^23
     const bool covered = d < 0x800000u && (mode == Walk::kAck || d != 0);  // a NAK's own PSN is not acknowledged
+    const bool amended = q.fail && e.wqe_idx == q.fail_idx;
     uint8_t st;
     bool cqe = true, fail = false;
-    if (e.status != kSuccess) {  // a local failure (or the requester's flush) keeps its status
-      st = e.status;
+    if (e.status != kSuccess || amended) {  // a local failure (or the requester's flush) keeps its status
+      st = e.status != kSuccess ? e.status : q.fail_st;
       fail = true;
     } else if (mode == Walk::kFlush) {
       st = kFlushErr;
@@ -67,7 +65,7 @@ unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t n
       st = nak_st;
       fail = true;
     } else {
-      break;  // the first entry the ACK does not cover
+      break;  // the first entry not acknowledged
     }
     if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + n);
     if (fail) {
@@ -77,11 +75,6 @@ unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t n
     }
     q.window.pop_front();
     ++n;
-  }
-  if (mode == Walk::kNak) {  // the NAKed WQE has not been tracked yet: it gets the status when it is
-    q.err = q.pend = true;
-    q.pst = nak_st & 0xF;
-    *failed = true;
   }
   return n;
 }
@@ -94,63 +87,113 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
   if (act == A::kReset) {
     q = Qp{};
     q.valid = true;
-    q.cq = c.send_cq;
   } else if (act == A::kDestroy) {
     q = Qp{};
+    return 1;
   } else if (!q.valid) {
-    // attributes of a QP that does not exist
-  } else if (act == A::kToErr) {
-    q.cq = c.send_cq;
-    q.pend = false;
-    q.pst = 0;
-    if (q.window.empty()) {
-      q.err = true;
-      return 1;
-    }
-    bool failed = false;
-    const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, &failed, t);
-    q.err = true;
-    retire(c.qpn, n, true, t + n);
-    return n + 2;
-  } else {
-    q.cq = c.send_cq;
+    return 1;  // attributes of a QP that does not exist
   }
-  return 1;
+  q.cq = c.send_cq;
+  q.retry_cnt = q.retry = c.retry_cnt & 7u;
+  if (act != A::kToErr) return 1;
+  q.fail = false;
+  if (q.window.empty()) {
+    q.err = true;
+    return 1;
+  }
+  bool failed = false;
+  const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, &failed, t);
+  q.err = true;
+  spec::SqRetire r;
+  r.qpn = c.qpn;
+  r.count = static_cast<uint8_t>(n);
+  r.error = true;
+  retire(r, t + n);
+  return n + 2;
 }
 
 Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
   if (k.qpn >= qps_.size() || !qps_[k.qpn].valid) return 1;
   Qp& q = qps_[k.qpn];
+  spec::SqRetire r;
+  r.qpn = k.qpn;
+  if (k.amend) {
+    // A tracked WQE failed while being sent: it fails when it reaches the
+    // head (now, if it is there; the ones before it wait for their ACKs).
+    if (q.err) return 1;  // already flushed
+    q.fail = true;
+    q.fail_idx = k.wqe_idx;
+    q.fail_st = k.status;
+    bool failed = false;
+    const unsigned n = walk(k.qpn, q, Walk::kSeq, q.una, 0, &failed, t);
+    if (q.window.empty()) q.fail = false;  // it was acknowledged before it failed
+    r.count = static_cast<uint8_t>(n);
+    r.error = failed;
+    retire(r, t + n);
+    return n + 2;
+  }
   if (q.err || (q.window.empty() && k.status != kSuccess)) {
-    // Completes at once: flushed (or with the status of a NAK that came
-    // first), or a local failure with nothing ahead of it.
-    const uint8_t st = !q.err || k.status != kSuccess ? k.status : q.pend ? q.pst : kFlushErr;
+    // Completes at once: flushed, or a local failure with nothing ahead of it.
+    const uint8_t st = k.status != kSuccess ? k.status : kFlushErr;
     q.err = true;
-    q.pend = false;
     out_.add(cq_compl, completion(k.qpn, q, k, st), t);
-    retire(k.qpn, 1, true, t + 1);
+    r.count = 1;
+    r.error = true;
+    retire(r, t + 1);
     return 3;
   }
+  if (q.window.empty()) q.una = k.first_psn;
+  q.nxt = (k.last_psn + 1) & kPsnMask;
   q.window.push_back(k);  // (a full window never gets here: track_waits)
   return 1;
 }
 
 Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   ++cnt_acks_;
-  if (h.dst_qpn >= qps_.size() || h.opcode != spec::kRcAck) return 1;
-  Qp& q = qps_[h.dst_qpn];
   const unsigned cls = h.aeth_syndrome >> 5;  // 0 ACK, 1 RNR NAK, 3 NAK (2: reserved)
   const bool ack = cls == 0, nak = cls == 1 || cls == 3;
-  if (!q.valid) return 1;
+  if (h.dst_qpn >= qps_.size() || h.opcode != spec::kRcAck || !qps_[h.dst_qpn].valid) {
+    ++cnt_unmatched_;
+    return 1;
+  }
+  Qp& q = qps_[h.dst_qpn];
   if (nak) ++cnt_nak_;
-  if (q.err || (ack && q.window.empty()) || (!ack && !nak)) return 1;
+  // Matches an outstanding request only with its PSN in [una, nxt).
+  const uint32_t off = (h.psn - q.una) & kPsnMask, range = (q.nxt - q.una) & kPsnMask;
+  if (q.err || (!ack && !nak) || q.window.empty() || off >= range) {
+    ++cnt_unmatched_;
+    return 1;
+  }
+  const bool seq = cls == 3 && (h.aeth_syndrome & 0x1F) == 0;
+  if (seq) ++cnt_seq_;
   bool failed = false;
-  const unsigned n = walk(h.dst_qpn, q, ack ? Walk::kAck : Walk::kNak, h.psn, nak_status(h.aeth_syndrome), &failed, t);
-  retire(h.dst_qpn, n, failed, t + n);
+  spec::SqRetire r;
+  r.qpn = h.dst_qpn;
+  Walk mode = ack ? Walk::kAck : seq && q.retry != 0 ? Walk::kSeq : Walk::kNak;
+  if (seq && q.retry == 0) ++cnt_exceeded_;
+  const unsigned n = walk(h.dst_qpn, q, mode, h.psn, nak_status(h.aeth_syndrome), &failed, t);
+  if (ack) {
+    q.una = (h.psn + 1) & kPsnMask;
+    q.retry = q.retry_cnt;  // progress
+  } else if (!failed && mode == Walk::kSeq) {
+    // go back N: the requester sends again from the NAKed PSN
+    const spec::SqTrack& head = q.window.front();
+    q.una = h.psn;
+    --q.retry;
+    ++cnt_rewind_;
+    r.rewind = true;
+    r.rw_idx = head.wqe_idx;
+    r.rw_psn = head.first_psn;
+    r.rw_skip = (h.psn - head.first_psn) & kPsnMask;
+  }
+  r.count = static_cast<uint8_t>(n);
+  r.error = failed;
+  retire(r, t + n);
   return n + 2;
 }
 
 bool Completer::window_full(unsigned qpn) const { return qpn < qps_.size() && qps_[qpn].window.size() == kWindow; }
+bool Completer::track_waits(const spec::SqTrack& k) const { return !k.amend && window_full(k.qpn); }
 
 void Completer::run() {
   const Cycle now = s_.now();
@@ -163,7 +206,7 @@ void Completer::run() {
   // The input that arrived first (a blocked sq_track steps aside); ties in
   // the RTL's priority.
   const int pick = first_arrived(
-      {qp_cfg.next_at(), sq_track.ready() && !window_full(sq_track.front().qpn) ? sq_track.next_at() : kNever,
+      {qp_cfg.next_at(), sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
        rx_ack.next_at()},
       now);
   if (pick < 0) return;
@@ -180,13 +223,17 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
   return std::make_unique<FlitAdapter>(64, [max_qp](FlitAdapter& a) {
     Completer* c = a.make<Completer>(max_qp);
     a.in<spec::QpCfg>("qp_cfg", c->qp_cfg);
-    a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) { return !c->window_full(k.qpn); });
+    a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) { return !c->track_waits(k); });
     a.in<spec::RoceRxHdr>("rx_ack", c->rx_ack);
     a.out<spec::CqCompl>("cq_compl", c->cq_compl);
     a.out<spec::SqRetire>("sq_retire", c->sq_retire);
     a.counters_from([c] {
       return std::vector<std::pair<std::string, uint32_t>>{{"rx_acks", c->rx_acks()},
-                                                            {"nak_received", c->naks_received()}};
+                                                            {"nak_received", c->naks_received()},
+                                                            {"packet_seq_err", c->packet_seq_errs()},
+                                                            {"unmatched_response", c->unmatched()},
+                                                            {"retransmits", c->retransmits()},
+                                                            {"retry_exceeded", c->retry_exceeded()}};
     });
     a.busy_from([c] { return c->busy(); });
   });

@@ -12,7 +12,7 @@ namespace {
 constexpr Cycle kPick = 1;      // idle -> the WQE read request
 constexpr Cycle kDecode = 2;    // WQE data in -> decided
 constexpr Cycle kHeader = 1;    // a packet's last payload in -> its header out
-constexpr Cycle kTrack = 1;     // last packet -> sq_track
+constexpr Cycle kTrack = 1;     // last packet -> the sq_track of a failure
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
 constexpr unsigned kMaxSge = 6;
@@ -39,8 +39,8 @@ Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp)
 
 bool Requester::eligible(unsigned q) const {
   const Qp& x = qps_[q];
-  return x.pi != x.ci &&
-         ((x.state == qs(spec::QpState::kRts) && x.outstanding < kWindow) || x.state == qs(spec::QpState::kErr));
+  if (x.state == qs(spec::QpState::kErr)) return x.pi != x.hw;
+  return x.state == qs(spec::QpState::kRts) && (x.rw || x.ci != x.hw || (x.pi != x.hw && x.outstanding < kWindow));
 }
 
 bool Requester::any_eligible() const {
@@ -65,8 +65,9 @@ bool Requester::control(Cycle now) {
     switch (static_cast<A>(c.action)) {
       case A::kReset:
       case A::kDestroy:
-        q.pi = q.ci = 0;
+        q.pi = q.ci = q.hw = 0;
         q.outstanding = 0;
+        q.rw = false;
         q.state = qs(S::kReset);
         break;
       case A::kToInit: q.state = qs(S::kInit); break;
@@ -84,6 +85,14 @@ bool Requester::control(Cycle now) {
     Qp& q = qps_[r.qpn];
     q.outstanding = r.count > q.outstanding ? 0 : static_cast<uint8_t>(q.outstanding - r.count);
     if (r.error && q.state == qs(S::kRts)) q.state = qs(S::kErr);  // the completer saw it fail: flush the rest
+    if (r.rewind && q.state == qs(S::kRts)) {
+      q.rw = true;
+      q.rw_idx = r.rw_idx;
+      q.rw_psn = r.rw_psn & kPsnMask;
+      q.rw_skip = r.rw_skip & kPsnMask;
+    } else if (q.rw && (r.error || static_cast<uint16_t>(q.hw - q.rw_idx) > q.outstanding)) {
+      q.rw = false;  // its WQE was acknowledged meanwhile (or the QP failed)
+    }
   } else {
     const spec::WqDb d = sq_db.pop();
     if (d.qpn < qps_.size()) qps_[d.qpn].pi = d.pi;
@@ -94,10 +103,23 @@ bool Requester::control(Cycle now) {
 void Requester::start(unsigned q, Cycle now) {
   act_ = q;
   rr_ = (q + 1) % qps_.size();
-  const Qp& x = qps_[q];
+  Qp& x = qps_[q];
+  act_ci_ = x.ci;
+  act_psn_ = x.psn;
+  skip_ = 0;
+  if (x.state == qs(spec::QpState::kErr)) {
+    act_ci_ = x.hw;  // what was sent is the completer's to flush; the rest is flushed here
+  } else if (x.rw) {
+    act_ci_ = x.rw_idx;
+    act_psn_ = x.rw_psn;
+    skip_ = x.rw_skip;
+  }
+  x.rw = false;
+  new_ = act_ci_ == x.hw;
+  amend_ = !new_;
   const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
   spec::DmaRdReq r;
-  r.addr = x.cfg.sq_base + (uint64_t{x.ci & mask} << 7);
+  r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << 7);
   r.len = spec::SendWqe::kSize;
   dma_rd_req->push(r, now + kPick);
   st_ = St::kFetch;
@@ -161,7 +183,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.ack_req = last;
-  h.psn = (qps_[act_].psn + k) & kPsnMask;
+  h.psn = (act_psn_ + k) & kPsnMask;
   if (!w.send && first) {
     h.reth_va = w.w.remote_addr;
     h.reth_rkey = w.w.rkey;
@@ -287,31 +309,43 @@ bool Requester::send_packet(Cycle now) {
   return true;
 }
 
-// The walk starts at the first SGE with bytes.
+// The walk starts at the first SGE with bytes, or (sending again from packet
+// skip_) at the SGE and offset where that packet's bytes begin, with a fresh
+// translation of the page run there.
 void Requester::begin_run() {
   sge_ = 0;
   while (sge_ < kMaxSge && !((active_ >> sge_) & 1u)) ++sge_;
-  msg_rem_ = wqe_.inl ? 0 : wqe_.w.length;
-  if (sge_ < kMaxSge) {
-    va_ = wqe_.sge[sge_].addr;
-    sge_rem_ = wqe_.sge[sge_].length;
+  uint64_t off = wqe_.inl ? 0 : uint64_t{skip_} * wqe_.mtu;
+  msg_rem_ = wqe_.inl ? 0 : static_cast<uint32_t>(wqe_.w.length - off);
+  while (sge_ < kMaxSge && off >= wqe_.sge[sge_].length) {
+    off -= wqe_.sge[sge_].length;
+    unsigned n = sge_ + 1;
+    while (n < kMaxSge && !((active_ >> n) & 1u)) ++n;
+    sge_ = n;
   }
-  run_first_ = true;
+  if (sge_ < kMaxSge) {
+    va_ = wqe_.sge[sge_].addr + off;
+    sge_rem_ = static_cast<uint32_t>(wqe_.sge[sge_].length - off);
+  }
+  run_first_ = off == 0;
   run_valid_ = run_zero_ = asking_ = issue_err_ = pay_err_ = false;
   pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
-  pkt_issue_ = pkt_k_ = 0;
+  pkt_issue_ = pkt_k_ = skip_;
+  trk_pend_ = new_;
   pieces_.clear();
   data_.clear();
   buffer_free_ = kBufferBeats;
 }
 
-void Requester::finish(Cycle now) {
+// The sq_track of the WQE: its start (status SUCCESS, all its PSNs), a
+// failure before any packet, or (amend_) a failure of a WQE tracked before.
+spec::SqTrack Requester::track() const {
   const Wqe& w = wqe_;
-  Qp& q = qps_[act_];
   spec::SqTrack t;
   t.qpn = static_cast<uint16_t>(act_);
-  t.wqe_idx = q.ci;
-  t.last_psn = (sent_ ? q.psn + w.npk - 1 : q.psn - 1) & kPsnMask;
+  t.wqe_idx = act_ci_;
+  t.first_psn = act_psn_;
+  t.last_psn = (status_ == wc(spec::WcStatus::kSuccess) || sent_ ? act_psn_ + w.npk - 1 : act_psn_ - 1) & kPsnMask;
   t.wr_id = w.w.wr_id;
   using Op = spec::WrOpcode;
   const auto op = static_cast<Op>(w.w.opcode);
@@ -321,15 +355,27 @@ void Requester::finish(Cycle now) {
   t.signaled = w.w.flags & 1u;
   t.byte_len = w.w.length;
   t.status = status_;
-  sq_track->push(t, now + kTrack);
-  // write back: the next WQE, the next PSN, one more outstanding
-  q.ci = static_cast<uint16_t>(q.ci + 1);
-  if (sent_) q.psn = (q.psn + w.npk) & kPsnMask;
-  q.outstanding = q.outstanding == 31 ? 31 : static_cast<uint8_t>(q.outstanding + 1);
+  t.amend = amend_;
+  return t;
+}
+
+// The end of a WQE: its failure tracked (if it failed), then the write-back:
+// the next WQE and PSN, and one more outstanding if it was new.
+void Requester::finish(Cycle now) {
+  const Wqe& w = wqe_;
+  Qp& q = qps_[act_];
   using S = spec::WcStatus;
+  const bool failed = status_ != wc(S::kSuccess);
+  if (failed) sq_track->push(track(), now + kTrack);
+  q.ci = static_cast<uint16_t>(act_ci_ + 1);
+  q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
+  if (new_) {
+    q.hw = q.ci;
+    q.outstanding = q.outstanding == 31 ? 31 : static_cast<uint8_t>(q.outstanding + 1);
+  }
   if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr)) q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
-  eng_at_ = now + kTrack + kWriteBack;
+  eng_at_ = now + (failed ? kTrack : 0) + kWriteBack;
 }
 
 void Requester::run() {
@@ -428,8 +474,14 @@ void Requester::run() {
           data_.push_back(p.data);
           moved = true;
         }
+        if (trk_pend_ && sq_track->can_push()) {  // a new WQE is tracked before its first packet leaves
+          sq_track->push(track(), now);
+          trk_pend_ = false;
+          amend_ = true;  // from now on its failure is an amend
+          moved = true;
+        }
         while (issue(now)) moved = true;
-        while (send_packet(now)) moved = true;
+        while (!trk_pend_ && send_packet(now)) moved = true;
         if (pkt_k_ == wqe_.npk) {
           sent_ = true;
           status_ = wc(pay_err_ || issue_err_ ? spec::WcStatus::kLocProtErr : spec::WcStatus::kSuccess);
@@ -438,7 +490,7 @@ void Requester::run() {
         }
         break;
       case St::kTrack:
-        if (!sq_track->can_push()) break;
+        if (status_ != wc(spec::WcStatus::kSuccess) && !sq_track->can_push()) break;
         finish(std::max(now, out_at_));
         moved = true;
         break;

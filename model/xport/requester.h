@@ -8,8 +8,13 @@
 // Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
 // Packet per header with pay_len > 0), sq_track.
 //
-// One WQE at a time, QPs served round robin (a QP is eligible with work and
-// either RTS with fewer than kWindow WQEs outstanding, or ERR: flushed).
+// One WQE at a time, QPs served round robin. A QP is eligible in RTS with a
+// rewind to apply, with WQEs to send again (behind its high-water mark), or
+// with new WQEs and fewer than kWindow outstanding; in ERR with new WQEs
+// (flushed). A new WQE is tracked (sq_track) as it starts, before its first
+// packet; one sent again after a rewind is not tracked again. A rewind from
+// the completer (go-back-N) takes effect at the QP's next pick: the SQ is the
+// retransmission buffer, and sending resumes at packet rw_skip of WQE rw_idx.
 // The payload is read in pieces that never cross an SGE end, a page run
 // (each later run translated by the MR table), a 4 KiB bus-address boundary
 // or a packet end, against a payload buffer of kBufferBeats; a packet's
@@ -52,9 +57,13 @@ class Requester : public Process {
 
  private:
   struct Qp {
-    uint16_t pi = 0, ci = 0;
-    uint32_t psn = 0;
+    uint16_t pi = 0, ci = 0;  // producer; next WQE to send (ci < hw while sending again)
+    uint16_t hw = 0;          // high-water mark: the next WQE never sent (tracked)
+    uint32_t psn = 0;         // first PSN of WQE ci
     uint8_t outstanding = 0, state = 0;
+    bool rw = false;          // a rewind waits for the next pick
+    uint16_t rw_idx = 0;
+    uint32_t rw_psn = 0, rw_skip = 0;
     spec::QpCfg cfg;
   };
   // The WQE being executed, decoded with the generated layout.
@@ -84,6 +93,7 @@ class Requester : public Process {
   uint32_t pay_len(uint32_t k) const;
   spec::RoceTxHdr header(uint32_t k, uint32_t pay) const;
   void begin_run();
+  spec::SqTrack track() const;
   void finish(Cycle now);
 
   Scheduler& s_;
@@ -94,6 +104,12 @@ class Requester : public Process {
   St st_ = St::kIdle;
   Cycle eng_at_ = 0;  // the engine's next free cycle
   unsigned act_ = 0;
+  uint16_t act_ci_ = 0;   // the WQE being sent ...
+  uint32_t act_psn_ = 0;  // ... its first PSN ...
+  uint32_t skip_ = 0;     // ... and the packets not sent again (a rewind into the middle of it)
+  bool new_ = false;      // first time sent: tracked (at its start, or with its failure)
+  bool amend_ = false;    // the end-of-WQE sq_track is an amend (the WQE was tracked before)
+  bool trk_pend_ = false; // the start of a new WQE not yet tracked: its first packet waits
   Wqe wqe_;
   uint8_t status_ = 0;
   bool sent_ = false;

@@ -255,24 +255,28 @@ package roce_pkg;
   localparam logic [2:0] CMD_STATUS_NOT_FOUND = 3'd6;  // no such object (EINVAL)
 
   // Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
-  localparam int unsigned XPORT_CNT_W = 4;
-  localparam int unsigned XPORT_CNT_COUNT = 16;
-  localparam logic [3:0] XPORT_CNT_NONE = 4'd0;  // (reserved)
-  localparam logic [3:0] XPORT_CNT_TX_PKTS = 4'd1;  // request packets sent by the requester
-  localparam logic [3:0] XPORT_CNT_TX_ACKS = 4'd2;  // ACK/NAK packets sent by the responder
-  localparam logic [3:0] XPORT_CNT_RX_PKTS = 4'd3;  // request packets the responder accepted
-  localparam logic [3:0] XPORT_CNT_RX_ACKS = 4'd4;  // ACK/NAK packets the completer received
-  localparam logic [3:0] XPORT_CNT_NO_QP = 4'd5;  // packets for a QP that does not exist or is not RC: dropped
-  localparam logic [3:0] XPORT_CNT_QP_STATE = 4'd6;  // packets for a QP not in RTR/RTS: dropped
-  localparam logic [3:0] XPORT_CNT_OUT_OF_SEQUENCE = 4'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
-  localparam logic [3:0] XPORT_CNT_DUPLICATE_REQUEST = 4'd8;  // packets with a PSN already seen: re-ACKed, not executed again
-  localparam logic [3:0] XPORT_CNT_REM_ACCESS_ERR = 4'd9;  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
-  localparam logic [3:0] XPORT_CNT_REM_INV_REQ = 4'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
-  localparam logic [3:0] XPORT_CNT_RNR_NAK_SENT = 4'd11;  // SENDs with no receive WQE posted (RNR NAK)
-  localparam logic [3:0] XPORT_CNT_REM_OP_ERR = 4'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
-  localparam logic [3:0] XPORT_CNT_NAK_RECEIVED = 4'd13;  // NAKs the completer received
-  localparam logic [3:0] XPORT_CNT_CQE_ERR = 4'd14;  // completions written with an error status
-  localparam logic [3:0] XPORT_CNT_LOOPBACK = 4'd15;  // frames looped back to the own port instead of leaving on the MAC
+  localparam int unsigned XPORT_CNT_W = 5;
+  localparam int unsigned XPORT_CNT_COUNT = 20;
+  localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
+  localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
+  localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
+  localparam logic [4:0] XPORT_CNT_RX_PKTS = 5'd3;  // request packets the responder accepted
+  localparam logic [4:0] XPORT_CNT_RX_ACKS = 5'd4;  // ACK/NAK packets the completer received
+  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist or is not RC: dropped
+  localparam logic [4:0] XPORT_CNT_QP_STATE = 5'd6;  // packets for a QP not in RTR/RTS: dropped
+  localparam logic [4:0] XPORT_CNT_OUT_OF_SEQUENCE = 5'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
+  localparam logic [4:0] XPORT_CNT_DUPLICATE_REQUEST = 5'd8;  // packets with a PSN already seen: re-ACKed, not executed again
+  localparam logic [4:0] XPORT_CNT_REM_ACCESS_ERR = 5'd9;  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
+  localparam logic [4:0] XPORT_CNT_REM_INV_REQ = 5'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
+  localparam logic [4:0] XPORT_CNT_RNR_NAK_SENT = 5'd11;  // SENDs with no receive WQE posted (RNR NAK)
+  localparam logic [4:0] XPORT_CNT_REM_OP_ERR = 5'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
+  localparam logic [4:0] XPORT_CNT_NAK_RECEIVED = 5'd13;  // NAKs the completer received
+  localparam logic [4:0] XPORT_CNT_CQE_ERR = 5'd14;  // completions written with an error status
+  localparam logic [4:0] XPORT_CNT_LOOPBACK = 5'd15;  // frames looped back to the own port instead of leaving on the MAC
+  localparam logic [4:0] XPORT_CNT_PACKET_SEQ_ERR = 5'd16;  // PSN sequence error NAKs the completer received (each sends the QP back to the NAKed PSN)
+  localparam logic [4:0] XPORT_CNT_UNMATCHED_RESPONSE = 5'd17;  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
+  localparam logic [4:0] XPORT_CNT_RETRANSMITS = 5'd18;  // rewinds: times a QP went back to send again from an unacknowledged PSN
+  localparam logic [4:0] XPORT_CNT_RETRY_EXCEEDED = 5'd19;  // QPs that ran out of retries (RETRY_EXC_ERR)
 
   // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order
   localparam int unsigned EXT_DETH = 0;
@@ -577,7 +581,7 @@ package roce_pkg;
   } wq_db_t;
 
   // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
-  localparam int unsigned QP_CFG_W = 689;
+  localparam int unsigned QP_CFG_W = 700;
   typedef struct packed {
     logic [15:0] qpn;
     logic [2:0] action;  // qp_action enum: what changes besides the attributes
@@ -596,6 +600,9 @@ package roce_pkg;
     logic [23:0] sq_psn;  // first PSN the requester sends (taken on TO_RTS)
     logic [23:0] rq_psn;  // first PSN the responder expects (taken on TO_RTR)
     logic [4:0] min_rnr_timer;  // RNR NAK timer code the responder sends
+    logic [4:0] timeout;  // local ACK timeout: 4.096 us * 2^timeout (0: none)
+    logic [2:0] retry_cnt;  // retransmissions after a timeout or PSN sequence NAK before RETRY_EXC_ERR
+    logic [2:0] rnr_retry;  // retransmissions after an RNR NAK before RNR_RETRY_EXC_ERR (7: no limit)
     logic [1:0] l3;
     logic [47:0] src_mac;
     logic [47:0] dst_mac;
@@ -607,25 +614,31 @@ package roce_pkg;
     logic [3:0] sl;
   } qp_cfg_t;
 
-  // Requester to completer: a send WQE has left (all its packets sent) or failed locally. Kept in the QP's window until an ACK covers last_psn (or at once when status is not SUCCESS).
-  localparam int unsigned SQ_TRACK_W = 169;
+  // Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
+  localparam int unsigned SQ_TRACK_W = 194;
   typedef struct packed {
     logic [15:0] qpn;
     logic [15:0] wqe_idx;  // send-queue index of the WQE (CQE wqe_counter)
-    logic [23:0] last_psn;  // PSN of the WQE's last packet
+    logic [23:0] first_psn;  // PSN of the WQE's first packet
+    logic [23:0] last_psn;  // PSN of the WQE's last packet (first_psn - 1: no packet)
     logic [63:0] wr_id;
     logic [7:0] wc_opcode;  // wc_opcode enum
     logic [0:0] signaled;  // write a CQE (errors are always written)
     logic [31:0] byte_len;
-    logic [7:0] status;  // wc_status enum; not SUCCESS: complete without waiting for an ACK
+    logic [7:0] status;  // wc_status enum
+    logic [0:0] amend;  // the tracked WQE wqe_idx failed with status while being sent (it completes so when it reaches the window's head)
   } sq_track_t;
 
-  // Completer to requester: count WQEs of the QP's window are done; error: a NAK or failure moved the QP to ERR (the requester stops and flushes).
-  localparam int unsigned SQ_RETIRE_W = 22;
+  // Completer to requester: count WQEs of the QP's window are done; error: a NAK, a failure or retry exhaustion moved the QP to ERR (the requester stops and flushes); rewind: go back N, send again from packet rw_skip of WQE rw_idx (whose first PSN is rw_psn).
+  localparam int unsigned SQ_RETIRE_W = 87;
   typedef struct packed {
     logic [15:0] qpn;
     logic [4:0] count;
     logic [0:0] error;
+    logic [0:0] rewind;
+    logic [15:0] rw_idx;  // send-queue index of the oldest unacknowledged WQE
+    logic [23:0] rw_psn;  // its first PSN
+    logic [23:0] rw_skip;  // its packets the responder acknowledged (sending resumes at rw_psn + rw_skip)
   } sq_retire_t;
 
   // ---- host-memory layouts (little-endian byte offsets)

@@ -219,7 +219,8 @@ module roce_cmd #(
   logic [19:0] m_flow_label;
   logic [7:0]  m_state, m_pmtu, m_access, m_sgid, m_hop, m_tclass, m_port;
   logic [3:0]  m_sl;
-  logic [4:0]  m_rnr;
+  logic [4:0]  m_rnr, m_timeout;
+  logic [2:0]  m_retry, m_rnr_retry;
   logic [15:0] m_pkey;
   logic [47:0] m_dmac;
   logic [127:0] m_dgid;
@@ -260,6 +261,9 @@ module roce_cmd #(
     m_flow_label = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_FLOW_LABEL_OFF +: 20];
     m_sl       = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_SL_OFF +: 4];
     m_rnr      = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_MIN_RNR_TIMER_OFF +: 5];
+    m_timeout  = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_TIMEOUT_OFF +: 5];     // IBTA field widths: the rest
+    m_retry    = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_RETRY_CNT_OFF +: 3];   // of the byte is ignored
+    m_rnr_retry = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_RNR_RETRY_OFF +: 3];
     m_port     = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_PORT_NUM_OFF +: 8];
     m_pkey     = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_PKEY_INDEX_OFF +: 16];
   end
@@ -412,6 +416,9 @@ module roce_cmd #(
     if ((m_mask & roce_qp_rules_pkg::ATTR_RQ_PSN) != 0) merged.rq_psn = m_rq_psn;
     if ((m_mask & roce_qp_rules_pkg::ATTR_SQ_PSN) != 0) merged.sq_psn = m_sq_psn;
     if ((m_mask & roce_qp_rules_pkg::ATTR_MIN_RNR_TIMER) != 0) merged.min_rnr_timer = m_rnr;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_TIMEOUT) != 0) merged.timeout = m_timeout;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_RETRY_CNT) != 0) merged.retry_cnt = m_retry;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_RNR_RETRY) != 0) merged.rnr_retry = m_rnr_retry;
 
     // CREATE_QP: a new context in RESET
     fresh = '0;

@@ -368,7 +368,7 @@ module roce_engine #(
 
   // ---------------------------------------------------------------- completer
   logic compl_idle;
-  logic [31:0] cnt_rx_acks, cnt_nak_received;
+  logic [31:0] cnt_rx_acks, cnt_nak_received, cnt_packet_seq_err, cnt_unmatched, cnt_retransmits, cnt_retry_exceeded;
 
   completer #(.MAX_QP(MAX_QP)) u_compl (
     .clk, .rst,
@@ -377,7 +377,8 @@ module roce_engine #(
     .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
     .m_cq_compl(compl_c), .m_cq_compl_valid(compl_c_valid), .m_cq_compl_ready(compl_c_ready),
     .m_sq_retire(sq_retire), .m_sq_retire_valid(sq_retire_valid), .m_sq_retire_ready(sq_retire_ready),
-    .idle(compl_idle), .cnt_rx_acks, .cnt_nak_received
+    .idle(compl_idle), .cnt_rx_acks, .cnt_nak_received, .cnt_packet_seq_err, .cnt_unmatched, .cnt_retransmits,
+    .cnt_retry_exceeded
   );
 
   // ---------------------------------------------------------------- completions
@@ -467,6 +468,10 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_SENT +: 32]      = cnt_rnr_nak_sent;
     cnt_xport[32*roce_pkg::XPORT_CNT_REM_OP_ERR +: 32]        = cnt_rem_op_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_NAK_RECEIVED +: 32]      = cnt_nak_received;
+    cnt_xport[32*roce_pkg::XPORT_CNT_PACKET_SEQ_ERR +: 32]    = cnt_packet_seq_err;
+    cnt_xport[32*roce_pkg::XPORT_CNT_UNMATCHED_RESPONSE +: 32] = cnt_unmatched;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RETRANSMITS +: 32]       = cnt_retransmits;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RETRY_EXCEEDED +: 32]    = cnt_retry_exceeded;
     cnt_xport[32*roce_pkg::XPORT_CNT_CQE_ERR +: 32]           = cnt_cqe_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_LOOPBACK +: 32]          = cnt_loopback;
   end

@@ -13,6 +13,11 @@
 // the payload buffer (RAW_DEPTH beats, released one per beat consumed), so
 // read data is always taken and several reads are outstanding.
 //
+// A walk that starts at `offset` (sending again from a packet in the middle
+// of the message after a rewind) first steps over the SGEs that end before
+// it, a cycle each, then asks for the translation of the page run at the
+// offset inside its SGE.
+//
 // A page run whose translation fails (possible only if the MR changed after
 // the check) is not read: its pieces are zero pieces (filled with zeros, no
 // DMA), and `err` reports it so that the WQE completes with LOC_PROT_ERR.
@@ -32,6 +37,7 @@ module req_issue #(
   input  wire logic [6*32-1:0]       chk_run,
   input  wire logic [15:0]           pd,
   input  wire logic [31:0]           length,      // > 0
+  input  wire logic [31:0]           offset,      // bytes not sent again: a multiple of the mtu, < length
   input  wire logic [3:0]            mtu_lg,      // log2(mtu): 8..12
   output logic                       err,
   // translations of later page runs
@@ -67,7 +73,8 @@ module req_issue #(
     if (RAW_DEPTH < 2 * 4096 / W + 32) $error("req_issue: RAW_DEPTH must hold a 4096-byte packet in pieces");
   end
 
-  logic              busy_q, err_q, first_q, run_v_q, zero_q, treq_q, twait_q;
+  logic              busy_q, err_q, first_q, run_v_q, zero_q, treq_q, twait_q, seek_q;
+  logic [31:0]       off_q;       // seek: bytes still to step over
   logic [2:0]        sge_q;
   logic [63:0]       va_q, pa_q;
   logic [31:0]       sge_rem_q, run_rem_q, msg_rem_q;
@@ -110,8 +117,8 @@ module req_issue #(
     m_mr_req.pd     = pd;
     m_mr_req.va     = va_q;
     m_mr_req.len    = sge_rem_q;
-    m_mr_req_valid  = busy_q && !run_v_q && treq_q;
-    s_mr_resp_ready = busy_q && !run_v_q && twait_q;
+    m_mr_req_valid  = busy_q && !seek_q && !run_v_q && treq_q;
+    s_mr_resp_ready = busy_q && !seek_q && !run_v_q && twait_q;
 
     // the next piece: up to the run end, the packet end and the 4 KiB boundary
     lim = zero_q ? 13'd4096 : 13'd4096 - {1'b0, pa_q[11:0]};
@@ -120,7 +127,7 @@ module req_issue #(
     if (len > lim) len = lim;
     beats = zero_q ? '0 : NEED_W'((len + 13'(W - 1)) >> WB);
     pend  = len == pkt_rem_q;
-    can   = busy_q && run_v_q && pc_ready && (!pend || pk_ready) && beats <= free_q;
+    can   = busy_q && !seek_q && run_v_q && pc_ready && (!pend || pk_ready) && beats <= free_q;
     m_dma_rd_req       = '0;
     m_dma_rd_req.tag   = 8'd1;
     m_dma_rd_req.addr  = pa_q;
@@ -145,6 +152,8 @@ module req_issue #(
       zero_q <= 1'b0;
       treq_q <= 1'b0;
       twait_q <= 1'b0;
+      seek_q <= 1'b0;
+      off_q <= '0;
       sge_q <= '0;
       va_q <= '0;
       pa_q <= '0;
@@ -167,11 +176,29 @@ module req_issue #(
         zero_q <= 1'b0;
         treq_q <= 1'b0;
         twait_q <= 1'b0;
-        msg_rem_q <= length;
-        pkt_rem_q <= min_mtu(length, mtu_lg);
+        msg_rem_q <= length - offset;
+        pkt_rem_q <= min_mtu(length - offset, mtu_lg);
         need_q <= '0;
+        seek_q <= offset != 32'd0;
+        off_q <= offset;
       end else if (busy_q) begin
-        if (!run_v_q) begin
+        if (seek_q) begin
+          // step over the SGEs that end before the offset, then start inside one
+          if (off_q >= sge_rem_q) begin
+            off_q <= off_q - sge_rem_q;
+            sge_q <= sge_nxt;
+            va_q <= sge_addr(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
+            sge_rem_q <= sge_len(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
+          end else begin
+            va_q <= va_q + {32'b0, off_q};
+            sge_rem_q <= sge_rem_q - off_q;
+            seek_q <= 1'b0;
+            if (off_q != 32'd0) begin
+              first_q <= 1'b0;   // the check translated the SGE's start: ask for the run at the offset
+              treq_q <= 1'b1;
+            end
+          end
+        end else if (!run_v_q) begin
           if (first_q) begin
             pa_q <= chk_pa[64*32'(sge_cur) +: 64];
             run_rem_q <= chk_run[32*32'(sge_cur) +: 32];

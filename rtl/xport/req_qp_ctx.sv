@@ -1,13 +1,22 @@
 // req_qp_ctx: the requester's per-QP send-queue state and its scheduler.
 //
-//   per QP (LUT RAM, asynchronous read):  pi, ci, next_psn, outstanding, state
+//   per QP (LUT RAM, asynchronous read):  pi, ci, hw (high-water: the next WQE
+//                                          never sent), next_psn (of ci), outstanding,
+//                                          state, the pending rewind (rw_idx, rw_psn, rw_skip)
 //   per QP (block RAM, registered read):   the attributes the engine needs
 //                                          (sq_base, sq_lsz, pd, pmtu, addressing)
-//   per QP (flip-flop vectors):            has_work (pi != ci), rts, err, full
+//   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
+//                                          rw (a rewind waits), rts, err, full
 //                                          (outstanding >= 16)
 //
-//   eligible = has_work & (rts & ~full | err)   -- ERR QPs are flushed
-//   pick     = first eligible QP at or after the round-robin pointer
+//   eligible = rts & (rw | behind | has_new & ~full) | err & has_new
+//   pick     = first eligible QP at or after the round-robin pointer, from
+//              WQE hw (ERR: the rest is flushed; what was sent is the
+//              completer's), rw_idx (a rewind: go back N, sending again from
+//              packet rw_skip), or ci
+//
+// A rewind (sq_retire.rewind) waits in rw until the QP's next pick; a later
+// retire that acknowledges its WQE drops it.
 //
 // One control input per cycle (qp_cfg, then sq_retire, then sq_db), none in
 // the engine's write-back cycle, so every context memory has one write port.
@@ -39,11 +48,14 @@ module req_qp_ctx #(
   output logic [$clog2(MAX_QP)-1:0]   pick_qpn,
   output logic [15:0]                 pick_ci,
   output logic [23:0]                 pick_psn,
+  output logic [23:0]                 pick_skip,  // packets of WQE pick_ci not sent again
+  output logic                        pick_new,   // pick_ci was never sent: it is tracked
   output roce_pkg::qp_cfg_t           cfg,        // attributes of the last pick (registered read)
   output logic [2:0]                  act_state,  // current state of eng_qpn
   input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
   input  wire logic [15:0]            wb_ci,
   input  wire logic [23:0]            wb_psn,
+  input  wire logic                   wb_new,     // it was new: hw moves, one more outstanding
   input  wire logic                   wb_err,     // the QP enters ERR
   output logic                        any_eligible
 );
@@ -56,19 +68,25 @@ module req_qp_ctx #(
 
   logic [15:0]      pi_mem    [MAX_QP];
   logic [15:0]      ci_mem    [MAX_QP];
+  logic [15:0]      hw_mem    [MAX_QP];
   logic [23:0]      psn_mem   [MAX_QP];
+  logic [15:0]      rwi_mem   [MAX_QP];
+  logic [23:0]      rwp_mem   [MAX_QP];
+  logic [23:0]      rws_mem   [MAX_QP];
   logic [4:0]       outst_mem [MAX_QP];
   logic [2:0]       state_mem [MAX_QP];
   logic [CFG_W-1:0] cfg_mem   [MAX_QP];
   logic [CFG_W-1:0] cfg_rd_q;
 
-  logic [MAX_QP-1:0] has_work_q, rts_q, err_q, full_q, eligible, upper;
+  logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, upper;
   logic [QW-1:0]     rr_q;
 
   logic take_cfg, take_ret, take_db, cfg_hold;
   logic [QW-1:0] c_idx, r_idx, d_idx;
   logic c_in, r_in, d_in;
   logic [4:0] r_outst, wb_outst;
+  logic [15:0] wb_hw, r_behind;
+  logic        r_rw_stale;
 
   // The pick: the lowest eligible QP at or after the round-robin pointer,
   // else the lowest eligible one. Encoded in log depth: a prefix OR isolates
@@ -82,7 +100,7 @@ module req_qp_ctx #(
 
   logic [MAX_QP-1:0] sel, sel_below, sel_lowest;
   always_comb begin
-    eligible     = has_work_q & ((rts_q & ~full_q) | err_q);
+    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q))) | (err_q & has_new_q);
     any_eligible = |eligible;
     upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
     sel          = (|upper) ? upper : eligible;
@@ -98,7 +116,16 @@ module req_qp_ctx #(
   always_comb begin
     pick_valid = eng_idle && any_eligible;
     pick_ci    = ci_mem[pick_qpn];
-    pick_psn  = psn_mem[pick_qpn];
+    pick_psn   = psn_mem[pick_qpn];
+    pick_skip  = '0;
+    if (err_q[pick_qpn]) begin
+      pick_ci = hw_mem[pick_qpn];
+    end else if (rw_q[pick_qpn]) begin
+      pick_ci   = rwi_mem[pick_qpn];
+      pick_psn  = rwp_mem[pick_qpn];
+      pick_skip = rws_mem[pick_qpn];
+    end
+    pick_new = pick_ci == hw_mem[pick_qpn];
     act_state = state_mem[eng_qpn];
 
     c_idx = s_qp_cfg.qpn[QW-1:0];
@@ -117,7 +144,11 @@ module req_qp_ctx #(
     take_db           = s_sq_db_valid && s_sq_db_ready;
 
     r_outst  = (s_sq_retire.count > outst_mem[r_idx]) ? 5'd0 : outst_mem[r_idx] - s_sq_retire.count;
-    wb_outst = (outst_mem[eng_qpn] == 5'd31) ? 5'd31 : outst_mem[eng_qpn] + 5'd1;
+    // a pending rewind whose WQE this retire acknowledges (or a failure) drops it
+    r_behind   = hw_mem[r_idx] - rwi_mem[r_idx];
+    r_rw_stale = s_sq_retire.error || r_behind > {11'b0, r_outst};
+    wb_outst = !wb_new ? outst_mem[eng_qpn] : (outst_mem[eng_qpn] == 5'd31) ? 5'd31 : outst_mem[eng_qpn] + 5'd1;
+    wb_hw    = wb_new ? wb_ci : hw_mem[eng_qpn];
   end
 
   // context memories: one writer per cycle
@@ -131,6 +162,7 @@ module req_qp_ctx #(
         roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
           pi_mem[c_idx] <= '0;
           ci_mem[c_idx] <= '0;
+          hw_mem[c_idx] <= '0;
           outst_mem[c_idx] <= '0;
           state_mem[c_idx] <= roce_pkg::QP_STATE_RESET;
         end
@@ -147,10 +179,16 @@ module req_qp_ctx #(
     if (take_ret && r_in) begin
       outst_mem[r_idx] <= r_outst;
       if (s_sq_retire.error && rts_q[r_idx]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
+      if (s_sq_retire.rewind) begin
+        rwi_mem[r_idx] <= s_sq_retire.rw_idx;
+        rwp_mem[r_idx] <= s_sq_retire.rw_psn;
+        rws_mem[r_idx] <= s_sq_retire.rw_skip;
+      end
     end
     if (take_db && d_in) pi_mem[d_idx] <= s_sq_db.pi;
     if (wb_en) begin
       ci_mem[eng_qpn] <= wb_ci;
+      hw_mem[eng_qpn] <= wb_hw;
       psn_mem[eng_qpn] <= wb_psn;
       outst_mem[eng_qpn] <= wb_outst;
       if (wb_err) state_mem[eng_qpn] <= roce_pkg::QP_STATE_ERR;
@@ -160,17 +198,24 @@ module req_qp_ctx #(
   // flag vectors (reset: no QP is eligible)
   always_ff @(posedge clk) begin
     if (rst) begin
-      has_work_q <= '0;
+      has_new_q <= '0;
+      behind_q <= '0;
+      rw_q <= '0;
       rts_q <= '0;
       err_q <= '0;
       full_q <= '0;
       rr_q <= '0;
     end else begin
-      if (pick_valid) rr_q <= pick_qpn + QW'(1);
+      if (pick_valid) begin
+        rr_q <= pick_qpn + QW'(1);
+        rw_q[pick_qpn] <= 1'b0;  // applied (a rewind taken in this cycle stays: below)
+      end
       if (take_cfg && c_in) begin
         case (s_qp_cfg.action)
           roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
-            has_work_q[c_idx] <= 1'b0;
+            has_new_q[c_idx] <= 1'b0;
+            behind_q[c_idx] <= 1'b0;
+            rw_q[c_idx] <= 1'b0;
             rts_q[c_idx] <= 1'b0;
             err_q[c_idx] <= 1'b0;
             full_q[c_idx] <= 1'b0;
@@ -196,10 +241,13 @@ module req_qp_ctx #(
           rts_q[r_idx] <= 1'b0;
           err_q[r_idx] <= 1'b1;
         end
+        if (s_sq_retire.rewind && rts_q[r_idx]) rw_q[r_idx] <= 1'b1;
+        else if (rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx)) rw_q[r_idx] <= 1'b0;
       end
-      if (take_db && d_in) has_work_q[d_idx] <= s_sq_db.pi != ci_mem[d_idx];
+      if (take_db && d_in) has_new_q[d_idx] <= s_sq_db.pi != hw_mem[d_idx];
       if (wb_en) begin
-        has_work_q[eng_qpn] <= pi_mem[eng_qpn] != wb_ci;
+        has_new_q[eng_qpn] <= pi_mem[eng_qpn] != wb_hw;
+        behind_q[eng_qpn] <= wb_ci != wb_hw;
         full_q[eng_qpn] <= wb_outst >= 5'd16;
         if (wb_err) begin
           rts_q[eng_qpn] <= 1'b0;

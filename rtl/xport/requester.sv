@@ -10,14 +10,20 @@
 //     PSN next_psn .. next_psn + n - 1; ack_req (and se) on the last one
 //
 // One WQE at a time:
-//   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx)
+//   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
+//          one to send again after a rewind (from packet pick_skip), or in ERR
+//          the next new one (flushed)
 //   FETCH  dma_rd_req of the WQE;  WQE: take its beats
 //   DECODE ERR -> flush; poisoned, bad opcode, bad lengths -> LOC_QP_OP_ERR
 //   CHECK  one mr_req per SGE carrying bytes; any failure -> LOC_PROT_ERR
-//   RUN    req_issue reads the payload ahead (several reads outstanding into the
-//          payload buffer); a packet's header leaves once all its read data is
-//          in the buffer; its pieces are packed by stream_gather into tx_payload
-//   TRACK  sq_track;  WB  ci + 1, next_psn, outstanding + 1 (or ERR)
+//   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
+//          waits for that); req_issue reads the payload ahead (several reads
+//          outstanding into the payload buffer); a packet's header leaves once
+//          all its read data is in the buffer; its pieces are packed by
+//          stream_gather into tx_payload
+//   TRACK  only for a failure: sq_track with its status (amend: the WQE was
+//          tracked before)
+//   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR)
 `default_nettype none
 
 module requester #(
@@ -87,6 +93,10 @@ module requester #(
   logic [QW-1:0] act_q;
   logic [15:0] act_ci_q;
   logic [23:0] act_psn_q;
+  logic [23:0] act_skip_q;     // packets of the WQE not sent again (a rewind into its middle)
+  logic        new_q;          // never sent before: tracked
+  logic        trk_pend_q;     // RUN: the start of a new WQE waits to be tracked
+  logic        amend_q;        // a failure's sq_track amends an earlier one
   /* verilator lint_off UNUSEDSIGNAL */  // byte 11 of a send WQE is reserved
   logic [8*roce_pkg::SEND_WQE_SIZE-1:0] wqe_q;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -111,7 +121,8 @@ module requester #(
   logic        pick_valid, any_eligible;
   logic [QW-1:0] pick_qpn;
   logic [15:0] pick_ci;
-  logic [23:0] pick_psn;
+  logic [23:0] pick_psn, pick_skip;
+  logic        pick_new;
   /* verilator lint_off UNUSEDSIGNAL */  // req_qp_ctx keeps the send-side attributes only
   roce_pkg::qp_cfg_t cfg;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -181,8 +192,8 @@ module requester #(
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(st_q == S_IDLE), .eng_qpn(act_q),
-    .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .cfg, .act_state,
-    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_err,
+    .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state,
+    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q), .wb_err,
     .any_eligible);
 
   // ---- payload path: issuer -> read data buffer -> source -> gather
@@ -198,6 +209,7 @@ module requester #(
   logic [DATA_W:0] raw_head;
   logic        raw_push, raw_pop, pc_pop, pk_pop;
   logic        go_run;
+  logic [31:0] iss_offset;   // bytes of the message not sent again
   // Fill levels are counted here rather than taken from the FIFOs' s_ready, whose
   // comb block also reads s_valid (a false loop for Verilator): the same limit.
   logic [$clog2(PIECE_DEPTH):0] pc_cnt_q;
@@ -219,7 +231,7 @@ module requester #(
 
   req_issue #(.DATA_W(DATA_W), .RAW_DEPTH(RAW_DEPTH)) u_issue (
     .clk, .rst, .start(iss_start), .sge_tbl, .sge_act, .chk_pa(chk_pa_q), .chk_run(chk_run_q),
-    .pd(cfg.pd), .length(w_len), .mtu_lg, .err(iss_err),
+    .pd(cfg.pd), .length(w_len), .offset(iss_offset), .mtu_lg, .err(iss_err),
     .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK),
     .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
@@ -313,7 +325,7 @@ module requester #(
     hdr_d.src_qpn = 24'(act_q);
 
     // a header leaves once all read data of its packet is in the buffer
-    hdr_can  = hdr_k_q < npk && pend_q != 2'd2 &&
+    hdr_can  = hdr_k_q < npk && pend_q != 2'd2 && (!trk_pend_q || m_sq_track_ready) &&
                (!need_pkts || (pk_valid && arrived_q >= {1'b0, pk_head}));
     hdr_load = st_q == S_RUN && (!hdr_valid_q || m_tx_hdr_ready) && hdr_can;
     pk_pop   = hdr_load && need_pkts;
@@ -329,6 +341,7 @@ module requester #(
     go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && (w_inline || sge_act == '0)) ||
              (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q);
     iss_start = go_run && need_pkts;
+    iss_offset = {8'b0, act_skip_q} << mtu_lg;
     wb_en  = st_q == S_WB;
     wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR;
 
@@ -360,7 +373,8 @@ module requester #(
     m_sq_track = '0;
     m_sq_track.qpn       = 16'(act_q);
     m_sq_track.wqe_idx   = act_ci_q;
-    m_sq_track.last_psn  = sent_q ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
+    m_sq_track.first_psn = act_psn_q;
+    m_sq_track.last_psn  = (st_q == S_RUN || sent_q) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
     m_sq_track.wr_id     = w_wr_id;
     m_sq_track.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
@@ -369,7 +383,8 @@ module requester #(
     m_sq_track.signaled  = w_flags[0];
     m_sq_track.byte_len  = w_len;
     m_sq_track.status    = 8'(status_q);
-    m_sq_track_valid     = st_q == S_TRACK;
+    m_sq_track.amend     = st_q == S_TRACK && amend_q;
+    m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
   end
 
   always_ff @(posedge clk) begin
@@ -387,6 +402,10 @@ module requester #(
       act_q <= '0;
       act_ci_q <= '0;
       act_psn_q <= '0;
+      act_skip_q <= '0;
+      new_q <= 1'b0;
+      trk_pend_q <= 1'b0;
+      amend_q <= 1'b0;
       beat_q <= '0;
       poison_q <= 1'b0;
       sent_q <= 1'b0;
@@ -405,7 +424,8 @@ module requester #(
     end else begin
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       if (go_run) begin
-        hdr_k_q <= '0;
+        hdr_k_q <= {1'b0, act_skip_q};
+        trk_pend_q <= new_q;
         hdr_valid_q <= 1'b0;
         arrived_q <= '0;
         src_cr_q <= '0;
@@ -418,6 +438,9 @@ module requester #(
           act_q <= pick_qpn;
           act_ci_q <= pick_ci;
           act_psn_q <= pick_psn;
+          act_skip_q <= pick_skip;
+          new_q <= pick_new;
+          amend_q <= !pick_new;
           st_q <= S_FETCH;
         end
         S_FETCH: if (m_dma_rd_req_ready) begin
@@ -455,6 +478,10 @@ module requester #(
           end
         end
         S_RUN: begin
+          if (trk_pend_q && m_sq_track_ready) begin
+            trk_pend_q <= 1'b0;
+            amend_q <= 1'b1;   // from now on its failure is an amend
+          end
           arrived_q <= arrived_q + (raw_push ? (NW + 1)'(1) : '0) - (pk_pop ? {1'b0, pk_head} : '0);
           if (hdr_load) begin
             hdr_valid_q <= 1'b1;
@@ -470,7 +497,7 @@ module requester #(
           if (hdr_k_q == npk && !hdr_valid_q && pend_q == 2'd0) begin
             sent_q <= 1'b1;
             status_q <= (pay_err_q || iss_err) ? roce_pkg::WC_STATUS_LOC_PROT_ERR : roce_pkg::WC_STATUS_SUCCESS;
-            st_q <= S_TRACK;
+            st_q <= (pay_err_q || iss_err) ? S_TRACK : S_WB;
           end
         end
         S_TRACK: if (m_sq_track_ready) st_q <= S_WB;

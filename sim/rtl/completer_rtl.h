@@ -47,7 +47,12 @@ class CompleterRtl : public VlBlock<Vcompleter> {
     return f;
   }
   std::vector<std::pair<std::string, uint32_t>> counters() override {
-    return {{"rx_acks", top_->cnt_rx_acks}, {"nak_received", top_->cnt_nak_received}};
+    return {{"rx_acks", top_->cnt_rx_acks},
+            {"nak_received", top_->cnt_nak_received},
+            {"packet_seq_err", top_->cnt_packet_seq_err},
+            {"unmatched_response", top_->cnt_unmatched},
+            {"retransmits", top_->cnt_retransmits},
+            {"retry_exceeded", top_->cnt_retry_exceeded}};
   }
   bool idle() const override { return top_->idle; }
 };

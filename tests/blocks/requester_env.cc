@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "common/desc_flit.h"
@@ -63,7 +65,18 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
   bool offering = false;
   uint64_t wait_left = 0, idle_run = 0;
   std::deque<std::pair<uint64_t, spec::MrResp>> mrq;
-  std::map<unsigned, std::deque<uint8_t>> pending;  // per QP: statuses tracked, not yet retired
+  // per QP, the WQEs tracked and not yet retired: their status, last PSN and
+  // the cycle from which an ACK may cover them (some cycles after their last
+  // packet left, as a real ACK comes a round trip later; an amend comes first)
+  struct Pend {
+    uint8_t status;
+    uint32_t last_psn;
+    uint64_t done_at;
+    uint16_t idx;
+  };
+  constexpr uint64_t kNotYet = ~uint64_t{0};
+  std::map<unsigned, std::deque<Pend>> pending;
+  std::map<unsigned, std::set<uint32_t>> last_seen;  // last packets out before their WQE's sq_track
   bool ret_offer = false;
   spec::SqRetire ret;
   unsigned ret_rr = 0;
@@ -83,8 +96,11 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       break;
     }
     idle_run = is_idle ? idle_run + 1 : 0;
-    bool pending_any = false;
-    for (const auto& p : pending) pending_any |= !p.second.empty();
+    bool pending_any = false, ackable = false;
+    for (const auto& p : pending) {
+      pending_any |= !p.second.empty();
+      ackable |= !p.second.empty() && p.second.front().done_at <= cyc;
+    }
     // ---- the control script
     const Step* s = step < script.size() ? &script[step] : nullptr;
     if (s && s->kind == Step::kWait) {
@@ -104,16 +120,19 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       if (!(scr_v && s->port == p) && !(p == kInRetire && ret_offer)) b.set_input(p, false, kIdle);
     if (scr_v) b.set_input(s->port, true, s->flit);
     // ---- the completer stand-in: retire a few tracked WQEs of one QP
-    if (!ret_offer && cfg.auto_retire && pending_any && !(scr_v && s->port == kInRetire) && ret_go(r_ret)) {
+    if (!ret_offer && cfg.auto_retire && ackable && !(scr_v && s->port == kInRetire) && ret_go(r_ret)) {
       auto it = pending.lower_bound(ret_rr);
-      while (it == pending.end() || it->second.empty()) it = it == pending.end() ? pending.begin() : std::next(it);
+      while (it == pending.end() || it->second.empty() || it->second.front().done_at > cyc)
+        it = it == pending.end() ? pending.begin() : std::next(it);
       ret_rr = it->first + 1;
       const auto& q = it->second;
       ret = spec::SqRetire{};
       ret.qpn = static_cast<uint16_t>(it->first);
-      unsigned count = std::min<unsigned>({static_cast<unsigned>(q.size()), 1u + static_cast<unsigned>(r_ret() % 4), 31u});
+      unsigned done = 0;
+      while (done < q.size() && q[done].done_at <= cyc) ++done;
+      unsigned count = std::min<unsigned>({done, 1u + static_cast<unsigned>(r_ret() % 4), 31u});
       for (unsigned i = 0; i < count; ++i)
-        if (q[i] != 0) {  // a failed WQE completes at the head: the QP is in error from there on
+        if (q[i].status != 0) {  // a failed WQE completes at the head: the QP is in error from there on
           count = i + 1;
           ret.error = 1;
           break;
@@ -150,6 +169,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     if (dma.rd_data_valid() && b.input_ready(kInDma)) dma.pop_rd_data();
     if (mr_v && b.input_ready(kInMr)) mrq.pop_front();
     // ---- outputs
+    std::vector<spec::RoceTxHdr> hdrs_now;  // (applied after the loop: a WQE's track leaves with its first header)
     for (unsigned p = 0; p < 5; ++p) {
       const bool v = b.output_valid(p);
       Flit f = v ? b.output(p) : Flit{};
@@ -174,13 +194,35 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       }
       if (p == kTrack) {
         const auto tr = desc_from_flit<spec::SqTrack>(f);
-        pending[tr.qpn].push_back(tr.status);
+        auto& q = pending[tr.qpn];
+        if (tr.amend) {
+          for (Pend& e : q)
+            if (e.idx == tr.wqe_idx) e.status = tr.status;
+        } else {
+          // a failure is tracked after its packets (if any): done; a start
+          // is done once its last packet left (the model's output queues
+          // may let that header out first)
+          const bool waits = tr.status == 0 && !last_seen[tr.qpn].erase(tr.last_psn);
+          q.push_back({tr.status, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx});
+        }
         ++tracks;
       }
+      if (p == kHdr) hdrs_now.push_back(desc_from_flit<spec::RoceTxHdr>(f));
       if (p != kPay || f.last) {
         res.out[p].push_back(std::move(t));
         t = Txn{};
       }
+    }
+    for (const auto& h : hdrs_now) {
+      if (!h.ack_req) continue;
+      bool found = false;
+      for (Pend& e : pending[h.src_qpn])
+        if (e.done_at == kNotYet && e.last_psn == h.psn) {
+          e.done_at = cyc + 16;
+          found = true;
+          break;
+        }
+      if (!found) last_seen[h.src_qpn].insert(h.psn);
     }
     b.clock();
     dma.clock();

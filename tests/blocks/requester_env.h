@@ -134,6 +134,8 @@ class Builder {
   void wait(uint64_t cycles) { script.push_back({Step::kWait, 0, {}, cycles}); }
   void wait_idle() { script.push_back({Step::kWaitIdle, 0, {}, 0}); }
   void retire(uint16_t qpn, unsigned count, bool error);
+  // The completer's go-back-N: send again from packet `skip` of WQE idx (first PSN first_psn).
+  void rewind(uint16_t qpn, uint16_t idx, uint32_t first_psn, uint32_t skip, unsigned count = 0);
   // SGEs covering `len` bytes of MR `mr` from a random offset, split into `n` pieces.
   std::vector<Sge> sges_in(unsigned mr, uint32_t len, unsigned n, bool odd = true);
   const World::Mr& mr(unsigned index) const;

@@ -108,6 +108,17 @@ void Builder::retire(uint16_t qpn, unsigned count, bool error) {
   script.push_back({Step::kFlit, kInRetire, desc_to_flit(r), 0});
 }
 
+void Builder::rewind(uint16_t qpn, uint16_t idx, uint32_t first_psn, uint32_t skip, unsigned count) {
+  spec::SqRetire r;
+  r.qpn = qpn;
+  r.count = static_cast<uint8_t>(count);
+  r.rewind = 1;
+  r.rw_idx = idx;
+  r.rw_psn = first_psn & 0xFFFFFF;
+  r.rw_skip = skip;
+  script.push_back({Step::kFlit, kInRetire, desc_to_flit(r), 0});
+}
+
 std::vector<Sge> Builder::sges_in(unsigned mr_index, uint32_t len, unsigned n, bool odd) {
   const World::Mr& m = mr(mr_index);
   std::vector<uint32_t> cuts{0, len};
@@ -219,10 +230,21 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     pkts[p.h.src_qpn].push_back(std::move(p));
   }
   if (pay_i != r.out[kPay].size()) return "payload transactions without a header";
+  // A WQE is tracked once (as it starts, or with a failure before any
+  // packet); a failure while being sent follows as an amend of the same WQE,
+  // before the next WQE of the QP is tracked.
   std::map<uint16_t, std::vector<spec::SqTrack>> tracks;
   for (const Txn& t : r.out[kTrack]) {
     const auto tr = desc_from_flit<spec::SqTrack>(t.flits[0]);
-    tracks[tr.qpn].push_back(tr);
+    auto& v = tracks[tr.qpn];
+    if (!tr.amend) {
+      v.push_back(tr);
+      continue;
+    }
+    if (v.empty() || v.back().wqe_idx != tr.wqe_idx || v.back().status != 0 || tr.status == 0 ||
+        v.back().last_psn != tr.last_psn || v.back().first_psn != tr.first_psn)
+      return "QP " + std::to_string(tr.qpn) + ": amend " + tr.describe() + " does not follow its WQE's sq_track";
+    v.back().status = tr.status;
   }
   size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0;
   constexpr uint8_t kOk = static_cast<uint8_t>(spec::WcStatus::kSuccess);
@@ -256,6 +278,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       // whether its packets went out: the track's last PSN says (one before
       // the next PSN when none did); a success always sends
       const uint32_t full = std::max<uint32_t>(1, (e.len + mtu - 1) / mtu);
+      if (t.first_psn != psn) {
+        err << "QP " << qpn << " WQE " << e.idx << ": first_psn " << t.first_psn << ", not " << psn;
+        return err.str();
+      }
       const bool sent = t.last_psn == ((psn + full - 1) & 0xFFFFFF) && t.status != kFlushErr;
       if (!sent && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
         err << "QP " << qpn << " WQE " << e.idx << ": last_psn " << t.last_psn << " is neither "

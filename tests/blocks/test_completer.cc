@@ -22,8 +22,9 @@ using model::Completer;
 
 constexpr unsigned kMaxQp = 256;
 
-Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0) {
+Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0, uint8_t retry_cnt = 0) {
   spec::QpCfg c;
+  c.retry_cnt = retry_cnt;
   c.qpn = qpn;
   c.action = static_cast<uint8_t>(a);
   c.send_cq = send_cq;
@@ -33,12 +34,14 @@ Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0) {
   return desc_to_flit(c);
 }
 
+// A WQE that took PSNs first..last (first defaults to last: one packet).
 spec::SqTrack trk(uint16_t qpn, uint16_t idx, uint32_t last_psn, bool signaled = true,
-                  WcStatus st = WcStatus::kSuccess) {
+                  WcStatus st = WcStatus::kSuccess, int64_t first_psn = -1) {
   spec::SqTrack t;
   t.qpn = qpn;
   t.wqe_idx = idx;
   t.last_psn = last_psn & 0xFFFFFF;
+  t.first_psn = (first_psn < 0 ? last_psn : static_cast<uint32_t>(first_psn)) & 0xFFFFFF;
   t.wr_id = 0xABCD000000000000ull | (uint64_t{qpn} << 16) | idx;
   t.wc_opcode = static_cast<uint8_t>(idx % 2 ? spec::WcOpcode::kRdmaWrite : spec::WcOpcode::kSend);
   t.signaled = signaled;
@@ -111,9 +114,9 @@ TEST(Completer, AckCoverageAcrossPsnWrapAndUnsignaledWqes) {
     expect_compl(b.out[0][0], t[0], 7, WcStatus::kSuccess, side);
     ASSERT_EQ(b.out[1].size(), 1u) << side;
     expect_retire(b.out[1][0], 5, 1, false, side);
-    b.push(2, ack(5, 0xFFFFFD));  // stale: covers nothing
+    b.push(2, ack(5, 0xFFFFFD));  // stale: acknowledged already, matches nothing
     b.push(2, ack(5, 0x000001));  // across the wrap: WQE 1 (unsignaled: no CQE) and WQE 2
-    b.push(2, ack(5, 0x000002));  // WQE 3 ends at 3: not covered
+    b.push(2, ack(5, 0x000002));  // WQE 3 ends at 3: not covered (a partial ACK)
     b.settle();
     ASSERT_EQ(b.out[0].size(), 2u) << side;
     expect_compl(b.out[0][1], t[2], 7, WcStatus::kSuccess, side);
@@ -126,6 +129,7 @@ TEST(Completer, AckCoverageAcrossPsnWrapAndUnsignaledWqes) {
     expect_retire(b.out[1][2], 5, 1, false, side);
     EXPECT_EQ(blk.counters()[0].second, 5u) << side << ": RX_ACKS counts every ACK";
     EXPECT_EQ(blk.counters()[1].second, 0u) << side;
+    EXPECT_EQ(blk.counters()[3].second, 1u) << side << ": UNMATCHED_RESPONSE: the stale ACK";
     EXPECT_TRUE(blk.idle()) << side;
     EXPECT_EQ(b.stable_error, "") << side;
   });
@@ -136,7 +140,8 @@ TEST(Completer, EveryNakSyndromeCompletesTheNakedWqeAndFlushesTheRest) {
     uint8_t syndrome;
     WcStatus st;
   };
-  const Case cases[] = {{0x60, WcStatus::kBadRespErr},     {0x61, WcStatus::kRemInvReqErr},
+  // (retry_cnt 0: the first PSN sequence NAK already has no retry left)
+  const Case cases[] = {{0x60, WcStatus::kRetryExcErr},    {0x61, WcStatus::kRemInvReqErr},
                         {0x62, WcStatus::kRemAccessErr},   {0x63, WcStatus::kRemOpErr},
                         {0x20, WcStatus::kRnrRetryExcErr}, {0x2C, WcStatus::kRnrRetryExcErr},
                         {0x64, WcStatus::kRemOpErr}};
@@ -149,7 +154,8 @@ TEST(Completer, EveryNakSyndromeCompletesTheNakedWqeAndFlushesTheRest) {
       b.push(0, cfg(q, spec::QpAction::kReset, q));
       b.settle();
       // WQE 0 ends at 10, WQE 1 spans 11..12, WQE 2 (unsignaled) 13..15; the NAK names PSN 11
-      const std::vector<spec::SqTrack> t = {trk(q, 0, 10), trk(q, 1, 12), trk(q, 2, 15, false)};
+      const std::vector<spec::SqTrack> t = {trk(q, 0, 10), trk(q, 1, 12, true, WcStatus::kSuccess, 11),
+                                            trk(q, 2, 15, false, WcStatus::kSuccess, 13)};
       for (const auto& x : t) b.push(1, desc_to_flit(x));
       b.settle();
       b.push(2, ack(q, 11, c.syndrome));
@@ -162,7 +168,7 @@ TEST(Completer, EveryNakSyndromeCompletesTheNakedWqeAndFlushesTheRest) {
       expect_retire(b.out[1][nr], q, 3, true, side);
       nc += 3;
       nr += 1;
-      // in ERR: a later WQE flushes at once, ACKs and NAKs change nothing
+      // in ERR: a later WQE flushes at once, ACKs and NAKs match nothing
       const auto late = trk(q, 3, 20);
       b.push(1, desc_to_flit(late));
       b.settle();
@@ -179,34 +185,42 @@ TEST(Completer, EveryNakSyndromeCompletesTheNakedWqeAndFlushesTheRest) {
     const unsigned n = sizeof cases / sizeof cases[0];
     EXPECT_EQ(blk.counters()[1].second, 2 * n) << side << ": NAK_RECEIVED";
     EXPECT_EQ(blk.counters()[0].second, 3 * n) << side << ": RX_ACKS";
+    EXPECT_EQ(blk.counters()[3].second, 2 * n) << side << ": UNMATCHED_RESPONSE (the two in ERR)";
+    EXPECT_EQ(blk.counters()[2].second, 1u) << side << ": PACKET_SEQ_ERR (the one in ERR matched nothing)";
+    EXPECT_EQ(blk.counters()[5].second, 1u) << side << ": RETRY_EXCEEDED";
     EXPECT_EQ(b.stable_error, "") << side;
   });
 }
 
-TEST(Completer, NakBeforeItsWqeIsTrackedGivesTheNextWqeItsStatus) {
+TEST(Completer, ResponsesMatchingNoOutstandingRequestAreDroppedAndCounted) {
   on_both([](auto& blk, const char* side) {
     Bench b(blk, 7, 0.0, 0.0);
     b.push(0, cfg(40, spec::QpAction::kReset, 3));
+    b.push(0, cfg(42, spec::QpAction::kReset, 3));
     b.settle();
     const auto a = trk(40, 0, 100);
     b.push(1, desc_to_flit(a));
     b.settle();
-    // the responder refused PSN 101, the first packet of a WQE still being sent
+    // as a hostile or confused peer sends them: PSNs never sent or already
+    // acknowledged, NAKs of every kind among them, a reserved syndrome, a
+    // READ response, a QP with nothing outstanding, a QP that does not exist
     b.push(2, ack(40, 101, 0x62));
+    b.push(2, ack(40, 101, 0x60));
+    b.push(2, ack(40, 99));
+    b.push(2, ack(40, 0x800064, 0x61));
+    b.push(2, ack(40, 100, 0x40));
+    b.push(2, ack(40, 100, 0x1F, spec::kRcReadRespOnly));
+    b.push(2, ack(42, 0, 0x63));
+    b.push(2, ack(43, 100));
+    b.push(2, ack(9999, 100));
+    b.settle();
+    EXPECT_TRUE(b.out[0].empty() && b.out[1].empty()) << side << ": nothing completes, fails or rewinds";
+    EXPECT_EQ(blk.counters()[3].second, 9u) << side << ": UNMATCHED_RESPONSE";
+    b.push(2, ack(40, 100));  // the real one
     b.settle();
     ASSERT_EQ(b.out[0].size(), 1u) << side;
     expect_compl(b.out[0][0], a, 3, WcStatus::kSuccess, side);
-    ASSERT_EQ(b.out[1].size(), 1u) << side;
-    expect_retire(b.out[1][0], 40, 1, true, side);  // stops the requester
-    const auto x = trk(40, 1, 104), y = trk(40, 2, 105);
-    b.push(1, desc_to_flit(x));
-    b.push(1, desc_to_flit(y));
-    b.settle();
-    ASSERT_EQ(b.out[0].size(), 3u) << side;
-    expect_compl(b.out[0][1], x, 3, WcStatus::kRemAccessErr, side);
-    expect_compl(b.out[0][2], y, 3, WcStatus::kWrFlushErr, side);
-    expect_retire(b.out[1][1], 40, 1, true, side);
-    expect_retire(b.out[1][2], 40, 1, true, side);
+    expect_retire(b.out[1][0], 40, 1, false, side);
     // a NAK naming a WQE's last PSN fails that WQE: it is not acknowledged
     b.push(0, cfg(41, spec::QpAction::kReset, 3));
     b.settle();
@@ -216,10 +230,109 @@ TEST(Completer, NakBeforeItsWqeIsTrackedGivesTheNextWqeItsStatus) {
     b.settle();
     b.push(2, ack(41, 50, 0x61));
     b.settle();
-    ASSERT_EQ(b.out[0].size(), 5u) << side;
-    expect_compl(b.out[0][3], c, 3, WcStatus::kRemInvReqErr, side);
-    expect_compl(b.out[0][4], d, 3, WcStatus::kWrFlushErr, side);
-    expect_retire(b.out[1][3], 41, 2, true, side);
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], c, 3, WcStatus::kRemInvReqErr, side);
+    expect_compl(b.out[0][2], d, 3, WcStatus::kWrFlushErr, side);
+    expect_retire(b.out[1][1], 41, 2, true, side);
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// Go-back-N: a PSN sequence NAK acknowledges what precedes its PSN and sends
+// the requester back to it (the WQE holding it, and how many of its packets
+// were received) while retries last; an ACK that makes progress reloads
+// them; the last NAK with none left fails the WQE with RETRY_EXC_ERR.
+TEST(Completer, PsnSequenceNakRewindsWhileRetriesLast) {
+  auto expect_rewind = [](const Flit& f, uint16_t qpn, unsigned count, uint16_t idx, uint32_t psn, uint32_t skip,
+                          const char* side) {
+    const auto r = retire_of(f);
+    EXPECT_EQ(r.qpn, qpn) << side;
+    EXPECT_EQ(r.count, count) << side;
+    EXPECT_FALSE(r.error) << side;
+    EXPECT_TRUE(r.rewind) << side;
+    EXPECT_EQ(r.rw_idx, idx) << side;
+    EXPECT_EQ(r.rw_psn, psn) << side;
+    EXPECT_EQ(r.rw_skip, skip) << side;
+  };
+  on_both([&](auto& blk, const char* side) {
+    Bench b(blk, 17, 0.2, 0.2);
+    b.push(0, cfg(60, spec::QpAction::kReset, 4));
+    b.push(0, cfg(60, spec::QpAction::kToRts, 4, 2));  // retry_cnt 2
+    b.settle();
+    // WQE 7 takes PSNs 0xFFFFFE..1 (across the wrap), 8 takes 2..4, 9 takes 5
+    const std::vector<spec::SqTrack> t = {trk(60, 7, 1, true, WcStatus::kSuccess, 0xFFFFFE),
+                                          trk(60, 8, 4, true, WcStatus::kSuccess, 2), trk(60, 9, 5)};
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.settle();
+    b.push(2, ack(60, 0xFFFFFF, 0x60));  // the second packet of WQE 7 was lost
+    b.settle();
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_rewind(b.out[1][0], 60, 0, 7, 0xFFFFFE, 1, side);
+    b.push(2, ack(60, 3, 0x60));  // 7 arrived, 8's second packet did not: retry 2 of 2
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], t[0], 4, WcStatus::kSuccess, side);
+    expect_rewind(b.out[1][1], 60, 1, 8, 2, 1, side);
+    b.push(2, ack(60, 3));  // progress (a partial ACK): the retries are back
+    b.push(2, ack(60, 4, 0x60));
+    b.push(2, ack(60, 4, 0x60));
+    b.settle();
+    ASSERT_EQ(b.out[1].size(), 4u) << side;
+    expect_rewind(b.out[1][2], 60, 0, 8, 2, 2, side);
+    expect_rewind(b.out[1][3], 60, 0, 8, 2, 2, side);
+    EXPECT_EQ(b.out[0].size(), 1u) << side;
+    b.push(2, ack(60, 4, 0x60));  // none left
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], t[1], 4, WcStatus::kRetryExcErr, side);
+    expect_compl(b.out[0][2], t[2], 4, WcStatus::kWrFlushErr, side);
+    ASSERT_EQ(b.out[1].size(), 5u) << side;
+    expect_retire(b.out[1][4], 60, 2, true, side);
+    EXPECT_EQ(blk.counters()[2].second, 5u) << side << ": PACKET_SEQ_ERR";
+    EXPECT_EQ(blk.counters()[4].second, 4u) << side << ": RETRANSMITS";
+    EXPECT_EQ(blk.counters()[5].second, 1u) << side << ": RETRY_EXCEEDED";
+    EXPECT_EQ(blk.counters()[3].second, 0u) << side << ": UNMATCHED_RESPONSE";
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// A WQE that fails while being sent (after its sq_track) is amended: it
+// fails when it reaches the head, after the WQEs before it are acknowledged.
+TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 19, 0.2, 0.2);
+    b.push(0, cfg(70, spec::QpAction::kReset, 5));
+    b.push(0, cfg(71, spec::QpAction::kReset, 5));
+    b.settle();
+    const auto a = trk(70, 0, 1), c = trk(70, 1, 3, true, WcStatus::kSuccess, 2);
+    b.push(1, desc_to_flit(a));
+    b.push(1, desc_to_flit(c));
+    b.settle();
+    auto amend = c;
+    amend.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+    amend.amend = 1;
+    b.push(1, desc_to_flit(amend));
+    b.settle();
+    EXPECT_TRUE(b.out[0].empty()) << side << ": WQE 0 is not acknowledged yet";
+    b.push(2, ack(70, 3));  // even an ACK that covers it: the failure wins
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 2u) << side;
+    expect_compl(b.out[0][0], a, 5, WcStatus::kSuccess, side);
+    expect_compl(b.out[0][1], c, 5, WcStatus::kLocProtErr, side);
+    expect_retire(b.out[1][0], 70, 2, true, side);
+    // at the head: it fails at once
+    const auto h = trk(71, 0, 9);
+    b.push(1, desc_to_flit(h));
+    b.settle();
+    auto ha = h;
+    ha.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+    ha.amend = 1;
+    b.push(1, desc_to_flit(ha));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][2], h, 5, WcStatus::kLocProtErr, side);
+    expect_retire(b.out[1][1], 71, 1, true, side);
+    EXPECT_EQ(b.stable_error, "") << side;
   });
 }
 
@@ -356,7 +469,8 @@ Round random_round(uint64_t seed, int items) {
   std::vector<uint32_t> psn(kQps + 1);
   std::vector<uint16_t> idx(kQps + 1, 0);
   for (unsigned q = 1; q <= kQps; ++q) {
-    round.put(0, cfg(static_cast<uint16_t>(q), spec::QpAction::kReset, static_cast<uint16_t>(q % 4)));
+    round.put(0, cfg(static_cast<uint16_t>(q), spec::QpAction::kReset, static_cast<uint16_t>(q % 4),
+                     static_cast<uint8_t>(rng() % 4)));
     psn[q] = q % 3 == 0 ? 0xFFFFFF - static_cast<uint32_t>(rng() % 200) : static_cast<uint32_t>(rng() & 0xFFFFFF);
     idx[q] = static_cast<uint16_t>(rng());
   }
@@ -369,15 +483,21 @@ Round random_round(uint64_t seed, int items) {
       open[q] = 0;
     }
     ++open[q];
-    psn[q] = (psn[q] + 1 + static_cast<uint32_t>(rng() % 4)) & 0xFFFFFF;
     const unsigned r = rng() % 1000;
     const WcStatus st = r < 2 ? WcStatus::kLocProtErr : r < 3 ? WcStatus::kWrFlushErr : WcStatus::kSuccess;
-    round.put(1, desc_to_flit(trk(q, idx[q]++, psn[q], rng() % 10 < 7, st)));
+    const uint32_t first = (psn[q] + 1) & 0xFFFFFF;  // a WQE of 1..4 packets (none when it failed)
+    if (st == WcStatus::kSuccess) psn[q] = (psn[q] + 1 + static_cast<uint32_t>(rng() % 4)) & 0xFFFFFF;
+    round.put(1, desc_to_flit(trk(q, idx[q]++, psn[q], rng() % 10 < 7, st, first)));
+    if (st == WcStatus::kSuccess && rng() % 300 == 0) {  // it fails while being sent
+      auto a = trk(q, static_cast<uint16_t>(idx[q] - 1), psn[q], true, WcStatus::kLocProtErr, first);
+      a.amend = 1;
+      round.put(1, desc_to_flit(a));
+    }
     if (rng() % 10 < 7) {
       const uint16_t a = any_qp();
       const uint32_t back = static_cast<uint32_t>(rng() % 8);  // sometimes stale, sometimes mid-WQE
       const unsigned k = rng() % 400;
-      const uint8_t syn = k == 0 ? 0x60 + rng() % 4 : k == 1 ? 0x20 | (rng() % 32) : k == 2 ? 0x40 : 0x1F;
+      const uint8_t syn = k < 6 ? 0x60 : k == 6 ? 0x61 + rng() % 3 : k == 7 ? 0x20 | (rng() % 32) : k == 8 ? 0x40 : 0x1F;
       round.put(2, ack(a, psn[a] - back, syn, k == 3 ? spec::kRcReadRespOnly : spec::kRcAck));
     }
     if (rng() % 500 == 0) round.put(2, ack(static_cast<uint32_t>(rng() % 1000), 0));  // no such QP
@@ -397,7 +517,7 @@ Round random_round(uint64_t seed, int items) {
 TEST(CompleterXcheck, RandomTrafficMatchesModel) {
   const double mix[][2] = {{0.0, 0.0}, {0.3, 0.3}, {0.6, 0.2}, {0.1, 0.7}, {0.3, 0.0}, {0.5, 0.5}};
   std::map<int, size_t> by_status;
-  size_t compared = 0, retires = 0, retired = 0, retire_err = 0;
+  size_t compared = 0, retires = 0, retired = 0, retire_err = 0, rewinds = 0;
   uint64_t cycles = 0;
   for (unsigned round = 0; round < 6; ++round) {
     XcheckConfig xc;
@@ -418,6 +538,7 @@ TEST(CompleterXcheck, RandomTrafficMatchesModel) {
       ++retires;
       retired += retire_of(t.flits[0]).count;
       retire_err += retire_of(t.flits[0]).error;
+      rewinds += retire_of(t.flits[0]).rewind;
     }
   }
   size_t cqes = 0;
@@ -425,7 +546,9 @@ TEST(CompleterXcheck, RandomTrafficMatchesModel) {
   std::printf("6 rounds: compared %zu transactions, 0 divergences, %llu RTL cycles\n%zu CQEs (", compared,
               static_cast<unsigned long long>(cycles), cqes);
   for (const auto& [s, n] : by_status) std::printf(" %s:%zu", spec::to_string(static_cast<WcStatus>(s)), n);
-  std::printf(" ), %zu sq_retire carrying %zu WQEs (%zu with error)\n", retires, retired, retire_err);
+  std::printf(" ), %zu sq_retire carrying %zu WQEs (%zu with error, %zu rewinds)\n", retires, retired, retire_err,
+              rewinds);
+  EXPECT_GT(rewinds, 10u);
   EXPECT_GT(by_status[0], 1500u);
   EXPECT_GT(by_status[static_cast<int>(WcStatus::kWrFlushErr)], 20u);
   EXPECT_GE(by_status.size(), 5u);

@@ -306,6 +306,72 @@ TEST(RequesterXcheck, RetireErrorsAndQpCfgMidStream) {
                                  " flushed, " + std::to_string(r.rtl.out[kHdr].size()) + " packets");
 }
 
+// The outputs of a run up to its n-th header (and the payloads of those
+// headers); sq_track and everything else whole.
+EnvResult first_headers(const EnvResult& r, size_t n) {
+  EnvResult c = r;
+  c.out[kHdr].resize(std::min(n, r.out[kHdr].size()));
+  size_t pays = 0;
+  for (const Txn& t : c.out[kHdr]) pays += desc_from_flit<spec::RoceTxHdr>(t.flits[0]).pay_len > 0;
+  c.out[kPay].resize(std::min(pays, r.out[kPay].size()));
+  return c;
+}
+
+// Go-back-N in the requester: a rewind sends the WQEs again from a packet in
+// the middle of one (MIDDLE/LAST opcodes, no RETH, the payload from the SGE
+// and offset where that packet begins, across a PSN wrap), without tracking
+// them again; every packet sent again equals its first transmission.
+TEST(RequesterXcheck, RewindSendsAgainFromThePacket) {
+  Builder b(31);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000345ull, 64 * 1024, 12, 0x300000000ull);
+  const uint32_t psn0 = 0xFFFFFE;
+  b.add_qp(1, 1, 4, psn0, 5);  // MTU 256
+  b.post(1, wqe(rng, kSend, b.sges_in(1, 1000, 3)));      // PSNs psn0 .. +3
+  b.post(1, wqe(rng, kWrite, b.sges_in(1, 600, 2)));      // +4 .. +6
+  b.post(1, wqe(rng, kSend, b.sges_in(1, 0, 1)));         // +7
+  b.post(1, wqe(rng, kWriteImm, b.sges_in(1, 256, 4)));   // +8
+  b.ring(1);
+  b.wait_idle();
+  b.rewind(1, 0, psn0, 2);                 // packets 2, 3 of WQE 0 and the rest: 7
+  b.wait_idle();
+  b.rewind(1, 1, psn0 + 4, 1);             // packets 1, 2 of WQE 1 and the rest: 4
+  b.wait_idle();
+  b.retire(1, 4, false);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 31;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  EXPECT_EQ(r.rtl.error, "") << "RTL";
+  EXPECT_EQ(r.mdl.error, "") << "model";
+  EXPECT_EQ(r.diff, "");
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    const char* side = e == &r.rtl ? "rtl" : "model";
+    ASSERT_EQ(e->out[kHdr].size(), 9u + 7u + 4u) << side;
+    EXPECT_EQ(e->out[kTrack].size(), 4u) << side << ": a WQE sent again is not tracked again";
+    EXPECT_EQ(check_expect(first_headers(*e, 9), b.qps), "") << side << ": the first transmissions";
+    // every packet sent again equals the first one with its PSN
+    std::vector<std::pair<spec::RoceTxHdr, std::vector<uint8_t>>> pk;
+    size_t pay = 0;
+    for (const Txn& t : e->out[kHdr]) {
+      const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+      std::vector<uint8_t> bytes;
+      if (h.pay_len > 0) bytes = beats_to_bytes(e->out[kPay][pay++].flits);
+      pk.emplace_back(h, bytes);
+    }
+    const std::vector<unsigned> again = {2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8};
+    for (size_t i = 0; i < again.size(); ++i) {
+      const auto& [h, bytes] = pk[9 + i];
+      const auto& [h0, bytes0] = pk[again[i]];
+      EXPECT_EQ(h.psn, (psn0 + again[i]) & 0xFFFFFF) << side << " resent packet " << i;
+      EXPECT_TRUE(h == h0) << side << " resent packet " << i << ": header " << h.describe() << " vs " << h0.describe();
+      EXPECT_EQ(bytes, bytes0) << side << " resent packet " << i << ": payload";
+    }
+  }
+  report("rewind", r, "");
+}
+
 TEST(RequesterXcheck, RandomMix) {
   for (uint64_t seed : {101u, 102u, 103u}) {
     Builder b(seed);

@@ -882,9 +882,15 @@ void pingpong_sequence(Block& b) {
   EXPECT_EQ(rts.action, static_cast<uint8_t>(spec::QpAction::kToRts));
   EXPECT_EQ(rts.state, kRts);
   EXPECT_EQ(rts.sq_psn, 0x123456u);
+  EXPECT_EQ(rts.timeout, 14u);
+  EXPECT_EQ(rts.retry_cnt, 7u);
+  EXPECT_EQ(rts.rnr_retry, 7u);
   rts.action = c.action;
   rts.state = c.state;
   rts.sq_psn = c.sq_psn;
+  rts.timeout = c.timeout;
+  rts.retry_cnt = c.retry_cnt;
+  rts.rnr_retry = c.rnr_retry;
   EXPECT_EQ(rts, c) << "RTS keeps every other attribute";
   EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res, (std::array<uint32_t, 4>{kRts, 0x123456, 0x5a5a5a, 0x211}));
 

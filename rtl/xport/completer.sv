@@ -392,11 +392,10 @@ module completer #(
             rt_d.count = rcnt_q;
             rt_d.error = rerr_q;
             rt_d.rewind = rrw_q;
-            rt_d.rw_idx = rw_idx_q;
-            rt_d.rw_psn = rw_psn_q;
-            rt_d.rw_skip = psn_q - rw_psn_q;
-            if (!rrw_q) begin
-              rt_d.rw_idx = '0; rt_d.rw_psn = '0; rt_d.rw_skip = '0;
+            if (rrw_q) begin
+              rt_d.rw_idx = rw_idx_q;
+              rt_d.rw_psn = rw_psn_q;
+              rt_d.rw_skip = psn_q - rw_psn_q;
             end
             rt_v_d = 1'b1;
           end

@@ -53,7 +53,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
   std::mt19937_64 r_in(cfg.seed * 977 + 1), r_out(cfg.seed * 977 + 2), r_mr(cfg.seed * 977 + 3),
       r_ret(cfg.seed * 977 + 4);
   std::bernoulli_distribution in_go(1.0 - cfg.in_idle), out_go(1.0 - cfg.out_stall), ret_go(cfg.retire_p),
-      nak(cfg.nak_p);
+      nak(cfg.nak_p), rewind(cfg.rewind_p);
   b.reset();
 
   EnvResult res;
@@ -70,7 +70,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
   // packet left, as a real ACK comes a round trip later; an amend comes first)
   struct Pend {
     uint8_t status;
-    uint32_t last_psn;
+    uint32_t first_psn, last_psn;
     uint64_t done_at;
     uint16_t idx;
   };
@@ -140,6 +140,18 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       if (nak(r_ret)) {
         ret.error = 1;
         count = std::min<unsigned>(static_cast<unsigned>(q.size()), 31u);
+      } else if (!ret.error && rewind(r_ret)) {
+        // the responder saw a packet missing: acknowledge what came before
+        // it and send again from it (sometimes from the head itself)
+        const unsigned t = static_cast<unsigned>(r_ret() % (count + 1));
+        if (t < q.size() && q[t].status == 0) {
+          const Pend& h = q[t];
+          count = t;
+          ret.rewind = 1;
+          ret.rw_idx = h.idx;
+          ret.rw_psn = h.first_psn;
+          ret.rw_skip = static_cast<uint32_t>(r_ret() % (((h.last_psn - h.first_psn) & 0xFFFFFF) + 1));
+        }
       }
       ret.count = static_cast<uint8_t>(count);
       ret_offer = true;
@@ -164,6 +176,8 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     if (ret_offer && b.input_ready(kInRetire) && !(scr_v && s->port == kInRetire)) {
       auto& q = pending[ret.qpn];
       for (unsigned i = 0; i < ret.count && !q.empty(); ++i) q.pop_front();
+      if (ret.rewind)  // what is sent again is acknowledged only after it left again
+        for (Pend& e : q) e.done_at = kNotYet;
       ret_offer = false;
     }
     if (dma.rd_data_valid() && b.input_ready(kInDma)) dma.pop_rd_data();
@@ -203,7 +217,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
           // is done once its last packet left (the model's output queues
           // may let that header out first)
           const bool waits = tr.status == 0 && !last_seen[tr.qpn].erase(tr.last_psn);
-          q.push_back({tr.status, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx});
+          q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx});
         }
         ++tracks;
       }

@@ -1,6 +1,8 @@
 // A reactive world for the requester: host memory behind the DMA timing model,
 // an MR table that answers mr_req after a small random latency, a completer
-// stand-in that retires tracked WQEs (sq_retire) at random, a control script
+// stand-in that retires tracked WQEs (sq_retire) at random once their last
+// packet has left, and now and then rewinds to one (go-back-N, from a random
+// packet, also of a WQE still being sent), a control script
 // (qp_cfg, sq_db, scripted sq_retire, waits) with random idle cycles, and
 // random backpressure on every output. run_env() drives one Block (RTL adapter
 // or model) in it and records every output transaction per port.
@@ -97,6 +99,7 @@ struct EnvConfig {
   bool auto_retire = true;
   double retire_p = 0.08;  // chance per cycle that the completer stand-in retires something
   double nak_p = 0.0;      // chance that a retire carries error (as after a NAK)
+  double rewind_p = 0.0;   // chance that a retire also rewinds to the next WQE (as after a PSN sequence NAK)
   uint64_t max_cycles = 20'000'000;
   DmaTiming dma;
 };

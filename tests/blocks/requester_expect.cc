@@ -209,7 +209,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     std::vector<uint8_t> bytes;
   };
   std::map<uint32_t, std::vector<Pkt>> pkts;
-  size_t pay_i = 0;
+  std::map<uint32_t, std::map<uint32_t, size_t>> sent_at;  // per QP: PSN -> its first transmission
+  size_t pay_i = 0, resent = 0;
   for (const Txn& t : r.out[kHdr]) {
     Pkt p;
     p.h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
@@ -227,6 +228,19 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       if (p.bytes.size() != p.h.pay_len)
         return "payload of " + std::to_string(p.bytes.size()) + " bytes for pay_len " + std::to_string(p.h.pay_len);
     }
+    // A packet sent again (after a rewind) must equal its first transmission;
+    // the expectation below holds the first transmissions.
+    auto& first = sent_at[p.h.src_qpn];
+    const auto it = first.find(p.h.psn);
+    if (it != first.end()) {
+      const Pkt& f = pkts[p.h.src_qpn][it->second];
+      if (!(f.h == p.h) || f.bytes != p.bytes)
+        return "QP " + std::to_string(p.h.src_qpn) + " PSN " + std::to_string(p.h.psn) +
+               ": sent again unlike the first time: " + p.h.describe() + " vs " + f.h.describe();
+      ++resent;
+      continue;
+    }
+    first[p.h.psn] = pkts[p.h.src_qpn].size();
     pkts[p.h.src_qpn].push_back(std::move(p));
   }
   if (pay_i != r.out[kPay].size()) return "payload transactions without a header";
@@ -372,7 +386,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
   }
   if (summary) {
     std::ostringstream o;
-    o << n_wqe << " WQEs (" << n_err << " failed or flushed), " << n_pkts << " packets, " << n_bytes
+    o << n_wqe << " WQEs (" << n_err << " failed or flushed), " << n_pkts << " packets (+" << resent
+      << " sent again), " << n_bytes
       << " payload bytes, " << r.out[kRdReq].size() << " reads, " << r.out[kMrReq].size() << " MR requests";
     *summary = o.str();
   }

@@ -401,8 +401,12 @@ TEST(RequesterXcheck, RandomMix) {
     cfg.seed = seed;
     cfg.in_idle = 0.1 * (seed - 100);
     cfg.out_stall = 0.15 * (seed - 100);
+    cfg.rewind_p = 0.2;  // go-back-N among the traffic, also into WQEs still being sent
     const Both r = run_both(b, cfg);
     expect_good(("random " + std::to_string(seed)).c_str(), b, r);
+    std::string sum;
+    check_expect(r.rtl, b.qps, &sum);
+    EXPECT_EQ(sum.find("(+0 sent again)"), std::string::npos) << "the run must send packets again: " << sum;
   }
 }
 

@@ -1,5 +1,6 @@
 #include "device.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -100,6 +101,8 @@ class SingleDevice : public Device {
     return n;
   }
   bool idle() override { return h_.idle(); }
+  uint64_t timer_at() override { return h_.timer_at(); }
+  void skip_to(uint64_t cycle) override { h_.skip_to(cycle); }
   EngineWorld* harness() override { return &h_; }
   uint64_t cycles() const override { return h_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(h_.cycles(), clock_mhz_); }
@@ -190,6 +193,13 @@ class CosimDevice : public Device {
   }
   // Both sides idle (the model may finish a little later than the RTL).
   bool idle() override { return rtl_.idle() && model_.idle(); }
+  // The earlier side's timer (the two may arm a few cycles apart).
+  uint64_t timer_at() override { return std::min(rtl_.timer_at(), model_.timer_at()); }
+  void skip_to(uint64_t cycle) override {
+    if (!idle()) return;
+    rtl_.skip_to(cycle);
+    model_.skip_to(cycle);
+  }
   EngineWorld* harness() override { return &rtl_; }
   uint64_t cycles() const override { return rtl_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(rtl_.cycles(), opt_.dma.clock_mhz); }

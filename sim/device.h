@@ -69,6 +69,13 @@ class Device {
   // flight, nothing queued for RX. Simulated time does not advance while idle.
   virtual uint64_t run(uint64_t max_cycles) = 0;
   virtual bool idle() = 0;
+  // The transport's timers (ACK timeout, RNR wait) do not keep the device
+  // from being idle: no timer expires before timer_at() (UINT64_MAX: none
+  // armed). skip_to() jumps an idle device's clock forward to a cycle, so a
+  // caller that knows no frame is coming lets the timer expire without
+  // simulating the wait (then run() again).
+  virtual uint64_t timer_at() = 0;
+  virtual void skip_to(uint64_t cycle) = 0;
 
   // The engine in its world (model and rtl backends; cosim: the RTL side),
   // for benches and tests that look at cycle-level timing.

@@ -102,6 +102,13 @@ void EngineHarness::cycle() {
   ++cycle_;
 }
 
+void EngineHarness::skip_to(uint64_t cycle) {
+  if (cycle <= cycle_ || !idle()) return;
+  eng_->skip(cycle - cycle_);
+  dma_.skip(cycle - cycle_);
+  cycle_ = cycle;
+}
+
 void EngineHarness::sample_outputs() {
   auto collect = [&](unsigned port, Frame& cur, std::vector<Frame>& out) {
     if (!eng_->output_valid(port)) return;

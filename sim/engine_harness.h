@@ -55,6 +55,8 @@ class EngineHarness : public EngineWorld {
   }
   bool idle() const override;
   uint64_t cycles() const override { return cycle_; }
+  uint64_t timer_at() const override { return eng_->timer_at(); }
+  void skip_to(uint64_t cycle) override;
 
 
   Block& engine() { return *eng_; }

@@ -42,6 +42,12 @@ class EngineWorld {
   // Nothing in progress anywhere: time stands still until new input.
   virtual bool idle() const = 0;
   virtual uint64_t cycles() const = 0;
+  // Timers (the transport's ACK timeout and RNR wait) do not keep the world
+  // from being idle. No timer expires before timer_at() (UINT64_MAX: none
+  // armed); while idle, skip_to() jumps simulated time forward to a cycle
+  // (no further than timer_at() if the jump is not to pass a timer by).
+  virtual uint64_t timer_at() const = 0;
+  virtual void skip_to(uint64_t cycle) = 0;
 
   // What came out since the last take_*().
   std::vector<Frame> take_tx() { return std::exchange(tx_out_, {}); }

@@ -204,6 +204,11 @@ uint64_t ModelWorld::step(uint64_t max_cycles) {
   return to - now;
 }
 
+void ModelWorld::skip_to(uint64_t cycle) {
+  // Only timers are queued while idle: the ones due by then run in order.
+  if (cycle > sched_.now() && idle()) sched_.run_until(cycle);
+}
+
 bool ModelWorld::idle() const {
   return sched_.idle() && host_->mac.rx_wait.empty() && !host_->dma.busy() && host_->events.held.empty() &&
          csr_done_;

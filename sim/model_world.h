@@ -28,6 +28,8 @@ class ModelWorld : public EngineWorld {
   uint64_t step(uint64_t max_cycles = 1) override;
   bool idle() const override;
   uint64_t cycles() const override { return sched_.now(); }
+  uint64_t timer_at() const override { return eng_->completer.next_deadline(); }
+  void skip_to(uint64_t cycle) override;
 
  private:
   class Host;  // the processes of the world (host/sink side of every engine port)

@@ -13,6 +13,7 @@
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
 #include "net/roce_frame.h"
+#include "support/two_hosts.h"
 
 namespace rocenic {
 namespace {
@@ -20,88 +21,16 @@ namespace {
 using namespace spec;
 using host::Buffer;
 using host::EngineHost;
-
-constexpr uint64_t kMacA = 0x02000a000001, kMacB = 0x02000a000002;
-constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000002;
-constexpr uint8_t kAllAccess = 0x0F;  // local write, remote write, remote read, remote atomic
-
-// Two devices joined by a wire that delivers every frame to the other side.
-struct TwoHosts {
-  std::unique_ptr<Device> da, db;
-  std::unique_ptr<EngineHost> a, b;
-  uint64_t frames = 0;
-  explicit TwoHosts(const std::string& backend) {
-    da = make_device(backend);
-    db = make_device(backend);
-    da->set_tx_sink([this](const uint8_t* f, size_t n) { ++frames, db->rx_frame(f, n); });
-    db->set_tx_sink([this](const uint8_t* f, size_t n) { ++frames, da->rx_frame(f, n); });
-    a = std::make_unique<EngineHost>(*da);
-    b = std::make_unique<EngineHost>(*db);
-    a->configure_port(kMacA, kIpA);
-    b->configure_port(kMacB, kIpB);
-  }
-  // Until both engines are idle with nothing on the wire.
-  void settle() {
-    for (int i = 0; i < 100000; ++i) {
-      const uint64_t n = da->run(2000) + db->run(2000);
-      if (n == 0 && da->idle() && db->idle()) return;
-    }
-    FAIL() << "the engines never went idle";
-  }
-};
-
-// One side's objects for an RC connection.
-struct End {
-  uint32_t pd = 0;
-  std::unique_ptr<host::Cq> scq, rcq;
-  std::unique_ptr<host::Qp> qp;
-  std::unique_ptr<Buffer> buf;
-  host::Mr mr;
-  void make(EngineHost& h, size_t bytes, uint8_t access = kAllAccess) {
-    pd = h.alloc_pd();
-    scq = h.create_cq(8);
-    rcq = h.create_cq(8);
-    qp = h.create_qp(pd, *scq, *rcq, 7, 7);
-    buf = std::make_unique<Buffer>(bytes);
-    mr = h.reg_mr(pd, buf->data(), bytes, access);
-  }
-};
-
-void connect_pair(EngineHost& ha, End& a, uint64_t mac_a, uint32_t ip_a, EngineHost& hb, End& b, uint64_t mac_b,
-                  uint32_t ip_b, unsigned mtu = 3) {
-  host::Path pa, pb;
-  pa.dest_qpn = b.qp->qpn;
-  pa.dmac = mac_b;
-  pa.dgid = host::ipv4_gid(ip_b);
-  pa.mtu = mtu;
-  pa.sq_psn = 100;
-  pa.rq_psn = 200;
-  pb.dest_qpn = a.qp->qpn;
-  pb.dmac = mac_a;
-  pb.dgid = host::ipv4_gid(ip_a);
-  pb.mtu = mtu;
-  pb.sq_psn = 200;
-  pb.rq_psn = 100;
-  ha.connect(*a.qp, pa);
-  hb.connect(*b.qp, pb);
-}
-
-void fill(Buffer& b, size_t n, uint32_t seed) {
-  std::mt19937 r(seed);
-  for (size_t i = 0; i < n; ++i) b.data()[i] = static_cast<uint8_t>(r());
-}
-
-SendWqe send_wqe(WrOpcode op, uint64_t wr_id, uint32_t len, uint64_t raddr = 0, uint32_t rkey = 0) {
-  SendWqe w;
-  w.wr_id = wr_id;
-  w.opcode = static_cast<uint8_t>(op);
-  w.flags = 1;  // signaled
-  w.length = len;
-  w.remote_addr = raddr;
-  w.rkey = rkey;
-  w.imm = 0x11223344;
-  return w;
-}
+using test::End;
+using test::TwoHosts;
+using test::connect_pair;
+using test::fill;
+using test::send_wqe;
+using test::kMacA;
+using test::kMacB;
+using test::kIpA;
+using test::kIpB;
+using test::kAllAccess;
 
 class Engine : public ::testing::TestWithParam<std::string> {};
 

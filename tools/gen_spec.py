@@ -143,6 +143,18 @@ def gen_sv(spec):
         for x in e["values"]:
             w(f"  localparam logic [{bits - 1}:0] {ename.upper()}_{x['name']} = {bits}'d{x['value']};" + (f"  // {x['doc']}" if "doc" in x else ""))
         w("")
+    for tname, t in spec["constants"].get("table", {}).items():
+        n, tw = len(t["values"]), t["width"]
+        iw = max(1, (n - 1).bit_length())
+        w(f"  // {t['doc']}")
+        w(f"  function automatic logic [{tw - 1}:0] {tname}_value(input logic [{iw - 1}:0] i);")
+        w("    case (i)")
+        for i, v in enumerate(t["values"]):
+            w(f"      {iw}'d{i}: {tname}_value = {tw}'d{v};")
+        w(f"      default: {tname}_value = '0;")
+        w("    endcase")
+        w("  endfunction")
+        w("")
     w("  // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order")
     for i, e in enumerate(EXT_ORDER):
         w(f"  localparam int unsigned EXT_{e} = {i};")
@@ -303,6 +315,11 @@ def gen_cpp(spec):
         w("  }")
         w("  return \"?\";")
         w("}")
+        w("")
+    for tname, t in spec["constants"].get("table", {}).items():
+        w(f"// {t['doc']}")
+        w(f"inline constexpr std::array<uint32_t, {len(t['values'])}> k{camel(tname)}Table = {{")
+        w("    " + ", ".join(str(v) for v in t["values"]) + "};")
         w("")
     w("// ---- extended transport headers: bit positions in OpInfo::ext, in wire order")
     w("enum Ext : uint8_t {")
@@ -483,6 +500,10 @@ def gen_md_headers(spec):
     for ename, e in spec["constants"]["enum"].items():
         L += [f"## enum `{ename}`: {e['doc']}", "", "| value | name | meaning |", "|---|---|---|"]
         L += [f"| {x['value']} | {x['name']} | {x.get('doc', '')} |" for x in e["values"]]
+        L.append("")
+    for tname, t in spec["constants"].get("table", {}).items():
+        L += [f"## table `{tname}`: {t['doc']}", "", "| index | value |", "|---|---|"]
+        L += [f"| {i} | {v} |" for i, v in enumerate(t["values"])]
         L.append("")
     return "\n".join(L)
 

@@ -59,6 +59,13 @@ class Block {
   // Nothing in progress, buffered or pending: nothing happens without new
   // input (the engine stops the simulated clock when every block is idle).
   virtual bool idle() const { return true; }
+  // Timers (blocks that have them, e.g. the transport's ACK timeout): no
+  // timer expires before this cycle (UINT64_MAX: none armed). While idle a
+  // simulation may jump the block's clock up to it (skip), not past it.
+  virtual uint64_t timer_at() const { return UINT64_MAX; }
+  // Jumps the block's clock forward by `cycles` without clocking it (idle
+  // only): its timers see the time pass.
+  virtual void skip(uint64_t /*cycles*/) {}
   // Waveform dump (RTL blocks): start writing an FST file from the next cycle on.
   virtual bool open_trace(const std::string& /*fst_path*/) { return false; }
   virtual void close_trace() {}

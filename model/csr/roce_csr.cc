@@ -200,7 +200,10 @@ void RoceCsr::run() {
     started = ok && !was_busy && cmd_busy_;
     moved = true;
   }
-  while (cmd_resp.ready() && (aw.empty() || cmd_resp.next_at() < aw.next_at())) answer(started);
+  // An answer handed over after the write that started a command comes
+  // after the RTL judged that write, so it clears busy.
+  while (cmd_resp.ready() && (aw.empty() || cmd_resp.next_at() < aw.next_at()))
+    answer(started && cmd_resp.next_at() <= write_at);
   if (moved) {
     next_ = now + 1;
     if (!ar.empty() || !aw.empty()) s_.wake_at(this, next_);

@@ -129,6 +129,9 @@ CsrCounters RoceEngine::counters() const {
   c.xport[static_cast<unsigned>(X::kUnmatchedResponse)] = completer.unmatched();
   c.xport[static_cast<unsigned>(X::kRetransmits)] = completer.retransmits();
   c.xport[static_cast<unsigned>(X::kRetryExceeded)] = completer.retry_exceeded();
+  c.xport[static_cast<unsigned>(X::kLocalAckTimeoutErr)] = completer.ack_timeouts();
+  c.xport[static_cast<unsigned>(X::kRnrNakRetryErr)] = completer.rnr_naks();
+  c.xport[static_cast<unsigned>(X::kRnrRetryExceeded)] = completer.rnr_exceeded();
   c.xport[static_cast<unsigned>(X::kCqeErr)] = cqe_err_;
   c.xport[static_cast<unsigned>(X::kLoopback)] = loopback_;
   return c;

@@ -25,6 +25,9 @@ inline constexpr uint32_t kDefaultPkey = 65535;
 inline constexpr uint32_t kMaxPayload = 4096;
 inline constexpr uint32_t kMinFrame = 60;
 inline constexpr uint32_t kHdrMax = 128;
+inline constexpr uint32_t kClockMhz = 250;
+inline constexpr uint32_t kAckTimeoutBase = 1024;
+inline constexpr uint32_t kRnrTickCycles = 2500;
 
 // ---- header sizes and field byte offsets
 inline constexpr unsigned kEthSize = 14;
@@ -470,8 +473,11 @@ enum class XportCnt : uint8_t {
   kUnmatchedResponse = 17,  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
   kRetransmits = 18,  // rewinds: times a QP went back to send again from an unacknowledged PSN
   kRetryExceeded = 19,  // QPs that ran out of retries (RETRY_EXC_ERR)
+  kLocalAckTimeoutErr = 20,  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
+  kRnrNakRetryErr = 21,  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
+  kRnrRetryExceeded = 22,  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
 };
-inline constexpr unsigned kXportCntCount = 20;
+inline constexpr unsigned kXportCntCount = 23;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -494,9 +500,16 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kUnmatchedResponse: return "UNMATCHED_RESPONSE";
     case XportCnt::kRetransmits: return "RETRANSMITS";
     case XportCnt::kRetryExceeded: return "RETRY_EXCEEDED";
+    case XportCnt::kLocalAckTimeoutErr: return "LOCAL_ACK_TIMEOUT_ERR";
+    case XportCnt::kRnrNakRetryErr: return "RNR_NAK_RETRY_ERR";
+    case XportCnt::kRnrRetryExceeded: return "RNR_RETRY_EXCEEDED";
   }
   return "?";
 }
+
+// RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
+inline constexpr std::array<uint32_t, 32> kRnrTimerTable = {
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152};
 
 // ---- extended transport headers: bit positions in OpInfo::ext, in wire order
 enum Ext : uint8_t {

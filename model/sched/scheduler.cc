@@ -11,7 +11,17 @@ void Scheduler::wake_at(Process* p, Cycle t) {
   queue_.push({t, seq_++, p});
 }
 
+void Scheduler::timer_at(Process* p, Cycle t) { timers_.push({std::max(t, now_), seq_++, p}); }
+
 void Scheduler::run_one() {
+  if (!timers_.empty() && (queue_.empty() || timers_.top().at < queue_.top().at)) {
+    const Entry e = timers_.top();  // a timer: runs p (an extra run in a cycle is harmless)
+    timers_.pop();
+    now_ = e.at;
+    ++activations_;
+    e.p->run();
+    return;
+  }
   const Entry e = queue_.top();
   queue_.pop();
   now_ = e.at;
@@ -24,13 +34,13 @@ void Scheduler::run_one() {
 }
 
 void Scheduler::run_until(Cycle t) {
-  while (!queue_.empty() && queue_.top().at <= t) run_one();
+  while (next_event() != kNever && next_event() <= t) run_one();
   if (t > now_) now_ = t;
 }
 
 uint64_t Scheduler::run_all(Cycle limit) {
   const uint64_t before = activations_;
-  while (!queue_.empty() && queue_.top().at <= limit) run_one();
+  while (next_event() <= limit && next_event() != kNever) run_one();
   return activations_ - before;
 }
 

@@ -15,6 +15,7 @@
 // lockstep, a multi-node platform many).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <queue>
@@ -50,15 +51,23 @@ class Scheduler {
   // for a cycle p is already queued for, and not yet run for, add nothing.
   void wake_at(Process* p, Cycle t);
   void wake(Process* p) { wake_at(p, now_); }
+  // A timer of p due at cycle t: runs p then like wake_at, but does not
+  // count as work: idle() ignores timers not yet due, so a simulation may
+  // stop the clock while only timers wait (and jump to next_timer()).
+  // Entries are not merged; a process keeps at most a few queued.
+  void timer_at(Process* p, Cycle t);
+  // The earliest queued timer (kNever: none).
+  Cycle next_timer() const { return timers_.empty() ? kNever : timers_.top().at; }
   // A block busy until cycle t: true (and p runs again at t) while now() < t.
   bool defer(Process* p, Cycle t) {
     if (now_ >= t) return false;
     wake_at(p, t);
     return true;
   }
-  // The cycle of the earliest queued activation (kNever: nothing to do).
-  Cycle next_event() const { return queue_.empty() ? kNever : queue_.top().at; }
-  bool idle() const { return queue_.empty(); }
+  // The cycle of the earliest queued activation, timers included (kNever: nothing to do).
+  Cycle next_event() const { return std::min(queue_.empty() ? kNever : queue_.top().at, next_timer()); }
+  // Nothing queued but timers not yet due.
+  bool idle() const { return queue_.empty() && next_timer() > now_; }
   // Runs every activation due at or before t, in order, and leaves now() at t.
   void run_until(Cycle t);
   // Runs until nothing is queued or the next event lies past `limit`; now()
@@ -78,7 +87,7 @@ class Scheduler {
 
   Cycle now_ = 0;
   uint64_t seq_ = 0, activations_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_, timers_;
 };
 
 }  // namespace rocenic::model

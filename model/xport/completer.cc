@@ -95,6 +95,8 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
   }
   q.cq = c.send_cq;
   q.retry_cnt = q.retry = c.retry_cnt & 7u;
+  q.timeout = c.timeout & 31u;
+  q.rnr_cfg = q.rnr_left = c.rnr_retry & 7u;
   if (act != A::kToErr) return 1;
   q.fail = false;
   if (q.window.empty()) {
@@ -104,6 +106,7 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
   bool failed = false;
   const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, &failed, t);
   q.err = true;
+  set_timer(c.qpn, q, Timer::kKeep, 0, t);
   spec::SqRetire r;
   r.qpn = c.qpn;
   r.count = static_cast<uint8_t>(n);
@@ -127,6 +130,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     bool failed = false;
     const unsigned n = walk(k.qpn, q, Walk::kSeq, q.una, 0, &failed, t);
     if (q.window.empty()) q.fail = false;  // it was acknowledged before it failed
+    set_timer(k.qpn, q, Timer::kKeep, 0, t);
     r.count = static_cast<uint8_t>(n);
     r.error = failed;
     retire(r, t + n);
@@ -136,6 +140,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     // Completes at once: flushed, or a local failure with nothing ahead of it.
     const uint8_t st = k.status != kSuccess ? k.status : kFlushErr;
     q.err = true;
+    set_timer(k.qpn, q, Timer::kKeep, 0, t);
     out_.add(cq_compl, completion(k.qpn, q, k, st), t);
     r.count = 1;
     r.error = true;
@@ -145,6 +150,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
   if (q.window.empty()) q.una = k.first_psn;
   q.nxt = (k.last_psn + 1) & kPsnMask;
   q.window.push_back(k);  // (a full window never gets here: track_waits)
+  set_timer(k.qpn, q, q.rnr_wait ? Timer::kKeep : Timer::kRestart, 0, t);  // an RNR wait runs its course
   return 1;
 }
 
@@ -164,32 +170,111 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
     ++cnt_unmatched_;
     return 1;
   }
-  const bool seq = cls == 3 && (h.aeth_syndrome & 0x1F) == 0;
+  const bool seq = cls == 3 && (h.aeth_syndrome & 0x1F) == 0, rnr = cls == 1;
   if (seq) ++cnt_seq_;
+  if (nak && q.rnr_wait) return 1;  // waiting out an RNR NAK: later NAKs say nothing new
+  const bool rnr_ok = rnr && (q.rnr_cfg == 7 || q.rnr_left != 0);
   bool failed = false;
   spec::SqRetire r;
   r.qpn = h.dst_qpn;
-  Walk mode = ack ? Walk::kAck : seq && q.retry != 0 ? Walk::kSeq : Walk::kNak;
+  Walk mode = ack ? Walk::kAck : (seq && q.retry != 0) || rnr_ok ? Walk::kSeq : Walk::kNak;
   if (seq && q.retry == 0) ++cnt_exceeded_;
+  if (rnr) ++(rnr_ok ? cnt_rnr_ : cnt_rnr_exc_);
   const unsigned n = walk(h.dst_qpn, q, mode, h.psn, nak_status(h.aeth_syndrome), &failed, t);
+  Timer how = Timer::kRestart;
   if (ack) {
     q.una = (h.psn + 1) & kPsnMask;
     q.retry = q.retry_cnt;  // progress
+    q.rnr_left = q.rnr_cfg;
+  } else if (!failed && rnr_ok) {
+    // wait, then send again from the NAKed PSN (on_timer)
+    q.una = h.psn;
+    if (q.rnr_cfg != 7) --q.rnr_left;
+    how = Timer::kRnr;
   } else if (!failed && mode == Walk::kSeq) {
     // go back N: the requester sends again from the NAKed PSN
-    const spec::SqTrack& head = q.window.front();
     q.una = h.psn;
     --q.retry;
-    ++cnt_rewind_;
-    r.rewind = true;
-    r.rw_idx = head.wqe_idx;
-    r.rw_psn = head.first_psn;
-    r.rw_skip = (h.psn - head.first_psn) & kPsnMask;
+    rewind(q, r);
   }
+  set_timer(h.dst_qpn, q, how, h.aeth_syndrome & 0x1F, t);
   r.count = static_cast<uint8_t>(n);
   r.error = failed;
   retire(r, t + n);
   return n + 2;
+}
+
+Cycle Completer::on_timer(unsigned qpn, Cycle t) {
+  Qp& q = qps_[qpn];
+  if (!q.valid || q.err || q.window.empty()) return 1;  // (never armed so)
+  spec::SqRetire r;
+  r.qpn = qpn;
+  bool failed = false;
+  unsigned n;
+  const uint8_t exceeded = static_cast<uint8_t>(spec::WcStatus::kRetryExcErr);
+  if (q.rnr_wait || q.retry != 0) {
+    // the RNR time is over, or no response came in time: send again from
+    // the first PSN not acknowledged (an amended head fails instead)
+    if (!q.rnr_wait) {
+      ++cnt_timeout_;
+      --q.retry;
+    }
+    n = walk(qpn, q, Walk::kSeq, q.una, 0, &failed, t);
+    if (!failed) rewind(q, r);
+  } else {
+    ++cnt_timeout_;
+    ++cnt_exceeded_;
+    n = walk(qpn, q, Walk::kNak, q.una, exceeded, &failed, t);
+  }
+  set_timer(qpn, q, Timer::kRestart, 0, t);
+  r.count = static_cast<uint8_t>(n);
+  r.error = failed;
+  retire(r, t + n);
+  return n + 2;
+}
+
+void Completer::rewind(Qp& q, spec::SqRetire& r) {
+  const spec::SqTrack& head = q.window.front();
+  ++cnt_rewind_;
+  r.rewind = true;
+  r.rw_idx = head.wqe_idx;
+  r.rw_psn = head.first_psn;
+  r.rw_skip = (q.una - head.first_psn) & kPsnMask;
+}
+
+void Completer::set_timer(unsigned qpn, Qp& q, Timer how, uint8_t rnr_code, Cycle t) {
+  if (q.err || q.window.empty()) {
+    q.armed = q.rnr_wait = false;
+    return;
+  }
+  if (how == Timer::kKeep) return;
+  q.rnr_wait = how == Timer::kRnr;
+  if (q.rnr_wait) {
+    q.armed = true;
+    q.deadline = t + Cycle{spec::kRnrTimerTable[rnr_code & 31u]} * spec::kRnrTickCycles;
+  } else {
+    q.armed = q.timeout != 0;
+    q.deadline = t + (Cycle{spec::kAckTimeoutBase} << q.timeout);
+  }
+  if (q.armed) timers_.push({q.deadline, qpn});
+}
+
+const Completer::TimerRef* Completer::earliest_timer() {
+  while (!timers_.empty()) {
+    const TimerRef& e = timers_.top();
+    const Qp& q = qps_[e.qpn];
+    if (q.armed && q.deadline == e.at) return &e;
+    timers_.pop();  // restarted or disarmed since
+  }
+  return nullptr;
+}
+
+void Completer::schedule_timer() {
+  const TimerRef* e = earliest_timer();
+  if (e && e->at < timer_wake_) {
+    s_.timer_at(this, e->at);
+    timer_wake_ = e->at;
+  }
 }
 
 bool Completer::window_full(unsigned qpn) const { return qpn < qps_.size() && qps_[qpn].window.size() == kWindow; }
@@ -197,10 +282,12 @@ bool Completer::track_waits(const spec::SqTrack& k) const { return !k.amend && w
 
 void Completer::run() {
   const Cycle now = s_.now();
+  if (now >= timer_wake_) timer_wake_ = kNever;  // that scheduler timer has run
   const Cycle resend = out_.send(now);
   if (now < free_at_ || !out_.empty()) {  // deciding or walking: the next input waits
     const Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
     if (wake != kNever) s_.wake_at(this, wake);
+    schedule_timer();
     return;
   }
   // The input that arrived first (a blocked sq_track steps aside); ties in
@@ -209,14 +296,28 @@ void Completer::run() {
       {qp_cfg.next_at(), sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
        rx_ack.next_at()},
       now);
-  if (pick < 0) return;
   const Cycle t = now + kDecide;
   Cycle busy = 0;
-  if (pick == 0) busy = on_cfg(qp_cfg.pop(), t);
-  else if (pick == 1) busy = on_track(sq_track.pop(), t);
-  else busy = on_ack(rx_ack.pop(), t);
+  if (pick == 0) {
+    busy = on_cfg(qp_cfg.pop(), t);
+  } else if (pick == 1) {
+    busy = on_track(sq_track.pop(), t);
+  } else if (pick == 2) {
+    busy = on_ack(rx_ack.pop(), t);
+  } else {
+    // no input: an expired timer, the lowest priority
+    const TimerRef* e = earliest_timer();
+    if (!e || e->at > now) {
+      schedule_timer();
+      return;
+    }
+    const unsigned qpn = e->qpn;
+    timers_.pop();
+    busy = on_timer(qpn, t);
+  }
   free_at_ = now + kDecide + busy;
   s_.wake_at(this, std::min(free_at_, out_.empty() ? kNever : t));
+  schedule_timer();
 }
 
 std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
@@ -233,7 +334,10 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
                                                             {"packet_seq_err", c->packet_seq_errs()},
                                                             {"unmatched_response", c->unmatched()},
                                                             {"retransmits", c->retransmits()},
-                                                            {"retry_exceeded", c->retry_exceeded()}};
+                                                            {"retry_exceeded", c->retry_exceeded()},
+                                                            {"local_ack_timeout_err", c->ack_timeouts()},
+                                                            {"rnr_nak_retry_err", c->rnr_naks()},
+                                                            {"rnr_retry_exceeded", c->rnr_exceeded()}};
     });
     a.busy_from([c] { return c->busy(); });
   });

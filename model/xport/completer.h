@@ -8,6 +8,16 @@
 // retry_cnt lasts, then fails the WQE with RETRY_EXC_ERR (docs/engine.md,
 // "Completer"; IBTA 9.7.5, as Linux rxe's rxe_comp.c).
 //
+// Timers, per QP, in simulated cycles: the local ACK timeout
+// (ACK_TIMEOUT_BASE << timeout, none for timeout 0) runs while requests are
+// outstanding and restarts with every WQE started and every response that
+// matches; when it expires the QP goes back to its first unacknowledged PSN
+// (a retry) or, with no retry left, fails with RETRY_EXC_ERR. An RNR NAK
+// (while rnr_retry lasts; 7 = no limit) acknowledges what precedes it and
+// waits the NAK's RNR time (rnr_timer table), ignoring other NAKs, then goes
+// back to the NAKed PSN. Timers are scheduler timers: they do not keep the
+// simulation from being idle.
+//
 // Inputs: qp_cfg, sq_track, rx_ack (roce_rx_hdr_t of ACKNOWLEDGE packets).
 // Outputs: cq_compl, sq_retire (how many WQEs left the window, whether the
 // QP failed, and where to send again from).
@@ -22,6 +32,7 @@
 
 #include <deque>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "common/block.h"
@@ -50,7 +61,15 @@ class Completer : public Process {
   uint32_t unmatched() const { return cnt_unmatched_; }
   uint32_t retransmits() const { return cnt_rewind_; }
   uint32_t retry_exceeded() const { return cnt_exceeded_; }
+  uint32_t ack_timeouts() const { return cnt_timeout_; }
+  uint32_t rnr_naks() const { return cnt_rnr_; }
+  uint32_t rnr_exceeded() const { return cnt_rnr_exc_; }
   bool busy() const { return !out_.empty(); }
+  // The earliest armed deadline (kNever: none): where an idle simulation may jump.
+  Cycle next_deadline() {
+    const TimerRef* e = earliest_timer();
+    return e ? e->at : kNever;
+  }
   bool window_full(unsigned qpn) const;
   bool track_waits(const spec::SqTrack& k) const;  // a new WQE for a full window (an amend never waits)
   void run() override;
@@ -64,7 +83,20 @@ class Completer : public Process {
     bool fail = false;                 // WQE fail_idx failed while being sent (amend) ...
     uint16_t fail_idx = 0;
     uint8_t fail_st = 0;               // ... with this status
+    uint8_t timeout = 0;               // local ACK timeout exponent (0: none)
+    uint8_t rnr_cfg = 0, rnr_left = 0; // rnr_retry configured (7: no limit), and left
+    bool rnr_wait = false;             // waiting out an RNR NAK (the deadline is its end)
+    bool armed = false;
+    Cycle deadline = 0;
     std::deque<spec::SqTrack> window;
+  };
+  // What an event does to the QP's timer: keep it, restart the ACK timeout,
+  // or wait an RNR time.
+  enum class Timer { kKeep, kRestart, kRnr };
+  struct TimerRef {
+    Cycle at;
+    unsigned qpn;
+    bool operator>(const TimerRef& o) const { return at != o.at ? at > o.at : qpn > o.qpn; }
   };
   // kAck: entries whose last PSN is at or before psn; kSeq: those before psn
   // (a PSN sequence NAK), then stop; kNak: those before psn, then the next
@@ -76,6 +108,14 @@ class Completer : public Process {
   Cycle on_cfg(const spec::QpCfg& c, Cycle t);
   Cycle on_track(const spec::SqTrack& k, Cycle t);
   Cycle on_ack(const spec::RoceRxHdr& h, Cycle t);
+  Cycle on_timer(unsigned qpn, Cycle t);
+  // Sends the requester back to the first unacknowledged PSN (in the head entry).
+  void rewind(Qp& q, spec::SqRetire& r);
+  // Sets the QP's timer after an event (disarmed in ERR or with nothing outstanding).
+  void set_timer(unsigned qpn, Qp& q, Timer how, uint8_t rnr_code, Cycle t);
+  // The earliest armed timer (stale heap entries dropped), and the scheduler timer for it.
+  const TimerRef* earliest_timer();
+  void schedule_timer();
   // Completes window entries from the head: every one an ACK with `psn`
   // covers, the NAKed one, or all (flush). Returns the entries walked.
   unsigned walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t nak_status, bool* failed, Cycle t);
@@ -86,7 +126,10 @@ class Completer : public Process {
   std::vector<Qp> qps_;
   OutQueue out_;
   Cycle free_at_ = 0;
+  std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
+  Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
   uint32_t cnt_acks_ = 0, cnt_nak_ = 0, cnt_seq_ = 0, cnt_unmatched_ = 0, cnt_rewind_ = 0, cnt_exceeded_ = 0;
+  uint32_t cnt_timeout_ = 0, cnt_rnr_ = 0, cnt_rnr_exc_ = 0;
 };
 
 // The completer as a cycle-level Block (in 0 qp_cfg, 1 sq_track, 2 rx_ack;

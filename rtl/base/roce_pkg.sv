@@ -22,6 +22,9 @@ package roce_pkg;
   localparam int unsigned MAX_PAYLOAD = 4096;
   localparam int unsigned MIN_FRAME = 60;
   localparam int unsigned HDR_MAX = 128;
+  localparam int unsigned CLOCK_MHZ = 250;
+  localparam int unsigned ACK_TIMEOUT_BASE = 1024;
+  localparam int unsigned RNR_TICK_CYCLES = 2500;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
   localparam logic [31:0] ICRC_SEED = 32'hDEBB20E3;
@@ -256,7 +259,7 @@ package roce_pkg;
 
   // Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
   localparam int unsigned XPORT_CNT_W = 5;
-  localparam int unsigned XPORT_CNT_COUNT = 20;
+  localparam int unsigned XPORT_CNT_COUNT = 23;
   localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
   localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
@@ -277,6 +280,48 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_UNMATCHED_RESPONSE = 5'd17;  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
   localparam logic [4:0] XPORT_CNT_RETRANSMITS = 5'd18;  // rewinds: times a QP went back to send again from an unacknowledged PSN
   localparam logic [4:0] XPORT_CNT_RETRY_EXCEEDED = 5'd19;  // QPs that ran out of retries (RETRY_EXC_ERR)
+  localparam logic [4:0] XPORT_CNT_LOCAL_ACK_TIMEOUT_ERR = 5'd20;  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
+  localparam logic [4:0] XPORT_CNT_RNR_NAK_RETRY_ERR = 5'd21;  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
+  localparam logic [4:0] XPORT_CNT_RNR_RETRY_EXCEEDED = 5'd22;  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
+
+  // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
+  function automatic logic [16:0] rnr_timer_value(input logic [4:0] i);
+    case (i)
+      5'd0: rnr_timer_value = 17'd65536;
+      5'd1: rnr_timer_value = 17'd1;
+      5'd2: rnr_timer_value = 17'd2;
+      5'd3: rnr_timer_value = 17'd3;
+      5'd4: rnr_timer_value = 17'd4;
+      5'd5: rnr_timer_value = 17'd6;
+      5'd6: rnr_timer_value = 17'd8;
+      5'd7: rnr_timer_value = 17'd12;
+      5'd8: rnr_timer_value = 17'd16;
+      5'd9: rnr_timer_value = 17'd24;
+      5'd10: rnr_timer_value = 17'd32;
+      5'd11: rnr_timer_value = 17'd48;
+      5'd12: rnr_timer_value = 17'd64;
+      5'd13: rnr_timer_value = 17'd96;
+      5'd14: rnr_timer_value = 17'd128;
+      5'd15: rnr_timer_value = 17'd192;
+      5'd16: rnr_timer_value = 17'd256;
+      5'd17: rnr_timer_value = 17'd384;
+      5'd18: rnr_timer_value = 17'd512;
+      5'd19: rnr_timer_value = 17'd768;
+      5'd20: rnr_timer_value = 17'd1024;
+      5'd21: rnr_timer_value = 17'd1536;
+      5'd22: rnr_timer_value = 17'd2048;
+      5'd23: rnr_timer_value = 17'd3072;
+      5'd24: rnr_timer_value = 17'd4096;
+      5'd25: rnr_timer_value = 17'd6144;
+      5'd26: rnr_timer_value = 17'd8192;
+      5'd27: rnr_timer_value = 17'd12288;
+      5'd28: rnr_timer_value = 17'd16384;
+      5'd29: rnr_timer_value = 17'd24576;
+      5'd30: rnr_timer_value = 17'd32768;
+      5'd31: rnr_timer_value = 17'd49152;
+      default: rnr_timer_value = '0;
+    endcase
+  endfunction
 
   // ---- extended transport headers: bit positions in opinfo_t.ext, in wire order
   localparam int unsigned EXT_DETH = 0;

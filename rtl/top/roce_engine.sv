@@ -18,7 +18,11 @@
 //   m_axis_tx_*        frames toward the MAC (no FCS); s_axis_rx_* frames from it (tuser = bad frame)
 //   m_axis_byp_*       non-RoCE frames toward the host Ethernet path
 //   m_event            cq_event_t: completion events and CQ errors
-//   idle               nothing in progress anywhere: the simulation may stop the clock
+//   now                engine clock cycles, counting up (a free-running counter; a
+//                      simulation may jump it forward while idle): the transport timers
+//   timer_next/_valid  no transport timer expires before timer_next (none armed
+//                      without _valid): how far a simulation may jump `now` while idle
+//   idle               nothing in progress anywhere (no timer due): the simulation may stop the clock
 `default_nettype none
 
 module roce_engine #(
@@ -98,6 +102,9 @@ module roce_engine #(
   output roce_pkg::cq_event_t         m_event,
   output logic                        m_event_valid,
   input  wire logic                   m_event_ready,
+  input  wire logic [47:0]            now,
+  output logic [47:0]                 timer_next,
+  output logic                        timer_valid,
   output logic                        idle
 );
   localparam int KW = DATA_W / 8;
@@ -369,16 +376,18 @@ module roce_engine #(
   // ---------------------------------------------------------------- completer
   logic compl_idle;
   logic [31:0] cnt_rx_acks, cnt_nak_received, cnt_packet_seq_err, cnt_unmatched, cnt_retransmits, cnt_retry_exceeded;
+  logic [31:0] cnt_ack_timeout, cnt_rnr_nak, cnt_rnr_exceeded;
 
   completer #(.MAX_QP(MAX_QP)) u_compl (
-    .clk, .rst,
+    .clk, .rst, .now,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[2]), .s_qp_cfg_ready(qp_cfg_ready_compl),
     .s_sq_track(sq_track), .s_sq_track_valid(sq_track_valid), .s_sq_track_ready(sq_track_ready),
     .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
     .m_cq_compl(compl_c), .m_cq_compl_valid(compl_c_valid), .m_cq_compl_ready(compl_c_ready),
     .m_sq_retire(sq_retire), .m_sq_retire_valid(sq_retire_valid), .m_sq_retire_ready(sq_retire_ready),
-    .idle(compl_idle), .cnt_rx_acks, .cnt_nak_received, .cnt_packet_seq_err, .cnt_unmatched, .cnt_retransmits,
-    .cnt_retry_exceeded
+    .idle(compl_idle), .timer_next, .timer_valid,
+    .cnt_rx_acks, .cnt_nak_received, .cnt_packet_seq_err, .cnt_unmatched, .cnt_retransmits,
+    .cnt_retry_exceeded, .cnt_ack_timeout, .cnt_rnr_nak, .cnt_rnr_exceeded
   );
 
   // ---------------------------------------------------------------- completions
@@ -472,6 +481,9 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_UNMATCHED_RESPONSE +: 32] = cnt_unmatched;
     cnt_xport[32*roce_pkg::XPORT_CNT_RETRANSMITS +: 32]       = cnt_retransmits;
     cnt_xport[32*roce_pkg::XPORT_CNT_RETRY_EXCEEDED +: 32]    = cnt_retry_exceeded;
+    cnt_xport[32*roce_pkg::XPORT_CNT_LOCAL_ACK_TIMEOUT_ERR +: 32] = cnt_ack_timeout;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_RETRY_ERR +: 32] = cnt_rnr_nak;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RNR_RETRY_EXCEEDED +: 32] = cnt_rnr_exceeded;
     cnt_xport[32*roce_pkg::XPORT_CNT_CQE_ERR +: 32]           = cnt_cqe_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_LOOPBACK +: 32]          = cnt_loopback;
   end

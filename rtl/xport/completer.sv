@@ -15,7 +15,9 @@
 //       syndrome 0xx_xxxxx  ACK          entries with last_psn <= p (24-bit serial) complete; una = p + 1
 //       syndrome 011_00000  NAK PSN seq  entries before p complete; una = p; rewind to p while
 //                                        retries last (sq_retire.rewind), else RETRY_EXC_ERR
-//       syndrome 001_ttttt  RNR NAK      RNR_RETRY_EXC_ERR (no RNR retry yet)
+//       syndrome 001_ttttt  RNR NAK      entries before p complete; una = p; while rnr_retry lasts
+//                                        (7: no limit) wait RNR time t, then rewind to p; else
+//                                        RNR_RETRY_EXC_ERR. Other NAKs are ignored while waiting.
 //       syndrome 011_00001  NAK inv req  REM_INV_REQ_ERR
 //       syndrome 011_00010  NAK rem acc  REM_ACCESS_ERR
 //       syndrome 011_00011  NAK rem op   REM_OP_ERR (also any other NAK code)
@@ -26,15 +28,29 @@
 //   requester before any packet), or that an amend marked failed, completes
 //   failing when it reaches the head; every other flushed entry gets
 //   WR_FLUSH_ERR. In ERR the window stays empty: entries complete as they
-//   arrive. Errors always write a CQE. retry (left) is reloaded from
-//   retry_cnt by every ACK that matches.
+//   arrive. Errors always write a CQE. retry and rnr_left are reloaded from
+//   retry_cnt and rnr_retry by every ACK that matches.
+//
+//   Timers (simulated time: the input `now`, engine clock cycles). While a
+//   QP has requests outstanding its deadline is armed: the local ACK timeout
+//   ACK_TIMEOUT_BASE << timeout (none for timeout 0), restarted by every
+//   WQE started and every response that matches, or the RNR wait
+//   (rnr_timer table). A scanner reads one QP's {armed, deadline} a cycle
+//   (tmr_mem, a copy written with ctx_mem) and holds the first expired one
+//   for the FSM, which takes it when no input waits: after an RNR wait, or
+//   a timeout with retries left, the QP goes back to una (rewind); with
+//   none left the head fails with RETRY_EXC_ERR. timer_next is a lower
+//   bound of every armed deadline (lowered by each arm, recomputed every
+//   scan lap), so a simulation may jump idle time up to it; the block is
+//   not idle once it is due.
 //
 //   window of QP q: win_mem[{q, slot}], 16 slots, ring head/cnt in ctx_mem[q]
 //   ctx_mem[q] = {valid, err, fail, fail_st[3:0], fail_idx[15:0], retry_cnt[2:0], retry[2:0],
+//                 timeout[4:0], rnr_cfg[2:0], rnr_left[2:0], rnr_wait, armed, deadline[47:0],
 //                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0]}
 //
 // One input at a time, by priority: qp_cfg, sq_track (held back while its
-// QP's window is full), rx_ack. sq_track before rx_ack: an ACK can only cover
+// QP's window is full), rx_ack, then an expired timer. sq_track before rx_ack: an ACK can only cover
 // an entry that has been tracked, so when both wait the entry goes first.
 // Both memories have a registered read (block RAM); ctx_mem is cleared by a
 // sweep of MAX_QP cycles after reset. A walk over the window takes a cycle
@@ -47,6 +63,7 @@ module completer #(
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
+  input  wire logic [47:0]            now,          // engine clock cycles (wraps; deadlines compare serially)
   /* verilator lint_off UNUSEDSIGNAL */  // of qp_cfg the completer needs qpn, action, send_cq and retry_cnt only
   input  wire roce_pkg::qp_cfg_t      s_qp_cfg,
   /* verilator lint_on UNUSEDSIGNAL */
@@ -67,23 +84,29 @@ module completer #(
   output logic                        m_sq_retire_valid,
   input  wire logic                   m_sq_retire_ready,
   output logic                        idle,
+  output logic [47:0]                 timer_next,   // no armed deadline is earlier than this ...
+  output logic                        timer_valid,  // ... when set (else none is armed)
   output logic [31:0]                 cnt_rx_acks,
   output logic [31:0]                 cnt_nak_received,
   output logic [31:0]                 cnt_packet_seq_err,
   output logic [31:0]                 cnt_unmatched,
   output logic [31:0]                 cnt_retransmits,
-  output logic [31:0]                 cnt_retry_exceeded
+  output logic [31:0]                 cnt_retry_exceeded,
+  output logic [31:0]                 cnt_ack_timeout,
+  output logic [31:0]                 cnt_rnr_nak,
+  output logic [31:0]                 cnt_rnr_exceeded
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int EW = roce_pkg::SQ_TRACK_W - 16;  // a window entry: sq_track without its qpn (the MSB field)
-  localparam int CW = 102;
+  localparam int CW = 163;
 
   initial begin
     if (MAX_QP < 2 || (1 << QW) != MAX_QP || MAX_QP > 65536) $error("completer: MAX_QP must be a power of two in 2..65536");
   end
 
   localparam logic [2:0] S_INIT = 3'd0, S_IDLE = 3'd1, S_CTX = 3'd2, S_WALK = 3'd3, S_ONE = 3'd4, S_DONE = 3'd5;
-  localparam logic [1:0] K_CFG = 2'd0, K_TRK = 2'd1, K_ACK = 2'd2;
+  localparam logic [1:0] K_CFG = 2'd0, K_TRK = 2'd1, K_ACK = 2'd2, K_TMR = 2'd3;
+  localparam logic [1:0] T_KEEP = 2'd0, T_RESTART = 2'd1, T_RNR = 2'd2;  // what an event does to the timer
   localparam logic [1:0] M_ACK = 2'd0, M_NAK = 2'd1, M_FLUSH = 2'd2, M_SEQ = 2'd3;
   localparam logic [7:0] ST_SUCCESS = 8'(roce_pkg::WC_STATUS_SUCCESS);
   localparam logic [7:0] ST_FLUSH   = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
@@ -94,12 +117,30 @@ module completer #(
     logic [3:0]  fail_st;
     logic [15:0] fail_idx;
     logic [2:0]  retry_cnt, retry;
+    logic [4:0]  timeout;
+    logic [2:0]  rnr_cfg, rnr_left;
+    logic        rnr_wait, armed;
+    logic [47:0] deadline;
     logic [23:0] una, nxt;
     logic [15:0] cq;
     logic [3:0]  head;
     logic [4:0]  cnt;
   } ctx_t;
   ctx_t ctx_wd;
+
+  // serial order of 48-bit cycle counts (deadlines lie less than 2^47 ahead)
+  /* verilator lint_off UNUSEDSIGNAL */  // of the difference only its sign counts
+  function automatic logic earlier(input logic [47:0] a, input logic [47:0] b);
+    logic [47:0] d;
+    d = a - b;
+    earlier = d[47];
+  endfunction
+  function automatic logic due(input logic [47:0] deadline);  // reached: now >= deadline
+    logic [47:0] d;
+    d = now - deadline;
+    due = !d[47];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---- memories (plain vectors, registered reads: block RAM)
   logic [CW-1:0] ctx_mem [MAX_QP];
@@ -119,6 +160,16 @@ module completer #(
     win_rd_q <= win_mem[win_ra];
     if (win_we) win_mem[win_wa] <= win_wd;
   end
+  // the timer copy: {armed, deadline} of every QP, written with ctx_mem, read
+  // by the scanner (a write to the address being read is seen: write-first)
+  logic [48:0]   tmr_mem [MAX_QP];
+  logic [QW-1:0] scan_q, scan_d, scan_a_q, scan_a_d;  // address read now; the entry in tmr_rd_q
+  logic          scan_v_q, scan_v_d;
+  logic [48:0]   tmr_rd_q;
+  always_ff @(posedge clk) begin
+    tmr_rd_q <= (ctx_we && ctx_wa == scan_q) ? {ctx_wd.armed, ctx_wd.deadline} : tmr_mem[scan_q];
+    if (ctx_we) tmr_mem[ctx_wa] <= {ctx_wd.armed, ctx_wd.deadline};
+  end
 
 
   // ---- state
@@ -131,6 +182,8 @@ module completer #(
   logic [2:0]  act_q, act_d;           // qp_cfg action
   logic [15:0] scq_q, scq_d;           // qp_cfg send_cq
   logic [2:0]  rcfg_q, rcfg_d;         // qp_cfg retry_cnt
+  logic [4:0]  tocfg_q, tocfg_d;       // qp_cfg timeout
+  logic [2:0]  rnrcfg_q, rnrcfg_d;     // qp_cfg rnr_retry
   logic [EW-1:0] trk_q, trk_d;         // the sq_track taken (without qpn)
   logic [23:0] psn_q, psn_d;
   logic [7:0]  syn_q, syn_d;
@@ -144,13 +197,22 @@ module completer #(
   logic        rrw_q, rrw_d;           // the event rewinds the requester ...
   logic [15:0] rw_idx_q, rw_idx_d;     // ... to this WQE
   logic [23:0] rw_psn_q, rw_psn_d;     // ... whose first PSN is this
+  logic        rwant_q, rwant_d;       // the event sends the QP back to psn_q (if its walk leaves entries)
+  logic        una_p_q, una_p_d;       // the event's walk ends with una = psn_q (a NAK)
+  logic [1:0]  tact_q, tact_d;         // T_*: what the event does to the QP's timer
+  // timers: the expired QP the scanner holds; the bound of every deadline
+  logic          hit_q, hit_d;
+  logic [QW-1:0] hit_qpn_q, hit_qpn_d;
+  logic          tn_v_q, tn_v_d, lap_v_q, lap_v_d;
+  logic [47:0]   tn_q, tn_d, lap_q, lap_d;
   // outputs
   roce_pkg::cq_compl_t  cq_q, cq_d;
   logic                 cq_v_q, cq_v_d;
   roce_pkg::sq_retire_t rt_q, rt_d;
   logic                 rt_v_q, rt_v_d;
   logic [31:0] cnt_acks_q, cnt_acks_d, cnt_nak_q, cnt_nak_d, cnt_seq_q, cnt_seq_d, cnt_unm_q, cnt_unm_d,
-               cnt_rw_q, cnt_rw_d, cnt_exc_q, cnt_exc_d;
+               cnt_rw_q, cnt_rw_d, cnt_exc_q, cnt_exc_d, cnt_to_q, cnt_to_d, cnt_rnr_q, cnt_rnr_d,
+               cnt_rnx_q, cnt_rnx_d;
 
   // ---- decoded
   ctx_t        c;                      // the QP's context read in S_CTX
@@ -158,7 +220,10 @@ module completer #(
   roce_pkg::sq_track_t e, t;           // the window entry read in S_WALK, the sq_track taken
   /* verilator lint_on UNUSEDSIGNAL */
   roce_pkg::cq_compl_t cq_new;
-  logic        trk_inr, trk_blocked, take_cfg, take_trk, take_ack;
+  logic        trk_inr, trk_blocked, take_cfg, take_trk, take_ack, take_tmr;
+  logic        syn_rnr, rnr_ok, c_due, scan_hit, scan_stale;
+  logic [1:0]  tact_w;                 // the timer action applied to a ctx_mem write this cycle
+  logic [47:0] scan_dl;
   logic        cq_free, rt_free;
   logic        syn_ack, syn_nak, syn_seq, in_range;
   logic [7:0]  syn_st;
@@ -181,11 +246,15 @@ module completer #(
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_trk = s_sq_track_valid && s_sq_track_ready;
     take_ack = s_rx_ack_valid && s_rx_ack_ready;
+    take_tmr = st_q == S_IDLE && hit_q && !s_qp_cfg_valid && !(s_sq_track_valid && !trk_blocked) && !s_rx_ack_valid;
 
     // AETH syndrome classes (IBTA 9.7.5.1)
     syn_ack = syn_q[7:5] == 3'b000;
     syn_nak = syn_q[7:5] == 3'b001 || syn_q[7:5] == 3'b011;
     syn_seq = syn_q == 8'h60;
+    syn_rnr = syn_q[7:5] == 3'b001;
+    rnr_ok  = syn_rnr && (c.rnr_cfg == 3'd7 || c.rnr_left != 3'd0);  // an RNR retry is left (7: no limit)
+    c_due   = due(c.deadline);
     if (syn_q[7:5] == 3'b001) syn_st = 8'(roce_pkg::WC_STATUS_RNR_RETRY_EXC_ERR);
     else begin
       case (syn_q[4:0])
@@ -231,13 +300,15 @@ module completer #(
     // defaults: hold
     st_d = st_q; init_d = init_q; full_d = full_q;
     kind_d = kind_q; qpn_d = qpn_q; inr_d = inr_q; act_d = act_q; scq_d = scq_q; rcfg_d = rcfg_q; trk_d = trk_q;
+    tocfg_d = tocfg_q; rnrcfg_d = rnrcfg_q;
     psn_d = psn_q; syn_d = syn_q; ackop_d = ackop_q; w_d = w_q;
     mode_d = mode_q; nst_d = nst_q; one_st_d = one_st_q; rcnt_d = rcnt_q; rerr_d = rerr_q;
     rrw_d = rrw_q; rw_idx_d = rw_idx_q; rw_psn_d = rw_psn_q;
+    rwant_d = rwant_q; una_p_d = una_p_q; tact_d = tact_q; tact_w = T_KEEP; hit_d = hit_q; hit_qpn_d = hit_qpn_q;
     cq_d = cq_q; cq_v_d = cq_v_q && !m_cq_compl_ready;
     rt_d = rt_q; rt_v_d = rt_v_q && !m_sq_retire_ready;
     cnt_acks_d = cnt_acks_q; cnt_nak_d = cnt_nak_q; cnt_seq_d = cnt_seq_q; cnt_unm_d = cnt_unm_q;
-    cnt_rw_d = cnt_rw_q; cnt_exc_d = cnt_exc_q;
+    cnt_rw_d = cnt_rw_q; cnt_exc_d = cnt_exc_q; cnt_to_d = cnt_to_q; cnt_rnr_d = cnt_rnr_q; cnt_rnx_d = cnt_rnx_q;
     ctx_ra = qpn_q; ctx_we = 1'b0; ctx_wa = qpn_q; ctx_wd = '0;
     win_ra = {qpn_q, w_q.head}; win_we = 1'b0; win_wa = {qpn_q, w_q.head}; win_wd = trk_q;
 
@@ -251,6 +322,7 @@ module completer #(
       S_IDLE: begin
         if (take_cfg) begin
           kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
+          tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry;
           qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = s_qp_cfg.qpn < 16'(MAX_QP);
         end else if (take_trk) begin
           kind_d = K_TRK; trk_d = s_sq_track[EW-1:0];
@@ -259,16 +331,19 @@ module completer #(
           kind_d = K_ACK; psn_d = s_rx_ack.psn; syn_d = s_rx_ack.aeth_syndrome;
           ackop_d = s_rx_ack.opcode == roce_pkg::OP_RC_ACK;
           qpn_d = s_rx_ack.dst_qpn[QW-1:0]; inr_d = s_rx_ack.dst_qpn < 24'(MAX_QP);
+        end else if (take_tmr) begin
+          kind_d = K_TMR; qpn_d = hit_qpn_q; inr_d = 1'b1;
+          hit_d = 1'b0;
         end
         ctx_ra = qpn_d;
         if (take_ack) cnt_acks_d = cnt_acks_q + 32'd1;
-        if (take_cfg || take_trk || take_ack) st_d = S_CTX;
+        if (take_cfg || take_trk || take_ack || take_tmr) st_d = S_CTX;
       end
 
       S_CTX: begin
         st_d = S_IDLE;
         w_d = c;
-        rcnt_d = '0; rerr_d = 1'b0; rrw_d = 1'b0;
+        rcnt_d = '0; rerr_d = 1'b0; rrw_d = 1'b0; rwant_d = 1'b0; una_p_d = 1'b0; tact_d = T_KEEP;
         win_ra = {qpn_q, c.head};
         case (kind_q)
           K_CFG: if (inr_q) begin
@@ -277,9 +352,13 @@ module completer #(
             ctx_wd.cq = scq_q;
             ctx_wd.retry_cnt = rcfg_q;
             ctx_wd.retry = rcfg_q;
+            ctx_wd.timeout = tocfg_q;
+            ctx_wd.rnr_cfg = rnrcfg_q;
+            ctx_wd.rnr_left = rnrcfg_q;
             if (act_q == roce_pkg::QP_ACTION_RESET) begin
               ctx_wd = '0;
               ctx_wd.valid = 1'b1; ctx_wd.cq = scq_q; ctx_wd.retry_cnt = rcfg_q; ctx_wd.retry = rcfg_q;
+              ctx_wd.timeout = tocfg_q; ctx_wd.rnr_cfg = rnrcfg_q; ctx_wd.rnr_left = rnrcfg_q;
               full_d[qpn_q] = 1'b0;
             end else if (act_q == roce_pkg::QP_ACTION_DESTROY) begin
               ctx_wd = '0;
@@ -323,6 +402,7 @@ module completer #(
               if (c.cnt == 5'd0) ctx_wd.una = t.first_psn;
               ctx_wd.nxt = t.last_psn + 24'd1;
               ctx_wd.cnt = c.cnt + 5'd1;
+              tact_w = c.rnr_wait ? T_KEEP : T_RESTART;  // an RNR wait runs its course
               full_d[qpn_q] = c.cnt == 5'd15;
             end
           end
@@ -333,18 +413,54 @@ module completer #(
               if (c.err || !(syn_ack || syn_nak) || !in_range) begin
                 cnt_unm_d = cnt_unm_q + 32'd1;
               end else begin
-                nst_d = syn_st;
                 if (syn_seq) cnt_seq_d = cnt_seq_q + 32'd1;
-                if (syn_seq && c.retry == 3'd0) cnt_exc_d = cnt_exc_q + 32'd1;
-                if (syn_ack) begin
-                  w_d.una = psn_q + 24'd1;
-                  w_d.retry = c.retry_cnt;     // progress
+                if (!(syn_nak && c.rnr_wait)) begin  // waiting out an RNR NAK: later NAKs say nothing new
+                  nst_d = syn_st;
+                  tact_d = T_RESTART;
+                  if (syn_seq && c.retry == 3'd0) cnt_exc_d = cnt_exc_q + 32'd1;
+                  if (syn_rnr && rnr_ok) cnt_rnr_d = cnt_rnr_q + 32'd1;
+                  if (syn_rnr && !rnr_ok) cnt_rnx_d = cnt_rnx_q + 32'd1;
+                  if (syn_ack) begin
+                    w_d.una = psn_q + 24'd1;
+                    w_d.retry = c.retry_cnt;     // progress
+                    w_d.rnr_left = c.rnr_cfg;
+                  end
+                  if (syn_seq && c.retry != 3'd0) begin  // go back N
+                    w_d.retry = c.retry - 3'd1;
+                    rwant_d = 1'b1; una_p_d = 1'b1;
+                  end
+                  if (rnr_ok) begin                // wait, then go back (K_TMR)
+                    if (c.rnr_cfg != 3'd7) w_d.rnr_left = c.rnr_left - 3'd1;
+                    una_p_d = 1'b1;
+                    tact_d = T_RNR;
+                  end
+                  mode_d = syn_ack ? M_ACK : ((syn_seq && c.retry != 3'd0) || rnr_ok) ? M_SEQ : M_NAK;
+                  st_d = S_WALK;
                 end
-                mode_d = syn_ack ? M_ACK : (syn_seq && c.retry != 3'd0) ? M_SEQ : M_NAK;
-                st_d = S_WALK;
               end
             end else begin
               cnt_unm_d = cnt_unm_q + 32'd1;
+            end
+          end
+
+          K_TMR: begin
+            // an expired timer (the scanner saw it; the context is the truth)
+            if (c.valid && !c.err && c.cnt != 5'd0 && c.armed && c_due) begin
+              psn_d = c.una;
+              tact_d = T_RESTART;
+              if (!c.rnr_wait) cnt_to_d = cnt_to_q + 32'd1;
+              if (c.rnr_wait || c.retry != 3'd0) begin
+                // the RNR time is over, or no response came in time: send
+                // again from una (an amended head fails instead)
+                if (!c.rnr_wait) w_d.retry = c.retry - 3'd1;
+                rwant_d = 1'b1;
+                mode_d = M_SEQ;
+              end else begin
+                cnt_exc_d = cnt_exc_q + 32'd1;
+                nst_d = 8'(roce_pkg::WC_STATUS_RETRY_EXC_ERR);
+                mode_d = M_NAK;
+              end
+              st_d = S_WALK;
             end
           end
         endcase
@@ -352,11 +468,10 @@ module completer #(
 
       S_WALK: begin
         if (w_q.cnt == 5'd0 || e_stop) begin
-          if (kind_q == K_ACK && mode_q == M_SEQ && w_q.cnt != 5'd0) begin
-            // go back N: the requester sends again from the NAKed PSN
+          if (una_p_q && !w_q.err) w_d.una = psn_q;
+          if (rwant_q && mode_q == M_SEQ && w_q.cnt != 5'd0) begin
+            // go back N: the requester sends again from psn_q (the NAKed PSN, or una)
             rrw_d = 1'b1; rw_idx_d = e.wqe_idx; rw_psn_d = e.first_psn;
-            w_d.una = psn_q;
-            w_d.retry = w_q.retry - 3'd1;
             cnt_rw_d = cnt_rw_q + 32'd1;
           end
           if (kind_q == K_TRK && w_q.cnt == 5'd0) w_d.fail = 1'b0;  // acknowledged before it failed
@@ -401,6 +516,7 @@ module completer #(
           end
           ctx_we = 1'b1;
           ctx_wd = w_q;
+          tact_w = tact_q;
           full_d[qpn_q] = w_q.cnt == 5'd16;
           st_d = S_IDLE;
         end
@@ -408,6 +524,52 @@ module completer #(
 
       default: st_d = S_IDLE;
     endcase
+
+    // ---- the timer of a context written: disarmed in ERR or with nothing
+    // outstanding; restarted or set to the RNR time by the event
+    if (ctx_wd.err || ctx_wd.cnt == 5'd0) begin
+      ctx_wd.armed = 1'b0; ctx_wd.rnr_wait = 1'b0;
+    end else if (tact_w == T_RNR) begin
+      ctx_wd.armed = 1'b1; ctx_wd.rnr_wait = 1'b1;
+      ctx_wd.deadline = now + 48'(roce_pkg::rnr_timer_value(syn_q[4:0])) * 48'(roce_pkg::RNR_TICK_CYCLES);
+    end else if (tact_w == T_RESTART) begin
+      ctx_wd.armed = ctx_wd.timeout != 5'd0; ctx_wd.rnr_wait = 1'b0;
+      ctx_wd.deadline = now + (48'(roce_pkg::ACK_TIMEOUT_BASE) << ctx_wd.timeout);
+    end
+
+    // ---- the scanner: one QP's timer a cycle, stopping at an expired one
+    scan_d = scan_q; scan_a_d = scan_a_q; scan_v_d = 1'b0;
+    tn_d = tn_q; tn_v_d = tn_v_q; lap_d = lap_q; lap_v_d = lap_v_q;
+    scan_dl = tmr_rd_q[47:0];
+    scan_stale = ctx_we && ctx_wa == scan_a_q;   // being rewritten: judged next lap
+    scan_hit = 1'b0;
+    if (hit_q && ctx_we && ctx_wa == hit_qpn_q && !take_tmr) hit_d = 1'b0;  // re-armed or disarmed: next lap
+    if (st_q != S_INIT && !hit_q) begin
+      if (scan_v_q) begin
+        if (tmr_rd_q[48]) begin
+          lap_d = (!lap_v_q || earlier(scan_dl, lap_q)) ? scan_dl : lap_q;
+          lap_v_d = 1'b1;
+          scan_hit = !scan_stale && due(scan_dl);
+        end
+        if (scan_a_q == QW'(MAX_QP - 1)) begin   // a lap ends: the bound is what it saw
+          tn_d = lap_d; tn_v_d = lap_v_d;
+          lap_v_d = 1'b0;
+        end
+      end
+      if (scan_hit) begin
+        hit_d = 1'b1; hit_qpn_d = scan_a_q;
+        scan_d = scan_a_q + 1'b1;                // the read under way is dropped
+      end else begin
+        scan_a_d = scan_q; scan_v_d = 1'b1;
+        scan_d = scan_q + 1'b1;
+      end
+    end
+    if (ctx_we && ctx_wd.armed) begin            // every deadline armed lowers the bound
+      if (!tn_v_d || earlier(ctx_wd.deadline, tn_d)) tn_d = ctx_wd.deadline;
+      tn_v_d = 1'b1;
+      if (!lap_v_d || earlier(ctx_wd.deadline, lap_d)) lap_d = ctx_wd.deadline;
+      lap_v_d = 1'b1;
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -415,17 +577,23 @@ module completer #(
       st_q <= S_INIT; init_q <= '0; full_q <= '0;
       cq_v_q <= 1'b0; rt_v_q <= 1'b0;
       cnt_acks_q <= '0; cnt_nak_q <= '0; cnt_seq_q <= '0; cnt_unm_q <= '0; cnt_rw_q <= '0; cnt_exc_q <= '0;
+      cnt_to_q <= '0; cnt_rnr_q <= '0; cnt_rnx_q <= '0;
+      hit_q <= 1'b0; scan_q <= '0; scan_v_q <= 1'b0; tn_v_q <= 1'b0; lap_v_q <= 1'b0;
     end else begin
       st_q <= st_d; init_q <= init_d; full_q <= full_d;
       cq_v_q <= cq_v_d; rt_v_q <= rt_v_d;
       cnt_acks_q <= cnt_acks_d; cnt_nak_q <= cnt_nak_d; cnt_seq_q <= cnt_seq_d; cnt_unm_q <= cnt_unm_d;
       cnt_rw_q <= cnt_rw_d; cnt_exc_q <= cnt_exc_d;
+      cnt_to_q <= cnt_to_d; cnt_rnr_q <= cnt_rnr_d; cnt_rnx_q <= cnt_rnx_d;
+      hit_q <= hit_d; scan_q <= scan_d; scan_v_q <= scan_v_d; tn_v_q <= tn_v_d; lap_v_q <= lap_v_d;
     end
     // data registers: no reset needed (qualified by state and valid flags)
     kind_q <= kind_d; qpn_q <= qpn_d; inr_q <= inr_d; act_q <= act_d; scq_q <= scq_d; rcfg_q <= rcfg_d; trk_q <= trk_d;
     psn_q <= psn_d; syn_q <= syn_d; ackop_q <= ackop_d; w_q <= w_d;
     mode_q <= mode_d; nst_q <= nst_d; one_st_q <= one_st_d; rcnt_q <= rcnt_d; rerr_q <= rerr_d;
     rrw_q <= rrw_d; rw_idx_q <= rw_idx_d; rw_psn_q <= rw_psn_d;
+    rwant_q <= rwant_d; una_p_q <= una_p_d; tact_q <= tact_d; tocfg_q <= tocfg_d; rnrcfg_q <= rnrcfg_d;
+    hit_qpn_q <= hit_qpn_d; scan_a_q <= scan_a_d; tn_q <= tn_d; lap_q <= lap_d;
     cq_q <= cq_d; rt_q <= rt_d;
   end
 
@@ -433,7 +601,12 @@ module completer #(
   assign m_cq_compl_valid   = cq_v_q;
   assign m_sq_retire        = rt_q;
   assign m_sq_retire_valid  = rt_v_q;
-  assign idle               = st_q == S_IDLE && !cq_v_q && !rt_v_q;
+  assign idle               = st_q == S_IDLE && !cq_v_q && !rt_v_q && !hit_q && !(tn_v_q && due(tn_q));
+  assign timer_next         = tn_q;
+  assign timer_valid        = tn_v_q;
+  assign cnt_ack_timeout    = cnt_to_q;
+  assign cnt_rnr_nak        = cnt_rnr_q;
+  assign cnt_rnr_exceeded   = cnt_rnx_q;
   assign cnt_rx_acks        = cnt_acks_q;
   assign cnt_nak_received   = cnt_nak_q;
   assign cnt_packet_seq_err = cnt_seq_q;
@@ -456,6 +629,9 @@ module completer #(
       // a retire covers at most one window and always says something
       if (rt_v_q) a_retire_within_window: assert (rt_q.count <= 5'd16 && (rt_q.count != 5'd0 || rt_q.error || rt_q.rewind))
           else $error("a_retire_within_window");
+      // a timer runs only while requests are outstanding
+      if (ctx_we && st_q != S_INIT) a_timer_armed_with_work: assert (!ctx_wd.armed || (!ctx_wd.err && ctx_wd.cnt != 5'd0))
+          else $error("a_timer_armed_with_work");
       // a rewind goes back to a PSN that was sent and not acknowledged: inside the WQE it names
       if (rt_v_q && rt_q.rewind) a_rewind_inside_window: assert (!rt_q.error && rt_q.rw_skip < 24'h800000)
           else $error("a_rewind_inside_window");

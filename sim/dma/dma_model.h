@@ -57,6 +57,7 @@ class DmaModel {
 
   void clock();
   uint64_t cycle() const { return cycle_; }
+  void skip(uint64_t cycles) { cycle_ += cycles; }  // idle: the clock jumps
   // No read or write in flight and no write-done waiting.
   bool idle() const { return reads_.empty() && writes_.empty() && done_.empty() && !out_valid_; }
   const DmaStats& stats() const { return stats_; }

@@ -220,7 +220,7 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   m.dest_qpn = p.dest_qpn;
   m.rq_psn = p.rq_psn;
   m.max_dest_rd_atomic = 1;
-  m.min_rnr_timer = 12;
+  m.min_rnr_timer = p.min_rnr_timer;
   m.sgid_index = static_cast<uint8_t>(p.sgid_index);
   m.hop_limit = 64;
   for (int i = 0; i < 6; ++i) m.dmac[i] = static_cast<uint8_t>(p.dmac >> (40 - 8 * i));
@@ -233,9 +233,9 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
                        QpAttr::kMaxQpRdAtomic});
   m.qp_state = static_cast<uint8_t>(QpState::kRts);
   m.sq_psn = p.sq_psn;
-  m.timeout = 14;
-  m.retry_cnt = 7;
-  m.rnr_retry = 7;
+  m.timeout = p.timeout;
+  m.retry_cnt = p.retry_cnt;
+  m.rnr_retry = p.rnr_retry;
   m.max_rd_atomic = 1;
   r = modify_qp(m);
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to RTS failed: ") + to_string(r.status));

@@ -66,6 +66,10 @@ struct Path {
   unsigned mtu = 3;            // IBV_MTU_*
   uint32_t sq_psn = 0, rq_psn = 0;
   uint8_t access = 0x7;        // remote write | remote read | local write
+  // reliability, as ibv_rc_pingpong sets them
+  uint8_t timeout = 14;        // local ACK timeout 4.096 us * 2^timeout
+  uint8_t retry_cnt = 7, rnr_retry = 7;
+  uint8_t min_rnr_timer = 12;  // the RNR NAK timer code this QP sends
 };
 
 Ip128 ipv4_gid(uint32_t ipv4);

@@ -52,9 +52,21 @@ class CompleterRtl : public VlBlock<Vcompleter> {
             {"packet_seq_err", top_->cnt_packet_seq_err},
             {"unmatched_response", top_->cnt_unmatched},
             {"retransmits", top_->cnt_retransmits},
-            {"retry_exceeded", top_->cnt_retry_exceeded}};
+            {"retry_exceeded", top_->cnt_retry_exceeded},
+            {"local_ack_timeout_err", top_->cnt_ack_timeout},
+            {"rnr_nak_retry_err", top_->cnt_rnr_nak},
+            {"rnr_retry_exceeded", top_->cnt_rnr_exceeded}};
   }
   bool idle() const override { return top_->idle; }
+  // The timers count this block's cycles.
+  void eval() override {
+    top_->now = cycle_;
+    VlBlock::eval();
+  }
+  void clock() override {
+    top_->now = cycle_;
+    VlBlock::clock();
+  }
 };
 
 }  // namespace rocenic

@@ -135,9 +135,30 @@ class RoceEngineRtl : public VlBlock<V> {
     return f;
   }
   bool idle() const override { return top_->idle; }
+  // The engine's `now` is this adapter's cycle count (skip() jumps it).
+  void eval() override {
+    top_->now = this->cycle_ & kNowMask;
+    VlBlock<V>::eval();
+  }
+  void clock() override {
+    top_->now = this->cycle_ & kNowMask;
+    VlBlock<V>::clock();
+  }
+  // The clock jumps: `now` follows at once, and so do idle and the timer outputs.
+  void skip(uint64_t cycles) override {
+    VlBlock<V>::skip(cycles);
+    top_->now = this->cycle_ & kNowMask;
+    VlBlock<V>::eval();
+  }
+  uint64_t timer_at() const override {
+    if (!top_->timer_valid) return UINT64_MAX;
+    const uint64_t ahead = (top_->timer_next - this->cycle_) & kNowMask;  // 48-bit serial distance
+    return ahead >> 47 ? this->cycle_ : this->cycle_ + ahead;             // (behind: due now)
+  }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }
 
  private:
+  static constexpr uint64_t kNowMask = (uint64_t{1} << 48) - 1;
   unsigned bytes_;
 };
 

@@ -105,6 +105,7 @@ class VlBlock : public Block {
     ++cycle_;
   }
   uint64_t cycle() const override { return cycle_; }
+  void skip(uint64_t cycles) override { cycle_ += cycles; }
   bool open_trace(const std::string& path) override { return top_.open_trace(path); }
   void close_trace() override { top_.close_trace(); }
 

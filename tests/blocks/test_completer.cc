@@ -22,9 +22,12 @@ using model::Completer;
 
 constexpr unsigned kMaxQp = 256;
 
-Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0, uint8_t retry_cnt = 0) {
+Flit cfg(uint16_t qpn, spec::QpAction a, uint16_t send_cq = 0, uint8_t retry_cnt = 0, uint8_t timeout = 0,
+         uint8_t rnr_retry = 0) {
   spec::QpCfg c;
   c.retry_cnt = retry_cnt;
+  c.timeout = timeout;
+  c.rnr_retry = rnr_retry;
   c.qpn = qpn;
   c.action = static_cast<uint8_t>(a);
   c.send_cq = send_cq;
@@ -84,6 +87,26 @@ void expect_retire(const Flit& f, uint16_t qpn, unsigned count, bool error, cons
   EXPECT_EQ(r.count, count) << side;
   EXPECT_EQ(r.error, error) << side;
 }
+
+// A retire that sends the requester back to PSN psn + skip of WQE idx.
+void expect_rewind(const Flit& f, uint16_t qpn, unsigned count, uint16_t idx, uint32_t psn, uint32_t skip,
+                   const char* side) {
+  const auto r = retire_of(f);
+  EXPECT_EQ(r.qpn, qpn) << side;
+  EXPECT_EQ(r.count, count) << side;
+  EXPECT_FALSE(r.error) << side;
+  EXPECT_TRUE(r.rewind) << side;
+  EXPECT_EQ(r.rw_idx, idx) << side;
+  EXPECT_EQ(r.rw_psn, psn) << side;
+  EXPECT_EQ(r.rw_skip, skip) << side;
+}
+
+// Counters in the order both sides list them.
+enum Cnt : unsigned {
+  kRxAcks, kNakReceived, kPacketSeqErr, kUnmatched, kRetransmits, kRetryExceeded, kAckTimeouts, kRnrNaks,
+  kRnrExceeded
+};
+uint32_t counter(Block& blk, Cnt c) { return blk.counters()[c].second; }
 
 // Run a scenario on the RTL and on the model (each checks its own outputs).
 template <typename Fn>
@@ -243,18 +266,7 @@ TEST(Completer, ResponsesMatchingNoOutstandingRequestAreDroppedAndCounted) {
 // were received) while retries last; an ACK that makes progress reloads
 // them; the last NAK with none left fails the WQE with RETRY_EXC_ERR.
 TEST(Completer, PsnSequenceNakRewindsWhileRetriesLast) {
-  auto expect_rewind = [](const Flit& f, uint16_t qpn, unsigned count, uint16_t idx, uint32_t psn, uint32_t skip,
-                          const char* side) {
-    const auto r = retire_of(f);
-    EXPECT_EQ(r.qpn, qpn) << side;
-    EXPECT_EQ(r.count, count) << side;
-    EXPECT_FALSE(r.error) << side;
-    EXPECT_TRUE(r.rewind) << side;
-    EXPECT_EQ(r.rw_idx, idx) << side;
-    EXPECT_EQ(r.rw_psn, psn) << side;
-    EXPECT_EQ(r.rw_skip, skip) << side;
-  };
-  on_both([&](auto& blk, const char* side) {
+  on_both([](auto& blk, const char* side) {
     Bench b(blk, 17, 0.2, 0.2);
     b.push(0, cfg(60, spec::QpAction::kReset, 4));
     b.push(0, cfg(60, spec::QpAction::kToRts, 4, 2));  // retry_cnt 2
@@ -293,6 +305,144 @@ TEST(Completer, PsnSequenceNakRewindsWhileRetriesLast) {
     EXPECT_EQ(blk.counters()[5].second, 1u) << side << ": RETRY_EXCEEDED";
     EXPECT_EQ(blk.counters()[3].second, 0u) << side << ": UNMATCHED_RESPONSE";
     EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// The local ACK timeout: 4.096 us * 2^timeout (1024 << timeout cycles). With
+// timeout 1 the deadline lies 2048 cycles after the last WQE started or the
+// last response that matched; each expiry sends the QP back to its first
+// unacknowledged PSN while retries last (an ACK brings them back), then the
+// head fails with RETRY_EXC_ERR.
+TEST(Completer, AckTimeoutRewindsToTheFirstUnacknowledgedPsnWhileRetriesLast) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 23, 0.0, 0.0);
+    b.push(0, cfg(70, spec::QpAction::kReset, 6, 2, 1));  // retry_cnt 2, timeout 1
+    b.settle();
+    const std::vector<spec::SqTrack> t = {trk(70, 0, 12, true, WcStatus::kSuccess, 10), trk(70, 1, 13)};
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.push(2, ack(70, 10));  // WQE 0's first packet arrived
+    b.settle();
+    b.run(1800);
+    EXPECT_TRUE(b.out[1].empty()) << side << ": no expiry before the deadline";
+    b.run(600);  // (the RTL's scanner visits a QP every MAX_QP cycles)
+    ASSERT_EQ(b.out[1].size(), 1u) << side << ": expired 2048 cycles after the ACK";
+    expect_rewind(b.out[1][0], 70, 0, 0, 10, 1, side);  // back to PSN 11
+    b.push(2, ack(70, 11));  // progress: the retries are back, the timer restarts
+    b.settle();
+    b.run(2400);
+    ASSERT_EQ(b.out[1].size(), 2u) << side;
+    expect_rewind(b.out[1][1], 70, 0, 0, 10, 2, side);
+    b.run(2400);
+    ASSERT_EQ(b.out[1].size(), 3u) << side;
+    expect_rewind(b.out[1][2], 70, 0, 0, 10, 2, side);
+    EXPECT_TRUE(b.out[0].empty()) << side;
+    b.run(2400);  // none left
+    ASSERT_EQ(b.out[0].size(), 2u) << side;
+    expect_compl(b.out[0][0], t[0], 6, WcStatus::kRetryExcErr, side);
+    expect_compl(b.out[0][1], t[1], 6, WcStatus::kWrFlushErr, side);
+    ASSERT_EQ(b.out[1].size(), 4u) << side;
+    expect_retire(b.out[1][3], 70, 2, true, side);
+    b.run(5000);
+    EXPECT_EQ(b.out[1].size(), 4u) << side << ": in ERR no timer runs";
+    EXPECT_EQ(counter(blk, kAckTimeouts), 4u) << side << ": LOCAL_ACK_TIMEOUT_ERR";
+    EXPECT_EQ(counter(blk, kRetransmits), 3u) << side;
+    EXPECT_EQ(counter(blk, kRetryExceeded), 1u) << side;
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// timeout 0 is no timeout (IBTA): a lost response waits for ever; and a QP
+// whose requests are all acknowledged has no timer running.
+TEST(Completer, TimeoutZeroNeverExpiresAndAnAcknowledgedQpHasNoTimer) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 29, 0.0, 0.0);
+    b.push(0, cfg(71, spec::QpAction::kReset, 6, 7, 0));
+    b.push(0, cfg(72, spec::QpAction::kReset, 6, 7, 1));
+    b.settle();
+    b.push(1, desc_to_flit(trk(71, 0, 100)));
+    b.push(1, desc_to_flit(trk(72, 0, 200)));
+    b.settle();
+    b.push(2, ack(72, 200));
+    b.settle();
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    b.run(60000);
+    EXPECT_EQ(b.out[1].size(), 1u) << side << ": nothing expired";
+    EXPECT_EQ(counter(blk, kAckTimeouts), 0u) << side;
+    EXPECT_TRUE(blk.idle()) << side;
+  });
+}
+
+// An RNR NAK acknowledges what precedes it and makes the QP wait the RNR
+// time its 5 timer bits ask for (code 1: 10 us, 2500 cycles), ignoring other
+// NAKs meanwhile, then send again from the NAKed PSN; rnr_retry times, then
+// RNR_RETRY_EXC_ERR. The ACK timeout (off here) is not involved.
+TEST(Completer, RnrNakWaitsItsTimeThenSendsAgainWhileRnrRetriesLast) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 31, 0.0, 0.0);
+    b.push(0, cfg(73, spec::QpAction::kReset, 2, 0, 0, 2));  // rnr_retry 2, retry_cnt 0
+    b.settle();
+    const std::vector<spec::SqTrack> t = {trk(73, 4, 5), trk(73, 5, 7, true, WcStatus::kSuccess, 6), trk(73, 6, 8)};
+    for (const auto& x : t) b.push(1, desc_to_flit(x));
+    b.settle();
+    b.push(2, ack(73, 6, 0x21));  // RNR NAK for PSN 6, 10 us
+    b.push(2, ack(73, 8, 0x60));  // PSN 8 came out of sequence: ignored while waiting
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], t[0], 2, WcStatus::kSuccess, side);  // PSN 5 precedes the NAK
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_retire(b.out[1][0], 73, 1, false, side);
+    b.run(2200);
+    EXPECT_EQ(b.out[1].size(), 1u) << side << ": still waiting";
+    b.run(700);
+    ASSERT_EQ(b.out[1].size(), 2u) << side;
+    expect_rewind(b.out[1][1], 73, 0, 5, 6, 0, side);
+    b.push(2, ack(73, 6, 0x22));  // again, 20 us
+    b.settle();
+    b.run(4800);
+    EXPECT_EQ(b.out[1].size(), 2u) << side << ": still waiting";
+    b.run(700);
+    ASSERT_EQ(b.out[1].size(), 3u) << side;
+    expect_rewind(b.out[1][2], 73, 0, 5, 6, 0, side);
+    b.push(2, ack(73, 6, 0x21));  // no RNR retry left
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], t[1], 2, WcStatus::kRnrRetryExcErr, side);
+    expect_compl(b.out[0][2], t[2], 2, WcStatus::kWrFlushErr, side);
+    expect_retire(b.out[1][3], 73, 2, true, side);
+    EXPECT_EQ(counter(blk, kRnrNaks), 2u) << side << ": RNR_NAK_RETRY_ERR";
+    EXPECT_EQ(counter(blk, kRnrExceeded), 1u) << side;
+    EXPECT_EQ(counter(blk, kRetransmits), 2u) << side;
+    EXPECT_EQ(counter(blk, kPacketSeqErr), 1u) << side;
+    EXPECT_EQ(counter(blk, kRetryExceeded), 0u) << side << ": the ignored PSN sequence NAK failed nothing";
+    EXPECT_EQ(counter(blk, kAckTimeouts), 0u) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// rnr_retry 7 never gives up; an ACK ends the wait's story with success.
+TEST(Completer, RnrRetrySevenRetriesWithoutLimit) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 37, 0.0, 0.0);
+    b.push(0, cfg(74, spec::QpAction::kReset, 2, 0, 3, 7));  // timeout 3 as well
+    b.settle();
+    const auto w = trk(74, 0, 40);
+    b.push(1, desc_to_flit(w));
+    b.settle();
+    for (unsigned i = 0; i < 10; ++i) {
+      b.push(2, ack(74, 40, 0x21));
+      b.settle();
+      b.run(3000);
+      ASSERT_EQ(b.out[1].size(), i + 1) << side << " round " << i;
+      expect_rewind(b.out[1][i], 74, 0, 0, 40, 0, side);
+    }
+    b.push(2, ack(74, 40));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], w, 2, WcStatus::kSuccess, side);
+    EXPECT_EQ(counter(blk, kRnrNaks), 10u) << side;
+    EXPECT_EQ(counter(blk, kAckTimeouts), 0u) << side << ": each rewind restarted the ACK timer";
+    EXPECT_EQ(counter(blk, kRnrExceeded), 0u) << side;
   });
 }
 

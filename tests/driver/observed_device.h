@@ -47,6 +47,8 @@ class ObservedDevice : public Device {
   }
   uint64_t run(uint64_t max_cycles) override { return d_->run(max_cycles); }
   bool idle() override { return d_->idle(); }
+  uint64_t timer_at() override { return d_->timer_at(); }
+  void skip_to(uint64_t cycle) override { d_->skip_to(cycle); }
   uint64_t cycles() const override { return d_->cycles(); }
   uint64_t now_ns() const override { return d_->now_ns(); }
   uint64_t dma_refused() const override { return d_->dma_refused(); }

@@ -1,0 +1,135 @@
+// Engine-level test fixtures: two Devices joined by an in-process wire (with
+// an optional filter that drops frames), one side's RC objects, and the
+// RESET -> RTS connection of a pair, programmed as the provider does it
+// (sim/host/engine_host.h).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "gen/roce_spec.h"
+#include "host/engine_host.h"
+
+namespace rocenic::test {
+
+constexpr uint64_t kMacA = 0x02000a000001, kMacB = 0x02000a000002;
+constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000002;
+constexpr uint8_t kAllAccess = 0x0F;  // local write, remote write, remote read, remote atomic
+
+// Two devices joined by a wire that delivers every frame to the other side,
+// unless `pass` (when set) says no: pass(from_a, frame, len).
+struct TwoHosts {
+  using Filter = std::function<bool(bool from_a, const uint8_t* f, size_t n)>;
+  std::unique_ptr<Device> da, db;
+  std::unique_ptr<host::EngineHost> a, b;
+  uint64_t frames = 0, dropped = 0;
+  Filter pass;
+  explicit TwoHosts(const std::string& backend) {
+    da = make_device(backend);
+    db = make_device(backend);
+    da->set_tx_sink([this](const uint8_t* f, size_t n) { deliver(true, f, n); });
+    db->set_tx_sink([this](const uint8_t* f, size_t n) { deliver(false, f, n); });
+    a = std::make_unique<host::EngineHost>(*da);
+    b = std::make_unique<host::EngineHost>(*db);
+    a->configure_port(kMacA, kIpA);
+    b->configure_port(kMacB, kIpB);
+  }
+  void deliver(bool from_a, const uint8_t* f, size_t n) {
+    if (pass && !pass(from_a, f, n)) {
+      ++dropped;
+      return;
+    }
+    ++frames;
+    (from_a ? db : da)->rx_frame(f, n);
+  }
+  // Until both engines are idle with nothing on the wire. With `timers`,
+  // an idle pair whose transport timers are armed lets the nearest one
+  // expire (the clock jumps; nothing is on the wire, so nothing can come
+  // sooner) and goes on, until no timer is left or `max_jumps` were taken.
+  // Returns the jumps taken.
+  unsigned settle(bool timers = false, unsigned max_jumps = 1000) {
+    unsigned jumps = 0;
+    for (int i = 0; i < 1000000; ++i) {
+      const uint64_t n = da->run(2000) + db->run(2000);
+      if (n != 0 || !da->idle() || !db->idle()) continue;
+      if (!timers || jumps == max_jumps) return jumps;
+      const uint64_t ta = da->timer_at(), tb = db->timer_at();
+      if (ta == UINT64_MAX && tb == UINT64_MAX) return jumps;
+      // the one due soonest on its own clock
+      const uint64_t wa = ta == UINT64_MAX ? UINT64_MAX : ta - std::min(ta, da->cycles());
+      const uint64_t wb = tb == UINT64_MAX ? UINT64_MAX : tb - std::min(tb, db->cycles());
+      if (wa <= wb) da->skip_to(ta);
+      else db->skip_to(tb);
+      ++jumps;
+    }
+    ADD_FAILURE() << "the engines never went idle";
+    return jumps;
+  }
+};
+
+// One side's objects for an RC connection.
+struct End {
+  uint32_t pd = 0;
+  std::unique_ptr<host::Cq> scq, rcq;
+  std::unique_ptr<host::Qp> qp;
+  std::unique_ptr<host::Buffer> buf;
+  host::Mr mr;
+  void make(host::EngineHost& h, size_t bytes, uint8_t access = kAllAccess) {
+    pd = h.alloc_pd();
+    scq = h.create_cq(8);
+    rcq = h.create_cq(8);
+    qp = h.create_qp(pd, *scq, *rcq, 7, 7);
+    buf = std::make_unique<host::Buffer>(bytes);
+    mr = h.reg_mr(pd, buf->data(), bytes, access);
+  }
+};
+
+// Connects a (sq_psn 100) and b (sq_psn 200); `tune` may change either
+// path (timeouts, retries) before it is applied.
+inline void connect_pair(host::EngineHost& ha, End& a, uint64_t mac_a, uint32_t ip_a, host::EngineHost& hb, End& b,
+                         uint64_t mac_b, uint32_t ip_b, unsigned mtu = 3,
+                         const std::function<void(host::Path& pa, host::Path& pb)>& tune = {}) {
+  host::Path pa, pb;
+  pa.dest_qpn = b.qp->qpn;
+  pa.dmac = mac_b;
+  pa.dgid = host::ipv4_gid(ip_b);
+  pa.mtu = mtu;
+  pa.sq_psn = 100;
+  pa.rq_psn = 200;
+  pb.dest_qpn = a.qp->qpn;
+  pb.dmac = mac_a;
+  pb.dgid = host::ipv4_gid(ip_a);
+  pb.mtu = mtu;
+  pb.sq_psn = 200;
+  pb.rq_psn = 100;
+  if (tune) tune(pa, pb);
+  ha.connect(*a.qp, pa);
+  hb.connect(*b.qp, pb);
+}
+
+inline void fill(host::Buffer& b, size_t n, uint32_t seed) {
+  std::mt19937 r(seed);
+  for (size_t i = 0; i < n; ++i) b.data()[i] = static_cast<uint8_t>(r());
+}
+
+inline spec::SendWqe send_wqe(spec::WrOpcode op, uint64_t wr_id, uint32_t len, uint64_t raddr = 0, uint32_t rkey = 0) {
+  spec::SendWqe w;
+  w.wr_id = wr_id;
+  w.opcode = static_cast<uint8_t>(op);
+  w.flags = 1;  // signaled
+  w.length = len;
+  w.remote_addr = raddr;
+  w.rkey = rkey;
+  w.imm = 0x11223344;
+  return w;
+}
+
+}  // namespace rocenic::test

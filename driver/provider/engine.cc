@@ -233,12 +233,13 @@ void Engine::shutdown() {
   }
   wire_.reset();  // leaves the wire, completes the pcap
   trace("simulation thread: %llu iterations, %llu slices, %llu cycles in %.3f s wall, %.3f s CPU (%.0f cycles per "
-        "CPU second), %llu sleeps (%.3f s), %llu frames in",
+        "CPU second), %llu sleeps (%.3f s), %llu frames in, %llu timer jumps",
         static_cast<unsigned long long>(stats_.iterations), static_cast<unsigned long long>(stats_.slices),
         static_cast<unsigned long long>(stats_.cycles), stats_.run_ns / 1e9, stats_.run_cpu_ns / 1e9,
         stats_.run_cpu_ns ? stats_.cycles / (stats_.run_cpu_ns / 1e9) : 0.0,
         static_cast<unsigned long long>(stats_.sleeps),
-        stats_.sleep_ns / 1e9, static_cast<unsigned long long>(stats_.rx_frames));
+        stats_.sleep_ns / 1e9, static_cast<unsigned long long>(stats_.rx_frames),
+        static_cast<unsigned long long>(stats_.timer_jumps));
   if (std::string(dev_->backend()) == "cosim") {
     const std::string d = dev_->divergence();
     std::fprintf(stderr, "rocenic: cosim: %llu transactions compared, %s\n",

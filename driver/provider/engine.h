@@ -133,7 +133,10 @@ class Engine {
   void start_thread();
   void loop();
   void dispatch_locked(const std::vector<DeviceEvent>& events);
-  void sleep_until_work();
+  // Sleeps until a frame, a doorbell or (with a transport timer armed,
+  // `timer`) the wire going quiet; true when the timer may expire now.
+  bool sleep_until_work(bool timer);
+  void expire_timer();
 
   std::mutex mu_;                       // every Device call, cqs_, windows_, mtt_
   std::atomic<int> waiters_{0};         // verbs waiting for mu_
@@ -154,7 +157,8 @@ class Engine {
   int event_fd_ = -1;
   bool trace_ = false;  // ROCENIC_TRACE=1: commands, doorbells, events and frames on stderr
   struct LoopStats {
-    uint64_t iterations = 0, slices = 0, cycles = 0, run_ns = 0, run_cpu_ns = 0, sleeps = 0, sleep_ns = 0, rx_frames = 0;
+    uint64_t iterations = 0, slices = 0, cycles = 0, run_ns = 0, run_cpu_ns = 0, sleeps = 0, sleep_ns = 0, rx_frames = 0,
+             timer_jumps = 0;
   } stats_;  // the simulation thread's (printed at shutdown with ROCENIC_TRACE)
   std::thread thread_;
   bool shut_down_ = false;

@@ -6,6 +6,9 @@
 //          events -> completion channels / async fds
 //          frames waiting for slow peers -> the wire
 //          idle and nothing arrived: sleep in poll() on the wire and the eventfd
+//          idle with a transport timer armed (a request not acknowledged):
+//          once the whole wire is quiet (sim/wire/activity.h: every NIC idle,
+//          every frame read), let the timer expire: simulated time jumps to it
 //
 // Slices adapt to keep each one near a millisecond of wall time, so a verb
 // waiting for the mutex waits about that long at most, whatever the backend's
@@ -28,6 +31,7 @@ namespace {
 constexpr uint64_t kMinSlice = 64, kMaxSlice = 1 << 20;
 constexpr auto kSliceTarget = std::chrono::microseconds(1000);
 constexpr size_t kRxBatch = 64;  // frames taken from the wire per iteration
+constexpr int kQuietPollMs = 1;  // how often a NIC waiting on a timer looks at the wire
 
 }  // namespace
 
@@ -67,23 +71,47 @@ void Engine::dispatch_locked(const std::vector<DeviceEvent>& events) {
   }
 }
 
-void Engine::sleep_until_work() {
+bool Engine::sleep_until_work(bool timer) {
   const auto t0 = std::chrono::steady_clock::now();
   ++stats_.sleeps;
   std::vector<pollfd> fds;
   fds.push_back({event_fd_, POLLIN, 0});
-  if (wire_) wire_->poll_fds(&fds);
-  while (poll(fds.data(), fds.size(), -1) < 0 && errno == EINTR) {
+  if (wire_) {
+    wire_->set_busy(false);  // (reading a frame marks the member busy again)
+    wire_->poll_fds(&fds);
+  }
+  bool expire = false;
+  for (;;) {
+    const int n = poll(fds.data(), fds.size(), timer ? kQuietPollMs : -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 0 || stop_.load()) break;
+    if (!wire_ || wire_->quiet()) {  // nothing can come any more: the wait is over
+      expire = true;
+      break;
+    }
   }
   uint64_t v;
   while (read(event_fd_, &v, sizeof v) == sizeof v) {
   }
   stats_.sleep_ns += static_cast<uint64_t>((std::chrono::steady_clock::now() - t0).count());
+  return expire;
+}
+
+void Engine::expire_timer() {
+  std::lock_guard<std::mutex> g(mu_);
+  if (failed_ || !dev_->idle()) return;  // work came meanwhile
+  const uint64_t at = dev_->timer_at();
+  if (at == UINT64_MAX) return;
+  trace("wire quiet: simulated time jumps %llu cycles to a transport timer",
+        static_cast<unsigned long long>(at > dev_->cycles() ? at - dev_->cycles() : 0));
+  ++stats_.timer_jumps;
+  dev_->skip_to(at);
 }
 
 void Engine::loop() {
   std::vector<std::vector<uint8_t>> rx;
   uint64_t slice = 256;
+  bool timer = false;  // idle with a transport timer armed
   while (!stop_.load(std::memory_order_acquire)) {
     rx.clear();
     if (wire_) wire_->receive([&](const uint8_t* f, size_t n) { rx.emplace_back(f, f + n); }, kRxBatch);
@@ -102,6 +130,7 @@ void Engine::loop() {
           ++stats_.iterations;
           stats_.rx_frames += rx.size();
           if (!dev_->idle()) {
+            if (wire_) wire_->set_busy(true);
             const auto t0 = std::chrono::steady_clock::now();
             timespec c0{}, c1{};
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
@@ -117,7 +146,10 @@ void Engine::loop() {
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
-          if (dev_->idle() && rx.empty()) sleeping_.store(true, std::memory_order_release);
+          if (dev_->idle() && rx.empty()) {
+            timer = dev_->timer_at() != UINT64_MAX;
+            sleeping_.store(true, std::memory_order_release);
+          }
         } catch (const std::exception& e) {
           fail_locked(std::string("the simulation stopped: ") + e.what());
         }
@@ -125,8 +157,9 @@ void Engine::loop() {
     }
     if (wire_ && wire_->pending()) wire_->flush();
     if (sleeping_.load(std::memory_order_acquire)) {
-      if (!stop_.load()) sleep_until_work();
+      const bool expire = !stop_.load() && sleep_until_work(timer && !failed_);
       sleeping_.store(false, std::memory_order_release);
+      if (expire) expire_timer();
     } else {
       // Busy: let waiting verbs in before the next slice.
       while (waiters_.load(std::memory_order_relaxed) > 0 && !stop_.load()) std::this_thread::yield();

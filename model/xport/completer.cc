@@ -174,6 +174,8 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   if (seq) ++cnt_seq_;
   if (nak && q.rnr_wait) return 1;  // waiting out an RNR NAK: later NAKs say nothing new
   const bool rnr_ok = rnr && (q.rnr_cfg == 7 || q.rnr_left != 0);
+  // A PSN sequence NAK past una acknowledges packets: progress, the retries are back.
+  if (seq && h.psn != q.una) q.retry = q.retry_cnt;
   bool failed = false;
   spec::SqRetire r;
   r.qpn = h.dst_qpn;

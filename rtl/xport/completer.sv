@@ -15,6 +15,7 @@
 //       syndrome 0xx_xxxxx  ACK          entries with last_psn <= p (24-bit serial) complete; una = p + 1
 //       syndrome 011_00000  NAK PSN seq  entries before p complete; una = p; rewind to p while
 //                                        retries last (sq_retire.rewind), else RETRY_EXC_ERR
+//                                        (p past una is progress: the retries are reloaded first)
 //       syndrome 001_ttttt  RNR NAK      entries before p complete; una = p; while rnr_retry lasts
 //                                        (7: no limit) wait RNR time t, then rewind to p; else
 //                                        RNR_RETRY_EXC_ERR. Other NAKs are ignored while waiting.
@@ -222,6 +223,7 @@ module completer #(
   roce_pkg::cq_compl_t cq_new;
   logic        trk_inr, trk_blocked, take_cfg, take_trk, take_ack, take_tmr;
   logic        syn_rnr, rnr_ok, c_due, scan_hit, scan_stale;
+  logic [2:0]  seq_retry;              // retries left for a PSN sequence NAK
   logic [1:0]  tact_w;                 // the timer action applied to a ctx_mem write this cycle
   logic [47:0] scan_dl;
   logic        cq_free, rt_free;
@@ -255,6 +257,8 @@ module completer #(
     syn_rnr = syn_q[7:5] == 3'b001;
     rnr_ok  = syn_rnr && (c.rnr_cfg == 3'd7 || c.rnr_left != 3'd0);  // an RNR retry is left (7: no limit)
     c_due   = due(c.deadline);
+    // a PSN sequence NAK past una acknowledges packets: progress, the retries are back
+    seq_retry = psn_q != c.una ? c.retry_cnt : c.retry;
     if (syn_q[7:5] == 3'b001) syn_st = 8'(roce_pkg::WC_STATUS_RNR_RETRY_EXC_ERR);
     else begin
       case (syn_q[4:0])
@@ -417,7 +421,7 @@ module completer #(
                 if (!(syn_nak && c.rnr_wait)) begin  // waiting out an RNR NAK: later NAKs say nothing new
                   nst_d = syn_st;
                   tact_d = T_RESTART;
-                  if (syn_seq && c.retry == 3'd0) cnt_exc_d = cnt_exc_q + 32'd1;
+                  if (syn_seq && seq_retry == 3'd0) cnt_exc_d = cnt_exc_q + 32'd1;
                   if (syn_rnr && rnr_ok) cnt_rnr_d = cnt_rnr_q + 32'd1;
                   if (syn_rnr && !rnr_ok) cnt_rnx_d = cnt_rnx_q + 32'd1;
                   if (syn_ack) begin
@@ -425,8 +429,8 @@ module completer #(
                     w_d.retry = c.retry_cnt;     // progress
                     w_d.rnr_left = c.rnr_cfg;
                   end
-                  if (syn_seq && c.retry != 3'd0) begin  // go back N
-                    w_d.retry = c.retry - 3'd1;
+                  if (syn_seq && seq_retry != 3'd0) begin  // go back N
+                    w_d.retry = seq_retry - 3'd1;
                     rwant_d = 1'b1; una_p_d = 1'b1;
                   end
                   if (rnr_ok) begin                // wait, then go back (K_TMR)
@@ -434,7 +438,7 @@ module completer #(
                     una_p_d = 1'b1;
                     tact_d = T_RNR;
                   end
-                  mode_d = syn_ack ? M_ACK : ((syn_seq && c.retry != 3'd0) || rnr_ok) ? M_SEQ : M_NAK;
+                  mode_d = syn_ack ? M_ACK : ((syn_seq && seq_retry != 3'd0) || rnr_ok) ? M_SEQ : M_NAK;
                   st_d = S_WALK;
                 end
               end

@@ -87,6 +87,7 @@ std::unique_ptr<Wire> Wire::join(const Options& o) {
     unlink(w->sock_path_.c_str());  // swept: nothing live there
     if (bind(w->rx_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
       throw WireError("cannot bind " + w->sock_path_ + ": " + std::strerror(errno), errno);
+    w->activity_ = std::make_unique<Activity>(w->sock_path_ + ".act");
     Member me;
     me.mac = o.mac;
     me.pid = getpid();
@@ -108,6 +109,7 @@ Wire::~Wire() {
       DirLock lock(dir_);
       unlink(sock_path_.c_str());
       unlink(addr_path_.c_str());
+      activity_.reset();
     } catch (const WireError&) {  // the directory went away: nothing left to remove
     }
     close(rx_fd_);
@@ -134,9 +136,10 @@ bool Wire::drain(Peer& p) {
     const ssize_t n = ::send(p.fd, f.data(), f.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && is_full(errno)) return false;
-    if (n == static_cast<ssize_t>(f.size()))
+    if (n == static_cast<ssize_t>(f.size())) {
       ++stats_.tx_frames;
-    else
+      activity_->sent();
+    } else
       ++stats_.tx_dropped;  // the peer went away with frames waiting for it
     p.queue.pop_front();
   }
@@ -182,6 +185,7 @@ void Wire::send_to(const Mac& dst, const uint8_t* frame, size_t len) {
     } while (n < 0 && errno == EINTR);
     if (n == static_cast<ssize_t>(len)) {
       ++stats_.tx_frames;
+      activity_->sent();
       return;
     }
     if (n < 0 && is_full(errno)) {
@@ -232,6 +236,7 @@ size_t Wire::receive(const FrameFn& fn, size_t max) {
     const size_t len = static_cast<size_t>(r);
     {
       std::lock_guard<std::mutex> lock(mu_);
+      activity_->received();
       if (len < kMinFrame || len > kMaxFrame) {
         ++stats_.rx_dropped;
         continue;
@@ -266,6 +271,19 @@ void Wire::poll_fds(std::vector<pollfd>* fds) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [mac, p] : peers_)
     if (!p.queue.empty()) fds->push_back({p.fd, POLLOUT, 0});
+}
+
+void Wire::set_busy(bool busy) {
+  std::lock_guard<std::mutex> lock(mu_);
+  activity_->set_busy(busy);
+}
+
+bool Wire::quiet() {
+  if (pending()) return false;
+  std::vector<std::string> paths;
+  for (const Member& m : live_members(dir_)) paths.push_back(dir_ + "/" + mac_hex(m.mac) + ".act");
+  std::lock_guard<std::mutex> lock(mu_);
+  return activity_->quiet(paths);
 }
 
 bool Wire::resolve(const Addr& addr, Mac* mac) const {

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "wire/activity.h"
 #include "wire/faults.h"
 
 namespace rocenic {
@@ -120,6 +121,11 @@ class Wire {
   // What to poll while idle: the receive socket (POLLIN) and every peer
   // socket with frames waiting (POLLOUT).
   void poll_fds(std::vector<pollfd>* fds) const;
+  // Activity (sim/wire/activity.h): this member says whether its NIC is
+  // busy; quiet() is true when every live member is idle and every frame
+  // sent on the wire has been read (or nothing changed for a while).
+  void set_busy(bool busy);
+  bool quiet();
 
   // Neighbour table: the MAC of the live member that publishes addr.
   bool resolve(const Addr& addr, Mac* mac) const;
@@ -151,6 +157,7 @@ class Wire {
   std::unique_ptr<PcapWriter> pcap_;
   std::function<uint64_t()> clock_ns_;
   std::unique_ptr<FaultInjector> faults_;  // null: a perfect wire
+  std::unique_ptr<Activity> activity_;
   std::vector<uint8_t> rx_buf_;
 };
 

@@ -211,8 +211,10 @@ void sweep(const std::string& dir) {
       if (probe(path) == Liveness::kDead) {
         unlink(path.c_str());
         unlink((path + ".addr").c_str());
+        unlink((path + ".act").c_str());
       }
-    } else if (ends_with(name, ".addr") && parse_mac_hex(name.substr(0, name.size() - 5), &m)) {
+    } else if ((ends_with(name, ".addr") || ends_with(name, ".act")) && name.size() > 12 &&
+               parse_mac_hex(name.substr(0, 12), &m) && name[12] == '.') {
       if (probe(dir + "/" + name.substr(0, 12)) == Liveness::kAbsent) unlink(path.c_str());
     } else if (ends_with(name, ".addr.tmp")) {
       unlink(path.c_str());  // a writer died between write and rename (we hold the lock)

@@ -330,6 +330,7 @@ void remove_if_stale(const std::string& name, const Mac& mac) {
     if (probe(sock) == Liveness::kDead) {
       unlink(sock.c_str());
       unlink((sock + ".addr").c_str());
+      unlink((sock + ".act").c_str());
     }
   } catch (const WireError&) {  // no directory: nothing to remove
   }

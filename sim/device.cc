@@ -13,6 +13,7 @@
 #include "engine_factory.h"
 #include "engine_harness.h"
 #include "model_world.h"
+#include "request_board.h"
 #include "gen/roce_spec.h"
 
 namespace rocenic {
@@ -43,6 +44,9 @@ std::string hex_bytes(const std::vector<uint8_t>& b, size_t max = 96) {
 struct FrameStream {
   uint32_t qp = 0;
   bool response = false;
+  bool roce = false;         // a BTH was found: psn and connection are set
+  uint32_t psn = 0;
+  uint64_t connection = 0;   // destination QP and UDP source port (RequestBoard)
   uint64_t key() const { return uint64_t{qp} << 1 | response; }
   std::string name() const {
     return "TX frame to QP " + std::to_string(qp) + (response ? " (responses)" : " (requests)");
@@ -66,6 +70,10 @@ FrameStream frame_stream(const std::vector<uint8_t>& f) {
   FrameStream s;
   s.qp = uint32_t{f[bth + 5]} << 16 | uint32_t{f[bth + 6]} << 8 | f[bth + 7];
   s.response = op >= spec::kRcReadRespFirst && op <= spec::kRcAtomicAck;
+  s.roce = true;
+  s.psn = uint32_t{f[bth + 9]} << 16 | uint32_t{f[bth + 10]} << 8 | f[bth + 11];
+  const uint32_t sport = et == spec::kEthertypeRocev1 ? 0 : uint32_t{f[bth - 8]} << 8 | f[bth - 7];
+  s.connection = uint64_t{s.qp} << 16 | sport;
   return s;
 }
 
@@ -142,9 +150,11 @@ class SingleDevice : public Device {
 
 // RTL and model in lockstep (DESIGN.md §5). The RTL drives the world; the
 // model runs on an overlay of host memory. Compared: every CSR answer, the
-// TX frames per destination QP (requests and responses apart), the DMA writes per 4 KiB page and
-// writer (payload pieces and CQEs never cross a page; a page may hold both), the events, and the
-// bypassed frames.
+// TX frames per destination QP -- responses as a sequence, requests by
+// connection and PSN (sim/request_board.h: which packets are sent again, and
+// when, is timing) --, the DMA writes per 4 KiB page and writer (payload
+// pieces and CQEs never cross a page; a page may hold both), the events, and
+// the bypassed frames.
 class CosimDevice : public Device {
  public:
   CosimDevice(std::unique_ptr<Block> rtl, const DeviceOptions& opt)
@@ -189,6 +199,10 @@ class CosimDevice : public Device {
       step();
       ++n;
     }
+    if (n != 0 && idle()) {  // both sides done: every connection's requests went equally far
+      const std::string d = requests_.drained();
+      if (!d.empty()) diverge(d);
+    }
     return n;
   }
   // Both sides idle (the model may finish a little later than the RTL).
@@ -204,7 +218,7 @@ class CosimDevice : public Device {
   uint64_t cycles() const override { return rtl_.cycles(); }
   uint64_t now_ns() const override { return cycles_to_ns(rtl_.cycles(), opt_.dma.clock_mhz); }
   uint64_t dma_refused() const override { return mem_.refused(); }
-  uint64_t compared() const override { return compared_; }
+  uint64_t compared() const override { return compared_ + requests_.compared(); }
   std::string divergence() const override { return divergence_; }
 
  private:
@@ -241,7 +255,24 @@ class CosimDevice : public Device {
       return true;
     }
     const bool counter = (addr >= spec::kCsrRxFrames && addr < spec::kCsrGid);
-    return !counter || (rtl_.idle() && model_.idle());
+    return !counter || (rtl_.idle() && model_.idle() && !timing_counter(addr));
+  }
+
+  // Counters of what the requester sends and how responses meet it: which
+  // packets go again, whether a NAK finds its PSN still outstanding, when a
+  // timer expires. Timing, as the request board explains: not compared.
+  static bool timing_counter(uint32_t addr) {
+    using X = spec::XportCnt;
+    if (addr == spec::kCsrTxFrames) return true;
+    if (addr < spec::kCsrXportCnt || addr >= spec::kCsrXportCnt + 4 * spec::kXportCntCount) return false;
+    switch (static_cast<X>((addr - spec::kCsrXportCnt) / 4)) {
+      case X::kTxPkts: case X::kLoopback: case X::kPacketSeqErr: case X::kUnmatchedResponse:
+      case X::kRetransmits: case X::kRetryExceeded: case X::kLocalAckTimeoutErr: case X::kRnrNakRetryErr:
+      case X::kRnrRetryExceeded:
+        return true;
+      default:
+        return false;
+    }
   }
 
   // One cycle of the RTL, the model brought to the same cycle, and the scoreboard.
@@ -250,10 +281,10 @@ class CosimDevice : public Device {
     while (model_.cycles() < rtl_.cycles()) model_.step(rtl_.cycles() - model_.cycles());
     for (auto& f : rtl_.take_tx()) {
       remember(f);
-      tx_q_[frame_stream(f).key()].rtl.push_back(f);
+      tx_frame(true, f);
       if (tx_) tx_(f.data(), f.size());
     }
-    for (auto& f : model_.take_tx()) tx_q_[frame_stream(f).key()].model.push_back(f);
+    for (auto& f : model_.take_tx()) tx_frame(false, f);
     for (auto& f : rtl_.take_bypass()) {
       byp_q_.rtl.push_back(f);
       if (byp_) byp_(f.data(), f.size());
@@ -276,6 +307,19 @@ class CosimDevice : public Device {
             &overlay_);
     drain(byp_q_, [] { return std::string("bypass frame"); });
     drain(ev_q_, [] { return std::string("event"); });
+  }
+
+  // Responses (and anything without a BTH) as sequences per destination QP;
+  // requests on the request board.
+  void tx_frame(bool rtl, const std::vector<uint8_t>& f) {
+    const FrameStream fs = frame_stream(f);
+    if (fs.roce && !fs.response) {
+      const std::string d = requests_.sent(rtl, fs.connection, fs.psn, f);
+      if (!d.empty()) diverge(d);
+      return;
+    }
+    Pair& q = tx_q_[fs.key()];
+    (rtl ? q.rtl : q.model).push_back(f);
   }
 
   struct Pair {
@@ -318,10 +362,17 @@ class CosimDevice : public Device {
       ++compared_;
       return;
     }
+    diverge(what + ":\n  rtl   " + rtl.substr(0, 400) + "\n  model " + model.substr(0, 400));
+  }
+  // The first divergence is kept, reported with its waveform and frames.
+  void diverge(const std::string& what) {
     if (!divergence_.empty()) return;  // the first one is the one that matters
     std::ostringstream s;
-    s << "DIVERGENCE at " << what << " (rtl cycle " << rtl_.cycles() << ", after " << compared_
-      << " matching transactions):\n  rtl   " << rtl.substr(0, 400) << "\n  model " << model.substr(0, 400);
+    const std::string::size_type nl = what.find('\n');
+    std::string head = what.substr(0, nl);
+    if (!head.empty() && head.back() == ':') head.pop_back();
+    s << "DIVERGENCE at " << head << " (rtl cycle " << rtl_.cycles() << ", after " << compared()
+      << " matching transactions)" << (nl == std::string::npos ? "" : ":" + what.substr(nl));
     divergence_ = s.str();
     std::fprintf(stderr, "rocenic: cosim %s\n", divergence_.c_str());
     if (!opt_.fst_path.empty()) {
@@ -354,7 +405,8 @@ class CosimDevice : public Device {
   std::deque<std::pair<uint64_t, std::vector<uint8_t>>> recent_;
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
-  std::map<uint64_t, Pair> tx_q_;  // by FrameStream::key()
+  std::map<uint64_t, Pair> tx_q_;  // responses, by FrameStream::key()
+  RequestBoard requests_;
   std::map<uint64_t, Pair> wr_q_;
   Pair byp_q_, ev_q_;
   uint64_t compared_ = 0;

@@ -97,6 +97,7 @@ void CqWriter::run() {
   if (s_.defer(this, free_at_)) return;
   // The input that arrived first; the RTL's priority breaks ties.
   const int pick = first_arrived({cfg.next_at(), db.next_at(), completion.next_at()}, now);
+  if (pick < 0) return;  // what is queued arrives later: its arrival wakes us
   if (pick == 0) {
     configure(cfg.pop());
     free_at_ = now + 1;

@@ -1,5 +1,8 @@
 #include "sched/scheduler.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace rocenic::model {
 
 void Scheduler::wake_at(Process* p, Cycle t) {
@@ -27,6 +30,13 @@ void Scheduler::run_one() {
   now_ = e.at;
   Process* p = e.p;
   if (p->ran_at_ == e.at && e.seq < p->ran_seq_) return;  // that run already saw this wake's cause
+  // A model bug that wakes a process in the same cycle for ever is a hang
+  // that never advances time: say so instead.
+  same_cycle_ = e.at == last_at_ ? same_cycle_ + 1 : 0;
+  last_at_ = e.at;
+  if (same_cycle_ > kMaxActivationsPerCycle)
+    throw std::runtime_error("model: more than " + std::to_string(kMaxActivationsPerCycle) +
+                             " activations in cycle " + std::to_string(e.at) + " (a process waking itself for ever)");
   p->ran_at_ = e.at;
   p->ran_seq_ = seq_;  // every wake requested from here on is newer than this run
   ++activations_;

@@ -85,8 +85,9 @@ class Scheduler {
   };
   void run_one();  // pops the earliest entry; runs its process unless stale
 
-  Cycle now_ = 0;
-  uint64_t seq_ = 0, activations_ = 0;
+  static constexpr uint64_t kMaxActivationsPerCycle = 1'000'000;
+  Cycle now_ = 0, last_at_ = kNever;
+  uint64_t seq_ = 0, activations_ = 0, same_cycle_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_, timers_;
 };
 

@@ -271,11 +271,12 @@ const Completer::TimerRef* Completer::earliest_timer() {
   return nullptr;
 }
 
-void Completer::schedule_timer() {
+void Completer::schedule_timer(Cycle not_before) {
   const TimerRef* e = earliest_timer();
-  if (e && e->at < timer_wake_) {
-    s_.timer_at(this, e->at);
-    timer_wake_ = e->at;
+  const Cycle at = e ? std::max(e->at, not_before) : kNever;
+  if (at < timer_wake_) {
+    s_.timer_at(this, at);
+    timer_wake_ = at;
   }
 }
 
@@ -289,8 +290,7 @@ void Completer::run() {
   if (now < free_at_ || !out_.empty()) {  // deciding or walking: the next input waits
     const Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
     if (wake != kNever) s_.wake_at(this, wake);
-    schedule_timer();
-    return;
+    return;  // (a timer due meanwhile waits for the next free run)
   }
   // The input that arrived first (a blocked sq_track steps aside); ties in
   // the RTL's priority.
@@ -310,7 +310,7 @@ void Completer::run() {
     // no input: an expired timer, the lowest priority
     const TimerRef* e = earliest_timer();
     if (!e || e->at > now) {
-      schedule_timer();
+      schedule_timer(now + 1);
       return;
     }
     const unsigned qpn = e->qpn;
@@ -319,7 +319,7 @@ void Completer::run() {
   }
   free_at_ = now + kDecide + busy;
   s_.wake_at(this, std::min(free_at_, out_.empty() ? kNever : t));
-  schedule_timer();
+  schedule_timer(free_at_);
 }
 
 std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {

@@ -113,9 +113,10 @@ class Completer : public Process {
   void rewind(Qp& q, spec::SqRetire& r);
   // Sets the QP's timer after an event (disarmed in ERR or with nothing outstanding).
   void set_timer(unsigned qpn, Qp& q, Timer how, uint8_t rnr_code, Cycle t);
-  // The earliest armed timer (stale heap entries dropped), and the scheduler timer for it.
+  // The earliest armed timer (stale heap entries dropped), and the scheduler
+  // timer for it (no earlier than not_before: the block is busy until then).
   const TimerRef* earliest_timer();
-  void schedule_timer();
+  void schedule_timer(Cycle not_before);
   // Completes window entries from the head: every one an ACK with `psn`
   // covers, the NAKed one, or all (flush). Returns the entries walked.
   unsigned walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t nak_status, bool* failed, Cycle t);

@@ -285,6 +285,9 @@ bool Requester::send_packet(Cycle now) {
       while (!pieces_.empty() && pieces_.front().pkt == pkt_k_) {
         const Piece pc = pieces_.front();
         pieces_.pop_front();
+        // the buffer holds read beats: a piece frees what it took (a packet
+        // split at a page boundary takes a beat more than its bytes need)
+        if (!pc.zero) buffer_free_ += (pc.len + bytes_ - 1) / bytes_;
         if (pc.zero) {
           bytes.insert(bytes.end(), pc.len, 0);
         } else {
@@ -301,7 +304,6 @@ bool Requester::send_packet(Cycle now) {
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   if (pay != 0) {
     tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
-    if (!w.inl) buffer_free_ += static_cast<unsigned>(beats);
   }
   out_at_ = t + std::max<Cycle>(beats, 1);
   ++pkt_k_;

@@ -62,6 +62,7 @@ void FaultInjector::pass(const uint8_t* frame, size_t len, const Emit& emit) {
   if (hold) {
     ++stats_.reordered;
     step_held(emit);  // it counts as a frame gone past those held before it
+    if (flip) ++stats_.corrupted_out;
     held_.push_back({std::move(f), static_cast<unsigned>(1 + after % kMaxReorder)});
     return;
   }
@@ -70,6 +71,7 @@ void FaultInjector::pass(const uint8_t* frame, size_t len, const Emit& emit) {
     ++stats_.duplicated;
     emit(f.data(), f.size());
   }
+  if (flip) stats_.corrupted_out += twice ? 2 : 1;
   step_held(emit);
 }
 

@@ -35,6 +35,7 @@ std::string parse_seed(const std::string& text, uint64_t* seed);
 struct FaultStats {
   uint64_t passed = 0;     // frames handed in
   uint64_t dropped = 0, corrupted = 0, duplicated = 0, reordered = 0;
+  uint64_t corrupted_out = 0;  // corrupted frames delivered (a duplicated one twice)
 };
 
 class FaultInjector {

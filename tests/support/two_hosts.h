@@ -17,6 +17,7 @@
 #include "device.h"
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
+#include "wire/faults.h"
 
 namespace rocenic::test {
 
@@ -25,30 +26,59 @@ constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000002;
 constexpr uint8_t kAllAccess = 0x0F;  // local write, remote write, remote read, remote atomic
 
 // Two devices joined by a wire that delivers every frame to the other side,
-// unless `pass` (when set) says no: pass(from_a, frame, len).
+// unless `pass` (when set) says no: pass(from_a, frame, len); with
+// faults(), each direction goes through a seeded FaultInjector (drop,
+// duplicate, bounded reorder, bit flips) as rocenic-run's --loss etc.
 struct TwoHosts {
   using Filter = std::function<bool(bool from_a, const uint8_t* f, size_t n)>;
   std::unique_ptr<Device> da, db;
   std::unique_ptr<host::EngineHost> a, b;
   uint64_t frames = 0, dropped = 0;
   Filter pass;
-  explicit TwoHosts(const std::string& backend) {
+  std::unique_ptr<wire::FaultInjector> inject[2];  // [0]: frames a sends, [1]: frames b sends
+  explicit TwoHosts(const std::string& backend, unsigned mtu = 3) {
     da = make_device(backend);
     db = make_device(backend);
     da->set_tx_sink([this](const uint8_t* f, size_t n) { deliver(true, f, n); });
     db->set_tx_sink([this](const uint8_t* f, size_t n) { deliver(false, f, n); });
     a = std::make_unique<host::EngineHost>(*da);
     b = std::make_unique<host::EngineHost>(*db);
-    a->configure_port(kMacA, kIpA);
-    b->configure_port(kMacB, kIpB);
+    a->configure_port(kMacA, kIpA, mtu);
+    b->configure_port(kMacB, kIpB, mtu);
+  }
+  void faults(const wire::FaultConfig& from_a, const wire::FaultConfig& from_b) {
+    inject[0] = std::make_unique<wire::FaultInjector>(from_a);
+    inject[1] = std::make_unique<wire::FaultInjector>(from_b);
   }
   void deliver(bool from_a, const uint8_t* f, size_t n) {
     if (pass && !pass(from_a, f, n)) {
       ++dropped;
       return;
     }
+    Device& to = from_a ? *db : *da;
+    if (wire::FaultInjector* fi = inject[from_a ? 0 : 1].get()) {
+      fi->pass(f, n, [this, &to](const uint8_t* g, size_t m) {
+        ++frames;
+        to.rx_frame(g, m);
+      });
+      return;
+    }
     ++frames;
-    (from_a ? db : da)->rx_frame(f, n);
+    to.rx_frame(f, n);
+  }
+  // The end of a burst: frames the injectors hold back (reorder) go now; false if none.
+  bool release_held() {
+    bool any = false;
+    for (int i = 0; i < 2; ++i)
+      if (inject[i] && inject[i]->holding()) {
+        Device& to = i == 0 ? *db : *da;
+        inject[i]->release_held([this, &to](const uint8_t* g, size_t m) {
+          ++frames;
+          to.rx_frame(g, m);
+        });
+        any = true;
+      }
+    return any;
   }
   // Until both engines are idle with nothing on the wire. With `timers`,
   // an idle pair whose transport timers are armed lets the nearest one
@@ -60,6 +90,7 @@ struct TwoHosts {
     for (int i = 0; i < 1000000; ++i) {
       const uint64_t n = da->run(2000) + db->run(2000);
       if (n != 0 || !da->idle() || !db->idle()) continue;
+      if (release_held()) continue;
       if (!timers || jumps == max_jumps) return jumps;
       const uint64_t ta = da->timer_at(), tb = db->timer_at();
       if (ta == UINT64_MAX && tb == UINT64_MAX) return jumps;

@@ -1,0 +1,83 @@
+#include "request_board.h"
+
+#include <cstdio>
+
+namespace rocenic {
+namespace {
+
+constexpr uint32_t kPsnMask = 0xFFFFFF;
+
+std::string hex(const std::vector<uint8_t>& b, size_t max = 400) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < b.size() && i < max; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", b[i]);
+    s += buf;
+  }
+  return s;
+}
+
+std::string name(uint64_t conn, uint32_t psn) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "request to QP %u (UDP source port 0x%04x) PSN 0x%06x",
+                static_cast<unsigned>(conn >> 16), static_cast<unsigned>(conn & 0xFFFF), psn);
+  return buf;
+}
+
+}  // namespace
+
+std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, const Frame& f) {
+  Conn& c = conns_[connection];
+  Side& me = c.side[rtl ? 1 : 0];
+  const uint32_t d = (psn - me.hw) & kPsnMask;
+  const bool is_new = !me.any || (d != 0 && d < (1u << 23));  // ahead of the newest (a jump: a new start)
+  auto it = c.frames.find(psn);
+  if (is_new) {
+    me.any = true;
+    me.hw = psn;
+  }
+  if (it == c.frames.end()) {
+    if (!is_new)
+      return name(connection, psn) + ": sent again by the " + (rtl ? "RTL" : "model") +
+             " but never sent before (or long ago)";
+    c.frames.emplace(psn, f);
+    c.order.push_back(psn);
+    prune(c);
+    return "";
+  }
+  ++compared_;
+  if (it->second == f) return "";
+  return name(connection, psn) + (is_new ? " (first transmission)" : " (sent again)") + ":\n  " +
+         (rtl ? "rtl   " : "model ") + hex(f) + "\n  first " + hex(it->second);
+}
+
+void RequestBoard::prune(Conn& c) {
+  if (!c.side[0].any || !c.side[1].any) {
+    if (c.order.size() > 4 * kKeep) {  // one side only (the other is far behind): bounded anyway
+      c.frames.erase(c.order.front());
+      c.order.pop_front();
+    }
+    return;
+  }
+  // behind both sides' newest by more than kKeep: nobody sends it again
+  const uint32_t oldest = ((c.side[0].hw - c.side[1].hw) & kPsnMask) < (1u << 23) ? c.side[1].hw : c.side[0].hw;
+  while (!c.order.empty() && ((oldest - c.order.front()) & kPsnMask) > kKeep &&
+         ((oldest - c.order.front()) & kPsnMask) < (1u << 23)) {
+    c.frames.erase(c.order.front());
+    c.order.pop_front();
+  }
+}
+
+std::string RequestBoard::drained() const {
+  for (const auto& [conn, c] : conns_) {
+    const Side &m = c.side[0], &r = c.side[1];
+    if (m.any == r.any && m.hw == r.hw) continue;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, ": the RTL's requests went up to PSN 0x%06x, the model's to 0x%06x",
+                  r.any ? r.hw : 0, m.any ? m.hw : 0);
+    return name(conn, r.any ? r.hw : m.hw) + buf;
+  }
+  return "";
+}
+
+}  // namespace rocenic

@@ -236,6 +236,7 @@ size_t Wire::receive(const FrameFn& fn, size_t max) {
     const size_t len = static_cast<size_t>(r);
     {
       std::lock_guard<std::mutex> lock(mu_);
+      activity_->set_busy(true);  // before the count: a frame read is work until the NIC idles again
       activity_->received();
       if (len < kMinFrame || len > kMaxFrame) {
         ++stats_.rx_dropped;

@@ -14,6 +14,7 @@
 #include "engine_harness.h"
 #include "model_world.h"
 #include "request_board.h"
+#include "xcheck.h"
 #include "gen/roce_spec.h"
 
 namespace rocenic {
@@ -23,17 +24,6 @@ namespace {
 // such instead of hanging the program (doorbells wait for their block, and
 // a command for the mailbox, so allow for a busy engine).
 constexpr uint64_t kMaxCyclesPerAccess = 200000;
-
-std::string hex_bytes(const std::vector<uint8_t>& b, size_t max = 96) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < b.size() && i < max; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", b[i]);
-    s += buf;
-  }
-  if (b.size() > max) s += "...";
-  return s;
-}
 
 // The scoreboard's stream of a frame from the engine: its BTH destination QP
 // (0 if not RoCE) and whether it is a response (ACK/NAK, READ response,

@@ -2,20 +2,12 @@
 
 #include <cstdio>
 
+#include "xcheck.h"
+
 namespace rocenic {
 namespace {
 
 constexpr uint32_t kPsnMask = 0xFFFFFF;
-
-std::string hex(const std::vector<uint8_t>& b, size_t max = 400) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < b.size() && i < max; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", b[i]);
-    s += buf;
-  }
-  return s;
-}
 
 std::string name(uint64_t conn, uint32_t psn) {
   char buf[96];
@@ -48,7 +40,7 @@ std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, cons
   ++compared_;
   if (it->second == f) return "";
   return name(connection, psn) + (is_new ? " (first transmission)" : " (sent again)") + ":\n  " +
-         (rtl ? "rtl   " : "model ") + hex(f) + "\n  first " + hex(it->second);
+         (rtl ? "rtl   " : "model ") + hex_bytes(f, 400) + "\n  first " + hex_bytes(it->second, 400);
 }
 
 void RequestBoard::prune(Conn& c) {

@@ -55,27 +55,26 @@ struct TwoHosts {
       ++dropped;
       return;
     }
-    Device& to = from_a ? *db : *da;
     if (wire::FaultInjector* fi = inject[from_a ? 0 : 1].get()) {
-      fi->pass(f, n, [this, &to](const uint8_t* g, size_t m) {
-        ++frames;
-        to.rx_frame(g, m);
-      });
+      fi->pass(f, n, arrive(from_a));
       return;
     }
-    ++frames;
-    to.rx_frame(f, n);
+    arrive(from_a)(f, n);
+  }
+  // What puts a frame a (from_a) or b sent into the other device.
+  wire::FaultInjector::Emit arrive(bool from_a) {
+    Device& to = from_a ? *db : *da;
+    return [this, &to](const uint8_t* g, size_t m) {
+      ++frames;
+      to.rx_frame(g, m);
+    };
   }
   // The end of a burst: frames the injectors hold back (reorder) go now; false if none.
   bool release_held() {
     bool any = false;
     for (int i = 0; i < 2; ++i)
       if (inject[i] && inject[i]->holding()) {
-        Device& to = i == 0 ? *db : *da;
-        inject[i]->release_held([this, &to](const uint8_t* g, size_t m) {
-          ++frames;
-          to.rx_frame(g, m);
-        });
+        inject[i]->release_held(arrive(i == 0));
         any = true;
       }
     return any;
@@ -134,19 +133,17 @@ struct End {
 inline void connect_pair(host::EngineHost& ha, End& a, uint64_t mac_a, uint32_t ip_a, host::EngineHost& hb, End& b,
                          uint64_t mac_b, uint32_t ip_b, unsigned mtu = 3,
                          const std::function<void(host::Path& pa, host::Path& pb)>& tune = {}) {
-  host::Path pa, pb;
-  pa.dest_qpn = b.qp->qpn;
-  pa.dmac = mac_b;
-  pa.dgid = host::ipv4_gid(ip_b);
-  pa.mtu = mtu;
-  pa.sq_psn = 100;
-  pa.rq_psn = 200;
-  pb.dest_qpn = a.qp->qpn;
-  pb.dmac = mac_a;
-  pb.dgid = host::ipv4_gid(ip_a);
-  pb.mtu = mtu;
-  pb.sq_psn = 200;
-  pb.rq_psn = 100;
+  const auto path = [mtu](const End& peer, uint64_t mac, uint32_t ip, uint32_t sq_psn, uint32_t rq_psn) {
+    host::Path p;
+    p.dest_qpn = peer.qp->qpn;
+    p.dmac = mac;
+    p.dgid = host::ipv4_gid(ip);
+    p.mtu = mtu;
+    p.sq_psn = sq_psn;
+    p.rq_psn = rq_psn;
+    return p;
+  };
+  host::Path pa = path(b, mac_b, ip_b, 100, 200), pb = path(a, mac_a, ip_a, 200, 100);
   if (tune) tune(pa, pb);
   ha.connect(*a.qp, pa);
   hb.connect(*b.qp, pb);

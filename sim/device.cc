@@ -189,7 +189,12 @@ class CosimDevice : public Device {
       step();
       ++n;
     }
-    if (n != 0 && idle()) {  // both sides done: every connection's requests went equally far
+    // Both sides done, no request waiting for its response: every
+    // connection's requests went equally far. (With a timer armed, a side
+    // may still be waiting to send again: a response can reach the model
+    // before it sent the PSN it answers -- it runs a few cycles behind or
+    // ahead of the RTL -- and then only its timeout recovers.)
+    if (n != 0 && idle() && rtl_.timer_at() == UINT64_MAX && model_.timer_at() == UINT64_MAX) {
       const std::string d = requests_.drained();
       if (!d.empty()) diverge(d);
     }

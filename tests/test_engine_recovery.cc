@@ -174,6 +174,44 @@ TEST_P(Recovery, RnrRetrySevenWaitsUntilAReceiveIsPosted) {
   p.expect_no_divergence();
 }
 
+// Every request frame arrives twice, the copy with its last byte (ICRC)
+// flipped: the parser drops each copy (ICRC) while the good frame before it
+// may still be handing its header on, so drops and headers meet in a cycle.
+// The message lands once, every copy is counted, and the engine goes idle
+// (an RTL engine that counted one of two events in a cycle never did).
+TEST_P(Recovery, CorruptCopiesBetweenRequestsAreDroppedCountedAndTheEngineGoesIdle) {
+  Pair p(GetParam(), [](host::Path&, host::Path&) {}, 1 << 20);
+  unsigned copies = 0;
+  p.w.pass = [&](bool from_a, const uint8_t* f, size_t n) {
+    if (!from_a) return true;
+    std::vector<uint8_t> bad(f, f + n);
+    bad[n - 1] ^= 0x40;
+    p.w.arrive(true)(f, n);
+    p.w.arrive(true)(bad.data(), n);
+    ++copies;
+    return false;
+  };
+  test::fill(*p.a.buf, 1 << 19, 21);
+  for (uint64_t id = 1; id <= 8; ++id) {
+    p.recv(id, 1 << 16, static_cast<uint32_t>((id - 1) << 16));
+    p.send(100 + id, static_cast<uint32_t>(id * 4096 + 17), static_cast<uint32_t>((id - 1) << 16));
+  }
+  p.w.settle(true);
+  EXPECT_TRUE(p.w.da->idle());
+  EXPECT_TRUE(p.w.db->idle());
+  const auto sc = p.w.a->poll(*p.a.scq);
+  ASSERT_EQ(sc.size(), 8u);
+  for (const Cqe& c : sc) EXPECT_EQ(c.status, 0) << to_string(static_cast<WcStatus>(c.status));
+  ASSERT_EQ(p.w.b->poll(*p.b.rcq).size(), 8u);
+  for (uint32_t id = 1; id <= 8; ++id)
+    EXPECT_EQ(0, std::memcmp(p.a.buf->data() + ((id - 1) << 16), p.b.buf->data() + ((id - 1) << 16), id * 4096 + 17));
+  EXPECT_GT(copies, 100u);
+  EXPECT_EQ(p.w.b->csr(kCsrRxDrop + 4 * static_cast<unsigned>(Drop::kIcrc)), copies);
+  EXPECT_EQ(p.w.b->counter(XportCnt::kRxPkts), copies);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kRetransmits), 0u);
+  p.expect_no_divergence();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Recovery, ::testing::Values("model", "rtl", "cosim"));
 
 }  // namespace

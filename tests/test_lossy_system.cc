@@ -178,8 +178,8 @@ void run_system(const Config& cfg) {
     ba.plan(r, per_dir - ba.done);
     ab.post();
     ba.post();
-    w.settle(true, 100000);
     SCOPED_TRACE("batch " + std::to_string(batches));
+    w.settle(true, 100000);
     ab.check();
     ba.check();
     if (::testing::Test::HasFatalFailure()) {

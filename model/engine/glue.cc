@@ -8,7 +8,8 @@ void RxDispatch::run() {
   const Cycle now = s_.now();
   while (hdr.ready()) {
     const spec::RoceRxHdr& h = hdr.front();
-    const bool is_ack = h.opcode == spec::kRcAck;
+    // every RC response (READ response, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE) is the requester side's
+    const bool is_ack = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcAtomicAck;
     if (h.pay_len != 0 && !pay.ready()) {  // its payload follows its header
       if (!pay.empty()) s_.wake_at(this, pay.next_at());
       return;

@@ -1,10 +1,13 @@
 // rx_dispatch: splits what roce_parser accepted between the completer
-// (ACKNOWLEDGE packets) and the responder (every other packet).
+// (RC responses: READ RESPONSE, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE) and the
+// responder (every other packet). A response never reaches the responder,
+// where its PSN could be taken for a request's (IBTA 9.7.5: a response that
+// matches no outstanding request is the requester's to drop).
 //
-//   s_rx_hdr ──┬─ opcode 0x11 ───► m_ack_hdr                      (completer)
-//              └─ otherwise ─────► m_req_hdr                      (responder)
+//   s_rx_hdr ──┬─ opcode 0x0D..0x12 ─► m_ack_hdr                  (completer)
+//              └─ otherwise ─────────► m_req_hdr                  (responder)
 //   s_axis_rx_payload ─┬─────────► m_axis_req_payload             (responder)
-//                      └─ payload of an ACK: dropped
+//                      └─ payload of a response: dropped
 //
 // The parser sends a payload packet (up to tlast) for exactly the headers with
 // pay_len > 0, in header order. Each such header leaves a flag in a small
@@ -46,7 +49,7 @@ module rx_dispatch #(
     if (DEPTH < 2 || (1 << AW) != DEPTH) $error("rx_dispatch: DEPTH must be a power of two >= 2");
   end
 
-  logic [DEPTH-1:0] drop_q;           // per queued payload packet: 1 = an ACK's, dropped
+  logic [DEPTH-1:0] drop_q;           // per queued payload packet: 1 = a response's, dropped
   logic [AW:0]      wp_q, rp_q;
   logic             is_ack, has_pay, q_full, q_empty, hdr_ok, head_drop, push, pop;
 
@@ -54,7 +57,7 @@ module rx_dispatch #(
   // processes: the readies depend on the outputs' readies, the forward side
   // never does.
   always_comb begin
-    is_ack  = s_rx_hdr.opcode == roce_pkg::OP_RC_ACK;
+    is_ack  = s_rx_hdr.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_hdr.opcode <= roce_pkg::OP_RC_ATOMIC_ACK;
     has_pay = s_rx_hdr.pay_len != 13'd0;
     q_full  = (wp_q - rp_q) == (AW + 1)'(DEPTH);
     q_empty = wp_q == rp_q;

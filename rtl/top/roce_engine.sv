@@ -503,9 +503,11 @@ module roce_engine #(
       cq_in_q <= '0;
     end else begin
       if (rxm_tvalid && rxm_tready && rxm_tlast) par_in_q <= par_in_q + 16'd1;
-      if ((rx_hdr_valid && rx_hdr_ready) || (m_axis_byp_tvalid && m_axis_byp_tready && m_axis_byp_tlast)
-          || (stat_valid && !stat_bypass && stat_drop != 4'd0))
-        par_out_q <= par_out_q + 16'd1;
+      // a header leaving for frame k can meet the drop of frame k+1 (and a
+      // bypassed frame's last beat) in the same cycle: each counts
+      par_out_q <= par_out_q + 16'(rx_hdr_valid && rx_hdr_ready)
+                             + 16'(m_axis_byp_tvalid && m_axis_byp_tready && m_axis_byp_tlast)
+                             + 16'(stat_valid && !stat_bypass && stat_drop != 4'd0);
       if (tx_hdr_valid && tx_hdr_ready) dep_in_q <= dep_in_q + 16'd1;
       if (dp_tvalid && dp_tready && dp_tlast) dep_out_q <= dep_out_q + 16'd1;
       if (mr_req_valid && mr_req_ready) mr_in_q <= mr_in_q + 16'd1;

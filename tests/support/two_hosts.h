@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <random>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "device.h"
+#include "engine_harness.h"
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
 #include "wire/faults.h"
@@ -86,11 +88,18 @@ struct TwoHosts {
   // Returns the jumps taken.
   // An engine that runs kMaxBusyCycles without ever going idle has hung: a
   // failure, not a test that never ends.
+  // With ROCENIC_HANG_FST=<prefix> set, the guard comes at 5 M cycles and
+  // the RTL engines' last 40,000 cycles before it go to <prefix>_a.fst and
+  // <prefix>_b.fst, for the waveform of the hang.
   static constexpr uint64_t kMaxBusyCycles = 50'000'000;
   unsigned settle(bool timers = false, unsigned max_jumps = 1000) {
     unsigned jumps = 0;
     uint64_t busy = 0;
-    for (int i = 0; i < 1000000 && busy < kMaxBusyCycles; ++i) {
+    const char* hang_fst = std::getenv("ROCENIC_HANG_FST");
+    const uint64_t max_busy = hang_fst ? 5'000'000 : kMaxBusyCycles;
+    bool tracing = false;
+    for (int i = 0; i < 1000000 && busy < max_busy; ++i) {
+      if (hang_fst && !tracing && busy + 40'000 >= max_busy) tracing = trace_engines(hang_fst, true);
       const uint64_t n = da->run(2000) + db->run(2000);
       busy += n;
       if (n != 0 || !da->idle() || !db->idle()) continue;
@@ -105,9 +114,24 @@ struct TwoHosts {
       else db->skip_to(tb);
       ++jumps;
     }
+    if (tracing) trace_engines(hang_fst, false);
     ADD_FAILURE() << "the engines never went idle (" << busy << " cycles run; a idle " << da->idle() << ", b idle "
                   << db->idle() << ")";
     return jumps;
+  }
+  // Starts (on) or ends waveforms of both RTL engines; false if neither has one.
+  bool trace_engines(const std::string& prefix, bool on) {
+    bool any = false;
+    for (Device* d : {da.get(), db.get()}) {
+      auto* h = dynamic_cast<EngineHarness*>(d->harness());
+      if (!h) continue;
+      if (!on) {
+        h->engine().close_trace();
+        continue;
+      }
+      any |= h->engine().open_trace(prefix + (d == da.get() ? "_a.fst" : "_b.fst"));
+    }
+    return any;
   }
 };
 

@@ -6,13 +6,20 @@
 //     beat of a SEND to the CQE write;
 //   - each for the RTL and the model, and the model-to-RTL ratio;
 //   - the wall time of each run (first doorbell to last completion, not the
-//     set-up) on both, and their ratio: how much faster the model simulates.
+//     set-up) on both, and their ratio: how much faster the model simulates;
+//   - recovery (issue 9): the cycles one lost packet adds to a 64 KiB WRITE
+//     (16 packets), when a later packet reveals the gap (PSN sequence NAK,
+//     go-back-N) and when the last packet is lost (only the local ACK
+//     timeout finds it; timeout 4: 16,384 cycles).
 // Besides the table, machine-readable lines (a contract, parsed by scripts):
 //   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
+//   recovery by=nak rtl=C model=C
+//   recovery by=timeout timeout=4 rtl=C model=C
 //
 //   engine_bench [messages_per_qp]   (default 16)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,21 +45,33 @@ constexpr uint32_t kIpA = 0x0a000001, kIpB = 0x0a000002;
 struct Pair {
   std::unique_ptr<Device> da, db;
   std::unique_ptr<EngineHost> a, b;
+  uint64_t from_a = 0, drop_from_a = 0;  // frames A sent; the one lost (1-based, 0: none)
   explicit Pair(const std::string& backend) {
     da = make_device(backend);
     db = make_device(backend);
-    da->set_tx_sink([this](const uint8_t* f, size_t n) { db->rx_frame(f, n); });
+    da->set_tx_sink([this](const uint8_t* f, size_t n) {
+      if (++from_a != drop_from_a) db->rx_frame(f, n);
+    });
     db->set_tx_sink([this](const uint8_t* f, size_t n) { da->rx_frame(f, n); });
     a = std::make_unique<EngineHost>(*da);
     b = std::make_unique<EngineHost>(*db);
     a->configure_port(kMacA, kIpA, 5);  // 4096-byte MTU
     b->configure_port(kMacB, kIpB, 5);
   }
-  // Both clocks advance together, one cycle at a time, until both are idle.
-  void lockstep(uint64_t max_cycles = 200'000'000) {
+  // Both clocks advance together, one cycle at a time, until both are idle;
+  // with `timers`, until no transport timer is armed either (an idle pair
+  // jumps to the next one: nothing is on the wire). The RTL's timer_at() is
+  // a lower bound that may outlive a disarmed timer by a scan lap, so a run
+  // with timers measures to its completion's DMA write, not to its end.
+  void lockstep(bool timers = false, uint64_t max_cycles = 200'000'000) {
     for (uint64_t c = 0; c < max_cycles; ++c) {
       const uint64_t n = da->run(1) + db->run(1);
-      if (n == 0) return;
+      if (n != 0) continue;
+      if (!timers) return;
+      const uint64_t t = std::min(da->timer_at(), db->timer_at());
+      if (t == UINT64_MAX) return;
+      da->skip_to(t);
+      db->skip_to(t);
     }
   }
 };
@@ -180,6 +199,63 @@ Latency latency(const std::string& backend) {
   return l;
 }
 
+// Cycles from the doorbell to the completion of one 64 KiB WRITE (16
+// packets of 4096 bytes) with frame `drop` (1-based) of A's lost (0: none).
+uint64_t write_with_loss(const std::string& backend, uint64_t drop) {
+  constexpr uint32_t kSize = 65536;
+  Pair p(backend);
+  p.drop_from_a = drop;
+  const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
+  auto scq = p.a->create_cq(4), x1 = p.a->create_cq(4), x2 = p.b->create_cq(4), x3 = p.b->create_cq(4);
+  Buffer src(kSize), dst(kSize);
+  const host::Mr mra = p.a->reg_mr(pda, src.data(), kSize, 0x1), mrb = p.b->reg_mr(pdb, dst.data(), kSize, 0x3);
+  auto qa = p.a->create_qp(pda, *scq, *x1, 2, 2), qb = p.b->create_qp(pdb, *x2, *x3, 2, 2);
+  host::Path pa, pb;
+  pa.dest_qpn = qb->qpn;
+  pa.dmac = kMacB;
+  pa.dgid = host::ipv4_gid(kIpB);
+  pa.mtu = pb.mtu = 5;
+  pa.timeout = 4;
+  pb.dest_qpn = qa->qpn;
+  pb.dmac = kMacA;
+  pb.dgid = host::ipv4_gid(kIpA);
+  p.a->connect(*qa, pa);
+  p.b->connect(*qb, pb);
+  p.lockstep();
+  p.from_a = 0;
+  SendWqe w;
+  w.opcode = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
+  w.flags = 1;
+  w.length = kSize;
+  w.remote_addr = dst.addr();
+  w.rkey = mrb.key;
+  EngineWorld* ha = p.da->harness();
+  ha->record_writes(true);
+  ha->take_dma_writes();
+  p.a->post_send(*qa, w, {{src.addr(), kSize, mra.key}});
+  const uint64_t doorbell = ha->cycles();
+  p.lockstep(true);
+  const auto cqes = p.a->poll(*scq);
+  uint64_t cqe = 0;
+  for (const auto& x : ha->take_dma_writes())
+    if (x.addr >= scq->ring->addr() && x.addr < scq->ring->addr() + scq->ring->size()) cqe = x.cycle;
+  if (cqes.size() != 1 || cqes[0].status != 0 || cqe == 0) {
+    std::fprintf(stderr, "engine_bench: recovery run (%s, drop %llu) did not complete\n", backend.c_str(),
+                 static_cast<unsigned long long>(drop));
+    std::exit(1);
+  }
+  return cqe - doorbell;
+}
+
+// The cycles a lost packet adds: by NAK (packet 8 of 16) and by timeout (packet 16).
+struct Recovery {
+  uint64_t nak = 0, timeout = 0;
+};
+Recovery recovery(const std::string& backend) {
+  const uint64_t base = write_with_loss(backend, 0);
+  return {write_with_loss(backend, 8) - base, write_with_loss(backend, 16) - base};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,11 +292,20 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(lr.rx_to_cqe), static_cast<unsigned long long>(lm.rx_to_cqe));
   std::printf("summed wall time of the runs: rtl %.3f s, model %.3f s, rtl/model %.2f\n", rtl_wall, model_wall,
               rtl_wall / model_wall);
-  // Machine-readable: one line per row, then the two latencies.
+  const Recovery rr = recovery("rtl"), rm = recovery("model");
+  std::printf("one lost packet of a 64 KiB WRITE, found by a PSN sequence NAK: +%llu cycles rtl, +%llu model\n",
+              static_cast<unsigned long long>(rr.nak), static_cast<unsigned long long>(rm.nak));
+  std::printf("the last packet lost, found by the ACK timeout (timeout 4, 16384 cycles): +%llu cycles rtl, +%llu model\n",
+              static_cast<unsigned long long>(rr.timeout), static_cast<unsigned long long>(rm.timeout));
+  // Machine-readable: one line per row, the two latencies, the recoveries.
   for (const std::string& r : rows) std::printf("%s\n", r.c_str());
   std::printf("latency doorbell_to_tx rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.doorbell_to_tx),
               static_cast<unsigned long long>(lm.doorbell_to_tx));
   std::printf("latency rx_to_cqe rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.rx_to_cqe),
               static_cast<unsigned long long>(lm.rx_to_cqe));
+  std::printf("recovery by=nak rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.nak),
+              static_cast<unsigned long long>(rm.nak));
+  std::printf("recovery by=timeout timeout=4 rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.timeout),
+              static_cast<unsigned long long>(rm.timeout));
   return 0;
 }

@@ -118,6 +118,8 @@ bool same(const Txn& a, const Txn& b) {
 std::string default_describe(const Txn& t) {
   std::ostringstream s;
   s << t.flits.size() << " flit(s), bytes " << beats_to_bytes(t.flits).size() << ": " << hex_bytes(beats_to_bytes(t.flits));
+  // a flit without keep bits (a descriptor port): its raw data
+  if (t.flits.size() == 1 && beats_to_bytes(t.flits).empty()) s << "data " << hex_bytes(t.flits[0].data);
   if (!t.flits.empty() && t.flits.back().user) s << " (user)";
   return s.str();
 }

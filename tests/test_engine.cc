@@ -134,12 +134,52 @@ void expect_refused_write(const std::string& backend, uint8_t target_access, uin
   EXPECT_EQ(sc[0].status, static_cast<uint8_t>(WcStatus::kRemAccessErr));
   EXPECT_EQ(w.b->counter(XportCnt::kRemAccessErr), 1u);
   EXPECT_EQ(w.a->counter(XportCnt::kNakReceived), 1u);
+  // hw_counters as mlx5 names them: the requester saw one remote access
+  // error (an error CQE, no flush); the responder completed nothing
+  EXPECT_EQ(w.a->counter(XportCnt::kReqRemoteAccessErr), 1u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqCqeErr), 1u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqCqeFlushErr), 0u);
+  EXPECT_EQ(w.b->counter(XportCnt::kRespCqeErr), 0u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqRemoteInvReq), 0u);
 }
 
 TEST_P(Engine, WriteWithWrongRkeyIsNakedAndWritesNothing) { expect_refused_write(GetParam(), kAllAccess, 0, 512, true); }
 TEST_P(Engine, WritePastTheMrEndIsNakedAndWritesNothing) { expect_refused_write(GetParam(), kAllAccess, 8000, 512, false); }
 TEST_P(Engine, WriteWithoutRemoteWriteRightsIsNakedAndWritesNothing) {
   expect_refused_write(GetParam(), 0x1 /* local write only */, 0, 512, false);
+}
+
+// A SEND longer than the receive WQE's buffers: the responder completes
+// that receive with LOC_LEN_ERR, NAKs invalid request and flushes its other
+// receive; the requester completes with REM_INV_REQ_ERR. The hw_counters
+// (mlx5 names) split it by side.
+TEST_P(Engine, SendLongerThanTheReceiveBufferFailsBothSidesAndIsCountedBySide) {
+  TwoHosts w(GetParam());
+  End a, b;
+  a.make(*w.a, 8192);
+  b.make(*w.b, 8192);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+  w.b->post_recv(*b.qp, 1, {{b.buf->addr(), 100, b.mr.key}});
+  w.b->post_recv(*b.qp, 2, {{b.buf->addr() + 100, 100, b.mr.key}});
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kSend, 7, 300), {{a.buf->addr(), 300, a.mr.key}});
+  w.settle();
+  const auto sc = w.a->poll(*a.scq);
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc[0].status, static_cast<uint8_t>(WcStatus::kRemInvReqErr));
+  const auto rc = w.b->poll(*b.rcq);
+  ASSERT_EQ(rc.size(), 2u);
+  EXPECT_EQ(rc[0].status, static_cast<uint8_t>(WcStatus::kLocLenErr));
+  EXPECT_EQ(rc[1].status, static_cast<uint8_t>(WcStatus::kWrFlushErr));
+  EXPECT_EQ(w.b->counter(XportCnt::kRespLocalLengthErr), 1u);
+  EXPECT_EQ(w.b->counter(XportCnt::kRespCqeErr), 1u);
+  EXPECT_EQ(w.b->counter(XportCnt::kRespCqeFlushErr), 1u);
+  EXPECT_EQ(w.b->counter(XportCnt::kCqeErr), 2u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqRemoteInvReq), 1u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqCqeErr), 1u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqCqeFlushErr), 0u);
+  EXPECT_EQ(w.a->counter(XportCnt::kReqRemoteAccessErr), 0u);
+  EXPECT_EQ(w.da->divergence(), "");
+  EXPECT_EQ(w.db->divergence(), "");
 }
 
 // A crafted frame: RC SEND_ONLY from "A" to B's QP with the given PSN.

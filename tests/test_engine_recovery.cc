@@ -127,6 +127,9 @@ TEST_P(Recovery, CutWireEndsInRetryExceededThenFlushAndErr) {
   ASSERT_EQ(late.size(), 1u);
   EXPECT_EQ(late[0].status, static_cast<uint8_t>(WcStatus::kWrFlushErr));
   EXPECT_EQ(p.w.a->counter(XportCnt::kTxPkts), 9u);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kReqCqeErr), 1u) << "RETRY_EXC_ERR";
+  EXPECT_EQ(p.w.a->counter(XportCnt::kReqCqeFlushErr), 3u);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kRespCqeFlushErr), 0u) << "a's receive queue was empty";
   p.expect_no_divergence();
 }
 
@@ -147,6 +150,7 @@ TEST_P(Recovery, NoReceivePostedEndsInRnrRetryExceeded) {
   EXPECT_EQ(p.w.a->counter(XportCnt::kRnrNakRetryErr), 2u);
   EXPECT_EQ(p.w.a->counter(XportCnt::kRnrRetryExceeded), 1u);
   EXPECT_EQ(p.w.a->counter(XportCnt::kLocalAckTimeoutErr), 0u);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kReqCqeErr), 1u) << "RNR_RETRY_EXC_ERR";
   EXPECT_TRUE(p.w.b->poll(*p.b.rcq).empty());
   p.expect_no_divergence();
 }

@@ -315,6 +315,16 @@ def gen_cpp(spec):
         w("  }")
         w("  return \"?\";")
         w("}")
+        if any("linux" in x for x in e["values"]):
+            w(f"// The name Linux gives the value (\"\": none).")
+            w(f"inline const char* linux_name({camel(ename)} v) {{")
+            w("  switch (v) {")
+            for x in e["values"]:
+                if "linux" in x:
+                    w(f"    case {camel(ename)}::k{camel(x['name'])}: return \"{x['linux']}\";")
+            w("    default: return \"\";")
+            w("  }")
+            w("}")
         w("")
     for tname, t in spec["constants"].get("table", {}).items():
         w(f"// {t['doc']}")
@@ -499,7 +509,8 @@ def gen_md_headers(spec):
     L.append("")
     for ename, e in spec["constants"]["enum"].items():
         L += [f"## enum `{ename}`: {e['doc']}", "", "| value | name | meaning |", "|---|---|---|"]
-        L += [f"| {x['value']} | {x['name']} | {x.get('doc', '')} |" for x in e["values"]]
+        L += [f"| {x['value']} | {x['name']} | {x.get('doc', '')}"
+              + (f" (hw_counters/`{x['linux']}`)" if "linux" in x else "") + " |" for x in e["values"]]
         L.append("")
     for tname, t in spec["constants"].get("table", {}).items():
         L += [f"## table `{tname}`: {t['doc']}", "", "| index | value |", "|---|---|"]

@@ -183,7 +183,11 @@ void RoceCsr::run() {
   };
   while (cmd_resp.ready() && cmd_resp.next_at() < write_at && cmd_resp.next_at() < now) answer(false);
   bool moved = false;
-  if (ar.ready() && r->can_push()) {
+  // A read handed over after a write that still waits here (its response
+  // channel full, a doorbell pending) waits behind it: the RTL takes the
+  // write only as it judges it, so a later read can never see older values.
+  const bool write_before_read = aw.ready() && ar.ready() && aw.next_at() < ar.next_at();
+  if (ar.ready() && r->can_push() && !write_before_read) {
     uint32_t v = 0;
     const bool ok = read(ar.pop(), &v);
     r->push(AxilR{ok ? v : 0, ok ? kOkay : kSlverr}, now + 1);

@@ -78,7 +78,15 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   resp.cq_compl.bind(compl_merge.in0);
   completer.cq_compl.bind(compl_merge.in1);
   compl_merge.out.bind(cq.completion);
-  compl_merge.on_pass = [this](spec::CqCompl& c, int) { cqe_err_ += c.status != 0; };
+  // statuses by side (input 0: responder, 1: completer), as mlx5's hw_counters split them
+  compl_merge.on_pass = [this](spec::CqCompl& c, int from) {
+    using S = spec::WcStatus;
+    const bool req = from == 1, flush = c.status == static_cast<uint8_t>(S::kWrFlushErr);
+    cqe_err_ += c.status != 0;
+    ++status_[req][c.status & 0xF];
+    (req ? req_cqe_err_ : resp_cqe_err_) += c.status != 0 && !flush;
+    (req ? req_flush_ : resp_flush_) += flush;
+  };
   // TX: ACKs first, the requester's payload straight to the deparser
   resp.ack_hdr.bind(tx_merge.in0);
   req.tx_hdr.bind(tx_merge.in1);
@@ -134,6 +142,14 @@ CsrCounters RoceEngine::counters() const {
   c.xport[static_cast<unsigned>(X::kRnrRetryExceeded)] = completer.rnr_exceeded();
   c.xport[static_cast<unsigned>(X::kCqeErr)] = cqe_err_;
   c.xport[static_cast<unsigned>(X::kLoopback)] = loopback_;
+  using S = spec::WcStatus;
+  c.xport[static_cast<unsigned>(X::kReqRemoteAccessErr)] = status_[1][static_cast<unsigned>(S::kRemAccessErr)];
+  c.xport[static_cast<unsigned>(X::kReqRemoteInvReq)] = status_[1][static_cast<unsigned>(S::kRemInvReqErr)];
+  c.xport[static_cast<unsigned>(X::kRespLocalLengthErr)] = status_[0][static_cast<unsigned>(S::kLocLenErr)];
+  c.xport[static_cast<unsigned>(X::kReqCqeErr)] = req_cqe_err_;
+  c.xport[static_cast<unsigned>(X::kRespCqeErr)] = resp_cqe_err_;
+  c.xport[static_cast<unsigned>(X::kReqCqeFlushErr)] = req_flush_;
+  c.xport[static_cast<unsigned>(X::kRespCqeFlushErr)] = resp_flush_;
   return c;
 }
 

@@ -69,6 +69,8 @@ class RoceEngine {
   void follow_csr();  // the wires from CSR registers: port MAC, GID table, RoCE enable
 
   uint32_t cqe_err_ = 0, loopback_ = 0;
+  uint32_t status_[2][16] = {};  // completions by side (0 responder, 1 completer) and status
+  uint32_t req_cqe_err_ = 0, resp_cqe_err_ = 0, req_flush_ = 0, resp_flush_ = 0;
 };
 
 }  // namespace rocenic::model

@@ -451,7 +451,7 @@ inline const char* to_string(CmdStatus v) {
   return "?";
 }
 
-// Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
+// Transport counters (CSR XPORT_CNT + 4*index); `linux`: the file under ports/1/hw_counters/ that shows it, named as mlx5 (or, where mlx5 has none, rxe) names it
 enum class XportCnt : uint8_t {
   kNone = 0,  // (reserved)
   kTxPkts = 1,  // request packets sent by the requester
@@ -476,8 +476,15 @@ enum class XportCnt : uint8_t {
   kLocalAckTimeoutErr = 20,  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
   kRnrNakRetryErr = 21,  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
   kRnrRetryExceeded = 22,  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
+  kReqRemoteAccessErr = 23,  // send completions with REM_ACCESS_ERR (the responder NAKed with remote access error)
+  kReqRemoteInvReq = 24,  // send completions with REM_INV_REQ_ERR (the responder NAKed with invalid request)
+  kRespLocalLengthErr = 25,  // receive completions with LOC_LEN_ERR (a message longer than the receive WQE's buffers)
+  kReqCqeErr = 26,  // send completions with an error status other than WR_FLUSH_ERR
+  kRespCqeErr = 27,  // receive completions with an error status other than WR_FLUSH_ERR
+  kReqCqeFlushErr = 28,  // send completions with WR_FLUSH_ERR
+  kRespCqeFlushErr = 29,  // receive completions with WR_FLUSH_ERR
 };
-inline constexpr unsigned kXportCntCount = 23;
+inline constexpr unsigned kXportCntCount = 30;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -503,8 +510,37 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kLocalAckTimeoutErr: return "LOCAL_ACK_TIMEOUT_ERR";
     case XportCnt::kRnrNakRetryErr: return "RNR_NAK_RETRY_ERR";
     case XportCnt::kRnrRetryExceeded: return "RNR_RETRY_EXCEEDED";
+    case XportCnt::kReqRemoteAccessErr: return "REQ_REMOTE_ACCESS_ERR";
+    case XportCnt::kReqRemoteInvReq: return "REQ_REMOTE_INV_REQ";
+    case XportCnt::kRespLocalLengthErr: return "RESP_LOCAL_LENGTH_ERR";
+    case XportCnt::kReqCqeErr: return "REQ_CQE_ERR";
+    case XportCnt::kRespCqeErr: return "RESP_CQE_ERR";
+    case XportCnt::kReqCqeFlushErr: return "REQ_CQE_FLUSH_ERR";
+    case XportCnt::kRespCqeFlushErr: return "RESP_CQE_FLUSH_ERR";
   }
   return "?";
+}
+// The name Linux gives the value ("": none).
+inline const char* linux_name(XportCnt v) {
+  switch (v) {
+    case XportCnt::kOutOfSequence: return "out_of_sequence";
+    case XportCnt::kDuplicateRequest: return "duplicate_request";
+    case XportCnt::kRemAccessErr: return "resp_remote_access_errors";
+    case XportCnt::kRnrNakSent: return "out_of_buffer";
+    case XportCnt::kPacketSeqErr: return "packet_seq_err";
+    case XportCnt::kRetryExceeded: return "retry_exceeded_err";
+    case XportCnt::kLocalAckTimeoutErr: return "local_ack_timeout_err";
+    case XportCnt::kRnrNakRetryErr: return "rnr_nak_retry_err";
+    case XportCnt::kRnrRetryExceeded: return "retry_rnr_exceeded_err";
+    case XportCnt::kReqRemoteAccessErr: return "req_remote_access_errors";
+    case XportCnt::kReqRemoteInvReq: return "req_remote_invalid_request";
+    case XportCnt::kRespLocalLengthErr: return "resp_local_length_error";
+    case XportCnt::kReqCqeErr: return "req_cqe_error";
+    case XportCnt::kRespCqeErr: return "resp_cqe_error";
+    case XportCnt::kReqCqeFlushErr: return "req_cqe_flush_error";
+    case XportCnt::kRespCqeFlushErr: return "resp_cqe_flush_error";
+    default: return "";
+  }
 }
 
 // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms

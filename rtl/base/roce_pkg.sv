@@ -257,9 +257,9 @@ package roce_pkg;
   localparam logic [2:0] CMD_STATUS_BUSY = 3'd5;  // the object is still in use (EBUSY)
   localparam logic [2:0] CMD_STATUS_NOT_FOUND = 3'd6;  // no such object (EINVAL)
 
-  // Transport counters (CSR XPORT_CNT + 4*index), named as Linux exposes them where a name exists
+  // Transport counters (CSR XPORT_CNT + 4*index); `linux`: the file under ports/1/hw_counters/ that shows it, named as mlx5 (or, where mlx5 has none, rxe) names it
   localparam int unsigned XPORT_CNT_W = 5;
-  localparam int unsigned XPORT_CNT_COUNT = 23;
+  localparam int unsigned XPORT_CNT_COUNT = 30;
   localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
   localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
@@ -283,6 +283,13 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_LOCAL_ACK_TIMEOUT_ERR = 5'd20;  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
   localparam logic [4:0] XPORT_CNT_RNR_NAK_RETRY_ERR = 5'd21;  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
   localparam logic [4:0] XPORT_CNT_RNR_RETRY_EXCEEDED = 5'd22;  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
+  localparam logic [4:0] XPORT_CNT_REQ_REMOTE_ACCESS_ERR = 5'd23;  // send completions with REM_ACCESS_ERR (the responder NAKed with remote access error)
+  localparam logic [4:0] XPORT_CNT_REQ_REMOTE_INV_REQ = 5'd24;  // send completions with REM_INV_REQ_ERR (the responder NAKed with invalid request)
+  localparam logic [4:0] XPORT_CNT_RESP_LOCAL_LENGTH_ERR = 5'd25;  // receive completions with LOC_LEN_ERR (a message longer than the receive WQE's buffers)
+  localparam logic [4:0] XPORT_CNT_REQ_CQE_ERR = 5'd26;  // send completions with an error status other than WR_FLUSH_ERR
+  localparam logic [4:0] XPORT_CNT_RESP_CQE_ERR = 5'd27;  // receive completions with an error status other than WR_FLUSH_ERR
+  localparam logic [4:0] XPORT_CNT_REQ_CQE_FLUSH_ERR = 5'd28;  // send completions with WR_FLUSH_ERR
+  localparam logic [4:0] XPORT_CNT_RESP_CQE_FLUSH_ERR = 5'd29;  // receive completions with WR_FLUSH_ERR
 
   // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
   function automatic logic [16:0] rnr_timer_value(input logic [4:0] i);

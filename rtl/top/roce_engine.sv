@@ -462,6 +462,28 @@ module roce_engine #(
   end
   assign cnt_cqe_err = cqe_err_q;
 
+  // Completion statuses by side, as mlx5's hw_counters split them:
+  // requester (completer) and responder, errors and flushes apart.
+  localparam logic [7:0] WC_FLUSH = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
+  logic [31:0] req_cqe_err_q, resp_cqe_err_q, req_flush_q, resp_flush_q, req_rem_acc_q, req_rem_inv_q, resp_len_q;
+  logic c_cqe, r_cqe;
+  assign c_cqe = compl_c_valid && compl_c_ready;
+  assign r_cqe = compl_r_valid && compl_r_ready;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      req_cqe_err_q <= '0; resp_cqe_err_q <= '0; req_flush_q <= '0; resp_flush_q <= '0;
+      req_rem_acc_q <= '0; req_rem_inv_q <= '0; resp_len_q <= '0;
+    end else begin
+      if (c_cqe && compl_c.status != 8'd0 && compl_c.status != WC_FLUSH) req_cqe_err_q <= req_cqe_err_q + 32'd1;
+      if (r_cqe && compl_r.status != 8'd0 && compl_r.status != WC_FLUSH) resp_cqe_err_q <= resp_cqe_err_q + 32'd1;
+      if (c_cqe && compl_c.status == WC_FLUSH) req_flush_q <= req_flush_q + 32'd1;
+      if (r_cqe && compl_r.status == WC_FLUSH) resp_flush_q <= resp_flush_q + 32'd1;
+      if (c_cqe && compl_c.status == 8'(roce_pkg::WC_STATUS_REM_ACCESS_ERR)) req_rem_acc_q <= req_rem_acc_q + 32'd1;
+      if (c_cqe && compl_c.status == 8'(roce_pkg::WC_STATUS_REM_INV_REQ_ERR)) req_rem_inv_q <= req_rem_inv_q + 32'd1;
+      if (r_cqe && compl_r.status == 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR)) resp_len_q <= resp_len_q + 32'd1;
+    end
+  end
+
   always_comb begin
     cnt_xport = '0;
     cnt_xport[32*roce_pkg::XPORT_CNT_TX_PKTS +: 32]           = cnt_tx_pkts;
@@ -486,6 +508,13 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_RNR_RETRY_EXCEEDED +: 32] = cnt_rnr_exceeded;
     cnt_xport[32*roce_pkg::XPORT_CNT_CQE_ERR +: 32]           = cnt_cqe_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_LOOPBACK +: 32]          = cnt_loopback;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REQ_REMOTE_ACCESS_ERR +: 32] = req_rem_acc_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REQ_REMOTE_INV_REQ +: 32] = req_rem_inv_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RESP_LOCAL_LENGTH_ERR +: 32] = resp_len_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REQ_CQE_ERR +: 32]       = req_cqe_err_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RESP_CQE_ERR +: 32]      = resp_cqe_err_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_REQ_CQE_FLUSH_ERR +: 32] = req_flush_q;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RESP_CQE_FLUSH_ERR +: 32] = resp_flush_q;
   end
 
   // ---------------------------------------------------------------- idle

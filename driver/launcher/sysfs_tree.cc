@@ -58,7 +58,7 @@ bool write_sysfs_tree(const std::string& root, const Config& cfg, unsigned gid_t
   for (const std::string& d :
        {std::string("class"), std::string("class/infiniband_verbs"), uv, std::string("class/infiniband"), ib,
         ib + "/ports", port, port + "/gids", port + "/gid_attrs", port + "/gid_attrs/types", port + "/gid_attrs/ndevs",
-        port + "/pkeys"})
+        port + "/pkeys", std::string(hw_counters_dir())})
     if (!t.dir(d)) return false;
 
   bool ok = t.file("class/infiniband_verbs/abi_version", std::to_string(kUverbsClassAbi)) &&
@@ -72,6 +72,8 @@ bool write_sysfs_tree(const std::string& root, const Config& cfg, unsigned gid_t
             t.file(port + "/sm_lid", "0x0") && t.file(port + "/lid_mask_count", "0") &&
             t.file(port + "/pkeys/0", "0xffff");
   if (!ok) return false;
+  for (const auto& [name, index] : hw_counter_files())
+    if (!t.file(hw_counters_dir() + "/" + name, "0")) return false;
 
   std::vector<const GidEntry*> by_index(gid_tbl_len, nullptr);
   for (const GidEntry& g : cfg.gids) {

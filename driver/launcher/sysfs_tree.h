@@ -13,19 +13,36 @@
 //   class/infiniband/rocenic0/ports/1/gid_attrs/types/N    every N < gid_tbl_len
 //   class/infiniband/rocenic0/ports/1/gid_attrs/ndevs/N    used entries: "lo"
 //   class/infiniband/rocenic0/ports/1/pkeys/0      "0xffff"
+//   class/infiniband/rocenic0/ports/1/hw_counters/NAME   "0" at launch; the
+//       provider rewrites them while the program runs (driver/provider/hw_counters.h)
 // GID and P_Key queries never reach the provider: these files ARE the GID
 // table software sees, and they are written from the same Config the
 // provider programs into the engine.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config.h"
+#include "gen/roce_spec.h"
 
 namespace rocenic::driver {
 
 constexpr const char* kIbdevName = "rocenic0";
 constexpr const char* kUverbsName = "uverbs0";
+
+// Where port 1's hw_counters live, below the tree's root.
+inline std::string hw_counters_dir() { return std::string("class/infiniband/") + kIbdevName + "/ports/1/hw_counters"; }
+
+// The hw_counters files: each transport counter that has a Linux name
+// (spec/constants.toml, xport_cnt `linux`), with its xport_cnt index.
+inline std::vector<std::pair<std::string, unsigned>> hw_counter_files() {
+  std::vector<std::pair<std::string, unsigned>> v;
+  for (unsigned i = 1; i < spec::kXportCntCount; ++i)
+    if (const char* name = spec::linux_name(static_cast<spec::XportCnt>(i)); *name) v.emplace_back(name, i);
+  return v;
+}
 
 // Writes the tree under root (an existing directory); files 0644, dirs 0755.
 // false with *err naming the path that failed.

@@ -231,6 +231,11 @@ void Engine::shutdown() {
     kick();
     thread_.join();
   }
+  {
+    // the counters as the program leaves them
+    std::lock_guard<std::mutex> g(mu_);
+    if (!failed_) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
+  }
   wire_.reset();  // leaves the wire, completes the pcap
   trace("simulation thread: %llu iterations, %llu slices, %llu cycles in %.3f s wall, %.3f s CPU (%.0f cycles per "
         "CPU second), %llu sleeps (%.3f s), %llu frames in, %llu timer jumps",

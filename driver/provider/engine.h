@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "config.h"
+#include "hw_counters.h"
 #include "device.h"
 #include "gen/roce_spec.h"
 #include "resources.h"
@@ -163,6 +164,7 @@ class Engine {
   std::thread thread_;
   bool shut_down_ = false;
   uint64_t bypass_frames_ = 0;
+  HwCounterFiles hw_counters_{HwCounterFiles::default_dir()};  // ports/1/hw_counters in rocenic-run's tree
 };
 
 }  // namespace rocenic::driver

@@ -146,6 +146,7 @@ void Engine::loop() {
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
+          if (hw_counters_.due()) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
           if (dev_->idle() && rx.empty()) {
             timer = dev_->timer_at() != UINT64_MAX;
             sleeping_.store(true, std::memory_order_release);

@@ -1,0 +1,39 @@
+// The port's hw_counters, as files: rocenic-run's sysfs tree holds
+// class/infiniband/rocenic0/ports/1/hw_counters/<name> (the names mlx5 and
+// rxe give them, from spec/constants.toml's xport_cnt `linux` keys), where
+// Linux shows a real NIC's. The kernel reads those attributes on demand; the
+// simulated NIC has no kernel, so the provider writes them: while the engine
+// runs (at most every kPeriod, when its simulation thread has a moment) and
+// once more when the device closes. Each file is replaced whole (written
+// beside, then renamed), so a reader never sees half a number.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rocenic::driver {
+
+class HwCounterFiles {
+ public:
+  static constexpr std::chrono::milliseconds kPeriod{200};
+
+  // dir: the hw_counters directory ("" or missing: publishing does nothing).
+  explicit HwCounterFiles(std::string dir);
+  // $SYSFS_PATH's hw_counters directory of port 1 ("" without SYSFS_PATH).
+  static std::string default_dir();
+  // Reads every counter (read(addr, &value), false: unreadable) and rewrites
+  // the files whose value changed. due(): kPeriod has passed since the last.
+  void publish(const std::function<bool(uint32_t, uint32_t*)>& read);
+  bool due() const { return enabled_ && std::chrono::steady_clock::now() - last_ >= kPeriod; }
+
+ private:
+  std::string dir_;
+  bool enabled_ = false;
+  std::vector<int64_t> shown_;  // value in each file (-1: not written yet)
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace rocenic::driver

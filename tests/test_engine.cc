@@ -178,6 +178,13 @@ TEST_P(Engine, SendLongerThanTheReceiveBufferFailsBothSidesAndIsCountedBySide) {
   EXPECT_EQ(w.a->counter(XportCnt::kReqCqeErr), 1u);
   EXPECT_EQ(w.a->counter(XportCnt::kReqCqeFlushErr), 0u);
   EXPECT_EQ(w.a->counter(XportCnt::kReqRemoteAccessErr), 0u);
+  // both QPs are in ERR (the responder's after its fatal NAK, the
+  // requester's after the error completion), as QUERY_QP shows
+  for (auto [h, qpn] : {std::pair{w.a.get(), a.qp->qpn}, std::pair{w.b.get(), b.qp->qpn}}) {
+    const host::CmdResult q = h->command(CmdOp::kQueryQp, qpn);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(q.res[0], static_cast<uint32_t>(QpState::kErr));
+  }
   EXPECT_EQ(w.da->divergence(), "");
   EXPECT_EQ(w.db->divergence(), "");
 }

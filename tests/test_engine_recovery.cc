@@ -130,6 +130,17 @@ TEST_P(Recovery, CutWireEndsInRetryExceededThenFlushAndErr) {
   EXPECT_EQ(p.w.a->counter(XportCnt::kReqCqeErr), 1u) << "RETRY_EXC_ERR";
   EXPECT_EQ(p.w.a->counter(XportCnt::kReqCqeFlushErr), 3u);
   EXPECT_EQ(p.w.a->counter(XportCnt::kRespCqeFlushErr), 0u) << "a's receive queue was empty";
+  // the whole QP is in ERR, as QUERY_QP (ibv_query_qp) shows: a receive
+  // posted now is flushed too
+  const host::CmdResult q = p.w.a->command(CmdOp::kQueryQp, p.a.qp->qpn);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q.res[0], static_cast<uint32_t>(QpState::kErr));
+  p.w.a->post_recv(*p.a.qp, 77, {{p.a.buf->addr(), 64, p.a.mr.key}});
+  p.w.settle();
+  const auto rc = p.w.a->poll(*p.a.rcq);
+  ASSERT_EQ(rc.size(), 1u);
+  EXPECT_EQ(rc[0].wr_id, 77u);
+  EXPECT_EQ(rc[0].status, static_cast<uint8_t>(WcStatus::kWrFlushErr));
   p.expect_no_divergence();
 }
 

@@ -48,6 +48,7 @@ bool ipv4_mapped(const Ip128& g) {
 
 RoceCmd::RoceCmd(Scheduler& s, const RoceCmdParams& p)
     : cmd(s, this, 1),
+      qp_err(s, this, kQpErrDepth),
       s_(s),
       p_(p),
       gid_(p.gid_tbl_len),
@@ -89,7 +90,10 @@ bool RoceCmd::emit(const Output& o, Cycle t) {
 
 void RoceCmd::run() {
   const Cycle now = s_.now();
-  if (pending_.empty() && cmd.ready()) {
+  if (pending_.empty() && qp_err.ready() && (!cmd.ready() || qp_err.next_at() <= cmd.next_at())) {
+    qp_failed(qp_err.pop().qpn);
+    next_ = now + 1;
+  } else if (pending_.empty() && cmd.ready()) {
     spec::CmdResp r;
     r.status = static_cast<uint8_t>(execute(cmd.pop(), r));
     if (r.status != static_cast<uint8_t>(CmdStatus::kOk)) r.res = {};
@@ -268,6 +272,18 @@ spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
   return CmdStatus::kOk;
 }
 
+// A QP a transport failure put in ERR: the state every owner must see (they
+// flush); nothing for a QP that is gone, in RESET (re-created since) or in ERR.
+void RoceCmd::qp_failed(uint32_t qpn) {
+  if (qpn >= qp_.size() || !qp_[qpn].valid) return;
+  spec::QpCfg& x = qp_[qpn].ctx;
+  const uint8_t err = static_cast<uint8_t>(spec::QpState::kErr);
+  if (x.state == static_cast<uint8_t>(spec::QpState::kReset) || x.state == err) return;
+  const spec::QpRule rule = spec::qp_rule(x.state, err);
+  x.state = err;
+  send_qp_cfg(qpn, static_cast<uint8_t>(rule.action));
+}
+
 spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   spec::CmdModifyQp m;
   m.load(a);
@@ -339,6 +355,7 @@ std::unique_ptr<rocenic::Block> make_roce_cmd_block(const RoceCmdParams& p) {
   return std::make_unique<FlitAdapter>(64, [p](FlitAdapter& a) {
     RoceCmd* c = a.make<RoceCmd>(p);
     a.in<spec::CmdReq>("cmd", c->cmd);
+    a.in<spec::QpErr>("qp_err", c->qp_err);
     a.out<spec::CmdResp>("resp", c->resp);
     Out<spec::QpCfg> qp(c);  // the broadcast, as one port
     a.out<spec::QpCfg>("qp_cfg", qp);

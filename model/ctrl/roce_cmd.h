@@ -3,7 +3,7 @@
 // protection domains, completion queues, memory regions and queue pairs, and
 // tells the blocks that hold the real state what changed.
 //
-// Inputs: cmd (cmd_req_t: op + 16 CMD_ARG words). Outputs: resp
+// Inputs: cmd (cmd_req_t: op + 16 CMD_ARG words), qp_err. Outputs: resp
 // (cmd_resp_t), qp_cfg (qp_cfg_t, to requester, responder and completer at
 // once), cq_cfg (cq_cfg_t), mr_wr / mtt_wr (table writes, model/mem/mr_table.h).
 // Static inputs (wires from roce_csr): the port MAC and the GID table.
@@ -42,6 +42,11 @@ class RoceCmd : public Process {
   void set_gid(unsigned i, const Ip128& gid, uint8_t type);
 
   In<spec::CmdReq> cmd;
+  // Transport failures (the engine's top sees them: a fatal NAK sent, an
+  // error completion): an internal MODIFY_QP to ERR, taken before a
+  // mailbox command, never answered.
+  static constexpr unsigned kQpErrDepth = 64;  // the engine's taps push without waiting
+  In<spec::QpErr> qp_err;
   Out<spec::CmdResp> resp{this};
   OutAll<spec::QpCfg> qp_cfg{this};
   Out<spec::CqCfg> cq_cfg{this};
@@ -78,6 +83,7 @@ class RoceCmd : public Process {
   spec::CmdStatus modify_qp(const uint8_t* a);
   spec::CmdStatus query_qp(uint32_t qpn, spec::CmdResp& r);
   spec::CmdStatus destroy_qp(uint32_t qpn);
+  void qp_failed(uint32_t qpn);
   void send_qp_cfg(unsigned qpn, uint8_t action);
 
   using Output = std::variant<spec::CmdResp, spec::QpCfg, spec::CqCfg, MrWrite, MttWrite>;
@@ -95,7 +101,7 @@ class RoceCmd : public Process {
   Cycle next_ = 0;              // one output a cycle
 };
 
-// The command processor as a cycle-level Block (in 0 cmd; out 0 resp, 1
+// The command processor as a cycle-level Block (in 0 cmd, 1 qp_err; out 0 resp, 1
 // qp_cfg, 2 cq_cfg, 3 mr_wr = 2-byte LE index + mr_ctx_t, 4 mtt_wr = 2-byte
 // LE index + 8-byte LE address), for the cross-check against the RTL. The
 // adapter's block gets the port MAC and GIDs through RoceCmd's setters.

@@ -2671,6 +2671,40 @@ struct SqRetire {
   }
 };
 
+// A transport failure put a QP in ERR (a fatal NAK its responder sent, an error completion of its completer): the command processor records the state (QUERY_QP) and tells every owner (qp_cfg with action TO_ERR), so both queues flush as IBTA says.
+// Bit-exact with roce_pkg::qp_err_t (first field most significant).
+struct QpErr {
+  static constexpr unsigned kBits = 16;
+  static constexpr unsigned kWords = 1;
+  uint16_t qpn = 0;
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(uint64_t{(words[0] & 0xFFFFu)});
+  }
+  bool operator==(const QpErr& o) const {
+    return qpn == o.qpn;
+  }
+  bool operator!=(const QpErr& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const QpErr& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    return s;
+  }
+};
+
 // Completion queue entry. The engine writes entry pi % size of the ring; the driver owns it once `owner` bit 0 equals the pass's phase (1 on the first pass over the ring, 0 on the second, ...).
 // Host-memory layout, little-endian, 32 bytes.
 inline constexpr unsigned kCqeWrIdOff = 0;

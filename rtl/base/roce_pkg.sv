@@ -693,6 +693,12 @@ package roce_pkg;
     logic [23:0] rw_skip;  // its packets the responder acknowledged (sending resumes at rw_psn + rw_skip)
   } sq_retire_t;
 
+  // A transport failure put a QP in ERR (a fatal NAK its responder sent, an error completion of its completer): the command processor records the state (QUERY_QP) and tells every owner (qp_cfg with action TO_ERR), so both queues flush as IBTA says.
+  localparam int unsigned QP_ERR_W = 16;
+  typedef struct packed {
+    logic [15:0] qpn;
+  } qp_err_t;
+
   // ---- host-memory layouts (little-endian byte offsets)
   localparam int unsigned CQE_SIZE = 32;
   localparam int unsigned CQE_WR_ID_OFF = 0;

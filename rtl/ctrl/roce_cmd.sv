@@ -18,6 +18,8 @@
 //               attribute values (BAD_PARAM)
 //   QUERY_QP    exists (NOT_FOUND)                                   -                 state sq_psn rq_psn dest_qpn
 //   DESTROY_QP  exists (NOT_FOUND)                                   qp_cfg DESTROY
+//   (qp_err)    an internal MODIFY_QP to ERR for a QP a transport failure put in ERR
+//               (s_qp_err): no answer; nothing when the QP is gone, in RESET or in ERR
 //   NOP answers OK, any other op BAD_OP. A refused command writes nothing and
 //   answers res = 0. Transitions and masks: roce_qp_rules_pkg. MODIFY_QP with AV
 //   resolves the address from the GID entry at sgid_index: type 1 -> ROCEV1,
@@ -58,6 +60,9 @@ module roce_cmd #(
   output roce_pkg::cmd_resp_t              m_resp,
   output logic                             m_resp_valid,
   input  wire logic                        m_resp_ready,
+  input  wire roce_pkg::qp_err_t           s_qp_err,     // taken before a mailbox command
+  input  wire logic                        s_qp_err_valid,
+  output logic                             s_qp_err_ready,
   output roce_pkg::qp_cfg_t                m_qp_cfg,
   output logic                             m_qp_cfg_valid,
   input  wire logic                        m_qp_cfg_ready,
@@ -133,6 +138,17 @@ module roce_cmd #(
   logic [1:0]          settle_q;   // cycles until the lowest-free answers match the bitmaps
   logic [MW-1:0]       init_q;
   roce_pkg::cmd_req_t  cmd_q;
+  logic                internal_q; // cmd_q is a qp_err's MODIFY_QP to ERR: no answer
+
+  // A qp_err as the command it stands for: MODIFY_QP {qpn, attr_mask STATE, qp_state ERR}.
+  roce_pkg::cmd_req_t  err_cmd;
+  always_comb begin
+    err_cmd = '0;
+    err_cmd.op = OP_MODIFY_QP;
+    err_cmd.args[8*roce_pkg::CMD_MODIFY_QP_QPN_OFF +: 16] = s_qp_err.qpn;
+    err_cmd.args[8*roce_pkg::CMD_MODIFY_QP_ATTR_MASK_OFF +: 32] = roce_qp_rules_pkg::ATTR_STATE;
+    err_cmd.args[8*roce_pkg::CMD_MODIFY_QP_QP_STATE_OFF +: 8] = 8'(roce_pkg::QP_STATE_ERR);
+  end
 
   // ---- allocation bitmaps (registers: they must reset) and their lowest free entry
   logic [MAX_PD-1:0] pd_used_q;
@@ -388,6 +404,9 @@ module roce_cmd #(
         OP_MODIFY_QP: begin
           if (!roce_qp_rules_pkg::mask_ok(rule.ok, rule.required, rule.optional, m_mask)) status = ST_STATE;
           else if (mod_pbad_q) status = ST_PARAM;
+          // a failure reported for a QP reset or already failed since changes nothing
+          if (internal_q && (cur.state == roce_pkg::QP_STATE_RESET || cur.state == roce_pkg::QP_STATE_ERR))
+            status = ST_STATE;
         end
         default: ;
       endcase
@@ -565,6 +584,7 @@ module roce_cmd #(
       settle_q <= 2'd3;
       init_q <= '0;
       cmd_q <= '0;
+      internal_q <= 1'b0;
       pd_used_q <= '0; cq_used_q <= '0; qp_used_q <= '0; mr_used_q <= '0;
       st1_q <= '0; obj_idx_q <= '0; obj_set_q <= 1'b0; mod_pbad_q <= 1'b0; l3_q <= '0; gid_q <= '0;
       ref_list_q <= '0; ref_n_q <= '0; ref_i_q <= '0; ref_dec_q <= 1'b0; ref_next_q <= S_RESP;
@@ -576,8 +596,13 @@ module roce_cmd #(
           init_q <= init_q + MW'(1);
           if (init_q == MW'(MAX_MR - 1)) state_q <= S_IDLE;
         end
-        S_IDLE: if (s_cmd_valid) begin
+        S_IDLE: if (s_qp_err_valid) begin
+          cmd_q <= err_cmd;
+          internal_q <= 1'b1;
+          state_q <= S_RD;
+        end else if (s_cmd_valid) begin
           cmd_q <= s_cmd;
+          internal_q <= 1'b0;
           state_q <= S_RD;
         end
         S_RD: if (settle_q == 2'd0) begin
@@ -666,15 +691,16 @@ module roce_cmd #(
           mtt_i_q <= mtt_i_q + 3'd1;
           if (mtt_i_q + 3'd1 == mtt_count[2:0]) state_q <= S_RESP;
         end
-        S_RESP: if (m_resp_ready) state_q <= S_IDLE;
+        S_RESP: if (m_resp_ready || internal_q) state_q <= S_IDLE;
         default: state_q <= S_IDLE;
       endcase
     end
   end
 
-  assign s_cmd_ready    = state_q == S_IDLE;
+  assign s_qp_err_ready = state_q == S_IDLE;
+  assign s_cmd_ready    = state_q == S_IDLE && !s_qp_err_valid;
   assign m_resp         = resp_q;
-  assign m_resp_valid   = state_q == S_RESP;
+  assign m_resp_valid   = state_q == S_RESP && !internal_q;
   assign m_qp_cfg       = cfg_q;
   assign m_qp_cfg_valid = state_q == S_OUT_QP;
   assign m_cq_cfg       = cq_cfg_q;

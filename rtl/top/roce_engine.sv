@@ -156,12 +156,14 @@ module roce_engine #(
   logic mr_wr_valid, mtt_wr_valid;
   logic cmd_idle;
 
+  roce_pkg::qp_err_t qp_err;  logic qp_err_valid, qp_err_ready;
   roce_cmd #(
     .MAX_QP(MAX_QP), .MAX_CQ(MAX_CQ), .MAX_MR(MAX_MR), .MAX_PD(MAX_PD), .MAX_QP_WR(MAX_QP_WR),
     .MAX_CQE(MAX_CQE), .MTT_DEPTH(MTT_DEPTH), .GID_TBL_LEN(GID_TBL_LEN)
   ) u_cmd (
     .clk, .rst,
     .s_cmd(cmd), .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready),
+    .s_qp_err(qp_err), .s_qp_err_valid(qp_err_valid), .s_qp_err_ready(qp_err_ready),
     .m_resp(cmd_resp), .m_resp_valid(cmd_resp_valid), .m_resp_ready(cmd_resp_ready),
     .m_qp_cfg(qp_cfg), .m_qp_cfg_valid(qp_cfg_valid), .m_qp_cfg_ready(qp_cfg_ready),
     .m_cq_cfg(cq_cfg), .m_cq_cfg_valid(cq_cfg_valid), .m_cq_cfg_ready(cq_cfg_ready),
@@ -343,9 +345,10 @@ module roce_engine #(
   );
 
   // ---------------------------------------------------------------- responder
-  roce_pkg::roce_tx_hdr_t ack_hdr;  logic ack_hdr_valid, ack_hdr_ready;
-  roce_pkg::cq_compl_t compl_r, compl_c, compl;
+  roce_pkg::roce_tx_hdr_t ack_hdr, ack_hdr_raw;  logic ack_hdr_valid, ack_hdr_ready, ack_raw_valid, ack_raw_ready;
+  roce_pkg::cq_compl_t compl_r, compl_c, compl_c_raw, compl;
   logic compl_r_valid, compl_r_ready, compl_c_valid, compl_c_ready, compl_valid, compl_ready;
+  logic c_raw_valid, c_raw_ready;
   logic resp_idle;
   logic [31:0] cnt_tx_acks, cnt_rx_pkts, cnt_no_qp, cnt_qp_state, cnt_out_of_sequence, cnt_duplicate_request,
                cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err;
@@ -366,7 +369,7 @@ module roce_engine #(
     .m_dma_wr_req(wr_req_r), .m_dma_wr_req_valid(wr_req_r_valid), .m_dma_wr_req_ready(wr_req_r_ready),
     .m_axis_dma_wr_tdata(wr_r_tdata), .m_axis_dma_wr_tkeep(wr_r_tkeep), .m_axis_dma_wr_tlast(wr_r_tlast),
     .m_axis_dma_wr_tvalid(wr_r_tvalid), .m_axis_dma_wr_tready(wr_r_tready),
-    .m_ack_hdr(ack_hdr), .m_ack_hdr_valid(ack_hdr_valid), .m_ack_hdr_ready(ack_hdr_ready),
+    .m_ack_hdr(ack_hdr_raw), .m_ack_hdr_valid(ack_raw_valid), .m_ack_hdr_ready(ack_raw_ready),
     .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
     .idle(resp_idle),
     .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
@@ -383,11 +386,25 @@ module roce_engine #(
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[2]), .s_qp_cfg_ready(qp_cfg_ready_compl),
     .s_sq_track(sq_track), .s_sq_track_valid(sq_track_valid), .s_sq_track_ready(sq_track_ready),
     .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
-    .m_cq_compl(compl_c), .m_cq_compl_valid(compl_c_valid), .m_cq_compl_ready(compl_c_ready),
+    .m_cq_compl(compl_c_raw), .m_cq_compl_valid(c_raw_valid), .m_cq_compl_ready(c_raw_ready),
     .m_sq_retire(sq_retire), .m_sq_retire_valid(sq_retire_valid), .m_sq_retire_ready(sq_retire_ready),
     .idle(compl_idle), .timer_next, .timer_valid,
     .cnt_rx_acks, .cnt_nak_received, .cnt_packet_seq_err, .cnt_unmatched, .cnt_retransmits,
     .cnt_retry_exceeded, .cnt_ack_timeout, .cnt_rnr_nak, .cnt_rnr_exceeded
+  );
+
+  // ---------------------------------------------------------------- transport failures -> roce_cmd
+  // A fatal NAK the responder sends, an error completion of the completer:
+  // roce_cmd records the QP's ERR (QUERY_QP) and tells every owner (both queues flush).
+  logic idle_err_tap;
+  qp_err_tap u_err_tap (
+    .clk, .rst,
+    .s_ack_hdr(ack_hdr_raw), .s_ack_hdr_valid(ack_raw_valid), .s_ack_hdr_ready(ack_raw_ready),
+    .m_ack_hdr(ack_hdr), .m_ack_hdr_valid(ack_hdr_valid), .m_ack_hdr_ready(ack_hdr_ready),
+    .s_compl(compl_c_raw), .s_compl_valid(c_raw_valid), .s_compl_ready(c_raw_ready),
+    .m_compl(compl_c), .m_compl_valid(compl_c_valid), .m_compl_ready(compl_c_ready),
+    .m_qp_err(qp_err), .m_qp_err_valid(qp_err_valid), .m_qp_err_ready(qp_err_ready),
+    .idle(idle_err_tap)
   );
 
   // ---------------------------------------------------------------- completions
@@ -552,6 +569,7 @@ module roce_engine #(
              && cq_in_q == cnt_cqe + cnt_cq_err && !wr_c_tvalid && !wr_req_c_valid && !m_event_valid
              && !rx_pay_tvalid && !rq_pay_tvalid && !rx_ack_valid && !rx_req_valid && !sq_track_valid
              && !sq_retire_valid && !compl_r_valid && !compl_c_valid && !ack_hdr_valid && !req_hdr_valid
+             && idle_err_tap && !c_raw_valid && !ack_raw_valid
              && !lb_tvalid && !s_axis_rx_tvalid && !m_dma_rd_req_valid && !m_dma_wr_req_valid
              && !m_axis_dma_wr_tvalid && !s_axis_dma_rd_tvalid && !m_axis_tx_tvalid && !rxm_tvalid;
 

@@ -15,7 +15,8 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
   static constexpr unsigned kGidTblLen = 16;  // the Verilated GID_TBL_LEN
 
   RoceCmdRtl() {
-    in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8}};
+    in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8},
+                {"qp_err", false, true, (spec::QpErr::kBits + 7) / 8}};
     out_info_ = {{"resp", false, true, (spec::CmdResp::kBits + 7) / 8},
                  {"qp_cfg", false, true, (spec::QpCfg::kBits + 7) / 8},
                  {"cq_cfg", false, true, (spec::CqCfg::kBits + 7) / 8},
@@ -35,12 +36,17 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
     top_->eval();
   }
   void reset() override {
-    top_->s_cmd_valid = 0;
+    top_->s_cmd_valid = top_->s_qp_err_valid = 0;
     top_->m_resp_ready = top_->m_qp_cfg_ready = top_->m_cq_cfg_ready = 0;
     top_->m_mr_wr_ready = top_->m_mtt_wr_ready = 0;
     restart();
   }
-  void set_input(unsigned, bool valid, const Flit& f) override {
+  void set_input(unsigned port, bool valid, const Flit& f) override {
+    if (port == 1) {
+      top_->s_qp_err_valid = valid;
+      vl::put_bytes(top_->s_qp_err, f.data);
+      return;
+    }
     top_->s_cmd_valid = valid;
     vl::put_bytes(top_->s_cmd, f.data);
   }
@@ -53,7 +59,7 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
       default: top_->m_mtt_wr_ready = ready; break;
     }
   }
-  bool input_ready(unsigned) override { return top_->s_cmd_ready; }
+  bool input_ready(unsigned port) override { return port == 1 ? top_->s_qp_err_ready : top_->s_cmd_ready; }
   bool output_valid(unsigned port) override {
     switch (port) {
       case 0: return top_->m_resp_valid;

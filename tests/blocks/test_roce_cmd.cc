@@ -158,6 +158,21 @@ struct Runner {
     }
     return r;
   }
+  // A transport failure reported for qpn (port 1): never answered; the
+  // qp_cfg it makes roce_cmd send, if any.
+  std::vector<spec::QpCfg> qp_err(uint32_t qpn) {
+    XcheckConfig cfg;
+    cfg.in_idle = 0;
+    cfg.out_stall = 0;
+    cfg.quiet_cycles = 64;
+    spec::QpErr e;
+    e.qpn = static_cast<uint16_t>(qpn);
+    const auto o = drive_block(b, {{}, {desc_to_flit(e)}}, cfg);
+    EXPECT_TRUE(o[0].empty()) << "a qp_err is not answered";
+    std::vector<spec::QpCfg> q;
+    for (const Txn& t : o[1]) q.push_back(desc_from_flit<spec::QpCfg>(t.flits[0]));
+    return q;
+  }
 };
 
 // ---- the random stream, built against the model and checked against docs/engine.md
@@ -894,6 +909,22 @@ void pingpong_sequence(Block& b) {
   EXPECT_EQ(rts, c) << "RTS keeps every other attribute";
   EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res, (std::array<uint32_t, 4>{kRts, 0x123456, 0x5a5a5a, 0x211}));
 
+  // A transport failure (retries exhausted, a fatal NAK): the QP is in ERR
+  // for QUERY_QP, and every owner hears it (TO_ERR, attributes unchanged).
+  // Reported again, or for a QP that does not exist: nothing.
+  const auto failed = run.qp_err(2);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].action, static_cast<uint8_t>(spec::QpAction::kToErr));
+  EXPECT_EQ(failed[0].state, static_cast<uint8_t>(spec::QpState::kErr));
+  EXPECT_EQ(failed[0].qpn, 2u);
+  EXPECT_EQ(failed[0].sq_psn, 0x123456u);
+  EXPECT_EQ(failed[0].dst_ip, c.dst_ip);
+  EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res,
+            (std::array<uint32_t, 4>{static_cast<uint32_t>(spec::QpState::kErr), 0x123456, 0x5a5a5a, 0x211}));
+  EXPECT_TRUE(run.qp_err(2).empty()) << "already in ERR";
+  EXPECT_TRUE(run.qp_err(3).empty()) << "no such QP";
+  EXPECT_TRUE(run.qp_err(0xFFFF).empty()) << "beyond the table";
+
   // RTS -> RTS with the RTR mask: refused; with a bad sgid on INIT->RTR of a second QP: BAD_PARAM
   m.attr_mask = kState | kAv;
   EXPECT_EQ(run.run(cmd(CmdOp::kModifyQp, m)).status(), CmdStatus::kBadState);
@@ -919,6 +950,7 @@ void pingpong_sequence(Block& b) {
   m.qp_state = kReset;  // back to RESET, then again to RTR through RoCE v1
   m.attr_mask = kState;
   EXPECT_EQ(ok(cmd(CmdOp::kModifyQp, m)).qp.at(0).action, static_cast<uint8_t>(spec::QpAction::kReset));
+  EXPECT_TRUE(run.qp_err(3).empty()) << "a QP in RESET (re-created since the failure) stays there";
   m.attr_mask = kState | kPkey | kPort | kAccess;
   m.qp_state = kInit;
   ok(cmd(CmdOp::kModifyQp, m));

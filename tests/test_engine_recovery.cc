@@ -227,6 +227,60 @@ TEST_P(Recovery, CorruptCopiesBetweenRequestsAreDroppedCountedAndTheEngineGoesId
   p.expect_no_divergence();
 }
 
+// Send queue drain: RTS -> SQD while a long WRITE is on its way (one of
+// its packets lost): it completes, recovered by go-back-N in SQD; a WQE
+// posted in SQD waits; SQD -> SQD may change the timeout; SQD -> RTS
+// sends it. QUERY_QP shows each state; EN_SQD_ASYNC_NOTIFY is refused (no
+// SQ-drained event), as is SQD -> INIT.
+TEST_P(Recovery, SendQueueDrainFinishesWhatStartedAndHoldsTheRest) {
+  Pair p(GetParam(), [](host::Path& pa, host::Path&) { pa.timeout = 4; }, 1 << 20);
+  int seen = 0;
+  p.w.pass = [&](bool from_a, const uint8_t*, size_t) { return !(from_a && ++seen == 5); };
+  test::fill(*p.a.buf, 1 << 19, 17);
+  const auto write = [&](uint64_t id, uint32_t len, uint32_t off) {
+    p.w.a->post_send(*p.a.qp, test::send_wqe(WrOpcode::kRdmaWrite, id, len, p.b.buf->addr() + off, p.b.mr.key),
+                     {{p.a.buf->addr() + off, len, p.a.mr.key}});
+  };
+  const auto state = [&] { return p.w.a->command(CmdOp::kQueryQp, p.a.qp->qpn).res[0]; };
+  const auto modify = [&](QpState to, uint32_t mask, uint8_t timeout = 0) {
+    spec::CmdModifyQp m;
+    m.qpn = p.a.qp->qpn;
+    m.attr_mask = static_cast<uint32_t>(QpAttr::kState) | mask;
+    m.qp_state = static_cast<uint8_t>(to);
+    m.timeout = timeout;
+    return p.w.a->modify_qp(m).status;
+  };
+  write(1, 64 * 1024, 0);  // 64 packets of 1024 bytes
+  p.w.da->run(400);        // started: some packets are out
+  ASSERT_EQ(modify(QpState::kSqd, 0), CmdStatus::kOk);
+  EXPECT_EQ(state(), static_cast<uint32_t>(QpState::kSqd));
+  write(2, 5000, 256 * 1024);
+  p.w.settle(true);
+  auto sc = p.w.a->poll(*p.a.scq);
+  ASSERT_EQ(sc.size(), 1u) << "the started WRITE completes; the one posted in SQD waits";
+  EXPECT_EQ(sc[0].wr_id, 1u);
+  EXPECT_EQ(sc[0].status, 0) << to_string(static_cast<WcStatus>(sc[0].status));
+  EXPECT_EQ(0, std::memcmp(p.a.buf->data(), p.b.buf->data(), 64 * 1024));
+  EXPECT_GE(p.w.a->counter(XportCnt::kRetransmits), 1u) << "the lost packet was sent again in SQD";
+  const uint32_t sent_in_sqd = p.w.a->counter(XportCnt::kTxPkts);
+  EXPECT_EQ(modify(QpState::kSqd, static_cast<uint32_t>(QpAttr::kTimeout), 5), CmdStatus::kOk) << "SQD -> SQD";
+  EXPECT_EQ(modify(QpState::kSqd, static_cast<uint32_t>(QpAttr::kEnSqdAsyncNotify)), CmdStatus::kBadState);
+  EXPECT_EQ(modify(QpState::kInit, 0), CmdStatus::kBadState);
+  p.w.settle(true);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kTxPkts), sent_in_sqd) << "nothing new starts in SQD";
+  EXPECT_EQ(state(), static_cast<uint32_t>(QpState::kSqd));
+  ASSERT_EQ(modify(QpState::kRts, 0), CmdStatus::kOk);
+  EXPECT_EQ(state(), static_cast<uint32_t>(QpState::kRts));
+  p.w.settle(true);
+  sc = p.w.a->poll(*p.a.scq);
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc[0].wr_id, 2u);
+  EXPECT_EQ(sc[0].status, 0);
+  EXPECT_EQ(0, std::memcmp(p.a.buf->data() + 256 * 1024, p.b.buf->data() + 256 * 1024, 5000));
+  EXPECT_EQ(p.w.a->counter(XportCnt::kTxPkts), sent_in_sqd + 5);
+  p.expect_no_divergence();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Recovery, ::testing::Values("model", "rtl", "cosim"));
 
 }  // namespace

@@ -27,6 +27,9 @@ inline constexpr QpRule qp_rule(uint8_t from, uint8_t to) {
   if (from == 1 && to == 2) return {true, QpAction::kToRtr, 0x00129180u, 0x00000018u};  // INIT -> RTR
   if (from == 2 && to == 3) return {true, QpAction::kToRts, 0x00012E00u, 0x00008008u};  // RTR -> RTS
   if (from == 3 && to == 3) return {true, QpAction::kAttr, 0x00000000u, 0x00008008u};  // RTS -> RTS
+  if (from == 3 && to == 4) return {true, QpAction::kToSqd, 0x00000000u, 0x00000000u};  // RTS -> SQD
+  if (from == 4 && to == 4) return {true, QpAction::kAttr, 0x00000000u, 0x0002AFB8u};  // SQD -> SQD
+  if (from == 4 && to == 3) return {true, QpAction::kAttr, 0x00000000u, 0x00008008u};  // SQD -> RTS
   return {};
 }
 

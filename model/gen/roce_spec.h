@@ -183,8 +183,8 @@ enum class QpState : uint8_t {
   kInit = 1,
   kRtr = 2,  // ready to receive: the responder accepts packets
   kRts = 3,  // ready to send: the requester runs
-  kSqd = 4,  // send queue drained (not yet reachable)
-  kSqe = 5,  // send queue error (UC/UD only)
+  kSqd = 4,  // send queue drain: WQEs already started finish (and are sent again if need be), no new one starts; the responder works as in RTS
+  kSqe = 5,  // send queue error (UC/UD only: an RC QP never enters it)
   kErr = 6,  // error: no packet is sent or accepted; work requests are flushed
 };
 inline constexpr unsigned kQpStateCount = 7;
@@ -271,15 +271,16 @@ inline const char* to_string(QpType v) {
 
 // What a qp_cfg message asks the QP's owners to do besides storing the attributes
 enum class QpAction : uint8_t {
-  kAttr = 0,  // attributes changed, no state change (INIT->INIT, RTS->RTS)
+  kAttr = 0,  // attributes changed, no state change (INIT->INIT, RTS->RTS, SQD->SQD), or SQD->RTS (state RTS): new WQEs start again
   kReset = 1,  // created or moved to RESET: clear every index, PSN and message state
   kToInit = 2,  // RESET->INIT: the receive queue starts accepting doorbells
   kToRtr = 3,  // INIT->RTR: the responder loads rq_psn as its expected PSN, MSN 0
   kToRts = 4,  // RTR->RTS: the requester loads sq_psn as its next PSN
   kToErr = 5,  // moved to ERR: stop; posted and outstanding work requests complete with WR_FLUSH_ERR
   kDestroy = 6,  // the QP no longer exists: its context is invalid
+  kToSqd = 7,  // RTS->SQD: the requester starts no new WQE (those started finish)
 };
-inline constexpr unsigned kQpActionCount = 7;
+inline constexpr unsigned kQpActionCount = 8;
 inline const char* to_string(QpAction v) {
   switch (v) {
     case QpAction::kAttr: return "ATTR";
@@ -289,6 +290,7 @@ inline const char* to_string(QpAction v) {
     case QpAction::kToRts: return "TO_RTS";
     case QpAction::kToErr: return "TO_ERR";
     case QpAction::kDestroy: return "DESTROY";
+    case QpAction::kToSqd: return "TO_SQD";
   }
   return "?";
 }

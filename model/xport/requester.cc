@@ -40,6 +40,8 @@ Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp)
 bool Requester::eligible(unsigned q) const {
   const Qp& x = qps_[q];
   if (x.state == qs(spec::QpState::kErr)) return x.pi != x.hw;
+  // SQD: what was started finishes (rewinds, sending again), nothing new starts
+  if (x.state == qs(spec::QpState::kSqd)) return x.rw || x.ci != x.hw;
   return x.state == qs(spec::QpState::kRts) && (x.rw || x.ci != x.hw || (x.pi != x.hw && x.outstanding < kWindow));
 }
 
@@ -77,6 +79,10 @@ bool Requester::control(Cycle now) {
         q.psn = c.sq_psn & kPsnMask;
         break;
       case A::kToErr: q.state = qs(S::kErr); break;
+      case A::kToSqd: q.state = qs(S::kSqd); break;
+      case A::kAttr:  // SQD -> RTS: new WQEs start again
+        if (q.state == qs(S::kSqd) && c.state == qs(S::kRts)) q.state = qs(S::kRts);
+        break;
       default: break;
     }
   } else if (pick == 1) {
@@ -84,8 +90,9 @@ bool Requester::control(Cycle now) {
     if (r.qpn >= qps_.size()) return true;
     Qp& q = qps_[r.qpn];
     q.outstanding = r.count > q.outstanding ? 0 : static_cast<uint8_t>(q.outstanding - r.count);
-    if (r.error && q.state == qs(S::kRts)) q.state = qs(S::kErr);  // the completer saw it fail: flush the rest
-    if (r.rewind && q.state == qs(S::kRts)) {
+    const auto sending = [&] { return q.state == qs(S::kRts) || q.state == qs(S::kSqd); };
+    if (r.error && sending()) q.state = qs(S::kErr);  // the completer saw it fail: flush the rest
+    if (r.rewind && sending()) {
       q.rw = true;
       q.rw_idx = r.rw_idx;
       q.rw_psn = r.rw_psn & kPsnMask;

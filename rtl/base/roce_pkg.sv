@@ -137,8 +137,8 @@ package roce_pkg;
   localparam logic [2:0] QP_STATE_INIT = 3'd1;
   localparam logic [2:0] QP_STATE_RTR = 3'd2;  // ready to receive: the responder accepts packets
   localparam logic [2:0] QP_STATE_RTS = 3'd3;  // ready to send: the requester runs
-  localparam logic [2:0] QP_STATE_SQD = 3'd4;  // send queue drained (not yet reachable)
-  localparam logic [2:0] QP_STATE_SQE = 3'd5;  // send queue error (UC/UD only)
+  localparam logic [2:0] QP_STATE_SQD = 3'd4;  // send queue drain: WQEs already started finish (and are sent again if need be), no new one starts; the responder works as in RTS
+  localparam logic [2:0] QP_STATE_SQE = 3'd5;  // send queue error (UC/UD only: an RC QP never enters it)
   localparam logic [2:0] QP_STATE_ERR = 3'd6;  // error: no packet is sent or accepted; work requests are flushed
 
   // MODIFY_QP attribute mask bits (the ibv_qp_attr_mask values; the driver passes the application's mask through)
@@ -175,14 +175,15 @@ package roce_pkg;
 
   // What a qp_cfg message asks the QP's owners to do besides storing the attributes
   localparam int unsigned QP_ACTION_W = 3;
-  localparam int unsigned QP_ACTION_COUNT = 7;
-  localparam logic [2:0] QP_ACTION_ATTR = 3'd0;  // attributes changed, no state change (INIT->INIT, RTS->RTS)
+  localparam int unsigned QP_ACTION_COUNT = 8;
+  localparam logic [2:0] QP_ACTION_ATTR = 3'd0;  // attributes changed, no state change (INIT->INIT, RTS->RTS, SQD->SQD), or SQD->RTS (state RTS): new WQEs start again
   localparam logic [2:0] QP_ACTION_RESET = 3'd1;  // created or moved to RESET: clear every index, PSN and message state
   localparam logic [2:0] QP_ACTION_TO_INIT = 3'd2;  // RESET->INIT: the receive queue starts accepting doorbells
   localparam logic [2:0] QP_ACTION_TO_RTR = 3'd3;  // INIT->RTR: the responder loads rq_psn as its expected PSN, MSN 0
   localparam logic [2:0] QP_ACTION_TO_RTS = 3'd4;  // RTR->RTS: the requester loads sq_psn as its next PSN
   localparam logic [2:0] QP_ACTION_TO_ERR = 3'd5;  // moved to ERR: stop; posted and outstanding work requests complete with WR_FLUSH_ERR
   localparam logic [2:0] QP_ACTION_DESTROY = 3'd6;  // the QP no longer exists: its context is invalid
+  localparam logic [2:0] QP_ACTION_TO_SQD = 3'd7;  // RTS->SQD: the requester starts no new WQE (those started finish)
 
   // Send work request opcode in a send WQE (the ibv_wr_opcode values)
   localparam int unsigned WR_OPCODE_W = 3;

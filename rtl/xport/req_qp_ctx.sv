@@ -79,6 +79,7 @@ module req_qp_ctx #(
   logic [CFG_W-1:0] cfg_rd_q;
 
   logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, upper;
+  logic [MAX_QP-1:0] sqd_q;  // SQD (with rts_q): WQEs started finish, no new one starts
   logic [QW-1:0]     rr_q;
 
   logic take_cfg, take_ret, take_db, cfg_hold;
@@ -100,7 +101,7 @@ module req_qp_ctx #(
 
   logic [MAX_QP-1:0] sel, sel_below, sel_lowest;
   always_comb begin
-    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q))) | (err_q & has_new_q);
+    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q))) | (err_q & has_new_q);
     any_eligible = |eligible;
     upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
     sel          = (|upper) ? upper : eligible;
@@ -173,6 +174,10 @@ module req_qp_ctx #(
           psn_mem[c_idx] <= s_qp_cfg.sq_psn;
         end
         roce_pkg::QP_ACTION_TO_ERR:  state_mem[c_idx] <= roce_pkg::QP_STATE_ERR;
+        roce_pkg::QP_ACTION_TO_SQD:  state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
+        // ATTR: SQD -> RTS resumes (RTS -> RTS, INIT -> INIT and SQD -> SQD change no state)
+        roce_pkg::QP_ACTION_ATTR:
+          if (s_qp_cfg.state == roce_pkg::QP_STATE_RTS && sqd_q[c_idx]) state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
         default: ;
       endcase
     end
@@ -204,6 +209,7 @@ module req_qp_ctx #(
       rts_q <= '0;
       err_q <= '0;
       full_q <= '0;
+      sqd_q <= '0;
       rr_q <= '0;
     end else begin
       if (pick_valid) begin
@@ -211,6 +217,9 @@ module req_qp_ctx #(
         rw_q[pick_qpn] <= 1'b0;  // applied (a rewind taken in this cycle stays: below)
       end
       if (take_cfg && c_in) begin
+        sqd_q[c_idx] <= s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD
+                     || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
+                         && s_qp_cfg.state == roce_pkg::QP_STATE_SQD);
         case (s_qp_cfg.action)
           roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
             has_new_q[c_idx] <= 1'b0;
@@ -240,6 +249,7 @@ module req_qp_ctx #(
         if (s_sq_retire.error && rts_q[r_idx]) begin
           rts_q[r_idx] <= 1'b0;
           err_q[r_idx] <= 1'b1;
+          sqd_q[r_idx] <= 1'b0;
         end
         if (s_sq_retire.rewind && rts_q[r_idx]) rw_q[r_idx] <= 1'b1;
         else if (rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx)) rw_q[r_idx] <= 1'b0;
@@ -252,6 +262,7 @@ module req_qp_ctx #(
         if (wb_err) begin
           rts_q[eng_qpn] <= 1'b0;
           err_q[eng_qpn] <= 1'b1;
+          sqd_q[eng_qpn] <= 1'b0;
         end
       end
     end

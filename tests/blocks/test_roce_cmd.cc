@@ -54,6 +54,12 @@ const Row kRows[] = {
     {"RTR->RTS", kRtr, kRts, kSqPsn | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic, kAccess | kMinRnrTimer,
      spec::QpAction::kToRts},
     {"RTS->RTS", kRts, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr},
+    {"RTS->SQD", kRts, kSqd, 0, 0, spec::QpAction::kToSqd},
+    {"SQD->SQD", kSqd, kSqd, 0,
+     kPkey | kPort | kAv | kPathMtu | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic | kMaxDestRdAtomic | kAccess |
+         kMinRnrTimer,
+     spec::QpAction::kAttr},
+    {"SQD->RTS", kSqd, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr},
     {"any->RESET", -1, kReset, 0, 0, spec::QpAction::kReset},
     {"any->ERR", -1, kErr, 0, 0, spec::QpAction::kToErr},
 };
@@ -434,11 +440,13 @@ class StreamBuilder {
     const auto it = qps_.find(qpn);
     const uint8_t from = it == qps_.end() ? 0 : it->second.state;
     // the target: mostly the next natural step, else anything (including SQD, SQE and junk)
-    static const uint8_t kNext[] = {kInit, kRtr, kRts, kRts, kErr, kErr, kReset};
+    static const uint8_t kNext[] = {kInit, kRtr, kRts, kRts, kRts, kErr, kReset};
     uint8_t to = chance(60)   ? kNext[from]
                  : chance(50) ? static_cast<uint8_t>(chance(50) ? kReset : kErr)
                               : static_cast<uint8_t>(chance(90) ? rng_() % 8 : rng_());
     if (from == kInit && chance(20)) to = kInit;
+    if (from == kRts && chance(25)) to = kSqd;  // send queue drain, and back
+    if (from == kSqd && chance(30)) to = kSqd;
     const Row* row = row_for(from, to);
     uint32_t mask = kState;
     if (row) {

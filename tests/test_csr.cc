@@ -32,7 +32,7 @@ model::CsrCounters some_counters() {
 
 // Addresses worth hitting: every register, GID words incl. reserved ones, holes.
 std::vector<uint32_t> interesting_addresses() {
-  std::vector<uint32_t> a = {kCsrId, kCsrVersion, kCsrCtrl, kCsrCapMaxQp, kCsrCapMaxCq, kCsrCapMaxMr, kCsrCapMaxPd,
+  std::vector<uint32_t> a = {kCsrId, kCsrVersion, kCsrCtrl, kCsrAckReq, kCsrCapMaxQp, kCsrCapMaxCq, kCsrCapMaxMr, kCsrCapMaxPd,
                              kCsrCapMaxQpWr, kCsrCapMaxSge, kCsrCapMaxCqe, kCsrCapMaxInline, kCsrCapGidTbl,
                              kCsrCapDataW, kCsrPortMacLo, kCsrPortMacHi, kCsrPortMtu, kCsrPortCtrl, kCsrPortState,
                              kCsrRxFrames, kCsrRxRoce, kCsrRxBypass, kCsrTxFrames, 0x008, 0x07C, 0x204, 0xFFC,

@@ -189,6 +189,41 @@ TEST_P(Engine, SendLongerThanTheReceiveBufferFailsBothSidesAndIsCountedBySide) {
   EXPECT_EQ(w.db->divergence(), "");
 }
 
+// ACK coalescing (CSR ACK_REQ = n): a 100-packet WRITE from PSN 100 asks
+// for an ACK on its last packet and on every PSN ending in n one bits; the
+// responder acknowledges exactly those. Values above 15 are refused.
+TEST_P(Engine, AckRequestIntervalDecidesHowOftenTheResponderAcknowledges) {
+  for (const auto& [n, acks] : {std::pair{0u, 100u}, std::pair{4u, 7u}, std::pair{6u, 3u}, std::pair{15u, 1u}}) {
+    TwoHosts w(GetParam());
+    End a, b;
+    a.make(*w.a, 1 << 17);
+    b.make(*w.b, 1 << 17);
+    connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);  // MTU 1024, a's first PSN 100
+    if (n != 6) {
+      ASSERT_TRUE(w.da->csr_write(kCsrAckReq, n)) << "n " << n;
+    }
+    uint32_t v = 0;
+    ASSERT_TRUE(w.da->csr_read(kCsrAckReq, &v));
+    EXPECT_EQ(v, n);
+    fill(*a.buf, 102400, n);
+    w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 1, 102400, b.buf->addr(), b.mr.key),
+                   {{a.buf->addr(), 102400, a.mr.key}});
+    w.settle();
+    const auto sc = w.a->poll(*a.scq);
+    ASSERT_EQ(sc.size(), 1u);
+    EXPECT_EQ(sc[0].status, 0);
+    EXPECT_EQ(0, std::memcmp(a.buf->data(), b.buf->data(), 102400));
+    EXPECT_EQ(w.a->counter(XportCnt::kTxPkts), 100u);
+    EXPECT_EQ(w.b->counter(XportCnt::kTxAcks), acks) << "ACK_REQ " << n;
+    EXPECT_EQ(w.a->counter(XportCnt::kRxAcks), acks) << "ACK_REQ " << n;
+    EXPECT_FALSE(w.da->csr_write(kCsrAckReq, 16)) << "16 is refused";
+    ASSERT_TRUE(w.da->csr_read(kCsrAckReq, &v));
+    EXPECT_EQ(v, n) << "and changes nothing";
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 // A crafted frame: RC SEND_ONLY from "A" to B's QP with the given PSN.
 std::vector<uint8_t> send_only_frame(uint32_t dst_qpn, uint32_t psn, const std::vector<uint8_t>& payload) {
   RoceTxHdr h;

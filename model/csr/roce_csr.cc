@@ -23,6 +23,7 @@ RoceCsr::RoceCsr(Scheduler& s, const CsrParams& p)
   mac_lo_ = spec::kCsrPortMacLoReset;
   mac_hi_ = spec::kCsrPortMacHiReset;
   mtu_ = spec::kCsrPortMtuReset;
+  ack_req_ = spec::kCsrAckReqReset;
   port_ctrl_ = spec::kCsrPortCtrlReset;
 }
 
@@ -71,6 +72,7 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     case kCsrPortMacLo: *value = mac_lo_; return true;
     case kCsrPortMacHi: *value = mac_hi_; return true;
     case kCsrPortMtu: *value = mtu_; return true;
+    case kCsrAckReq: *value = ack_req_; return true;
     case kCsrPortCtrl: *value = port_ctrl_; return true;
     case kCsrPortState: *value = (port_ctrl_ & 1u) ? 4 : 1; return true;
     case kCsrRxFrames: *value = cnt.rx_frames; return true;
@@ -111,6 +113,12 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
     case kCsrPortMacLo: mac_lo_ = merge(mac_lo_, data, strb); return true;
     case kCsrPortMacHi: mac_hi_ = merge(mac_hi_, data, strb) & 0xFFFFu; return true;
     case kCsrPortCtrl: port_ctrl_ = merge(port_ctrl_, data, strb) & 1u; return true;
+    case kCsrAckReq: {
+      const uint32_t v = merge(ack_req_, data, strb);
+      if (v > 15) return false;
+      ack_req_ = v;
+      return true;
+    }
     case kCsrPortMtu: {
       const uint32_t v = merge(mtu_, data, strb);
       if (v < 1 || v > 5) return false;

@@ -69,6 +69,7 @@ class RoceCsr : public Process {
   bool roce_enable() const { return ctrl_ & 1u; }
   uint64_t port_mac() const { return (uint64_t{mac_hi_} << 32) | mac_lo_; }
   uint32_t port_mtu() const { return mtu_ & 7u; }
+  unsigned ack_req_log2() const { return ack_req_ & 15u; }
   bool link_up() const { return port_ctrl_ & 1u; }
   const Ip128& gid(unsigned i) const { return gid_[i]; }
   uint8_t gid_type(unsigned i) const { return gtype_[i]; }
@@ -88,7 +89,7 @@ class RoceCsr : public Process {
   CsrParams p_;
   CsrCounters counters_in_;
   std::function<CsrCounters()> counter_source_;
-  uint32_t ctrl_ = 0, mac_lo_ = 0, mac_hi_ = 0, mtu_ = 0, port_ctrl_ = 0;
+  uint32_t ctrl_ = 0, mac_lo_ = 0, mac_hi_ = 0, mtu_ = 0, port_ctrl_ = 0, ack_req_ = 0;
   std::vector<Ip128> gid_;
   std::vector<uint8_t> gtype_;
   // mailbox and doorbells

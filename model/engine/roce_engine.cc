@@ -124,6 +124,7 @@ void RoceEngine::report_qp_err(uint32_t qpn) {
 }
 
 void RoceEngine::follow_csr() {
+  req.set_ack_req_log2(csr.ack_req_log2());
   cmd.set_port_mac(csr.port_mac());
   for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i));
   parser.set_roce_enable(csr.roce_enable());

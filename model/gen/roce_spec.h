@@ -3354,6 +3354,8 @@ inline constexpr uint32_t kCsrVersion = 0x004;  // ro: major[15:8] minor[7:0] of
 inline constexpr uint32_t kCsrVersionReset = 0x00000100;
 inline constexpr uint32_t kCsrCtrl = 0x010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
 inline constexpr uint32_t kCsrCtrlReset = 0x00000001;
+inline constexpr uint32_t kCsrAckReq = 0x014;  // rw: ACK coalescing: the requester asks for an ACK (BTH AckReq) on the last packet of every message and on every packet whose PSN ends in n one bits, so the responder acknowledges every 2^n packets of a long message instead of each or only the last (n = 0..15, default 6: every 64 packets, as Linux rxe); other values are refused with SLVERR
+inline constexpr uint32_t kCsrAckReqReset = 0x00000006;
 inline constexpr uint32_t kCsrCapMaxQp = 0x020;  // ro: queue pairs the engine holds
 inline constexpr uint32_t kCsrCapMaxCq = 0x024;  // ro: completion queues
 inline constexpr uint32_t kCsrCapMaxMr = 0x028;  // ro: memory regions

@@ -189,8 +189,8 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
                              : kRcWriteMiddle;
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
-  h.ack_req = last;
   h.psn = (act_psn_ + k) & kPsnMask;
+  h.ack_req = last || (h.psn & ack_mask_) == ack_mask_;  // ACK coalescing (CSR ACK_REQ)
   if (!w.send && first) {
     h.reth_va = w.w.remote_addr;
     h.reth_rkey = w.w.rkey;

@@ -52,6 +52,8 @@ class Requester : public Process {
   Out<spec::SqTrack> sq_track{this};
 
   uint32_t tx_pkts() const { return cnt_pkts_; }
+  // CSR ACK_REQ: AckReq on the last packet of a message and on every PSN ending in n one bits.
+  void set_ack_req_log2(unsigned n) { ack_mask_ = (1u << (n & 15u)) - 1; }
   bool busy() const { return st_ != St::kIdle || any_eligible(); }
   void run() override;
 
@@ -133,6 +135,7 @@ class Requester : public Process {
   bool pay_err_ = false;    // poisoned read data: the WQE completes with LOC_PROT_ERR
   Cycle out_at_ = 0;        // the next cycle a header may leave (its payload streams after it)
   uint32_t cnt_pkts_ = 0;
+  uint32_t ack_mask_ = (1u << spec::kCsrAckReqReset) - 1;
 };
 
 // The requester as a cycle-level Block (in 0 qp_cfg, 1 sq_db, 2 sq_retire, 3

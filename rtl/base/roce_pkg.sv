@@ -869,6 +869,8 @@ package roce_pkg;
   localparam logic [11:0] CSR_CTRL = 12'h010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
   localparam logic [31:0] CSR_CTRL_RESET = 32'h00000001;
   localparam int unsigned CSR_CTRL_ROCE_ENABLE_BIT = 0;
+  localparam logic [11:0] CSR_ACK_REQ = 12'h014;  // rw: ACK coalescing: the requester asks for an ACK (BTH AckReq) on the last packet of every message and on every packet whose PSN ends in n one bits, so the responder acknowledges every 2^n packets of a long message instead of each or only the last (n = 0..15, default 6: every 64 packets, as Linux rxe); other values are refused with SLVERR
+  localparam logic [31:0] CSR_ACK_REQ_RESET = 32'h00000006;
   localparam logic [11:0] CSR_CAP_MAX_QP = 12'h020;  // ro: queue pairs the engine holds
   localparam logic [11:0] CSR_CAP_MAX_CQ = 12'h024;  // ro: completion queues
   localparam logic [11:0] CSR_CAP_MAX_MR = 12'h028;  // ro: memory regions

@@ -1,7 +1,7 @@
 // roce_csr: the engine's AXI4-Lite control-and-status registers
 // (map: spec/csr.toml, docs/spec/csr.md).
 //
-//   0x000 ID, VERSION, CTRL            identity, roce_enable
+//   0x000 ID, VERSION, CTRL, ACK_REQ   identity, roce_enable, ACK coalescing
 //   0x020 CAP_*                        device limits (this block's parameters)
 //   0x080 PORT_MAC_LO/HI, MTU, CTRL, STATE
 //   0x100 RX_* / 0x140 RX_DROP[reason] / 0x200 TX_FRAMES   counters of the packet path
@@ -87,6 +87,7 @@ module roce_csr #(
   output logic                                     roce_enable,
   output logic [47:0]                              port_mac,
   output logic [2:0]                               port_mtu,     // IBV_MTU_*: 1 = 256 .. 5 = 4096
+  output logic [3:0]                               ack_req_log2, // ACK_REQ: AckReq every 2^n packets
   output logic                                     link_up,
   output logic [GID_TBL_LEN*128-1:0]               gid_table,    // entry i at [128*i +: 128], byte 0 most significant
   output logic [GID_TBL_LEN*2-1:0]                 gid_type      // 0 unused, 1 RoCE v1, 2 RoCE v2
@@ -100,7 +101,7 @@ module roce_csr #(
   end
 
   // ---- registers
-  logic [31:0]  ctrl_q, mac_lo_q, mac_hi_q, mtu_q, port_ctrl_q;
+  logic [31:0]  ctrl_q, mac_lo_q, mac_hi_q, mtu_q, port_ctrl_q, ackr_q;
   logic [127:0] gid_q [GID_TBL_LEN];
   logic [1:0]   gtype_q [GID_TBL_LEN];
   logic [511:0] cmd_arg_q;            // CMD_ARG word i at [32*i +: 32]
@@ -162,6 +163,7 @@ module roce_csr #(
         roce_pkg::CSR_PORT_MAC_LO:    rd_value = mac_lo_q;
         roce_pkg::CSR_PORT_MAC_HI:    rd_value = mac_hi_q;
         roce_pkg::CSR_PORT_MTU:       rd_value = mtu_q;
+        roce_pkg::CSR_ACK_REQ:        rd_value = ackr_q;
         roce_pkg::CSR_PORT_CTRL:      rd_value = port_ctrl_q;
         roce_pkg::CSR_PORT_STATE:     rd_value = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT] ? 32'd4 : 32'd1;
         roce_pkg::CSR_RX_FRAMES:      rd_value = cnt_rx_frames;
@@ -215,6 +217,10 @@ module roce_csr #(
         roce_pkg::CSR_PORT_MAC_LO: begin wr_new = merge(mac_lo_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
         roce_pkg::CSR_PORT_MAC_HI: begin wr_new = merge(mac_hi_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
         roce_pkg::CSR_PORT_CTRL:   begin wr_new = merge(port_ctrl_q, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_ACK_REQ: begin
+          wr_new = merge(ackr_q, s_axil_wdata, s_axil_wstrb);
+          wr_ok = wr_new <= 32'd15;
+        end
         roce_pkg::CSR_PORT_MTU: begin
           wr_new = merge(mtu_q, s_axil_wdata, s_axil_wstrb);
           wr_ok = wr_new >= 32'd1 && wr_new <= 32'd5;
@@ -259,6 +265,7 @@ module roce_csr #(
       mac_lo_q <= roce_pkg::CSR_PORT_MAC_LO_RESET;
       mac_hi_q <= roce_pkg::CSR_PORT_MAC_HI_RESET;
       mtu_q <= roce_pkg::CSR_PORT_MTU_RESET;
+      ackr_q <= roce_pkg::CSR_ACK_REQ_RESET;
       port_ctrl_q <= roce_pkg::CSR_PORT_CTRL_RESET;
       for (int i = 0; i < GID_TBL_LEN; i++) begin
         gid_q[i] <= '0;
@@ -294,6 +301,7 @@ module roce_csr #(
               roce_pkg::CSR_PORT_MAC_LO: mac_lo_q <= wr_new;
               roce_pkg::CSR_PORT_MAC_HI: mac_hi_q <= {16'b0, wr_new[15:0]};
               roce_pkg::CSR_PORT_MTU:    mtu_q <= {29'b0, wr_new[2:0]};
+              roce_pkg::CSR_ACK_REQ:     ackr_q <= {28'b0, wr_new[3:0]};
               roce_pkg::CSR_PORT_CTRL:   port_ctrl_q <= {31'b0, wr_new[0]};
               roce_pkg::CSR_CMD_OP: begin
                 cmd_op_q <= wr_new[7:0];
@@ -332,6 +340,7 @@ module roce_csr #(
   assign roce_enable = ctrl_q[roce_pkg::CSR_CTRL_ROCE_ENABLE_BIT];
   assign port_mac    = {mac_hi_q[15:0], mac_lo_q};
   assign port_mtu    = mtu_q[2:0];
+  assign ack_req_log2 = ackr_q[3:0];
   assign link_up     = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT];
   assign m_cmd = {cmd_op_q, cmd_arg_q};  // {op, args}
   assign m_cmd_valid = cmd_valid_q;

@@ -113,6 +113,7 @@ module roce_engine #(
   logic        roce_enable, link_up;
   logic [47:0] port_mac;
   logic [2:0]  port_mtu;
+  logic [3:0]  ack_req_log2;
   logic [GID_TBL_LEN*128-1:0] gid_table;
   logic [GID_TBL_LEN*2-1:0]   gid_type;
   logic [GID_TBL_LEN*130-1:0] gid_typed;  // roce_cmd's view: entry i = {type, gid}
@@ -144,7 +145,7 @@ module roce_engine #(
     .m_sq_db(sq_db), .m_sq_db_valid(sq_db_valid), .m_sq_db_ready(sq_db_ready),
     .m_rq_db(rq_db), .m_rq_db_valid(rq_db_valid), .m_rq_db_ready(rq_db_ready),
     .m_cq_db(cq_db), .m_cq_db_valid(cq_db_valid), .m_cq_db_ready(cq_db_ready),
-    .roce_enable, .port_mac, .port_mtu, .link_up, .gid_table, .gid_type
+    .roce_enable, .port_mac, .port_mtu, .ack_req_log2, .link_up, .gid_table, .gid_type
   );
 
   roce_pkg::qp_cfg_t qp_cfg;  logic qp_cfg_valid, qp_cfg_ready;
@@ -269,7 +270,7 @@ module roce_engine #(
   logic [31:0] cnt_tx_pkts;
 
   requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_req (
-    .clk, .rst,
+    .clk, .rst, .ack_req_log2,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[0]), .s_qp_cfg_ready(qp_cfg_ready_req),
     .s_sq_db(sq_db), .s_sq_db_valid(sq_db_valid), .s_sq_db_ready(sq_db_ready),
     .s_sq_retire(sq_retire), .s_sq_retire_valid(sq_retire_valid), .s_sq_retire_ready(sq_retire_ready),

@@ -7,7 +7,8 @@
 //   request packets of one WQE (mtu = 128 << pmtu, n = max(1, ceil(length / mtu)))
 //     SEND:  FIRST MIDDLE... LAST[_IMM] | ONLY[_IMM]
 //     WRITE: FIRST(RETH) MIDDLE... LAST[_IMM] | ONLY(RETH)[_IMM](RETH)
-//     PSN next_psn .. next_psn + n - 1; ack_req (and se) on the last one
+//     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
+//     ending in ack_req_log2 one bits (CSR ACK_REQ); se on the last one
 //
 // One WQE at a time:
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
@@ -35,6 +36,7 @@ module requester #(
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
+  input  wire logic [3:0]             ack_req_log2,  // CSR ACK_REQ: AckReq on PSNs ending in n one bits
   input  wire roce_pkg::qp_cfg_t      s_qp_cfg,
   input  wire logic                   s_qp_cfg_valid,
   output logic                        s_qp_cfg_ready,
@@ -286,6 +288,8 @@ module requester #(
   roce_pkg::roce_tx_hdr_t hdr_d;
   logic        hdr_first, hdr_last, hdr_can, hdr_load, pay_done;
   logic [12:0] hdr_pay;
+  logic [15:0] ack_mask;  // the n low PSN bits that must all be ones for an AckReq mid-message
+  assign ack_mask = (16'd1 << ack_req_log2) - 16'd1;
 
   always_comb begin
     hdr_first = hdr_k_q == 25'd0;
@@ -313,8 +317,9 @@ module requester #(
     hdr_d.se      = hdr_last && w_flags[1] && (op_send || op_imm);
     hdr_d.pkey    = 16'(roce_pkg::DEFAULT_PKEY);
     hdr_d.dst_qpn = cfg.dest_qpn;
-    hdr_d.ack_req = hdr_last;
     hdr_d.psn     = act_psn_q + hdr_k_q[23:0];
+    // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one
+    hdr_d.ack_req = hdr_last || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF;
     if (!op_send && hdr_first) begin
       hdr_d.reth_va   = w_raddr;
       hdr_d.reth_rkey = w_rkey;

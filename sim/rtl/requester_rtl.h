@@ -24,6 +24,7 @@ class RequesterRtl : public VlBlock<Vrequester> {
   }
   void reset() override {
     top_->s_qp_cfg_valid = top_->s_sq_db_valid = top_->s_sq_retire_valid = 0;
+    top_->ack_req_log2 = spec::kCsrAckReqReset;  // the CSR's reset value, as the model's
     top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = 0;
     top_->m_dma_rd_req_ready = top_->m_mr_req_ready = top_->m_tx_hdr_ready = 0;
     top_->m_axis_tx_payload_tready = top_->m_sq_track_ready = 0;

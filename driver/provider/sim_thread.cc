@@ -143,10 +143,13 @@ void Engine::loop() {
             if (dt < kSliceTarget / 2 && slice < kMaxSlice) slice *= 2;
             if (dt > kSliceTarget * 2 && slice > kMinSlice) slice /= 2;
           }
+          // (before the events are taken: the counter reads run the clock,
+          // and a completion event they let out must not wait for a wakeup
+          // that may never come)
+          if (hw_counters_.due()) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
-          if (hw_counters_.due()) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
           if (dev_->idle() && rx.empty()) {
             timer = dev_->timer_at() != UINT64_MAX;
             sleeping_.store(true, std::memory_order_release);

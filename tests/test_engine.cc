@@ -6,6 +6,8 @@
 // memory unchanged.
 #include <gtest/gtest.h>
 
+#include "net/icrc.h"
+
 #include <cstring>
 #include <random>
 
@@ -276,6 +278,50 @@ TEST_P(Engine, PacketWithWrongPsnIsNakedOnceAndWritesNothing) {
   dev->run(1'000'000);
   EXPECT_EQ(b.buf->data()[0], 0xEE);
   ASSERT_EQ(h.poll(*b.rcq).size(), 1u);
+}
+
+// Many QPs fail at once: a burst of requests out of opcode sequence, one per
+// QP, back to back. Each draws a fatal NAK; every QP ends in ERR (QUERY_QP)
+// while roce_cmd is busy telling the owners about the ones before (the tap
+// that reports them never holds the responder back), and the engine goes idle.
+TEST_P(Engine, ABurstOfFatalNaksOnManyQpsPutsEveryQpInErr) {
+  auto dev = make_device(GetParam());
+  std::vector<std::vector<uint8_t>> sent;
+  dev->set_tx_sink([&](const uint8_t* f, size_t n) { sent.emplace_back(f, f + n); });
+  EngineHost h(*dev);
+  h.configure_port(kMacB, kIpB);
+  constexpr unsigned kQps = 12;
+  End base;
+  base.make(h, 4096);
+  std::vector<std::unique_ptr<host::Qp>> qps;
+  for (unsigned i = 0; i < kQps; ++i) {
+    qps.push_back(h.create_qp(base.pd, *base.scq, *base.rcq, 2, 2));
+    host::Path p;
+    p.dest_qpn = 0x100 + i;
+    p.dmac = kMacA;
+    p.dgid = host::ipv4_gid(kIpA);
+    p.rq_psn = 500;
+    h.connect(*qps.back(), p);
+  }
+  const std::vector<uint8_t> pay(64, 0x11);
+  for (const auto& q : qps) {
+    auto f = send_only_frame(q->qpn, 500, pay);
+    f[14 + 20 + 8] = kRcSendLast;  // a LAST with no message begun: invalid request
+    const size_t l3 = 14, len = (size_t{f[l3 + 2]} << 8) | f[l3 + 3];
+    const uint32_t c = roce_icrc(f.data() + l3, len, L3::kIpv4);
+    for (int k = 0; k < 4; ++k) f[l3 + len - 4 + k] = static_cast<uint8_t>(c >> (8 * k));
+    dev->rx_frame(f.data(), f.size());
+  }
+  dev->run(2'000'000);
+  EXPECT_TRUE(dev->idle());
+  EXPECT_EQ(h.counter(XportCnt::kRemInvReq), kQps);
+  EXPECT_EQ(sent.size(), kQps) << "one NAK each";
+  for (const auto& q : qps) {
+    const host::CmdResult r = h.command(CmdOp::kQueryQp, q->qpn);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.res[0], static_cast<uint32_t>(QpState::kErr)) << "QP " << q->qpn;
+  }
+  EXPECT_EQ(dev->divergence(), "");
 }
 
 TEST_P(Engine, PacketForQpNotInRtrIsDroppedAndCounted) {

@@ -1,6 +1,7 @@
 #include "hw_counters.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,7 +11,8 @@
 
 namespace rocenic::driver {
 
-HwCounterFiles::HwCounterFiles(std::string dir) : dir_(std::move(dir)), shown_(hw_counter_files().size(), -1) {
+HwCounterFiles::HwCounterFiles(std::string dir)
+    : dir_(std::move(dir)), files_(hw_counter_files()), shown_(files_.size(), -1) {
   struct stat st {};
   enabled_ = !dir_.empty() && stat(dir_.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -24,11 +26,10 @@ std::string HwCounterFiles::default_dir() {
 void HwCounterFiles::publish(const std::function<bool(uint32_t, uint32_t*)>& read) {
   if (!enabled_) return;
   last_ = std::chrono::steady_clock::now();
-  static const auto files = hw_counter_files();
-  for (size_t i = 0; i < files.size(); ++i) {
+  for (size_t i = 0; i < files_.size(); ++i) {
     uint32_t v = 0;
-    if (!read(spec::kCsrXportCnt + 4 * files[i].second, &v) || shown_[i] == static_cast<int64_t>(v)) continue;
-    const std::string path = dir_ + "/" + files[i].first, tmp = path + ".new";
+    if (!read(spec::kCsrXportCnt + 4 * files_[i].second, &v) || shown_[i] == static_cast<int64_t>(v)) continue;
+    const std::string path = dir_ + "/" + files_[i].first, tmp = path + "." + std::to_string(getpid()) + ".new";
     FILE* f = std::fopen(tmp.c_str(), "w");
     if (!f) continue;  // the tree is gone (the launcher cleans up): nothing to show it to
     const bool ok = std::fprintf(f, "%u\n", v) > 0;

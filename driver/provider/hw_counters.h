@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rocenic::driver {
@@ -32,6 +33,7 @@ class HwCounterFiles {
  private:
   std::string dir_;
   bool enabled_ = false;
+  std::vector<std::pair<std::string, unsigned>> files_;  // name, xport_cnt index (owned: used at exit too)
   std::vector<int64_t> shown_;  // value in each file (-1: not written yet)
   std::chrono::steady_clock::time_point last_{};
 };

@@ -192,8 +192,11 @@ void RoceCsr::run() {
   while (cmd_resp.ready() && cmd_resp.next_at() < write_at && cmd_resp.next_at() < now) answer(false);
   bool moved = false;
   // A read handed over after a write that still waits here (its response
-  // channel full, a doorbell pending) waits behind it: the RTL takes the
-  // write only as it judges it, so a later read can never see older values.
+  // channel full, a doorbell pending) waits behind it. This block takes
+  // AW/W into its queues at once, where the RTL takes a write only as it
+  // judges it; a master that issues one access at a time (the driver, the
+  // cross-checks) presents the read only once the write was taken, so on
+  // the RTL the read always sees the write.
   const bool write_before_read = aw.ready() && ar.ready() && aw.next_at() < ar.next_at();
   if (ar.ready() && r->can_push() && !write_before_read) {
     uint32_t v = 0;

@@ -90,9 +90,11 @@ bool RoceCmd::emit(const Output& o, Cycle t) {
 
 void RoceCmd::run() {
   const Cycle now = s_.now();
-  if (pending_.empty() && qp_err.ready() && (!cmd.ready() || qp_err.next_at() <= cmd.next_at())) {
+  if (pending_.empty() && qp_err.ready()) {  // a report before a mailbox command, as the RTL's IDLE
     qp_failed(qp_err.pop().qpn);
     next_ = now + 1;
+    // (nothing to send when the QP was gone, in RESET or in ERR: what waits behind it must not be stranded)
+    if (pending_.empty() && (qp_err.ready() || cmd.ready())) s_.wake_at(this, next_);
   } else if (pending_.empty() && cmd.ready()) {
     spec::CmdResp r;
     r.status = static_cast<uint8_t>(execute(cmd.pop(), r));

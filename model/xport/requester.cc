@@ -79,7 +79,9 @@ bool Requester::control(Cycle now) {
         q.psn = c.sq_psn & kPsnMask;
         break;
       case A::kToErr: q.state = qs(S::kErr); break;
-      case A::kToSqd: q.state = qs(S::kSqd); break;
+      case A::kToSqd:  // (a QP this block already failed stays in ERR until roce_cmd hears of it)
+        if (q.state == qs(S::kRts)) q.state = qs(S::kSqd);
+        break;
       case A::kAttr:  // SQD -> RTS: new WQEs start again
         if (q.state == qs(S::kSqd) && c.state == qs(S::kRts)) q.state = qs(S::kRts);
         break;

@@ -5,17 +5,20 @@
 //   - the completer wrote an error completion other than a flush (retry or
 //     RNR retries exhausted, a NAK, a local failure: its QP is in ERR).
 //
-//   s_ack_hdr ──────────────► m_ack_hdr   (toward tx_arb)       ─┐ qpn of a fatal NAK
-//   s_compl   ──────────────► m_compl     (toward the CQ arbiter) ┤ qpn of an error completion
-//                                                                 └─► FIFO ─► m_qp_err (roce_cmd)
+//   s_ack_hdr ──────────────► m_ack_hdr   (toward tx_arb)         ─┐ QPN of a fatal NAK
+//   s_compl   ──────────────► m_compl     (toward the CQ arbiter)  ┤ QPN of an error completion
+//                                                                   └─► pending bitmap ─► scanner ─► m_qp_err
 //
-// Both streams pass straight through; one that would report while the FIFO
-// is full waits (its valid and ready held low). When both report in one
-// cycle the completion waits a cycle. Combinational but for the FIFO.
+// Both streams pass straight through, never held: a report only sets the
+// QP's bit in a pending bitmap (two in one cycle, or the same QP twice, are
+// fine), so the tap can never stall the responder or the completer -- which
+// may be waiting on roce_cmd, which may be waiting on them. A scanner visits
+// one QP a cycle and offers the pending ones to roce_cmd, clearing each bit
+// as it is taken. Reports are rare; a QP waits at most MAX_QP cycles.
 `default_nettype none
 
 module qp_err_tap #(
-  parameter int DEPTH = 4
+  parameter int MAX_QP = 256
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
@@ -36,46 +39,52 @@ module qp_err_tap #(
   input  wire logic                   m_qp_err_ready,
   output logic                        idle
 );
+  localparam int QW = $clog2(MAX_QP);
   localparam logic [7:0] FLUSH = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
 
-  logic room, r_fatal, c_err, r_hold, c_hold, push;
-  roce_pkg::qp_err_t in;
+  initial begin
+    if ((1 << QW) != MAX_QP) $error("qp_err_tap: MAX_QP must be a power of two");
+  end
+
+  logic r_rep, c_rep;
+  logic [MAX_QP-1:0] pend_q;
+  logic [QW-1:0] scan_q;
+
+  // pass-through (forward and backward apart)
+  assign m_ack_hdr       = s_ack_hdr;
+  assign m_ack_hdr_valid = s_ack_hdr_valid;
+  assign s_ack_hdr_ready = m_ack_hdr_ready;
+  assign m_compl         = s_compl;
+  assign m_compl_valid   = s_compl_valid;
+  assign s_compl_ready   = m_compl_ready;
 
   always_comb begin
-    r_fatal = s_ack_hdr.opcode == roce_pkg::OP_RC_ACK
-           && s_ack_hdr.aeth_syndrome >= 8'(roce_pkg::AETH_NAK_INV_REQ)
-           && s_ack_hdr.aeth_syndrome <= 8'(roce_pkg::AETH_NAK_REM_OP);
-    c_err   = s_compl.status != 8'd0 && s_compl.status != FLUSH;
-    r_hold  = r_fatal && !room;
-    c_hold  = c_err && (!room || (s_ack_hdr_valid && r_fatal));
-    m_ack_hdr       = s_ack_hdr;
-    m_ack_hdr_valid = s_ack_hdr_valid && !r_hold;
-    m_compl         = s_compl;
-    m_compl_valid   = s_compl_valid && !c_hold;
-    in.qpn = (s_ack_hdr_valid && r_fatal) ? s_ack_hdr.src_qpn[15:0] : s_compl.qp_num[15:0];
+    r_rep = s_ack_hdr_valid && m_ack_hdr_ready && s_ack_hdr.opcode == roce_pkg::OP_RC_ACK
+         && s_ack_hdr.aeth_syndrome >= 8'(roce_pkg::AETH_NAK_INV_REQ)
+         && s_ack_hdr.aeth_syndrome <= 8'(roce_pkg::AETH_NAK_REM_OP);
+    c_rep = s_compl_valid && m_compl_ready && s_compl.status != 8'd0 && s_compl.status != FLUSH;
   end
-  assign s_ack_hdr_ready = m_ack_hdr_ready && !r_hold;
-  assign s_compl_ready   = m_compl_ready && !c_hold;
-  assign push = (s_ack_hdr_valid && s_ack_hdr_ready && r_fatal) || (s_compl_valid && s_compl_ready && c_err);
 
-  // room from a count of the reports queued (a register), not from the
-  // FIFO's s_ready: that one is computed beside s_valid, and push depends on room
-  logic q_valid;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic q_ready;  // always 1 while n_q < DEPTH
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [$clog2(DEPTH + 1)-1:0] n_q;
-  fifo_fwft #(.WIDTH($bits(in)), .DEPTH(DEPTH)) u_q (
-    .clk, .rst,
-    .s_valid(push), .s_ready(q_ready), .s_data(in),
-    .m_valid(q_valid), .m_ready(m_qp_err_ready), .m_data(m_qp_err));
-  assign m_qp_err_valid = q_valid;
-  assign room = n_q < $bits(n_q)'(DEPTH);
-  always_ff @(posedge clk) begin
-    if (rst) n_q <= '0;
-    else n_q <= n_q + $bits(n_q)'(push) - $bits(n_q)'(q_valid && m_qp_err_ready);
+  // the scanner's QP is offered while its bit is set; otherwise it moves on
+  assign m_qp_err_valid = pend_q[scan_q];
+  always_comb begin
+    m_qp_err = '0;
+    m_qp_err.qpn = 16'(scan_q);
   end
-  assign idle = n_q == '0;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pend_q <= '0;
+      scan_q <= '0;
+    end else begin
+      if (!pend_q[scan_q] || m_qp_err_ready) scan_q <= scan_q + QW'(1);
+      if (pend_q[scan_q] && m_qp_err_ready) pend_q[scan_q] <= 1'b0;
+      // a new report wins over the clearing of the same bit (roce_cmd ignores a QP already in ERR)
+      if (r_rep && s_ack_hdr.src_qpn < 24'(MAX_QP)) pend_q[s_ack_hdr.src_qpn[QW-1:0]] <= 1'b1;
+      if (c_rep && s_compl.qp_num < 24'(MAX_QP)) pend_q[s_compl.qp_num[QW-1:0]] <= 1'b1;
+    end
+  end
+  assign idle = pend_q == '0;
 endmodule
 
 `default_nettype wire

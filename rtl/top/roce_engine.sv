@@ -396,9 +396,10 @@ module roce_engine #(
 
   // ---------------------------------------------------------------- transport failures -> roce_cmd
   // A fatal NAK the responder sends, an error completion of the completer:
-  // roce_cmd records the QP's ERR (QUERY_QP) and tells every owner (both queues flush).
+  // roce_cmd records the QP's ERR (QUERY_QP) and tells every owner (both
+  // queues flush). The tap never holds either stream back.
   logic idle_err_tap;
-  qp_err_tap u_err_tap (
+  qp_err_tap #(.MAX_QP(MAX_QP)) u_err_tap (
     .clk, .rst,
     .s_ack_hdr(ack_hdr_raw), .s_ack_hdr_valid(ack_raw_valid), .s_ack_hdr_ready(ack_raw_ready),
     .m_ack_hdr(ack_hdr), .m_ack_hdr_valid(ack_hdr_valid), .m_ack_hdr_ready(ack_hdr_ready),

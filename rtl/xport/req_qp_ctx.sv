@@ -174,7 +174,8 @@ module req_qp_ctx #(
           psn_mem[c_idx] <= s_qp_cfg.sq_psn;
         end
         roce_pkg::QP_ACTION_TO_ERR:  state_mem[c_idx] <= roce_pkg::QP_STATE_ERR;
-        roce_pkg::QP_ACTION_TO_SQD:  state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
+        // (a QP this block already failed stays in ERR until roce_cmd hears of it)
+        roce_pkg::QP_ACTION_TO_SQD:  if (rts_q[c_idx]) state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
         // ATTR: SQD -> RTS resumes (RTS -> RTS, INIT -> INIT and SQD -> SQD change no state)
         roce_pkg::QP_ACTION_ATTR:
           if (s_qp_cfg.state == roce_pkg::QP_STATE_RTS && sqd_q[c_idx]) state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
@@ -217,7 +218,7 @@ module req_qp_ctx #(
         rw_q[pick_qpn] <= 1'b0;  // applied (a rewind taken in this cycle stays: below)
       end
       if (take_cfg && c_in) begin
-        sqd_q[c_idx] <= s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD
+        sqd_q[c_idx] <= (s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
                      || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
                          && s_qp_cfg.state == roce_pkg::QP_STATE_SQD);
         case (s_qp_cfg.action)

@@ -58,6 +58,21 @@ struct Pair {
     a->configure_port(kMacA, kIpA, 5);  // 4096-byte MTU
     b->configure_port(kMacB, kIpB, 5);
   }
+  // Connects qa (on A) and qb (on B) RESET -> RTS with path MTU `mtu` and
+  // A's local ACK timeout `timeout` (the rest as ibv_rc_pingpong sets them).
+  void connect(const host::Qp& qa, const host::Qp& qb, unsigned mtu, uint8_t timeout = host::Path{}.timeout) {
+    host::Path pa, pb;
+    pa.dest_qpn = qb.qpn;
+    pa.dmac = kMacB;
+    pa.dgid = host::ipv4_gid(kIpB);
+    pa.mtu = pb.mtu = mtu;
+    pa.timeout = timeout;
+    pb.dest_qpn = qa.qpn;
+    pb.dmac = kMacA;
+    pb.dgid = host::ipv4_gid(kIpA);
+    a->connect(qa, pa);
+    b->connect(qb, pb);
+  }
   // Both clocks advance together, one cycle at a time, until both are idle;
   // with `timers`, until no transport timer is armed either (an idle pair
   // jumps to the next one: nothing is on the wire). The RTL's timer_at() is
@@ -106,17 +121,7 @@ Figures write_goodput(const std::string& backend, unsigned nqp, uint32_t size, u
     c.qb = p.b->create_qp(pdb, *scq_b, *rcq, 1, 1);
   }
   for (auto& c : conns) {
-    host::Path pa, pb;
-    pa.dest_qpn = c.qb->qpn;
-    pa.dmac = kMacB;
-    pa.dgid = host::ipv4_gid(kIpB);
-    pa.mtu = 5;
-    pb.dest_qpn = c.qa->qpn;
-    pb.dmac = kMacA;
-    pb.dgid = host::ipv4_gid(kIpA);
-    pb.mtu = 5;
-    p.a->connect(*c.qa, pa);
-    p.b->connect(*c.qb, pb);
+    p.connect(*c.qa, *c.qb, 5);
   }
   const uint64_t start = p.da->cycles();
   const auto t0 = std::chrono::steady_clock::now();
@@ -163,15 +168,7 @@ Latency latency(const std::string& backend) {
   Buffer src(64), dst(64);
   const host::Mr mra = p.a->reg_mr(pda, src.data(), 64, 0x1), mrb = p.b->reg_mr(pdb, dst.data(), 64, 0x1);
   auto qa = p.a->create_qp(pda, *scq, *x1, 2, 2), qb = p.b->create_qp(pdb, *x2, *rcq, 2, 2);
-  host::Path pa, pb;
-  pa.dest_qpn = qb->qpn;
-  pa.dmac = kMacB;
-  pa.dgid = host::ipv4_gid(kIpB);
-  pb.dest_qpn = qa->qpn;
-  pb.dmac = kMacA;
-  pb.dgid = host::ipv4_gid(kIpA);
-  p.a->connect(*qa, pa);
-  p.b->connect(*qb, pb);
+  p.connect(*qa, *qb, host::Path{}.mtu);
   p.b->post_recv(*qb, 1, {{dst.addr(), 64, mrb.key}});
   p.lockstep();
   EngineWorld* ha = p.da->harness();
@@ -199,40 +196,35 @@ Latency latency(const std::string& backend) {
   return l;
 }
 
-// Cycles from the doorbell to the completion of one 64 KiB WRITE (16
-// packets of 4096 bytes) with frame `drop` (1-based) of A's lost (0: none).
+// The recovery runs: one 64 KiB WRITE of kRecoveryPackets 4096-byte packets,
+// A's local ACK timeout kRecoveryTimeout (ACK_TIMEOUT_BASE << it cycles).
+constexpr uint32_t kRecoverySize = 65536, kRecoveryPackets = kRecoverySize / 4096;
+constexpr uint8_t kRecoveryTimeout = 4;
+constexpr uint64_t kRecoveryTimeoutCycles = uint64_t{kAckTimeoutBase} << kRecoveryTimeout;
+
+// Cycles from the doorbell to the completion of the recovery WRITE with
+// frame `drop` (1-based) of A's lost (0: none).
 uint64_t write_with_loss(const std::string& backend, uint64_t drop) {
-  constexpr uint32_t kSize = 65536;
   Pair p(backend);
   p.drop_from_a = drop;
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(4), x1 = p.a->create_cq(4), x2 = p.b->create_cq(4), x3 = p.b->create_cq(4);
-  Buffer src(kSize), dst(kSize);
-  const host::Mr mra = p.a->reg_mr(pda, src.data(), kSize, 0x1), mrb = p.b->reg_mr(pdb, dst.data(), kSize, 0x3);
+  Buffer src(kRecoverySize), dst(kRecoverySize);
+  const host::Mr mra = p.a->reg_mr(pda, src.data(), kRecoverySize, 0x1), mrb = p.b->reg_mr(pdb, dst.data(), kRecoverySize, 0x3);
   auto qa = p.a->create_qp(pda, *scq, *x1, 2, 2), qb = p.b->create_qp(pdb, *x2, *x3, 2, 2);
-  host::Path pa, pb;
-  pa.dest_qpn = qb->qpn;
-  pa.dmac = kMacB;
-  pa.dgid = host::ipv4_gid(kIpB);
-  pa.mtu = pb.mtu = 5;
-  pa.timeout = 4;
-  pb.dest_qpn = qa->qpn;
-  pb.dmac = kMacA;
-  pb.dgid = host::ipv4_gid(kIpA);
-  p.a->connect(*qa, pa);
-  p.b->connect(*qb, pb);
+  p.connect(*qa, *qb, 5, kRecoveryTimeout);
   p.lockstep();
   p.from_a = 0;
   SendWqe w;
   w.opcode = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
   w.flags = 1;
-  w.length = kSize;
+  w.length = kRecoverySize;
   w.remote_addr = dst.addr();
   w.rkey = mrb.key;
   EngineWorld* ha = p.da->harness();
   ha->record_writes(true);
   ha->take_dma_writes();
-  p.a->post_send(*qa, w, {{src.addr(), kSize, mra.key}});
+  p.a->post_send(*qa, w, {{src.addr(), kRecoverySize, mra.key}});
   const uint64_t doorbell = ha->cycles();
   p.lockstep(true);
   const auto cqes = p.a->poll(*scq);
@@ -247,13 +239,14 @@ uint64_t write_with_loss(const std::string& backend, uint64_t drop) {
   return cqe - doorbell;
 }
 
-// The cycles a lost packet adds: by NAK (packet 8 of 16) and by timeout (packet 16).
+// The cycles a lost packet adds: by NAK (the middle packet: the next one
+// reveals the gap) and by timeout (the last packet: nothing follows it).
 struct Recovery {
   uint64_t nak = 0, timeout = 0;
 };
 Recovery recovery(const std::string& backend) {
   const uint64_t base = write_with_loss(backend, 0);
-  return {write_with_loss(backend, 8) - base, write_with_loss(backend, 16) - base};
+  return {write_with_loss(backend, kRecoveryPackets / 2) - base, write_with_loss(backend, kRecoveryPackets) - base};
 }
 
 }  // namespace
@@ -295,7 +288,8 @@ int main(int argc, char** argv) {
   const Recovery rr = recovery("rtl"), rm = recovery("model");
   std::printf("one lost packet of a 64 KiB WRITE, found by a PSN sequence NAK: +%llu cycles rtl, +%llu model\n",
               static_cast<unsigned long long>(rr.nak), static_cast<unsigned long long>(rm.nak));
-  std::printf("the last packet lost, found by the ACK timeout (timeout 4, 16384 cycles): +%llu cycles rtl, +%llu model\n",
+  std::printf("the last packet lost, found by the ACK timeout (timeout %u, %llu cycles): +%llu cycles rtl, +%llu model\n",
+              kRecoveryTimeout, static_cast<unsigned long long>(kRecoveryTimeoutCycles),
               static_cast<unsigned long long>(rr.timeout), static_cast<unsigned long long>(rm.timeout));
   // Machine-readable: one line per row, the two latencies, the recoveries.
   for (const std::string& r : rows) std::printf("%s\n", r.c_str());
@@ -305,7 +299,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(lm.rx_to_cqe));
   std::printf("recovery by=nak rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.nak),
               static_cast<unsigned long long>(rm.nak));
-  std::printf("recovery by=timeout timeout=4 rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.timeout),
-              static_cast<unsigned long long>(rm.timeout));
+  std::printf("recovery by=timeout timeout=%u rtl=%llu model=%llu\n", kRecoveryTimeout,
+              static_cast<unsigned long long>(rr.timeout), static_cast<unsigned long long>(rm.timeout));
   return 0;
 }

@@ -6,8 +6,6 @@
 // memory unchanged.
 #include <gtest/gtest.h>
 
-#include "net/icrc.h"
-
 #include <cstring>
 #include <random>
 
@@ -15,6 +13,7 @@
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
 #include "net/roce_frame.h"
+#include "support/frames.h"
 #include "support/two_hosts.h"
 
 namespace rocenic {
@@ -306,10 +305,8 @@ TEST_P(Engine, ABurstOfFatalNaksOnManyQpsPutsEveryQpInErr) {
   const std::vector<uint8_t> pay(64, 0x11);
   for (const auto& q : qps) {
     auto f = send_only_frame(q->qpn, 500, pay);
-    f[14 + 20 + 8] = kRcSendLast;  // a LAST with no message begun: invalid request
-    const size_t l3 = 14, len = (size_t{f[l3 + 2]} << 8) | f[l3 + 3];
-    const uint32_t c = roce_icrc(f.data() + l3, len, L3::kIpv4);
-    for (int k = 0; k < 4; ++k) f[l3 + len - 4 + k] = static_cast<uint8_t>(c >> (8 * k));
+    f[test::kBthOpcodeAt] = kRcSendLast;  // a LAST with no message begun: invalid request
+    test::refresh_icrc_ipv4(f);
     dev->rx_frame(f.data(), f.size());
   }
   dev->run(2'000'000);

@@ -22,8 +22,8 @@
 #include <stdexcept>
 
 #include "common/bits.h"
-#include "net/icrc.h"
 #include "net/roce_frame.h"
+#include "support/frames.h"
 #include "support/two_hosts.h"
 
 namespace rocenic {
@@ -37,14 +37,6 @@ constexpr size_t kBuf = 1 << 20;
 constexpr uint32_t kPsnA = 100, kPsnB = 200;  // connect_pair's send PSNs
 constexpr uint32_t kVictimPsn = 0x345678;
 constexpr uint32_t kPhantomQpn = 0xABCDE;      // the victim's peer: no such QP at a
-
-// Rewrites the ICRC of a RoCEv2/IPv4 frame built by roce_frame (after its
-// headers were edited), from the IPv4 total length.
-void reicrc(std::vector<uint8_t>& f) {
-  const size_t l3 = 14, len = (size_t{f[l3 + 2]} << 8) | f[l3 + 3];
-  const uint32_t c = roce_icrc(f.data() + l3, len, L3::kIpv4);
-  for (int i = 0; i < 4; ++i) f[l3 + len - 4 + i] = static_cast<uint8_t>(c >> (8 * i));
-}
 
 struct Tally {  // hostile frames sent, by fate
   uint64_t to_b = 0, to_a = 0;
@@ -119,22 +111,22 @@ class Hostile {
         ++t.parser_b;
         return f;
       }
-      case 1: {  // a request cut inside its headers (IPv4 + UDP + BTH end at 14 + 20 + 8 + 12)
+      case 1: {  // a request cut inside its headers (Ethernet, IPv4, UDP, BTH end where the payload begins)
         std::vector<uint8_t> f = frame(send_to_b());
-        f.resize(15 + rnd(14 + 20 + 8 + 12 - 15));
+        f.resize(test::kIpv4At + 1 + rnd(test::kPayloadAt - test::kIpv4At - 1));
         ++t.parser_b;
         return f;
       }
       case 2: {  // IPv4 header checksum wrong
         std::vector<uint8_t> f = frame(send_to_b());
-        f[14 + 10] ^= static_cast<uint8_t>(1u << rnd(8));
+        f[test::kIpv4At + 10] ^= static_cast<uint8_t>(1u << rnd(8));
         ++t.ip_csum;
         return f;
       }
       case 3: {  // a payload bit flipped: the ICRC no longer matches
         RoceTxHdr h = send_to_b();
         std::vector<uint8_t> f = frame(h);
-        f[14 + 20 + 8 + 12 + rnd(h.pay_len)] ^= static_cast<uint8_t>(1u << rnd(8));
+        f[test::kPayloadAt + rnd(h.pay_len)] ^= static_cast<uint8_t>(1u << rnd(8));
         ++t.icrc;
         return f;
       }
@@ -144,8 +136,8 @@ class Hostile {
         std::vector<uint8_t> f = frame(h);
         uint8_t op = kReserved[rnd(sizeof kReserved)];
         if (kOpcodes[op].valid) throw std::logic_error("test: opcode " + std::to_string(op) + " is not reserved");
-        f[14 + 20 + 8] = op;
-        reicrc(f);
+        f[test::kBthOpcodeAt] = op;
+        test::refresh_icrc_ipv4(f);
         ++t.opcode;
         return f;
       }

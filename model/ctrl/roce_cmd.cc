@@ -48,7 +48,7 @@ bool ipv4_mapped(const Ip128& g) {
 
 RoceCmd::RoceCmd(Scheduler& s, const RoceCmdParams& p)
     : cmd(s, this, 1),
-      qp_err(s, this, kQpErrDepth),
+      qp_err(s, this, 1),
       s_(s),
       p_(p),
       gid_(p.gid_tbl_len),
@@ -57,7 +57,15 @@ RoceCmd::RoceCmd(Scheduler& s, const RoceCmdParams& p)
       pd_refs_(p.max_pd, 0),
       cq_refs_(p.max_cq, 0),
       mr_(p.max_mr),
-      qp_(p.max_qp) {}
+      qp_(p.max_qp),
+      err_pending_(p.max_qp, false) {}
+
+void RoceCmd::report_failure(unsigned qpn) {
+  if (qpn >= err_pending_.size() || err_pending_[qpn]) return;
+  err_pending_[qpn] = true;
+  ++err_count_;
+  s_.wake_at(this, s_.now() + 1);
+}
 
 void RoceCmd::set_gid(unsigned i, const Ip128& gid, uint8_t type) {
   if (i < gid_.size()) gid_[i] = {gid, static_cast<uint8_t>(type & 3u)};
@@ -90,11 +98,15 @@ bool RoceCmd::emit(const Output& o, Cycle t) {
 
 void RoceCmd::run() {
   const Cycle now = s_.now();
-  if (pending_.empty() && qp_err.ready()) {  // a report before a mailbox command, as the RTL's IDLE
-    qp_failed(qp_err.pop().qpn);
+  while (qp_err.ready()) report_failure(qp_err.pop().qpn);
+  if (pending_.empty() && err_count_ != 0) {  // a report before a mailbox command, as the RTL's IDLE
+    while (!err_pending_[err_scan_]) err_scan_ = (err_scan_ + 1) % err_pending_.size();
+    err_pending_[err_scan_] = false;
+    --err_count_;
+    qp_failed(err_scan_);
     next_ = now + 1;
     // (nothing to send when the QP was gone, in RESET or in ERR: what waits behind it must not be stranded)
-    if (pending_.empty() && (qp_err.ready() || cmd.ready())) s_.wake_at(this, next_);
+    if (pending_.empty() && (err_count_ != 0 || cmd.ready())) s_.wake_at(this, next_);
   } else if (pending_.empty() && cmd.ready()) {
     spec::CmdResp r;
     r.status = static_cast<uint8_t>(execute(cmd.pop(), r));

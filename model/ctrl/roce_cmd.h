@@ -45,15 +45,18 @@ class RoceCmd : public Process {
   // Transport failures (the engine's top sees them: a fatal NAK sent, an
   // error completion): an internal MODIFY_QP to ERR, taken before a
   // mailbox command, never answered.
-  static constexpr unsigned kQpErrDepth = 64;  // the engine's taps push without waiting
   In<spec::QpErr> qp_err;
+  // The engine's taps (as rtl/ctrl/qp_err_tap.sv): a report never waits; it
+  // marks the QP pending (twice is once), and pending QPs are taken one at a
+  // time, before mailbox commands, as qp_err's are.
+  void report_failure(unsigned qpn);
   Out<spec::CmdResp> resp{this};
   OutAll<spec::QpCfg> qp_cfg{this};
   Out<spec::CqCfg> cq_cfg{this};
   Out<MrWrite> mr_wr{this};
   Out<MttWrite> mtt_wr{this};
 
-  bool busy() const { return !pending_.empty(); }
+  bool busy() const { return !pending_.empty() || err_count_ != 0; }
   void run() override;
 
  private:
@@ -98,6 +101,8 @@ class RoceCmd : public Process {
   std::vector<Mr> mr_;
   std::vector<Qp> qp_;
   std::deque<Output> pending_;  // outputs of the command in progress, in order
+  std::vector<bool> err_pending_;  // QPs reported failed, not yet put in ERR
+  unsigned err_count_ = 0, err_scan_ = 0;
   Cycle next_ = 0;              // one output a cycle
 };
 

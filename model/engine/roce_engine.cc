@@ -1,7 +1,5 @@
 #include "engine/roce_engine.h"
 
-#include <stdexcept>
-
 #include <cctype>
 #include <string>
 
@@ -36,8 +34,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       dispatch(s),
       dma_rd_arb(s, kArbLatency),
       dma_rd_route(s, kArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
-      dma_wr_arb(s, data_bytes),
-      sched_(s) {
+      dma_wr_arb(s, data_bytes) {
   // control: CSR -> command processor -> the table owners
   csr.cmd.bind(cmd.cmd);
   cmd.resp.bind(csr.cmd_resp);
@@ -85,7 +82,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   compl_merge.on_pass = [this](spec::CqCompl& c, int from) {
     using S = spec::WcStatus;
     const bool req = from == 1, flush = c.status == static_cast<uint8_t>(S::kWrFlushErr);
-    if (req && c.status != 0 && !flush) report_qp_err(c.qp_num);  // the completer failed the QP
+    if (req && c.status != 0 && !flush) cmd.report_failure(c.qp_num);  // the completer failed the QP
     cqe_err_ += c.status != 0;
     ++status_[req][c.status & 0xF];
     (req ? req_cqe_err_ : resp_cqe_err_) += c.status != 0 && !flush;
@@ -98,7 +95,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   tx_merge.on_pass = [this](spec::RoceTxHdr& h, int from) {
     if (from == 0 && h.opcode == spec::kRcAck && h.aeth_syndrome >= static_cast<uint8_t>(spec::Aeth::kNakInvReq) &&
         h.aeth_syndrome <= static_cast<uint8_t>(spec::Aeth::kNakRemOp))
-      report_qp_err(h.src_qpn);
+      cmd.report_failure(h.src_qpn);
   };
   req.tx_hdr.bind(tx_merge.in1);
   tx_merge.out.bind(deparser.hdr);
@@ -113,14 +110,6 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   dispatch.ack.bind(completer.rx_ack);
   dispatch.req.bind(resp.rx_hdr);
   dispatch.req_pay.bind(resp.rx_payload);
-}
-
-void RoceEngine::report_qp_err(uint32_t qpn) {
-  // (the RTL's tap waits while its FIFO is full; the model's channel is deep enough never to be)
-  if (!cmd.qp_err.can_push()) throw std::runtime_error("model: roce_cmd's qp_err queue overflowed");
-  spec::QpErr e;
-  e.qpn = static_cast<uint16_t>(qpn);
-  cmd.qp_err.push(e, sched_.now() + 1);
 }
 
 void RoceEngine::follow_csr() {

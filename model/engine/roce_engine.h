@@ -68,9 +68,6 @@ class RoceEngine {
  private:
   void follow_csr();  // the wires from CSR registers: port MAC, GID table, RoCE enable
 
-  // A transport failure the top saw (rtl/ctrl/qp_err_tap.sv): roce_cmd records the QP's ERR.
-  void report_qp_err(uint32_t qpn);
-  Scheduler& sched_;
   uint32_t cqe_err_ = 0, loopback_ = 0;
   uint32_t status_[2][16] = {};  // completions by side (0 responder, 1 completer) and status
   uint32_t req_cqe_err_ = 0, resp_cqe_err_ = 0, req_flush_ = 0, resp_flush_ = 0;

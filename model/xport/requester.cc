@@ -17,6 +17,7 @@ constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
 constexpr unsigned kMaxSge = 6;
 constexpr uint32_t kMaxInline = 96;
+constexpr uint32_t kMaxReadLength = 0x80000000u;  // IBTA's largest message: 2^31 bytes
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
 constexpr uint8_t kRunTag = 0x08;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
@@ -146,7 +147,8 @@ void Requester::decode(const Packet& p) {
   w.inl = (w.w.flags >> 2) & 1u;
   w.send = op == Op::kSend || op == Op::kSendWithImm;
   w.imm = op == Op::kSendWithImm || op == Op::kRdmaWriteWithImm;
-  const bool op_ok = w.send || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
+  w.read = op == Op::kRdmaRead;
+  const bool op_ok = w.send || w.read || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
   const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
   w.mtu = 128u << pmtu;
   w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
@@ -160,16 +162,20 @@ void Requester::decode(const Packet& p) {
   using S = spec::WcStatus;
   if (qps_[act_].state == qs(spec::QpState::kErr)) w.status = wc(S::kWrFlushErr);
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
+  // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
+  else if (w.read && (w.inl || w.w.length > kMaxReadLength)) w.status = wc(S::kLocQpOpErr);
   else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
   else w.status = wc(S::kSuccess);
-  if (w.inl) active_ = 0;
+  // inline bytes come from the WQE; a READ's SGEs receive its response data
+  // later (checked by the block that places it): neither is checked nor read here
+  if (w.inl || w.read) active_ = 0;
   status_ = w.status;
   sent_ = false;
 }
 
 uint32_t Requester::pay_len(uint32_t k) const {
   const uint32_t len = wqe_.w.length;
-  if (len == 0) return 0;
+  if (len == 0 || wqe_.read) return 0;
   return k + 1 < wqe_.npk ? wqe_.mtu : len - (wqe_.npk - 1) * wqe_.mtu;
 }
 
@@ -179,7 +185,9 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const bool first = k == 0, last = k + 1 == w.npk;
   spec::RoceTxHdr h = header_to_peer(cfg);
   using namespace spec;
-  if (w.send)
+  if (w.read)
+    h.opcode = kRcReadReq;
+  else if (w.send)
     h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : kRcSendOnly)
                : first       ? kRcSendFirst
                : last        ? (w.imm ? kRcSendLastImm : kRcSendLast)
@@ -192,8 +200,15 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.psn = (act_psn_ + k) & kPsnMask;
-  h.ack_req = last || (h.psn & ack_mask_) == ack_mask_;  // ACK coalescing (CSR ACK_REQ)
-  if (!w.send && first) {
+  // ACK coalescing (CSR ACK_REQ); a READ request always asks (its responses are the answer)
+  h.ack_req = last || w.read || (h.psn & ack_mask_) == ack_mask_;
+  if (w.read) {
+    // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
+    const uint32_t off = k * w.mtu;
+    h.reth_va = w.w.remote_addr + off;
+    h.reth_rkey = w.w.rkey;
+    h.reth_len = w.w.length - off;
+  } else if (!w.send && first) {
     h.reth_va = w.w.remote_addr;
     h.reth_rkey = w.w.rkey;
     h.reth_len = w.w.length;
@@ -315,7 +330,7 @@ bool Requester::send_packet(Cycle now) {
     tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
   }
   out_at_ = t + std::max<Cycle>(beats, 1);
-  ++pkt_k_;
+  pkt_k_ = w.read ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs
   ++cnt_pkts_;
   return true;
 }
@@ -326,8 +341,9 @@ bool Requester::send_packet(Cycle now) {
 void Requester::begin_run() {
   sge_ = 0;
   while (sge_ < kMaxSge && !((active_ >> sge_) & 1u)) ++sge_;
-  uint64_t off = wqe_.inl ? 0 : uint64_t{skip_} * wqe_.mtu;
-  msg_rem_ = wqe_.inl ? 0 : static_cast<uint32_t>(wqe_.w.length - off);
+  const bool reads = !wqe_.inl && !wqe_.read;  // its payload comes from its SGEs
+  uint64_t off = reads ? uint64_t{skip_} * wqe_.mtu : 0;
+  msg_rem_ = reads ? static_cast<uint32_t>(wqe_.w.length - off) : 0;
   while (sge_ < kMaxSge && off >= wqe_.sge[sge_].length) {
     off -= wqe_.sge[sge_].length;
     unsigned n = sge_ + 1;

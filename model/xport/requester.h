@@ -3,6 +3,11 @@
 // 9.7, as Linux rxe's rxe_req.c: pick a QP, fetch its WQE, check it, cut the
 // message into MTU packets with their headers, track it for the completer).
 //
+// A SEND or WRITE is cut into MTU packets carrying its SGE (or inline) bytes;
+// a READ is one READ_REQUEST (RETH: remote address, rkey, length) that takes
+// one PSN per READ RESPONSE packet to come back, reads nothing and checks no
+// lkey (its SGEs are where the responses land, checked when they do).
+//
 // Inputs: qp_cfg, sq_db (wq_db_t), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
 // Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
@@ -14,7 +19,9 @@
 // (flushed). A new WQE is tracked (sq_track) as it starts, before its first
 // packet; one sent again after a rewind is not tracked again. A rewind from
 // the completer (go-back-N) takes effect at the QP's next pick: the SQ is the
-// retransmission buffer, and sending resumes at packet rw_skip of WQE rw_idx.
+// retransmission buffer, and sending resumes at packet rw_skip of WQE rw_idx
+// (a READ asks again from the first response missing: PSN + rw_skip, remote
+// address + rw_skip * mtu, the rest of the length; IBTA 9.7.4.1.4).
 // The payload is read in pieces that never cross an SGE end, a page run
 // (each later run translated by the MR table), a 4 KiB bus-address boundary
 // or a packet end, against a payload buffer of kBufferBeats; a packet's
@@ -73,8 +80,8 @@ class Requester : public Process {
     spec::SendWqe w;
     std::array<spec::Sge, 6> sge{};
     Bytes raw;
-    bool inl = false, send = false, imm = false;
-    uint32_t mtu = 256, npk = 1;
+    bool inl = false, send = false, imm = false, read = false;
+    uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };
   // A payload piece: a read (or zeros, after a failed page translation).

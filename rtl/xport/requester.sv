@@ -7,21 +7,31 @@
 //   request packets of one WQE (mtu = 128 << pmtu, n = max(1, ceil(length / mtu)))
 //     SEND:  FIRST MIDDLE... LAST[_IMM] | ONLY[_IMM]
 //     WRITE: FIRST(RETH) MIDDLE... LAST[_IMM] | ONLY(RETH)[_IMM](RETH)
+//     READ:  READ_REQUEST(RETH) alone, no payload: it takes the n PSNs of the n
+//            READ RESPONSE packets the responder sends back
 //     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
-//     ending in ack_req_log2 one bits (CSR ACK_REQ); se on the last one
+//     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request;
+//     se on the last one
+//
+//   READ_REQUEST from packet k (k > 0: a rewind after responses 0..k-1 arrived)
+//     PSN next_psn + k | RETH va = remote_addr + k * mtu, rkey, len = length - k * mtu
+//   A READ's SGEs are where its response data lands: nothing is read and no
+//   lkey is checked here (the block that places the responses checks them).
 //
 // One WQE at a time:
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
 //          the next new one (flushed)
 //   FETCH  dma_rd_req of the WQE;  WQE: take its beats
-//   DECODE ERR -> flush; poisoned, bad opcode, bad lengths -> LOC_QP_OP_ERR
-//   CHECK  one mr_req per SGE carrying bytes; any failure -> LOC_PROT_ERR
+//   DECODE ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
+//          READ over 2^31 bytes) -> LOC_QP_OP_ERR
+//   CHECK  one mr_req per SGE carrying bytes (not for a READ); any failure ->
+//          LOC_PROT_ERR
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
 //          waits for that); req_issue reads the payload ahead (several reads
 //          outstanding into the payload buffer); a packet's header leaves once
 //          all its read data is in the buffer; its pieces are packed by
-//          stream_gather into tx_payload
+//          stream_gather into tx_payload. A READ: its one request header.
 //   TRACK  only for a failure: sq_track with its status (amend: the WQE was
 //          tracked before)
 //   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR)
@@ -135,14 +145,14 @@ module requester #(
   // ---- the WQE's fields
   logic [63:0] w_wr_id, w_raddr;
   logic [7:0]  w_op, w_nsge;
-  /* verilator lint_off UNUSEDSIGNAL */  // flags bit 3 (fence) has no effect with one WQE at a time
+  /* verilator lint_off UNUSEDSIGNAL */  // flags bit 3 (fence) is not honoured yet: no WQE waits for READ responses
   logic [7:0]  w_flags;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] w_imm, w_rkey, w_len;
   logic [767:0] sge_tbl;
   logic [5:0]  sge_act;
   logic [34:0] sge_sum;
-  logic        w_inline, op_ok, op_send, op_imm, need_pkts;
+  logic        w_inline, op_ok, op_send, op_imm, op_read, need_pkts;
   logic [2:0]  pm;
   logic [3:0]  mtu_lg;
   logic [12:0] mtu, last_len;
@@ -165,15 +175,17 @@ module requester #(
     w_len    = wqe_q[8*roce_pkg::SEND_WQE_LENGTH_OFF +: 32];
     sge_tbl  = wqe_q[8*roce_pkg::SEND_WQE_SIZE-1:INL];
     w_inline = w_flags[2];
-    op_ok    = w_op < 8'd4;   // RDMA_WRITE(_WITH_IMM), SEND(_WITH_IMM)
+    op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
+    op_ok    = w_op < 8'd4 || op_read;   // RDMA_WRITE(_WITH_IMM), SEND(_WITH_IMM), RDMA_READ
     op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM);
     op_imm   = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM);
     sge_sum  = '0;
     for (int i = 0; i < 6; i++) begin
-      sge_act[i] = 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
+      // a READ's SGEs receive its response data later: none is checked or read here
+      sge_act[i] = !op_read && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
       if (8'(i) < w_nsge) sge_sum = sge_sum + 35'(sge_tbl[128*i + 64 +: 32]);
     end
-    need_pkts = !w_inline && w_len != 32'd0;
+    need_pkts = !w_inline && !op_read && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
     pm       = (cfg.pmtu < 3'd1) ? 3'd1 : (cfg.pmtu > 3'd5) ? 3'd5 : cfg.pmtu;
     mtu_lg   = 4'd7 + {1'b0, pm};
@@ -183,6 +195,9 @@ module requester #(
 
     if (act_state == roce_pkg::QP_STATE_ERR)      dec_status = roce_pkg::WC_STATUS_WR_FLUSH_ERR;
     else if (poison_q || !op_ok)                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
+    else if (op_read && (w_inline || w_len > 32'h8000_0000))
+                                                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else                                          dec_status = roce_pkg::WC_STATUS_SUCCESS;
@@ -211,7 +226,7 @@ module requester #(
   logic [DATA_W:0] raw_head;
   logic        raw_push, raw_pop, pc_pop, pk_pop;
   logic        go_run;
-  logic [31:0] iss_offset;   // bytes of the message not sent again
+  logic [31:0] iss_offset;   // bytes of the message not sent again (a READ: not asked for again)
   // Fill levels are counted here rather than taken from the FIFOs' s_ready, whose
   // comb block also reads s_valid (a false loop for Verilator): the same limit.
   logic [$clog2(PIECE_DEPTH):0] pc_cnt_q;
@@ -294,7 +309,7 @@ module requester #(
   always_comb begin
     hdr_first = hdr_k_q == 25'd0;
     hdr_last  = hdr_k_q == npk - 25'd1;
-    hdr_pay   = hdr_last ? last_len : mtu;
+    hdr_pay   = op_read ? 13'd0 : hdr_last ? last_len : mtu;
     hdr_d = '0;
     hdr_d.l3         = cfg.l3;
     hdr_d.dst_mac    = cfg.dst_mac;
@@ -304,7 +319,9 @@ module requester #(
     hdr_d.tclass     = cfg.tclass;
     hdr_d.ttl        = cfg.ttl;
     hdr_d.flow_label = cfg.flow_label;
-    if (op_send)
+    if (op_read)
+      hdr_d.opcode = roce_pkg::OP_RC_READ_REQ;
+    else if (op_send)
       hdr_d.opcode = (hdr_first && hdr_last) ? (op_imm ? roce_pkg::OP_RC_SEND_ONLY_IMM : roce_pkg::OP_RC_SEND_ONLY)
                    : hdr_first ? roce_pkg::OP_RC_SEND_FIRST
                    : hdr_last  ? (op_imm ? roce_pkg::OP_RC_SEND_LAST_IMM : roce_pkg::OP_RC_SEND_LAST)
@@ -318,9 +335,15 @@ module requester #(
     hdr_d.pkey    = 16'(roce_pkg::DEFAULT_PKEY);
     hdr_d.dst_qpn = cfg.dest_qpn;
     hdr_d.psn     = act_psn_q + hdr_k_q[23:0];
-    // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one
-    hdr_d.ack_req = hdr_last || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF;
-    if (!op_send && hdr_first) begin
+    // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one;
+    // a READ request always (its responses are the answer it asks for)
+    hdr_d.ack_req = hdr_last || op_read || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF;
+    if (op_read) begin
+      // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
+      hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};
+      hdr_d.reth_rkey = w_rkey;
+      hdr_d.reth_len  = w_len - iss_offset;
+    end else if (!op_send && hdr_first) begin
       hdr_d.reth_va   = w_raddr;
       hdr_d.reth_rkey = w_rkey;
       hdr_d.reth_len  = w_len;
@@ -490,7 +513,7 @@ module requester #(
           arrived_q <= arrived_q + (raw_push ? (NW + 1)'(1) : '0) - (pk_pop ? {1'b0, pk_head} : '0);
           if (hdr_load) begin
             hdr_valid_q <= 1'b1;
-            hdr_k_q <= hdr_k_q + 25'd1;
+            hdr_k_q <= op_read ? npk : hdr_k_q + 25'd1;   // a READ's one request covers all its PSNs
           end else if (m_tx_hdr_ready) begin
             hdr_valid_q <= 1'b0;
           end
@@ -501,8 +524,10 @@ module requester #(
           if (raw_pop && raw_head[DATA_W]) pay_err_q <= 1'b1;
           if (hdr_k_q == npk && !hdr_valid_q && pend_q == 2'd0) begin
             sent_q <= 1'b1;
-            status_q <= (pay_err_q || iss_err) ? roce_pkg::WC_STATUS_LOC_PROT_ERR : roce_pkg::WC_STATUS_SUCCESS;
-            st_q <= (pay_err_q || iss_err) ? S_TRACK : S_WB;
+            // (req_issue's err is the last walk's: a WQE that read nothing had none)
+            status_q <= (pay_err_q || (need_pkts && iss_err)) ? roce_pkg::WC_STATUS_LOC_PROT_ERR
+                                                              : roce_pkg::WC_STATUS_SUCCESS;
+            st_q <= (pay_err_q || (need_pkts && iss_err)) ? S_TRACK : S_WB;
           end
         end
         S_TRACK: if (m_sq_track_ready) st_q <= S_WB;

@@ -73,6 +73,10 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     uint32_t first_psn, last_psn;
     uint64_t done_at;
     uint16_t idx;
+    bool read;  // done when its request left (its responses would follow a round trip later)
+  };
+  const auto in_range = [](const Pend& e, uint32_t psn) {
+    return ((psn - e.first_psn) & 0xFFFFFF) <= ((e.last_psn - e.first_psn) & 0xFFFFFF);
   };
   constexpr uint64_t kNotYet = ~uint64_t{0};
   std::map<unsigned, std::deque<Pend>> pending;
@@ -172,6 +176,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     if (scr_v && b.input_ready(s->port)) {
       ++step;
       offering = false;
+      idle_run = 0;  // idle again only after what it took (a doorbell to an idle block) had its effect
     }
     if (ret_offer && b.input_ready(kInRetire) && !(scr_v && s->port == kInRetire)) {
       auto& q = pending[ret.qpn];
@@ -214,10 +219,11 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
             if (e.idx == tr.wqe_idx) e.status = tr.status;
         } else {
           // a failure is tracked after its packets (if any): done; a start
-          // is done once its last packet left (the model's output queues
-          // may let that header out first)
-          const bool waits = tr.status == 0 && !last_seen[tr.qpn].erase(tr.last_psn);
-          q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx});
+          // is done once its last packet (a READ: its request, first_psn)
+          // left (the model's output queues may let that header out first)
+          const bool read = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+          const bool waits = tr.status == 0 && !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
+          q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx, read});
         }
         ++tracks;
       }
@@ -229,9 +235,10 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     }
     for (const auto& h : hdrs_now) {
       if (!h.ack_req) continue;
+      const bool read_req = h.opcode == spec::kRcReadReq;  // any PSN of its READ (sent again from a response)
       bool found = false;
       for (Pend& e : pending[h.src_qpn])
-        if (e.done_at == kNotYet && e.last_psn == h.psn) {
+        if (e.done_at == kNotYet && (read_req ? e.read && in_range(e, h.psn) : e.last_psn == h.psn)) {
           e.done_at = cyc + 16;
           found = true;
           break;

@@ -1,8 +1,9 @@
 // A reactive world for the requester: host memory behind the DMA timing model,
 // an MR table that answers mr_req after a small random latency, a completer
 // stand-in that retires tracked WQEs (sq_retire) at random once their last
-// packet has left, and now and then rewinds to one (go-back-N, from a random
-// packet, also of a WQE still being sent), a control script
+// packet (a READ: its request) has left, and now and then rewinds to one
+// (go-back-N, from a random packet, also of a WQE still being sent; into a
+// READ: from a random one of its response PSNs), a control script
 // (qp_cfg, sq_db, scripted sq_retire, waits) with random idle cycles, and
 // random backpressure on every output. run_env() drives one Block (RTL adapter
 // or model) in it and records every output transaction per port.
@@ -14,7 +15,10 @@
 // second implementation of the rules: good WQEs succeed until the QP's
 // first failure, made-to-fail ones fail, later ones are flushed; every
 // packet's header carries the WQE's fields; a successful WQE's payload is
-// its SGE bytes. Which error a failure reports is the RTL = model
+// its SGE bytes; a READ is one request (RETH = the WQE's remote address,
+// rkey, length) taking one PSN per response packet, and a READ asked for
+// again from response k asks for the rest of its bytes from PSN + k.
+// Which error a failure reports is the RTL = model
 // comparison's business (and the directed tests').
 #pragma once
 
@@ -130,7 +134,7 @@ class Builder {
                   uint64_t bus_base, bool readable = true, int mtt_base = -1);
   // Create a QP and take it to RTS (qp_cfg RESET, TO_INIT, TO_RTR, TO_RTS).
   void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd);
-  void cfg_action(uint16_t qpn, spec::QpAction a);
+  void cfg_action(uint16_t qpn, spec::QpAction a);  // (kAttr: SQD -> RTS)
   // Write a WQE into the QP's ring (not yet rung). A poisoned slot makes it fail.
   void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);
   void ring(uint16_t qpn);  // SQ doorbell with the QP's producer index
@@ -160,8 +164,10 @@ class Builder {
 // Hold a run's outputs against the scenario: sq_track per QP (index, wr_id,
 // length, opcode, signaled; success, failure and flush as meant), the
 // packets of each WQE that sent (PSN sequence, opcodes, ack_req/se/RETH/ImmDt
-// placement, addressing), a successful WQE's reassembled payload against its
-// SGE bytes, the read pieces' bounds. "" when everything holds.
+// placement, addressing; a READ: one request for all its PSNs), a successful
+// WQE's reassembled payload against its SGE bytes, packets sent again equal to
+// their first transmission (a READ from response k > 0: PSN, va and length
+// moved on by k packets), the read pieces' bounds. "" when everything holds.
 std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qps, std::string* summary = nullptr);
 
 }  // namespace rocenic::reqtest

@@ -85,11 +85,13 @@ void Builder::cfg_action(uint16_t qpn, spec::QpAction a) {
   c.action = static_cast<uint8_t>(a);
   using spec::QpAction;
   using spec::QpState;
-  const QpState st = a == QpAction::kToInit  ? QpState::kInit
-                     : a == QpAction::kToRtr ? QpState::kRtr
-                     : a == QpAction::kToRts ? QpState::kRts
-                     : a == QpAction::kToErr ? QpState::kErr
-                                             : QpState::kReset;
+  // (ATTR here is SQD -> RTS: new WQEs start again)
+  const QpState st = a == QpAction::kToInit                        ? QpState::kInit
+                     : a == QpAction::kToRtr                       ? QpState::kRtr
+                     : a == QpAction::kToRts || a == QpAction::kAttr ? QpState::kRts
+                     : a == QpAction::kToErr                       ? QpState::kErr
+                     : a == QpAction::kToSqd                       ? QpState::kSqd
+                                                                   : QpState::kReset;
   c.state = static_cast<uint8_t>(st);
   script.push_back({Step::kFlit, kInCfg, desc_to_flit(c), 0});
   if (a == QpAction::kReset || a == QpAction::kDestroy) run_[qpn].pi = 0;
@@ -212,7 +214,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
   };
   std::map<uint32_t, std::vector<Pkt>> pkts;
   std::map<uint32_t, std::map<uint32_t, size_t>> sent_at;  // per QP: PSN -> its first transmission
-  size_t pay_i = 0, resent = 0;
+  std::map<uint32_t, std::vector<size_t>> reads;           // per QP: its READ requests' first transmissions
+  size_t pay_i = 0, resent = 0, reasked = 0;
   for (const Txn& t : r.out[kHdr]) {
     Pkt p;
     p.h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
@@ -242,6 +245,37 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       ++resent;
       continue;
     }
+    // A READ asked for again from response k > 0 (a rewind after responses
+    // 0..k-1 arrived): PSN first + k, RETH va + k * mtu, length - k * mtu,
+    // everything else as the first request (IBTA 9.7.4.1.4).
+    if (p.h.opcode == spec::kRcReadReq && qps.count(static_cast<uint16_t>(p.h.src_qpn))) {
+      const uint32_t mtu = 128u << qps.at(static_cast<uint16_t>(p.h.src_qpn)).cfg.pmtu;
+      const Pkt* orig = nullptr;
+      uint32_t k = 0;
+      for (size_t i : reads[p.h.src_qpn]) {
+        const spec::RoceTxHdr& o = pkts[p.h.src_qpn][i].h;
+        const uint32_t n = std::max<uint32_t>(1, static_cast<uint32_t>((uint64_t{o.reth_len} + mtu - 1) / mtu));
+        k = (p.h.psn - o.psn) & 0xFFFFFF;
+        if (k > 0 && k < n) {
+          orig = &pkts[p.h.src_qpn][i];
+          break;
+        }
+      }
+      if (orig) {
+        spec::RoceTxHdr want = orig->h;
+        want.psn = p.h.psn;
+        want.reth_va = orig->h.reth_va + uint64_t{k} * mtu;
+        want.reth_len = orig->h.reth_len - k * mtu;
+        if (!(want == p.h))
+          return "QP " + std::to_string(p.h.src_qpn) + " PSN " + std::to_string(p.h.psn) +
+                 ": READ asked for again from response " + std::to_string(k) + " as " + p.h.describe() +
+                 ", not " + want.describe();
+        ++resent;
+        ++reasked;
+        continue;
+      }
+    }
+    if (p.h.opcode == spec::kRcReadReq) reads[p.h.src_qpn].push_back(pkts[p.h.src_qpn].size());
     first[p.h.psn] = pkts[p.h.src_qpn].size();
     pkts[p.h.src_qpn].push_back(std::move(p));
   }
@@ -262,7 +296,7 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       return "QP " + std::to_string(tr.qpn) + ": amend " + tr.describe() + " does not follow its WQE's sq_track";
     v.back().status = tr.status;
   }
-  size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0;
+  size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0, n_read = 0;
   constexpr uint8_t kOk = static_cast<uint8_t>(spec::WcStatus::kSuccess);
   constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
   for (const auto& [qpn, q] : qps) {
@@ -308,8 +342,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         err << "QP " << qpn << " WQE " << e.idx << ": succeeded without sending";
         return err.str();
       }
-      const uint32_t npk = sent ? full : 0;
-      const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3;
+      // a READ sends one request for its `full` PSNs (one per response packet)
+      const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3, send = e.w.op == 2 || e.w.op == 3;
+      const bool read = e.w.op == 4;
+      const uint32_t npk = sent ? (read ? 1 : full) : 0;
       const uint8_t wc = write ? 1 : e.w.op == 4 ? 2 : 0;
       const uint64_t wr_id = e.poisoned ? 0 : e.w.wr_id;
       const uint32_t len = e.poisoned ? 0 : e.len;
@@ -328,22 +364,25 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         const spec::RoceTxHdr& h = ps[pi].h;
         const bool first = i == 0, last = i + 1 == npk;
         const uint8_t base = write ? spec::kRcWriteFirst : spec::kRcSendFirst;
-        const uint8_t op = first && last ? (imm ? base + 5 : base + 4)
-                           : first       ? base
-                           : last        ? (imm ? base + 3 : base + 2)
-                                         : base + 1;
-        const uint32_t pay = last ? e.len - (npk - 1) * mtu : mtu;
+        const uint8_t op = read          ? spec::kRcReadReq
+                           : first && last ? (imm ? base + 5 : base + 4)
+                           : first         ? base
+                           : last          ? (imm ? base + 3 : base + 2)
+                                           : base + 1;
+        const uint32_t pay = read ? 0 : last ? e.len - (npk - 1) * mtu : mtu;
+        const bool reth = (write || read) && first;
         const spec::QpCfg& c = q.cfg;
         std::string why;
         if (h.opcode != op) why = "opcode";
         else if (h.psn != ((psn + i) & 0xFFFFFF)) why = "psn";
-        // ACK coalescing at the CSR's reset value: the last packet and every PSN ending in 6 one bits
-        else if (h.ack_req != (last || ((psn + i) & kAckEvery) == kAckEvery)) why = "ack_req";
-        else if (h.se != (last && e.w.solicited && (!write || imm))) why = "se";
+        // ACK coalescing at the CSR's reset value: the last packet and every PSN ending in 6 one bits;
+        // a READ request always
+        else if (h.ack_req != (last || read || ((psn + i) & kAckEvery) == kAckEvery)) why = "ack_req";
+        else if (h.se != (last && e.w.solicited && (send || imm))) why = "se";
         else if (h.pay_len != pay) why = "pay_len";
-        else if (write && first && (h.reth_va != e.w.raddr || h.reth_rkey != e.w.rkey || h.reth_len != e.len))
+        else if (reth && (h.reth_va != e.w.raddr || h.reth_rkey != e.w.rkey || h.reth_len != e.len))
           why = "RETH";
-        else if (!(write && first) && (h.reth_va || h.reth_rkey || h.reth_len)) why = "RETH outside the first";
+        else if (!reth && (h.reth_va || h.reth_rkey || h.reth_len)) why = "RETH outside the first";
         else if (h.imm != (imm && last ? ((e.w.imm >> 24) | ((e.w.imm >> 8) & 0xFF00) | ((e.w.imm << 8) & 0xFF0000) |
                                           (e.w.imm << 24))
                                        : 0))
@@ -361,8 +400,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         }
         got.insert(got.end(), ps[pi].bytes.begin(), ps[pi].bytes.end());
         ++n_pkts;
+        n_read += read;
       }
-      if (sent) psn = (psn + npk) & 0xFFFFFF;
+      if (sent) psn = (psn + full) & 0xFFFFFF;
+      if (read) continue;  // no payload: its SGEs are where the responses will land
       if (got.size() != e.len && sent) {
         err << "QP " << qpn << " WQE " << e.idx << ": " << got.size() << " payload bytes for length " << e.len;
         return err.str();
@@ -390,7 +431,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
   if (summary) {
     std::ostringstream o;
     o << n_wqe << " WQEs (" << n_err << " failed or flushed), " << n_pkts << " packets (+" << resent
-      << " sent again), " << n_bytes
+      << " sent again), " << n_read << " READ requests (+" << reasked << " asked again from a later response), "
+      << n_bytes
       << " payload bytes, " << r.out[kRdReq].size() << " reads, " << r.out[kMrReq].size() << " MR requests";
     *summary = o.str();
   }

@@ -9,10 +9,12 @@
 // Each run is also held against the scenario (requester_env.h: check_expect):
 // good WQEs succeed, the ones made to fail fail and flush the rest; sq_track,
 // opcodes, PSNs, ack_req/se/RETH/ImmDt placement and header fields carry the
-// WQE's; a success's payload is its SGE bytes in host memory. Which error a
-// failure reports: the RTL = model comparison and the directed counts.
+// WQE's; a success's payload is its SGE bytes in host memory; a READ is one
+// request for all its PSNs and reads nothing. Which error a failure reports:
+// the RTL = model comparison and the directed counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -30,6 +32,7 @@ constexpr uint8_t kWrite = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
 constexpr uint8_t kWriteImm = static_cast<uint8_t>(WrOpcode::kRdmaWriteWithImm);
 constexpr uint8_t kSend = static_cast<uint8_t>(WrOpcode::kSend);
 constexpr uint8_t kSendImm = static_cast<uint8_t>(WrOpcode::kSendWithImm);
+constexpr uint8_t kRead = static_cast<uint8_t>(WrOpcode::kRdmaRead);
 
 struct Both {
   EnvResult rtl, mdl;
@@ -90,6 +93,32 @@ WqeSpec wqe(std::mt19937_64& rng, uint8_t op, std::vector<Sge> sges) {
   return w;
 }
 
+// A READ of `len` bytes into 1..6 SGEs at random addresses with random lkeys:
+// they are where the responses will land, so the requester neither reads nor
+// checks them (no MR needs to exist).
+WqeSpec read_wqe(std::mt19937_64& rng, uint32_t len) {
+  const unsigned n = 1 + static_cast<unsigned>(rng() % 6);
+  std::vector<uint64_t> cuts{0, len};
+  for (unsigned i = 1; i < n; ++i) cuts.push_back(rng() % (uint64_t{len} + 1));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<Sge> sges;
+  for (unsigned i = 0; i < n; ++i)
+    sges.push_back(Sge{rng(), static_cast<uint32_t>(cuts[i + 1] - cuts[i]), static_cast<uint32_t>(rng())});
+  return wqe(rng, kRead, sges);
+}
+
+// The payload reads (tag != 0: not a WQE fetch) of a run, and the bytes they ask for.
+size_t payload_reads(const EnvResult& r, uint64_t* bytes = nullptr) {
+  size_t n = 0;
+  if (bytes) *bytes = 0;
+  for (const Txn& t : r.out[kRdReq]) {
+    const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
+    n += q.tag != 0;
+    if (bytes && q.tag != 0) *bytes += q.len;
+  }
+  return n;
+}
+
 WqeSpec inline_wqe(std::mt19937_64& rng, uint8_t op, unsigned len) {
   WqeSpec w = wqe(rng, op, {});
   w.inl = true;
@@ -115,6 +144,14 @@ TEST(RequesterXcheck, EveryOpcodeSizeAndMtu) {
     }
     for (unsigned len : {0u, 1u, 17u, 64u, 65u, 96u}) b.post(6, inline_wqe(rng, op, len));
     b.ring(6);
+  }
+  // READs: one request each, taking one PSN per response packet (up to 4096 at 1 MiB)
+  for (unsigned pmtu = 1; pmtu <= 5; ++pmtu) {
+    const uint32_t mtu = 128u << pmtu;
+    for (uint32_t len : {0u, 1u, 255u, 256u, mtu - 1, mtu, mtu + 1, 4096u, 65536u, (1u << 20) - 1, 1u << 20})
+      b.post(static_cast<uint16_t>(pmtu), read_wqe(rng, len));
+    b.post(static_cast<uint16_t>(pmtu), wqe(rng, kSend, b.sges_in(1, 300, 2)));  // after them: its PSN
+    b.ring(static_cast<uint16_t>(pmtu));
   }
   EnvConfig cfg;
   cfg.seed = 11;
@@ -202,9 +239,9 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
   // MR 3's second page is beyond the MTT: the SGE check passes, the later page run fails
   b.add_mr(3, 5, 0x30000800ull, 6000, 12, 0x400000000ull, true, 4095);
   b.add_mr(4, 5, 0x40000000ull, 16 * 1024, 12, 0x500000000ull, false);  // host refuses its pages
-  for (uint16_t q = 40; q < 52; ++q) b.add_qp(q, 1 + q % 5, 4, static_cast<uint32_t>(rng()), 5);
+  for (uint16_t q = 40; q < 57; ++q) b.add_qp(q, 1 + q % 5, 4, static_cast<uint32_t>(rng()), 5);
   const auto sg = [&](uint32_t len) { return b.sges_in(1, len, 2); };
-  for (uint16_t q = 40; q < 52; ++q) {
+  for (uint16_t q = 40; q < 57; ++q) {
     b.post(q, wqe(rng, static_cast<uint8_t>(rng() % 4), sg(1 + rng() % 3000)));
     WqeSpec w = wqe(rng, kSend, sg(500));
     bool poison = false;
@@ -217,7 +254,7 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
         w.sges = {Sge{0x10000000ull + 64 * 1024 - 10, 11, good}, b.sges_in(1, 489, 1)[0]};
         break;
       case 42: w.sges = b.sges_in(2, 500, 2); (void)other_pd; break;  // the QP's PD is 5
-      case 43: w.op = static_cast<uint8_t>(WrOpcode::kRdmaRead); break;
+      case 43: w = inline_wqe(rng, kRead, 8); break;  // a READ lands in SGEs, never inline
       case 44: w.op = 7; break;
       case 45: w.sges = sg(600); w.sges.resize(6, w.sges[0]); w.nsge_override = 7; break;
       case 46: w.len_override = 499; break;
@@ -226,8 +263,17 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
       case 49: w = wqe(rng, kWrite, {Sge{0x30000800ull, 6000, (3u << 8) | b.mr(3).ctx.key}}); break;
       case 50: w = wqe(rng, kWriteImm, b.sges_in(4, 5000, 3)); break;
       case 51: w.sges.push_back(Sge{0xdead, 0, 0x12345}); break;  // zero length: never checked
+      case 52:  // a READ of more than 2^31 bytes (IBTA's largest message)
+        w = wqe(rng, kRead, {Sge{0x1000, 1u << 30, 0x777}, Sge{0x1000, (1u << 30) + 1, 0x777}});
+        break;
+      case 53: w = read_wqe(rng, 5000); w.len_override = 4999; break;  // SGEs do not add up to the length
+      case 54: w = read_wqe(rng, 700); w.sges.resize(6, w.sges[0]); w.nsge_override = 7; break;
+      case 55: w = read_wqe(rng, 3000); break;  // unregistered lkeys: a READ checks none of them
+      case 56:  // a READ of exactly 2^31 bytes: 2^31 / mtu PSNs
+        w = wqe(rng, kRead, {Sge{0x1000, 1u << 30, 0x777}, Sge{0x1000, 1u << 30, 0x777}});
+        break;
     }
-    w.bad = q != 51;
+    w.bad = q != 51 && q != 55 && q != 56;
     b.post(q, w, poison);
     b.post(q, wqe(rng, kSend, sg(64)));
     b.post(q, inline_wqe(rng, kWrite, 8));
@@ -245,8 +291,8 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
     flush += s == spec::WcStatus::kWrFlushErr;
   }
   EXPECT_EQ(prot, 5u);   // QPs 40, 41, 42, 49, 50
-  EXPECT_EQ(qp_op, 6u);  // QPs 43..48
-  EXPECT_EQ(flush, 22u);
+  EXPECT_EQ(qp_op, 9u);  // QPs 43..48, 52..54
+  EXPECT_EQ(flush, 28u);
 }
 
 // Errors from outside (sq_retire with error, qp_cfg TO_ERR / RESET / DESTROY)
@@ -258,7 +304,7 @@ TEST(RequesterXcheck, RetireErrorsAndQpCfgMidStream) {
   b.add_mr(1, 5, 0x10000000ull, 128 * 1024, 12, 0x200000000ull);
   for (uint16_t q = 60; q < 66; ++q) b.add_qp(q, 1 + rng() % 5, 7, static_cast<uint32_t>(rng()), 5);
   const auto post_some = [&](uint16_t q, int n) {
-    for (int i = 0; i < n; ++i) b.post(q, wqe(rng, static_cast<uint8_t>(rng() % 4), b.sges_in(1, rng() % 5000, 2)));
+    for (int i = 0; i < n; ++i) b.post(q, wqe(rng, static_cast<uint8_t>(rng() % 5), b.sges_in(1, rng() % 5000, 2)));
     b.ring(q);
   };
   for (uint16_t q = 60; q < 66; ++q) post_some(q, 20);
@@ -278,7 +324,8 @@ TEST(RequesterXcheck, RetireErrorsAndQpCfgMidStream) {
   EXPECT_EQ(r.rtl.error, "");
   EXPECT_EQ(r.mdl.error, "");
   EXPECT_EQ(r.diff, "");
-  // every SUCCESS track has its packets, PSNs ending at last_psn; failures and flushes send none
+  // every SUCCESS track has its packets, PSNs ending at last_psn (a READ: one
+  // request at first_psn for its PSNs); failures and flushes send none
   std::map<uint32_t, std::vector<spec::RoceTxHdr>> hdrs;
   for (const auto& t : r.rtl.out[kHdr]) {
     const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
@@ -293,12 +340,17 @@ TEST(RequesterXcheck, RetireErrorsAndQpCfgMidStream) {
       continue;
     }
     const unsigned mtu = 128u << b.qps.at(tr.qpn).cfg.pmtu;
-    const uint32_t npk = std::max<uint32_t>(1, (tr.byte_len + mtu - 1) / mtu);
+    const uint32_t psns = std::max<uint32_t>(1, (tr.byte_len + mtu - 1) / mtu);
+    const bool read = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+    const uint32_t npk = read ? 1 : psns;
+    EXPECT_EQ((tr.last_psn - tr.first_psn + 1) & 0xFFFFFF, psns) << "QP " << tr.qpn << " WQE " << tr.wqe_idx;
     auto& hs = hdrs[tr.qpn];
     size_t& u = used[tr.qpn];
     ASSERT_LE(u + npk, hs.size()) << "QP " << tr.qpn << " WQE " << tr.wqe_idx;
-    for (uint32_t i = 0; i < npk; ++i, ++u)
-      EXPECT_EQ(hs[u].psn, (tr.last_psn - (npk - 1 - i)) & 0xFFFFFF) << "QP " << tr.qpn << " WQE " << tr.wqe_idx;
+    for (uint32_t i = 0; i < npk; ++i, ++u) {
+      EXPECT_EQ(hs[u].psn, (tr.last_psn - (psns - 1 - i)) & 0xFFFFFF) << "QP " << tr.qpn << " WQE " << tr.wqe_idx;
+      EXPECT_EQ(hs[u].opcode == spec::kRcReadReq, read) << "QP " << tr.qpn << " WQE " << tr.wqe_idx;
+    }
   }
   for (const auto& [q, hs] : hdrs) EXPECT_EQ(used[q], hs.size()) << "QP " << q << ": packets outside SUCCESS WQEs";
   EXPECT_GT(flushed, 10u);
@@ -372,7 +424,177 @@ TEST(RequesterXcheck, RewindSendsAgainFromThePacket) {
   report("rewind", r, "");
 }
 
+// The request headers of a run, in order.
+std::vector<spec::RoceTxHdr> headers(const EnvResult& r) {
+  std::vector<spec::RoceTxHdr> v;
+  for (const Txn& t : r.out[kHdr]) v.push_back(desc_from_flit<spec::RoceTxHdr>(t.flits[0]));
+  return v;
+}
+
+// Go-back-N into a READ: the responses before packet k arrived, so the
+// request goes again from the first missing byte (IBTA 9.7.4.1.4, as rxe's
+// req_retry): PSN first + k, va remote_addr + k * mtu, length - k * mtu;
+// from k = 0 the whole request again. The WQEs after it are sent again whole.
+// Nothing is tracked again, and a READ reads no payload and asks for no MR.
+TEST(RequesterXcheck, RewindIntoTheMiddleOfARead) {
+  Builder b(97);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000345ull, 64 * 1024, 12, 0x300000000ull);
+  const uint32_t psn0 = 0xFFFFFD;
+  b.add_qp(3, 1, 4, psn0, 5);  // MTU 256
+  b.post(3, wqe(rng, kSend, b.sges_in(1, 600, 2)));  // WQE 0: PSNs psn0 .. +2
+  WqeSpec r1 = read_wqe(rng, 1000);                  // WQE 1: +3 .. +6 (4 responses)
+  r1.raddr = 0xFFFFFFFFFFFFFF80ull;                  // the va moves on across 2^64
+  b.post(3, r1);
+  b.post(3, wqe(rng, kWrite, b.sges_in(1, 300, 1)));  // WQE 2: +7, +8
+  b.post(3, read_wqe(rng, 0));                        // WQE 3: +9
+  const WqeSpec r4 = read_wqe(rng, 5000);             // WQE 4: +10 .. +29 (20 responses)
+  b.post(3, r4);
+  b.ring(3);
+  b.wait_idle();
+  b.rewind(3, 1, psn0 + 3, 2);   // READ 1 from response 2, then WQEs 2..4
+  b.wait_idle();
+  b.rewind(3, 4, psn0 + 10, 19);  // READ 4 from its last response
+  b.wait_idle();
+  b.rewind(3, 1, psn0 + 3, 0, 1);  // WQE 0 acknowledged; READ 1 whole, then WQEs 2..4
+  b.wait_idle();
+  b.retire(3, 4, false);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 97;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  expect_good("rewind into a READ", b, r);
+  const auto m = [](uint32_t x) { return x & 0xFFFFFF; };
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    const char* side = e == &r.rtl ? "rtl" : "model";
+    const auto h = headers(*e);
+    // first pass 3 + 1 + 2 + 1 + 1, then READ 1 from 2 and 2 + 1 + 1, READ 4 from 19, READ 1 whole and 2 + 1 + 1
+    ASSERT_EQ(h.size(), 8u + 5u + 1u + 5u) << side;
+    EXPECT_EQ(e->out[kTrack].size(), 5u) << side << ": a WQE sent again is not tracked again";
+    uint64_t read_bytes = 0;
+    payload_reads(*e, &read_bytes);
+    EXPECT_EQ(read_bytes, 600u + 300u + 300u + 300u) << side << ": the SEND's and the WRITE's bytes only";
+    const auto is_read = [&](const spec::RoceTxHdr& x, uint32_t psn, uint64_t va, uint32_t len, uint32_t rkey) {
+      return x.opcode == spec::kRcReadReq && x.psn == m(psn) && x.reth_va == va && x.reth_len == len &&
+             x.reth_rkey == rkey && x.pay_len == 0 && x.ack_req && !x.se && x.imm == 0;
+    };
+    EXPECT_TRUE(is_read(h[3], psn0 + 3, r1.raddr, 1000, r1.rkey)) << side << ": " << h[3].describe();
+    EXPECT_TRUE(is_read(h[7], psn0 + 10, r4.raddr, 5000, r4.rkey)) << side << ": " << h[7].describe();
+    EXPECT_TRUE(is_read(h[8], psn0 + 5, r1.raddr + 512, 488, r1.rkey)) << side << ": " << h[8].describe();
+    EXPECT_TRUE(is_read(h[13], psn0 + 29, r4.raddr + 19 * 256, 136, r4.rkey)) << side << ": " << h[13].describe();
+    EXPECT_TRUE(h[14] == h[3]) << side << ": READ 1 from response 0 is the first request: " << h[14].describe();
+    EXPECT_TRUE(h[12] == h[7] && h[18] == h[7]) << side << ": READ 4 whole after the rewinds before it";
+    for (size_t i : {9u, 10u, 15u, 16u}) EXPECT_EQ(h[i].psn, m(psn0 + 7 + (i == 10 || i == 16))) << side;
+  }
+}
+
+// A WQE that reads nothing (a READ, an inline or an empty WQE) after another
+// QP's WQE whose later page run failed its translation: that failure is the
+// other WQE's, not theirs.
+TEST(RequesterXcheck, NothingToReadAfterAFailedPageRunSucceeds) {
+  Builder b(71);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x200000000ull);
+  // MR 3's second page is beyond the MTT: the SGE check passes, the later page run fails
+  b.add_mr(3, 5, 0x30000800ull, 6000, 12, 0x400000000ull, true, 4095);
+  b.add_qp(36, 1, 4, static_cast<uint32_t>(rng()), 5);
+  b.add_qp(37, 2, 4, static_cast<uint32_t>(rng()), 5);
+  WqeSpec w = wqe(rng, kWrite, {Sge{0x30000800ull, 6000, (3u << 8) | b.mr(3).ctx.key}});
+  w.bad = true;
+  b.post(36, w);
+  b.ring(36);
+  b.wait_idle();
+  b.post(37, read_wqe(rng, 3000));
+  b.post(37, inline_wqe(rng, kSend, 20));
+  b.post(37, wqe(rng, kSend, b.sges_in(1, 0, 1)));
+  b.post(37, read_wqe(rng, 0));
+  b.ring(37);
+  EnvConfig cfg;
+  cfg.seed = 71;
+  const Both r = run_both(b, cfg);
+  expect_good("nothing to read after a failed run", b, r);
+}
+
+// READs only: one request each, no payload read, no MR asked, nothing on
+// tx_payload, and the window of 16 WQEs holds them as it holds the others.
+TEST(RequesterXcheck, ReadsReadNothingAndFillTheWindow) {
+  Builder b(83);
+  auto& rng = b.rng();
+  b.add_qp(33, 5, 6, 0xFFFFFF, 5);
+  b.add_qp(34, 2, 6, static_cast<uint32_t>(rng()), 5);
+  for (int i = 0; i < 20; ++i) b.post(33, read_wqe(rng, static_cast<uint32_t>(rng() % 100000)));
+  for (int i = 0; i < 3; ++i) b.post(34, read_wqe(rng, 1u << 20));
+  b.ring(33);
+  b.ring(34);
+  b.wait_idle();  // QP 33 stops at 16 outstanding
+  b.retire(33, 3, false);
+  b.wait_idle();
+  b.retire(33, 16, false);
+  b.retire(34, 3, false);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 83;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  expect_good("READs only", b, r);
+  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{19, 22, 23}));
+  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    EXPECT_EQ(payload_reads(*e), 0u);
+    EXPECT_EQ(e->out[kRdReq].size(), 23u) << "the WQE fetches only";
+    EXPECT_TRUE(e->out[kMrReq].empty());
+    EXPECT_TRUE(e->out[kPay].empty());
+    EXPECT_EQ(e->out[kHdr].size(), 23u);
+  }
+}
+
+// SQD: what started finishes (a rewind into a READ is asked for again), nothing
+// new starts until the QP is back in RTS.
+TEST(RequesterXcheck, SqdAsksForAReadAgainButStartsNothingNew) {
+  Builder b(89);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x300000000ull);
+  const uint32_t psn0 = 1000;
+  b.add_qp(35, 3, 4, psn0, 5);  // MTU 1024
+  const WqeSpec r0 = read_wqe(rng, 3000);  // PSNs psn0 .. +2
+  b.post(35, r0);
+  b.post(35, wqe(rng, kWrite, b.sges_in(1, 2000, 2)));  // +3, +4
+  b.ring(35);
+  b.wait_idle();
+  b.cfg_action(35, spec::QpAction::kToSqd);
+  b.post(35, read_wqe(rng, 10));                     // +5: waits for RTS
+  b.post(35, wqe(rng, kSend, b.sges_in(1, 10, 1)));  // +6
+  b.ring(35);
+  b.wait_idle();
+  b.rewind(35, 0, psn0, 1);  // READ 0 from response 1, the WRITE again
+  b.wait_idle();
+  b.cfg_action(35, spec::QpAction::kAttr);  // SQD -> RTS
+  b.wait_idle();
+  b.retire(35, 4, false);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 89;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  expect_good("SQD", b, r);
+  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{2, 2, 2, 4, 4}));
+  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    const auto h = headers(*e);
+    ASSERT_EQ(h.size(), 3u + 3u + 2u);
+    EXPECT_EQ(h[3].opcode, spec::kRcReadReq);
+    EXPECT_EQ(h[3].psn, psn0 + 1);
+    EXPECT_EQ(h[3].reth_va, r0.raddr + 1024);
+    EXPECT_EQ(h[3].reth_len, 3000u - 1024u);
+    EXPECT_EQ(h[6].opcode, spec::kRcReadReq);
+    EXPECT_EQ(h[6].psn, psn0 + 5);
+    EXPECT_EQ(h[7].psn, psn0 + 6);
+  }
+}
+
 TEST(RequesterXcheck, RandomMix) {
+  bool reasked = false;
   for (uint64_t seed : {101u, 102u, 103u}) {
     Builder b(seed);
     auto& rng = b.rng();
@@ -381,8 +603,18 @@ TEST(RequesterXcheck, RandomMix) {
     for (uint16_t q = 70; q < 86; ++q) b.add_qp(q, 1 + rng() % 5, 5 + rng() % 3, static_cast<uint32_t>(rng()), 9);
     for (int i = 0; i < 300; ++i) {
       const uint16_t q = static_cast<uint16_t>(70 + rng() % 16);
-      const uint8_t op = static_cast<uint8_t>(rng() % 4);
-      if (rng() % 5 == 0) {
+      const uint8_t op = static_cast<uint8_t>(rng() % 5);
+      if (op == kRead) {
+        // 0 B .. 1 MiB; now and then inline, which a READ cannot be
+        const uint32_t len = rng() % 8 == 0 ? static_cast<uint32_t>(rng() % ((1u << 20) + 1))
+                                            : static_cast<uint32_t>(rng() % 5000);
+        WqeSpec w = read_wqe(rng, len);
+        if (rng() % 40 == 0) {
+          w = inline_wqe(rng, kRead, static_cast<unsigned>(rng() % 97));
+          w.bad = true;
+        }
+        b.post(q, w);
+      } else if (rng() % 5 == 0) {
         b.post(q, inline_wqe(rng, op, static_cast<unsigned>(rng() % 97)));
       } else {
         const uint32_t len = rng() % 8 == 0 ? static_cast<uint32_t>(rng() % 40000) : static_cast<uint32_t>(rng() % 1500);
@@ -407,7 +639,9 @@ TEST(RequesterXcheck, RandomMix) {
     std::string sum;
     check_expect(r.rtl, b.qps, &sum);
     EXPECT_EQ(sum.find("(+0 sent again)"), std::string::npos) << "the run must send packets again: " << sum;
+    reasked |= sum.find("(+0 asked again") == std::string::npos;
   }
+  EXPECT_TRUE(reasked) << "the runs must ask for a READ again from a response in its middle";
 }
 
 // Figures: a 64 KiB WRITE alone (no stalls) -- payload bytes per cycle from the

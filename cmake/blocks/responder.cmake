@@ -5,6 +5,8 @@ set(RTL_RESPONDER_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/common/fifo_fwft.sv
   ${RTL_DIR}/common/spec_fifo.sv
   ${RTL_DIR}/common/stream_slice.sv
+  ${RTL_DIR}/common/stream_gather.sv
   ${RTL_DIR}/xport/responder_ctrl.sv
   ${RTL_DIR}/xport/responder_place.sv
+  ${RTL_DIR}/xport/responder_tx.sv
   ${RTL_DIR}/xport/responder.sv)

@@ -25,6 +25,27 @@ void RxDispatch::run() {
   }
 }
 
+void TxArb::run() {
+  const Cycle now = s_.now();
+  for (;;) {
+    const int pick = first_arrived({hdr0.next_at(), hdr1.next_at()}, now);
+    if (pick < 0 || !hdr->can_push()) return;
+    In<spec::RoceTxHdr>& h = pick == 0 ? hdr0 : hdr1;
+    In<Packet>& p = pick == 0 ? pay0 : pay1;
+    const bool with = h.front().pay_len != 0;
+    if (with && !p.ready()) {  // its payload is on its way: the header waits for it
+      if (!p.empty()) s_.wake_at(this, p.next_at());
+      return;
+    }
+    if (with && !pay->can_push()) return;
+    const Cycle t = std::max(h.next_at() + kLatency, now);
+    spec::RoceTxHdr v = h.pop();
+    if (on_pass) on_pass(v, pick);
+    hdr->push(v, t);
+    if (with) pay->push(p.pop(), t);
+  }
+}
+
 void DmaWriteArb::run() {
   const Cycle now = s_.now();
   for (;;) {

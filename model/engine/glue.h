@@ -98,8 +98,31 @@ class RxDispatch : public Process {
 
 // The MR checks of two clients to one table (rtl/common/mr_arb.sv): a Merge
 // marks tag bit 7 with the client, a Split sends each answer back by it.
-// DMA reads (rtl/common/dma_rd_arb.sv): a Merge sets the tag to the client
-// (requester 0, responder 1), a Split routes the read data by its tid.
+// DMA reads (rtl/common/dma_rd_arb.sv): two Merges set the tag to the
+// client (requester 0, responder 1, the responder's READ data 2), two
+// Splits route the read data back by its tid.
+
+// The TX header arbiter (rtl/common/tx_arb.sv): headers of the responder
+// (0: ACK/NAKs, READ responses) and the requester (1) in the order they
+// arrived (same cycle: the responder's first); a header with a payload
+// leaves with its Packet from the same source, so the deparser gets the
+// payloads in header order.
+class TxArb : public Process {
+ public:
+  static constexpr Cycle kLatency = 1;
+  explicit TxArb(Scheduler& s) : hdr0(s, this, 1), pay0(s, this, 2), hdr1(s, this, 1), pay1(s, this, 2), s_(s) {}
+  In<spec::RoceTxHdr> hdr0;
+  In<Packet> pay0;
+  In<spec::RoceTxHdr> hdr1;
+  In<Packet> pay1;
+  Out<spec::RoceTxHdr> hdr{this};
+  Out<Packet> pay{this};
+  std::function<void(spec::RoceTxHdr&, int input)> on_pass;  // sees every header, with its source
+  void run() override;
+
+ private:
+  Scheduler& s_;
+};
 
 // DMA writes of two clients (rtl/common/dma_wr_arb.sv): the responder (0)
 // and the CQ writer (1), one whole request and its data at a time, in the

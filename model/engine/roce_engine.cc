@@ -21,7 +21,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       completer(s),
       compl_merge(s, 1),
       cq(s),
-      tx_merge(s, 1),
+      tx_arb(s),
       deparser(s, data_bytes),
       loopback(s, 1, [this](const Packet& f) {
         // the frame's destination MAC (its first 6 bytes) is the port's own
@@ -32,8 +32,10 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
+      dma_rd_pair(s, kArbLatency),
       dma_rd_arb(s, kArbLatency),
       dma_rd_route(s, kArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
+      dma_rd_route2(s, 0, [](const Packet& p) { return p.id == 2; }, 4),
       dma_wr_arb(s, data_bytes) {
   // control: CSR -> command processor -> the table owners
   csr.cmd.bind(cmd.cmd);
@@ -62,11 +64,18 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   mr_route.out0.bind(req.mr_resp);
   mr_route.out1.bind(resp.mr_resp);
   // DMA: the tag names the client
-  req.dma_rd_req.bind(dma_rd_arb.in0);
-  resp.dma_rd_req.bind(dma_rd_arb.in1);
-  dma_rd_arb.on_pass = [](spec::DmaRdReq& r, int client) { r.tag = static_cast<uint8_t>(client); };
+  req.dma_rd_req.bind(dma_rd_pair.in0);
+  resp.dma_rd_req.bind(dma_rd_pair.in1);
+  dma_rd_pair.on_pass = [](spec::DmaRdReq& r, int client) { r.tag = static_cast<uint8_t>(client); };
+  dma_rd_pair.out.bind(dma_rd_arb.in0);
+  resp.read_dma_req.bind(dma_rd_arb.in1);
+  dma_rd_arb.on_pass = [](spec::DmaRdReq& r, int from) {
+    if (from == 1) r.tag = 2;
+  };
   dma_rd_route.out0.bind(req.dma_rd);
-  dma_rd_route.out1.bind(resp.dma_rd_data);
+  dma_rd_route.out1.bind(dma_rd_route2.in);
+  dma_rd_route2.out0.bind(resp.dma_rd_data);
+  dma_rd_route2.out1.bind(resp.read_dma);
   resp.dma_wr_req.bind(dma_wr_arb.req0);
   resp.dma_wr_data.bind(dma_wr_arb.data0);
   cq.dma_wr.bind(dma_wr_arb.req1);
@@ -88,18 +97,20 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
     (req ? req_cqe_err_ : resp_cqe_err_) += c.status != 0 && !flush;
     (req ? req_flush_ : resp_flush_) += flush;
   };
-  // TX: ACKs first, the requester's payload straight to the deparser
-  resp.ack_hdr.bind(tx_merge.in0);
+  // TX: the responder's headers (ACKs, READ responses) and the requester's, each with its payload
+  resp.tx_hdr.bind(tx_arb.hdr0);
+  resp.tx_payload.bind(tx_arb.pay0);
   // a fatal NAK (invalid request, remote access, remote operational error):
   // the responder put its QP in ERR
-  tx_merge.on_pass = [this](spec::RoceTxHdr& h, int from) {
+  tx_arb.on_pass = [this](spec::RoceTxHdr& h, int from) {
     if (from == 0 && h.opcode == spec::kRcAck && h.aeth_syndrome >= static_cast<uint8_t>(spec::Aeth::kNakInvReq) &&
         h.aeth_syndrome <= static_cast<uint8_t>(spec::Aeth::kNakRemOp))
       cmd.report_failure(h.src_qpn);
   };
-  req.tx_hdr.bind(tx_merge.in1);
-  tx_merge.out.bind(deparser.hdr);
-  req.tx_payload.bind(deparser.pay);
+  req.tx_hdr.bind(tx_arb.hdr1);
+  req.tx_payload.bind(tx_arb.pay1);
+  tx_arb.hdr.bind(deparser.hdr);
+  tx_arb.pay.bind(deparser.pay);
   deparser.tx.bind(loopback.in);
   loopback.out1.bind(rx_merge.in1);
   loopback.on_pass = [this](Packet&, bool looped) { loopback_ += looped; };

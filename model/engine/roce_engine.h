@@ -54,15 +54,17 @@ class RoceEngine {
   Merge<spec::CqCompl> compl_merge;  // responder (0), completer (1) -> cq_writer
   CqWriter cq;
   // packets
-  Merge<spec::RoceTxHdr> tx_merge;  // ACK headers (0) before requester headers (1)
+  TxArb tx_arb;                     // responder (0: ACKs, READ responses), requester (1)
   RoceDeparser deparser;
   Split<Packet> loopback;           // to the own MAC: back into the receive path (out1)
   Merge<Packet> rx_merge;           // MAC frames (0), looped-back frames (1)
   RoceParser parser;
   RxDispatch dispatch;
   // host memory
-  Merge<spec::DmaRdReq> dma_rd_arb;  // requester (0), responder (1): tag = client
-  Split<Packet> dma_rd_route;        // read data back by its tid
+  Merge<spec::DmaRdReq> dma_rd_pair; // requester (0), responder (1)
+  Merge<spec::DmaRdReq> dma_rd_arb;  // the pair (tag 0, 1), the responder's READ data (tag 2)
+  Split<Packet> dma_rd_route;        // read data back by its tid: 0 the requester, else dma_rd_route2
+  Split<Packet> dma_rd_route2;       // tid 1 the responder, 2 its READ data
   DmaWriteArb dma_wr_arb;            // responder (0), CQ writer (1)
 
  private:

@@ -301,7 +301,7 @@ enum class WrOpcode : uint8_t {
   kRdmaWriteWithImm = 1,
   kSend = 2,
   kSendWithImm = 3,
-  kRdmaRead = 4,  // later issue: completes with LOC_QP_OP_ERR
+  kRdmaRead = 4,  // one READ request; the responses' data lands in the SGEs (completer)
   kAtomicCmpAndSwp = 5,  // later issue
   kAtomicFetchAndAdd = 6,  // later issue
 };

@@ -17,6 +17,7 @@ constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
 
 constexpr unsigned kMaxSge = 6;
+constexpr uint32_t kReadMax = 0x80000000u;  // the longest message (IBTA: 2^31 bytes)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -38,6 +39,7 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       rx_payload(s, this, 2),  // the RTL's payload FIFO holds two 4 KiB packets
       dma_rd_data(s, this, 1),
       mr_resp(s, this, 1),
+      read_dma(s, this, 2),
       s_(s),
       bytes_(data_bytes),
       qps_(max_qp) {}
@@ -156,6 +158,8 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && qps_[qpn_].rc;
   is_send_ = h.opcode <= spec::kRcSendOnlyImm;
   is_write_ = h.opcode >= spec::kRcWriteFirst && h.opcode <= spec::kRcWriteOnlyImm;
+  is_read_ = h.opcode == spec::kRcReadReq;
+  dup_ = false;
   const spec::OpInfo& oi = spec::kOpcodes[h.opcode];
   imm_ = oi.valid && (oi.ext & spec::kExtImmdt);
   seg_ = oi.valid ? oi.seg : spec::Seg::kFirst;
@@ -190,11 +194,16 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
     ++c_noqp_;
   } else if (c.state != st(spec::QpState::kRtr) && c.state != st(spec::QpState::kRts)) {
     ++c_state_;
-  } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed
+  } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed (a READ: executed again)
     ++c_dup_;
-    vd_.ack = h.ack_req;
-    vd_.syn = syn(spec::Aeth::kAck);
-    vd_.psn = (c.epsn - 1) & kPsnMask;
+    if (!is_read_) {
+      vd_.ack = h.ack_req;
+      vd_.syn = syn(spec::Aeth::kAck);
+      vd_.psn = (c.epsn - 1) & kPsnMask;
+    } else if (len == 0 && h.reth_len <= kReadMax && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead))) {
+      dup_ = true;  // from its own RETH, epsn and msn unchanged (else dropped, no NAK)
+      return start_read();
+    }
   } else if (d != 0) {  // out of sequence: one NAK until the expected PSN arrives
     ++c_oos_;
     if (!c.nak_sent) {
@@ -203,15 +212,19 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       cx_.nak_sent = true;
       write_back_ = true;
     }
-  } else if (!(is_send_ || is_write_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok)) {
+  } else if (!(is_send_ || is_write_ || is_read_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok) ||
+             (is_read_ && (len != 0 || h.reth_len > kReadMax))) {
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), false, 0);
   } else if (is_send_ && middle_or_last && len + c.placed > c.total) {
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
-  } else if (is_write_ && first && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteWrite))) {
+  } else if ((is_write_ && first && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteWrite))) ||
+             (is_read_ && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))) {
     ++c_acc_;
     return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+  } else if (is_read_) {
+    return start_read();
   } else {
     if (is_write_ && first) {
       cx_.kind = Kind::kWrite;
@@ -240,13 +253,68 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   decide();
 }
 
+// Step 5 of a READ: the rkey check over the whole range (none for a
+// zero-length READ); its answer is the first page run.
+void Responder::start_read() {
+  cx_.va = h_.reth_va;
+  cx_.left = h_.reth_len;
+  cx_.rkey = h_.reth_rkey;
+  cx_.run_left = 0;
+  zero_ = false;
+  pk_left_ = std::min(h_.reth_len, 128u << cx_.pmtu);
+  if (h_.reth_len == 0) {
+    ok_ = true;
+    return decide();
+  }
+  spec::MrReq r;
+  r.key = h_.reth_rkey;
+  r.pd = cx_.pd;
+  r.va = h_.reth_va;
+  r.len = h_.reth_len;
+  r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
+  mr_req->push(r, s_.now());
+  st_ = St::kRkey;
+}
+
+// A READ's pieces: to the response packet's end, the page run's end or the
+// next 4 KiB bus-address boundary, whichever comes first.
+void Responder::walk_read() {
+  const uint32_t mtu = 128u << cx_.pmtu;
+  while (cx_.left != 0) {
+    if (cx_.run_left == 0) {
+      spec::MrReq r;
+      r.key = cx_.rkey;
+      r.pd = cx_.pd;
+      r.va = cx_.va;
+      r.len = cx_.left;
+      r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
+      mr_req->push(r, std::max(s_.now(), check_at_));
+      st_ = St::kRun;
+      return;
+    }
+    const uint32_t page = 4096 - static_cast<uint32_t>(cx_.run_pa & 4095);
+    const uint32_t k = std::min({pk_left_, cx_.run_left, page});
+    vd_.pieces.push_back({cx_.run_pa, k, zero_, k == pk_left_});
+    cx_.run_pa += k;
+    cx_.run_left -= k;
+    cx_.va += k;
+    cx_.left -= k;
+    pk_left_ = k != pk_left_ ? pk_left_ - k : std::min(cx_.left, mtu);
+    check_at_ += kPiece;
+  }
+  ok_ = true;
+  decide();
+}
+
 void Responder::after_rkey(const spec::MrResp& r) {
   if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
+    if (is_read_ && dup_) return decide();  // a duplicate READ that fails its rkey check: dropped
     ++c_acc_;
     return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
   }
   cx_.run_pa = r.pa;
   cx_.run_left = r.run;
+  if (is_read_) return walk_read();
   if (needs_wqe()) return get_wqe();
   ok_ = todo_ == 0;
   return todo_ ? walk() : decide();
@@ -354,6 +422,12 @@ void Responder::walk() {
 }
 
 void Responder::after_run(const spec::MrResp& r) {
+  if (is_read_) {  // a failed later run (the MR changed after the rkey check): the rest is zeros
+    zero_ = r.status != static_cast<uint8_t>(spec::MrStatus::kOk);
+    cx_.run_pa = zero_ ? 0 : r.pa;
+    cx_.run_left = zero_ ? cx_.left : r.run;
+    return walk_read();
+  }
   if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
     if (is_write_) {
       ++c_acc_;
@@ -391,7 +465,26 @@ void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
 // Step 8: the verdict; the context is written back.
 void Responder::decide() {
   Verdict v = std::move(vd_);
-  if (ok_) {
+  if (ok_ && is_read_) {
+    // responses from the request's PSN; a new READ takes their PSNs and one MSN
+    const uint32_t mtu = 128u << cx_.pmtu;
+    const uint32_t npk = h_.reth_len == 0 ? 1 : static_cast<uint32_t>((uint64_t{h_.reth_len} + mtu - 1) / mtu);
+    v.read = true;
+    v.rlen = h_.reth_len;
+    v.pmtu = cx_.pmtu;
+    v.syn = syn(spec::Aeth::kAck);
+    v.psn = h_.psn;
+    if (!dup_) {
+      cx_.epsn = (cx_.epsn + npk) & kPsnMask;
+      cx_.nak_sent = false;
+      cx_.msn = (cx_.msn + 1) & kPsnMask;
+      cx_.kind = Kind::kNone;
+      cx_.run_left = 0;
+      qps_[qpn_] = cx_;
+      ++c_rx_;
+    }
+    v.msn = qps_[qpn_].msn;
+  } else if (ok_) {
     const bool last = is_last();
     v.exec = true;
     v.cqe = last && (is_send_ || imm_);
@@ -486,7 +579,7 @@ bool Responder::place(Cycle now) {
       return false;
     }
   }
-  if (v.exec && !v.pieces.empty()) {
+  if (v.exec && !v.read && !v.pieces.empty()) {
     const size_t n = v.pieces.size();
     if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
     const Piece pc = v.pieces.front();
@@ -505,16 +598,108 @@ bool Responder::place(Cycle now) {
     v.pieces.erase(v.pieces.begin());
     if (n > 1) return true;
   }
-  if ((v.ack && !ack_hdr->can_push()) || (v.cqe && !cq_compl->can_push())) return false;
+  if (v.cqe && !cq_compl->can_push()) return false;
   if (v.pay_len != 0) rx_payload.pop();  // written, or dropped
   const Cycle post = std::max({now, place_at_, v.at + kPlace});
-  if (v.ack) {
-    ack_hdr->push(ack_of(v), post);
-    ++c_acks_;
+  if (v.ack || v.read) {
+    TxJob j;
+    j.hdr = ack_of(v);
+    j.read = v.read;
+    j.rem = v.rlen;
+    j.mtu = 128u << v.pmtu;
+    if (v.read) {
+      j.pieces.assign(v.pieces.begin(), v.pieces.end());
+      for (const Piece& p : v.pieces)
+        if (!p.zero) rd_todo_.push_back(p);
+    } else {
+      ++c_acks_;
+    }
+    tx_at_ = std::max(tx_at_, post);
+    tx_jobs_.push_back(std::move(j));
   }
   if (v.cqe) cq_compl->push(v.completion, post);
   placing_.pop_front();
   return true;
+}
+
+// The sender: READ pieces read ahead (in order, against the raw buffer),
+// then the front job: an ACK as it is, or a READ's next response once all
+// of its packet's data has arrived.
+bool Responder::send_step(Cycle now) {
+  bool moved = false;
+  // a READ reads only once the writes before it were taken (the host then serves it after them)
+  const bool writes_done = dma_wr_req->empty() && dma_wr_data->empty();
+  while (writes_done && !rd_todo_.empty() && read_dma_req->can_push()) {
+    const Piece& p = rd_todo_.front();
+    const unsigned beats = (p.len + bytes_ - 1) / bytes_;
+    if (beats > raw_free_) break;
+    raw_free_ -= beats;
+    spec::DmaRdReq r;
+    r.addr = p.pa;
+    r.len = static_cast<uint16_t>(p.len);
+    read_dma_req->push(r, now);
+    rd_todo_.pop_front();
+    moved = true;
+  }
+  while (read_dma.ready()) {
+    rd_data_.push_back(read_dma.pop().data);
+    moved = true;
+  }
+  while (!tx_jobs_.empty() && tx_hdr->can_push()) {
+    TxJob& j = tx_jobs_.front();
+    if (!j.read) {
+      tx_hdr->push(j.hdr, std::max(now, tx_at_));
+      tx_at_ = std::max(now, tx_at_) + 1;
+      tx_jobs_.pop_front();
+      moved = true;
+      continue;
+    }
+    // the next response: its pieces up to the packet's end, all read
+    const uint32_t pay = std::min(j.rem, j.mtu);
+    const bool last = j.rem <= j.mtu;
+    size_t np = 0, reads = 0;
+    if (pay != 0) {
+      while (np < j.pieces.size() && !j.pieces[np].pkt_last) reads += !j.pieces[np++].zero;
+      reads += !j.pieces[np++].zero;
+      if (reads > rd_data_.size() || (pay != 0 && !tx_payload->can_push())) break;
+    }
+    spec::RoceTxHdr h = j.hdr;
+    h.opcode = j.first && last ? spec::kRcReadRespOnly
+               : j.first       ? spec::kRcReadRespFirst
+               : last          ? spec::kRcReadRespLast
+                               : spec::kRcReadRespMiddle;
+    if (!j.first && !last) {  // MIDDLE carries no AETH
+      h.aeth_syndrome = 0;
+      h.aeth_msn = 0;
+    }
+    h.ack_req = false;
+    h.pay_len = static_cast<uint16_t>(pay);
+    const Cycle at = std::max(now, tx_at_);
+    tx_hdr->push(h, at);
+    const Cycle beats = (pay + bytes_ - 1) / bytes_;
+    if (pay != 0) {
+      std::vector<uint8_t> b;
+      for (size_t i = 0; i < np; ++i) {
+        const Piece& p = j.pieces[i];
+        const size_t at0 = b.size();
+        b.resize(at0 + p.len, 0);  // a zero piece stays zeros
+        if (p.zero) continue;
+        const Bytes& d = rd_data_.front();
+        std::copy_n(d.data(), std::min<size_t>(p.len, d.size()), b.begin() + static_cast<long>(at0));
+        rd_data_.pop_front();
+        raw_free_ += (p.len + bytes_ - 1) / bytes_;
+      }
+      tx_payload->push(Packet{Bytes(std::move(b))}, at + beats);
+      j.pieces.erase(j.pieces.begin(), j.pieces.begin() + static_cast<long>(np));
+    }
+    tx_at_ = at + std::max<Cycle>(beats, 1);
+    j.rem -= pay;
+    j.hdr.psn = (j.hdr.psn + 1) & kPsnMask;
+    j.first = false;
+    if (last) tx_jobs_.pop_front();
+    moved = true;
+  }
+  return moved;
 }
 
 void Responder::run() {
@@ -522,6 +707,7 @@ void Responder::run() {
   for (bool moved = true; moved;) {
     moved = false;
     while (!placing_.empty() && place(now)) moved = true;
+    if (send_step(now)) moved = true;
     if (s_.defer(this, check_at_)) break;
     switch (st_) {
       case St::kIdle: {
@@ -575,18 +761,21 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     Responder* r = a.make<Responder>(data_bytes, max_qp);
     // The checker takes qp_cfg, rq_db and rx_hdr only when it is free (as
     // the RTL's, so inputs on different ports meet it in the same order).
-    a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->busy(); });
+    a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->placing(); });
     a.in_when<spec::WqDb>("rq_db", r->rq_db, [r](const spec::WqDb&) { return r->accepting(); });
     a.in_when<spec::RoceRxHdr>("rx_hdr", r->rx_hdr, [r](const spec::RoceRxHdr&) { return r->accepting(); });
     a.in_stream("rx_payload", r->rx_payload);
     a.in_stream("dma_rd_data", r->dma_rd_data);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);
+    a.in_stream("read_dma", r->read_dma);
     a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req);
     a.out<spec::MrReq>("mr_req", r->mr_req);
     a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
     a.out_stream("dma_wr_data", r->dma_wr_data, 4);
-    a.out<spec::RoceTxHdr>("ack_hdr", r->ack_hdr, 2);
+    a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out<spec::CqCompl>("cq_compl", r->cq_compl, 2);
+    a.out<spec::DmaRdReq>("read_dma_req", r->read_dma_req, 2);
+    a.out_stream("tx_payload", r->tx_payload, 2);
     a.counters_from([r] { return r->counters(); });
     a.busy_from([r] { return r->busy(); });
   });

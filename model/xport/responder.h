@@ -1,20 +1,27 @@
 // The RC responder (rtl/xport/responder.sv) in the event-driven model:
-// request packets in, payload placed in host memory, ACK/NAKs and receive
-// completions out (docs/engine.md, "Responder"; IBTA 9.7, as Linux rxe's
+// request packets in, payload placed in host memory, receive completions
+// out, ACK/NAKs and READ responses (data read from host memory) out (docs/engine.md, "Responder"; IBTA 9.7, as Linux rxe's
 // rxe_resp.c splits it: check the PSN, the opcode sequence, the lengths,
 // the rights and keys, get a receive WQE, execute, acknowledge).
 //
 // Inputs: qp_cfg, rq_db (wq_db_t), rx_hdr (roce_rx_hdr_t of request
 // packets) + rx_payload (one Packet per header with pay_len > 0),
-// dma_rd_data (one Packet per dma_rd_req, user = poisoned), mr_resp.
+// dma_rd_data (one Packet per dma_rd_req, user = poisoned), mr_resp,
+// read_dma (one Packet per read_dma_req: a READ's data).
 // Outputs: dma_rd_req, mr_req, dma_wr_req + dma_wr_data (one Packet per
-// request), ack_hdr (roce_tx_hdr_t), cq_compl.
+// request), tx_hdr (roce_tx_hdr_t: ACK/NAKs, READ responses) + tx_payload
+// (one Packet per header with pay_len > 0), cq_compl, read_dma_req.
 //
-// Two stages, as in the RTL: the checker decides one packet at a time
-// (waiting for its key checks and receive WQE), and placement writes the
-// decided packets' payload in order and then sends their ACK and
-// completion. A QP entering ERR has its receive queue flushed once
-// placement has drained. Timing constants are at the top of responder.cc.
+// Three stages, as in the RTL: the checker decides one packet at a time
+// (waiting for its key checks and receive WQE; a READ's walk cuts it into
+// pieces that never cross a page run, a 4 KiB bus-address boundary or a
+// response packet's end), placement writes the decided packets' payload in
+// order and then hands their ACK (or READ) to the sender and their
+// completion out, and the sender (rtl/xport/responder_tx.sv) sends ACKs
+// and READ responses in that order, reading a READ's pieces ahead against
+// a buffer of kRawBeats. A QP entering ERR has its receive queue flushed
+// once placement has drained. Timing constants are at the top of
+// responder.cc.
 #pragma once
 
 #include <array>
@@ -38,17 +45,24 @@ class Responder : public Process {
   In<Packet> rx_payload;
   In<Packet> dma_rd_data;
   In<spec::MrResp> mr_resp;
+  In<Packet> read_dma;
   Out<spec::DmaRdReq> dma_rd_req{this};
   Out<spec::MrReq> mr_req{this};
   Out<spec::DmaWrReq> dma_wr_req{this};
   Out<Packet> dma_wr_data{this};
-  Out<spec::RoceTxHdr> ack_hdr{this};
+  Out<spec::RoceTxHdr> tx_hdr{this};
+  Out<Packet> tx_payload{this};
   Out<spec::CqCompl> cq_compl{this};
+  Out<spec::DmaRdReq> read_dma_req{this};
+
+  static constexpr unsigned kRawBeats = 128;  // READ data read ahead (rtl/xport/responder_tx.sv RAW_DEPTH)
 
   std::vector<std::pair<std::string, uint32_t>> counters() const;
-  // The checker takes a new input (qp_cfg, rq_db, rx_hdr) only when free.
+  // The checker takes a new input (qp_cfg, rq_db, rx_hdr) only when free;
+  // a qp_cfg only once placement has drained too.
   bool accepting() const { return st_ == St::kIdle; }
-  bool busy() const { return st_ != St::kIdle || !placing_.empty(); }
+  bool placing() const { return st_ != St::kIdle || !placing_.empty(); }
+  bool busy() const { return placing() || !tx_jobs_.empty(); }
   void run() override;
 
  private:
@@ -87,6 +101,8 @@ class Responder : public Process {
   struct Piece {
     uint64_t pa = 0;
     uint32_t len = 0;
+    bool zero = false;      // READ: no translation (the MR changed after the rkey check): zeros
+    bool pkt_last = false;  // READ: ends a response packet
   };
   // What the checker decided for one packet.
   struct Verdict {
@@ -99,7 +115,18 @@ class Responder : public Process {
     uint32_t psn = 0, msn = 0;
     bool cqe = false;
     spec::CqCompl completion;
+    bool read = false;  // an RDMA READ: rlen bytes from pieces, responses from psn (msn in their AETH)
+    uint32_t rlen = 0;
+    uint8_t pmtu = 0;
     Cycle at = 0;  // decided
+  };
+  // What the sender sends next: an ACK/NAK, or a READ's responses.
+  struct TxJob {
+    spec::RoceTxHdr hdr;  // the ACK, or the first response's addressing, psn and AETH
+    bool read = false;
+    uint32_t rem = 0, mtu = 0;
+    bool first = true;
+    std::deque<Piece> pieces;  // not yet sent
   };
   enum class St { kIdle, kRkey, kWqe, kRun, kFlushWait, kFlush };
 
@@ -111,6 +138,8 @@ class Responder : public Process {
   void get_wqe();
   void after_wqe(const Packet& p);
   void walk();  // cut the payload into pieces, asking for page runs as needed
+  void start_read();
+  void walk_read();
   void after_run(const spec::MrResp& r);
   void fail(uint8_t syndrome, bool with_cqe, uint8_t status);
   static void end_message(Qp& q);  // no message in progress
@@ -123,6 +152,8 @@ class Responder : public Process {
   // placement: false when an output is full
   bool place(Cycle now);
   spec::RoceTxHdr ack_of(const Verdict& v) const;
+  // the sender: false when nothing moved
+  bool send_step(Cycle now);
 
   Scheduler& s_;
   unsigned bytes_;
@@ -135,6 +166,9 @@ class Responder : public Process {
   unsigned qpn_ = 0;
   Qp cx_;               // working copy of the packet's QP
   bool is_send_ = false, is_write_ = false, imm_ = false;
+  bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again
+  bool zero_ = false;                   // the READ's later run failed its translation
+  uint32_t pk_left_ = 0;                // the READ's bytes left in its current response packet
   spec::Seg seg_ = spec::Seg::kOnly;
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
@@ -150,13 +184,21 @@ class Responder : public Process {
   std::deque<Verdict> placing_;
   Cycle place_at_ = 0;  // next free beat of the payload slicer
 
+  // sender
+  std::deque<TxJob> tx_jobs_;
+  std::deque<Piece> rd_todo_;  // pieces of queued READs not yet read (zero ones skipped)
+  std::deque<Bytes> rd_data_;  // read data arrived, for the non-zero pieces at the front of tx_jobs_
+  unsigned raw_free_ = kRawBeats;
+  Cycle tx_at_ = 0;            // the next cycle a header may leave
+
   uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,
            c_rnr_ = 0, c_op_ = 0;
 };
 
 // The responder as a cycle-level Block (in 0 qp_cfg, 1 rq_db, 2 rx_hdr, 3
-// rx_payload, 4 dma_rd_data, 5 mr_resp; out 0 dma_rd_req, 1 mr_req, 2
-// dma_wr_req, 3 dma_wr_data, 4 ack_hdr, 5 cq_compl), for the cross-check.
+// rx_payload, 4 dma_rd_data, 5 mr_resp, 6 read_dma; out 0 dma_rd_req, 1
+// mr_req, 2 dma_wr_req, 3 dma_wr_data, 4 tx_hdr, 5 cq_compl, 6
+// read_dma_req, 7 tx_payload), for the cross-check.
 std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes = 64, unsigned max_qp = 256);
 
 }  // namespace rocenic::model

@@ -8,7 +8,7 @@ package responder_pkg;
   localparam logic [1:0] KIND_WRITE = 2'd2;
 
   localparam int unsigned MAX_SGE = 6;        // SGEs in a receive WQE
-  localparam int unsigned PIECE_W = 77;       // rsp_piece_t
+  localparam int unsigned PIECE_W = 80;       // rsp_piece_t
 
   // Per-QP context (one RAM word per QP): attributes from qp_cfg, receive
   // queue indexes, PSN state and the message in progress.
@@ -48,8 +48,14 @@ package responder_pkg;
     logic [31:0] xleft;       // bytes left in the run (0: ask the MR table)
   } rsp_ctx_t;
 
-  // One DMA write piece: never crosses an SGE or page end.
+  // One DMA piece. SEND/WRITE: a write that never crosses an SGE or page-run
+  // end. READ: a read that never crosses a page-run end, a 4 KiB bus-address
+  // boundary or a response packet's end.
   typedef struct packed {
+    logic        zero;        // READ: the run's translation failed (the MR changed after the
+                              // rkey check): zeros are sent, nothing is read
+    logic        pkt_last;    // READ: the last piece of a response packet
+    logic        fin;         // READ: the last piece of the READ
     logic [63:0] pa;
     logic [12:0] len;         // 1..4096
   } rsp_piece_t;
@@ -66,6 +72,9 @@ package responder_pkg;
     logic [7:0]          syn;
     logic [23:0]         psn;
     logic [23:0]         msn;
+    logic                read;      // an RDMA READ: responses psn.. (msn in their AETH), its
+    logic [31:0]         rlen;      // pieces follow the verdict on the piece FIFO (none for rlen 0)
+    logic [2:0]          pmtu;
   } rsp_verdict_t;
 
   // The addressing of a QP's ACKs (from qp_cfg).

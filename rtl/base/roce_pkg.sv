@@ -192,7 +192,7 @@ package roce_pkg;
   localparam logic [2:0] WR_OPCODE_RDMA_WRITE_WITH_IMM = 3'd1;
   localparam logic [2:0] WR_OPCODE_SEND = 3'd2;
   localparam logic [2:0] WR_OPCODE_SEND_WITH_IMM = 3'd3;
-  localparam logic [2:0] WR_OPCODE_RDMA_READ = 3'd4;  // later issue: completes with LOC_QP_OP_ERR
+  localparam logic [2:0] WR_OPCODE_RDMA_READ = 3'd4;  // one READ request; the responses' data lands in the SGEs (completer)
   localparam logic [2:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 3'd5;  // later issue
   localparam logic [2:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 3'd6;  // later issue
 

@@ -1,9 +1,12 @@
-// dma_rd_arb: the engine's DMA read channel shared by two clients
-// (0 = requester: WQEs and payload, 1 = responder: receive WQEs).
+// dma_rd_arb: the engine's DMA read channel shared by three clients
+// (0 = requester: WQEs and payload, 1 = responder: receive WQEs, 2 = the
+// responder's READ responses: their data).
 //
-//   s_req0, s_req1 ──► desc_arb2 ──► m_req (tag = client)
+//   s_req0, s_req1 ──► desc_arb2 ──┐
+//   s_req2 ────────────────────────┴► desc_arb2 ──► m_req (tag = client)
 //   s_axis_rd (tid = tag) ──┬─ tid 0 ──► m_axis_rd0
-//                          └─ tid 1 ──► m_axis_rd1     (other tids: dropped)
+//                          ├─ tid 1 ──► m_axis_rd1
+//                          └─ tid 2 ──► m_axis_rd2     (other tids: dropped)
 //
 // The host answers reads in request order, so each client gets its own
 // responses in its own request order and needs no tag of its own: the
@@ -21,6 +24,9 @@ module dma_rd_arb #(
   input  wire roce_pkg::dma_rd_req_t s_req1,
   input  wire logic                  s_req1_valid,
   output logic                       s_req1_ready,
+  input  wire roce_pkg::dma_rd_req_t s_req2,
+  input  wire logic                  s_req2_valid,
+  output logic                       s_req2_ready,
   output roce_pkg::dma_rd_req_t      m_req,
   output logic                       m_req_valid,
   input  wire logic                  m_req_ready,
@@ -43,26 +49,40 @@ module dma_rd_arb #(
   output logic                       m_axis_rd1_tuser,
   output logic                       m_axis_rd1_tvalid,
   input  wire logic                  m_axis_rd1_tready,
+  output logic [DATA_W-1:0]          m_axis_rd2_tdata,
+  output logic [DATA_W/8-1:0]        m_axis_rd2_tkeep,
+  output logic                       m_axis_rd2_tlast,
+  output logic                       m_axis_rd2_tuser,
+  output logic                       m_axis_rd2_tvalid,
+  input  wire logic                  m_axis_rd2_tready,
   output logic                       idle
 );
   /* verilator lint_off UNUSEDSIGNAL */  // the client's tag is replaced by the client index
-  roce_pkg::dma_rd_req_t arb_req;
+  roce_pkg::dma_rd_req_t arb01, arb_req;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic arb_sel;
-  logic to0, to1;
+  logic arb01_valid, arb01_ready, sel01, sel012, idle01, idle012;
+  logic to0, to1, to2;
 
-  desc_arb2 #(.WIDTH(roce_pkg::DMA_RD_REQ_W)) u_arb (
+  desc_arb2 #(.WIDTH(roce_pkg::DMA_RD_REQ_W)) u_arb01 (
     .clk, .rst,
     .s0(s_req0), .s0_valid(s_req0_valid), .s0_ready(s_req0_ready),
     .s1(s_req1), .s1_valid(s_req1_valid), .s1_ready(s_req1_ready),
-    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(arb_sel),
-    .idle);
+    .m(arb01), .m_valid(arb01_valid), .m_ready(arb01_ready), .m_sel(sel01),
+    .idle(idle01));
+  desc_arb2 #(.WIDTH(roce_pkg::DMA_RD_REQ_W)) u_arb012 (
+    .clk, .rst,
+    .s0(arb01), .s0_valid(arb01_valid), .s0_ready(arb01_ready),
+    .s1(s_req2), .s1_valid(s_req2_valid), .s1_ready(s_req2_ready),
+    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(sel012),
+    .idle(idle012));
+  assign idle = idle01 && idle012;
 
   always_comb begin
     m_req = arb_req;
-    m_req.tag = {7'b0, arb_sel};
+    m_req.tag = sel012 ? 8'd2 : {7'b0, sel01};
     to0 = s_axis_rd_tid == 8'd0;
     to1 = s_axis_rd_tid == 8'd1;
+    to2 = s_axis_rd_tid == 8'd2;
     m_axis_rd0_tdata  = s_axis_rd_tdata;
     m_axis_rd0_tkeep  = s_axis_rd_tkeep;
     m_axis_rd0_tlast  = s_axis_rd_tlast;
@@ -73,7 +93,12 @@ module dma_rd_arb #(
     m_axis_rd1_tlast  = s_axis_rd_tlast;
     m_axis_rd1_tuser  = s_axis_rd_tuser;
     m_axis_rd1_tvalid = s_axis_rd_tvalid && to1;
-    s_axis_rd_tready  = to0 ? m_axis_rd0_tready : to1 ? m_axis_rd1_tready : 1'b1;
+    m_axis_rd2_tdata  = s_axis_rd_tdata;
+    m_axis_rd2_tkeep  = s_axis_rd_tkeep;
+    m_axis_rd2_tlast  = s_axis_rd_tlast;
+    m_axis_rd2_tuser  = s_axis_rd_tuser;
+    m_axis_rd2_tvalid = s_axis_rd_tvalid && to2;
+    s_axis_rd_tready  = to0 ? m_axis_rd0_tready : to1 ? m_axis_rd1_tready : to2 ? m_axis_rd2_tready : 1'b1;
   end
 endmodule
 

@@ -8,7 +8,7 @@
 //                                                  └ own MAC ─┐
 //   s_axis_rx (MAC) ──────────────────────────── frame_arb2 ◄─┘ ─► roce_parser ─► rx_dispatch
 //        rx_dispatch: ACKNOWLEDGE ─► completer, requests ─► responder; bypass ─► m_axis_byp
-//   DMA: dma_rd_arb (requester, responder), dma_wr_arb (responder, cq_writer)
+//   DMA: dma_rd_arb (requester, responder, responder's READ data), dma_wr_arb (responder, cq_writer)
 //   MR:  mr_arb (requester, responder) ─► mr_table      CQEs: desc_arb2 (responder, completer) ─► cq_writer
 //
 // Ports (one clock, synchronous active-high reset):
@@ -219,11 +219,19 @@ module roce_engine #(
   logic [KW-1:0] rd_r_tkeep;
   /* verilator lint_on UNUSEDSIGNAL */
   logic rd_q_tlast, rd_q_tuser, rd_q_tvalid, rd_q_tready, rd_r_tlast, rd_r_tuser, rd_r_tvalid, rd_r_tready;
+  roce_pkg::dma_rd_req_t rd_req_x;   // the responder's READ data
+  logic rd_req_x_valid, rd_req_x_ready;
+  logic [DATA_W-1:0] rd_x_tdata;
+  /* verilator lint_off UNUSEDSIGNAL */  // the READ data's length is known from its request
+  logic [KW-1:0] rd_x_tkeep;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic rd_x_tlast, rd_x_tuser, rd_x_tvalid, rd_x_tready;
 
   dma_rd_arb #(.DATA_W(DATA_W)) u_dma_rd_arb (
     .clk, .rst,
     .s_req0(rd_req_q), .s_req0_valid(rd_req_q_valid), .s_req0_ready(rd_req_q_ready),
     .s_req1(rd_req_r), .s_req1_valid(rd_req_r_valid), .s_req1_ready(rd_req_r_ready),
+    .s_req2(rd_req_x), .s_req2_valid(rd_req_x_valid), .s_req2_ready(rd_req_x_ready),
     .m_req(m_dma_rd_req), .m_req_valid(m_dma_rd_req_valid), .m_req_ready(m_dma_rd_req_ready),
     .s_axis_rd_tdata(s_axis_dma_rd_tdata), .s_axis_rd_tkeep(s_axis_dma_rd_tkeep), .s_axis_rd_tlast(s_axis_dma_rd_tlast),
     .s_axis_rd_tuser(s_axis_dma_rd_tuser), .s_axis_rd_tid(s_axis_dma_rd_tid), .s_axis_rd_tvalid(s_axis_dma_rd_tvalid),
@@ -232,6 +240,8 @@ module roce_engine #(
     .m_axis_rd0_tuser(rd_q_tuser), .m_axis_rd0_tvalid(rd_q_tvalid), .m_axis_rd0_tready(rd_q_tready),
     .m_axis_rd1_tdata(rd_r_tdata), .m_axis_rd1_tkeep(rd_r_tkeep), .m_axis_rd1_tlast(rd_r_tlast),
     .m_axis_rd1_tuser(rd_r_tuser), .m_axis_rd1_tvalid(rd_r_tvalid), .m_axis_rd1_tready(rd_r_tready),
+    .m_axis_rd2_tdata(rd_x_tdata), .m_axis_rd2_tkeep(rd_x_tkeep), .m_axis_rd2_tlast(rd_x_tlast),
+    .m_axis_rd2_tuser(rd_x_tuser), .m_axis_rd2_tvalid(rd_x_tvalid), .m_axis_rd2_tready(rd_x_tready),
     .idle(idle_rd_arb)
   );
 
@@ -347,6 +357,9 @@ module roce_engine #(
 
   // ---------------------------------------------------------------- responder
   roce_pkg::roce_tx_hdr_t ack_hdr, ack_hdr_raw;  logic ack_hdr_valid, ack_hdr_ready, ack_raw_valid, ack_raw_ready;
+  logic [DATA_W-1:0] ack_pay_tdata;
+  logic [KW-1:0]     ack_pay_tkeep;
+  logic ack_pay_tlast, ack_pay_tvalid, ack_pay_tready;
   roce_pkg::cq_compl_t compl_r, compl_c, compl_c_raw, compl;
   logic compl_r_valid, compl_r_ready, compl_c_valid, compl_c_ready, compl_valid, compl_ready;
   logic c_raw_valid, c_raw_ready;
@@ -370,7 +383,13 @@ module roce_engine #(
     .m_dma_wr_req(wr_req_r), .m_dma_wr_req_valid(wr_req_r_valid), .m_dma_wr_req_ready(wr_req_r_ready),
     .m_axis_dma_wr_tdata(wr_r_tdata), .m_axis_dma_wr_tkeep(wr_r_tkeep), .m_axis_dma_wr_tlast(wr_r_tlast),
     .m_axis_dma_wr_tvalid(wr_r_tvalid), .m_axis_dma_wr_tready(wr_r_tready),
-    .m_ack_hdr(ack_hdr_raw), .m_ack_hdr_valid(ack_raw_valid), .m_ack_hdr_ready(ack_raw_ready),
+    .m_read_dma_req(rd_req_x), .m_read_dma_req_valid(rd_req_x_valid), .m_read_dma_req_ready(rd_req_x_ready),
+    .s_axis_read_dma_tdata(rd_x_tdata), .s_axis_read_dma_tlast(rd_x_tlast), .s_axis_read_dma_tuser(rd_x_tuser),
+    .s_axis_read_dma_tvalid(rd_x_tvalid), .s_axis_read_dma_tready(rd_x_tready),
+    .m_tx_hdr(ack_hdr_raw), .m_tx_hdr_valid(ack_raw_valid), .m_tx_hdr_ready(ack_raw_ready),
+    .m_axis_tx_payload_tdata(ack_pay_tdata), .m_axis_tx_payload_tkeep(ack_pay_tkeep),
+    .m_axis_tx_payload_tlast(ack_pay_tlast), .m_axis_tx_payload_tvalid(ack_pay_tvalid),
+    .m_axis_tx_payload_tready(ack_pay_tready),
     .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
     .idle(resp_idle),
     .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
@@ -442,6 +461,9 @@ module roce_engine #(
     .clk, .rst,
     .s_ack_hdr(ack_hdr), .s_ack_hdr_valid(ack_hdr_valid), .s_ack_hdr_ready(ack_hdr_ready),
     .s_req_hdr(req_hdr), .s_req_hdr_valid(req_hdr_valid), .s_req_hdr_ready(req_hdr_ready),
+    .s_axis_ack_payload_tdata(ack_pay_tdata), .s_axis_ack_payload_tkeep(ack_pay_tkeep),
+    .s_axis_ack_payload_tlast(ack_pay_tlast), .s_axis_ack_payload_tvalid(ack_pay_tvalid),
+    .s_axis_ack_payload_tready(ack_pay_tready),
     .s_axis_req_payload_tdata(req_pay_tdata), .s_axis_req_payload_tkeep(req_pay_tkeep),
     .s_axis_req_payload_tlast(req_pay_tlast), .s_axis_req_payload_tvalid(req_pay_tvalid),
     .s_axis_req_payload_tready(req_pay_tready),

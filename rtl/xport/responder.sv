@@ -1,19 +1,24 @@
 // responder: the RC responder (docs/engine.md, "Responder"). Request packets
-// (SEND and RDMA WRITE families) in, payload placed into host memory by DMA,
-// receive completions and ACK/NAKs out.
+// (SEND, RDMA WRITE and RDMA READ) in, payload placed into host memory by DMA,
+// receive completions out, ACK/NAKs and READ responses (data read from host
+// memory) out.
 //
 //   RC request packet (as the parser delivers it)
 //   +-----+-------------------------------+------+-------+---------------+
 //   | BTH | RETH (WRITE FIRST/ONLY)       | ImmDt| payload (pay_len) | ...
 //   |     | va(8) rkey(4) dma_len(4)      | (4)  | on s_axis_rx_payload, lane 0
 //   +-----+-------------------------------+------+-------------------+
-//   ACK (m_ack_hdr): BTH opcode ACKNOWLEDGE + AETH {syndrome, MSN}, no payload
+//   ACK (m_tx_hdr): BTH opcode ACKNOWLEDGE + AETH {syndrome, MSN}, no payload
+//   READ RESPONSE FIRST/MIDDLE/LAST/ONLY (m_tx_hdr + m_axis_tx_payload)
 //
 //   s_rx_hdr ---------> responder_ctrl (checks, contexts, mr_req, WQE reads, flush)
 //                          | verdicts (in order)   | pieces (speculative until the
 //                          v                       v          packet passed its checks)
-//   s_axis_rx_payload -> payload FIFO -> responder_place -> dma_wr_req + data,
-//                                                           cq_compl, ack_hdr
+//   s_axis_rx_payload -> payload FIFO -> responder_place -> dma_wr_req + data, cq_compl
+//                                             | jobs (ACK, READ), READ pieces
+//                                             v
+//                                        responder_tx -> m_read_dma_req (READ data reads)
+//                                                     -> m_tx_hdr + m_axis_tx_payload
 //
 // The payload waits in its FIFO (PAY_DEPTH beats, two 4096-byte packets by
 // default) while the checker works on the header, so nothing of a packet is
@@ -63,9 +68,22 @@ module responder #(
   output logic                        m_axis_dma_wr_tlast,
   output logic                        m_axis_dma_wr_tvalid,
   input  wire logic                   m_axis_dma_wr_tready,
-  output roce_pkg::roce_tx_hdr_t      m_ack_hdr,
-  output logic                        m_ack_hdr_valid,
-  input  wire logic                   m_ack_hdr_ready,
+  output roce_pkg::dma_rd_req_t      m_read_dma_req,        // READ responses' data
+  output logic                        m_read_dma_req_valid,
+  input  wire logic                   m_read_dma_req_ready,
+  input  wire logic [DATA_W-1:0]      s_axis_read_dma_tdata,
+  input  wire logic                   s_axis_read_dma_tlast,
+  input  wire logic                   s_axis_read_dma_tuser,
+  input  wire logic                   s_axis_read_dma_tvalid,
+  output logic                        s_axis_read_dma_tready,
+  output roce_pkg::roce_tx_hdr_t      m_tx_hdr,              // ACK/NAKs and READ responses
+  output logic                        m_tx_hdr_valid,
+  input  wire logic                   m_tx_hdr_ready,
+  output logic [DATA_W-1:0]           m_axis_tx_payload_tdata,
+  output logic [DATA_W/8-1:0]         m_axis_tx_payload_tkeep,
+  output logic                        m_axis_tx_payload_tlast,
+  output logic                        m_axis_tx_payload_tvalid,
+  input  wire logic                   m_axis_tx_payload_tready,
   output roce_pkg::cq_compl_t         m_cq_compl,
   output logic                        m_cq_compl_valid,
   input  wire logic                   m_cq_compl_ready,
@@ -119,7 +137,12 @@ module responder #(
   responder_pkg::rsp_addr_t addr_wd;
   roce_pkg::cq_compl_t c_cq, p_cq;
   logic c_cq_v, p_cq_v;
-  logic c_idle, p_idle, drained;
+  logic c_idle, p_idle, t_idle, drained;
+  roce_pkg::roce_tx_hdr_t job;
+  logic job_read, job_v, job_rdy, rpc_v, rpc_rdy;
+  logic [31:0] job_rlen;
+  logic [2:0] job_pmtu;
+  responder_pkg::rsp_piece_t rpc;
 
   responder_ctrl #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_ctrl (
     .clk, .rst,
@@ -160,9 +183,28 @@ module responder #(
     .m_dma_wr_req, .m_dma_wr_req_valid, .m_dma_wr_req_ready,
     .m_axis_dma_wr_tdata, .m_axis_dma_wr_tkeep, .m_axis_dma_wr_tlast, .m_axis_dma_wr_tvalid,
     .m_axis_dma_wr_tready,
-    .m_ack_hdr, .m_ack_hdr_valid, .m_ack_hdr_ready,
+    .m_job(job), .m_job_read(job_read), .m_job_rlen(job_rlen), .m_job_pmtu(job_pmtu),
+    .m_job_valid(job_v), .m_job_ready(job_rdy),
+    .m_rpc(rpc), .m_rpc_valid(rpc_v), .m_rpc_ready(rpc_rdy),
     .m_cq(p_cq), .m_cq_valid(p_cq_v), .m_cq_ready(m_cq_compl_ready),
     .idle(p_idle), .cnt_tx_acks);
+
+  // ---- what the responder sends
+  responder_tx #(.DATA_W(DATA_W)) u_tx (
+    .clk, .rst,
+    .s_job(job), .s_job_read(job_read), .s_job_rlen(job_rlen), .s_job_pmtu(job_pmtu),
+    .s_job_valid(job_v), .s_job_ready(job_rdy),
+    .s_pc(rpc), .s_pc_valid(rpc_v), .s_pc_ready(rpc_rdy),
+    .m_dma_rd_req(m_read_dma_req), .m_dma_rd_req_valid(m_read_dma_req_valid),
+    .m_dma_rd_req_ready(m_read_dma_req_ready),
+    .s_axis_dma_rd_tdata(s_axis_read_dma_tdata), .s_axis_dma_rd_tlast(s_axis_read_dma_tlast),
+    .s_axis_dma_rd_tuser(s_axis_read_dma_tuser), .s_axis_dma_rd_tvalid(s_axis_read_dma_tvalid),
+    .s_axis_dma_rd_tready(s_axis_read_dma_tready),
+    .m_hdr(m_tx_hdr), .m_hdr_valid(m_tx_hdr_valid), .m_hdr_ready(m_tx_hdr_ready),
+    .m_axis_pay_tdata(m_axis_tx_payload_tdata), .m_axis_pay_tkeep(m_axis_tx_payload_tkeep),
+    .m_axis_pay_tlast(m_axis_tx_payload_tlast), .m_axis_pay_tvalid(m_axis_tx_payload_tvalid),
+    .m_axis_pay_tready(m_axis_tx_payload_tready),
+    .idle(t_idle));
 
   // Flush completions (checker) only while the placement stage is drained.
   assign m_cq_compl = c_cq_v ? c_cq : p_cq;
@@ -178,8 +220,10 @@ module responder #(
     end
   end
 
+  // drained: nothing decided is left in placement (qp_cfg may change the ACK addressing;
+  // jobs already handed to responder_tx carry theirs)
   assign drained = p_idle && vd_n_q == '0;
-  assign idle = c_idle && drained && pc_empty && pay_n_q == '0;
+  assign idle = c_idle && drained && pc_empty && pay_n_q == '0 && t_idle;
 endmodule
 
 `default_nettype wire

@@ -9,6 +9,8 @@
 //     3 PSN: d = psn - epsn        d >= 2^23 duplicate (re-ACK); d > 0 ahead (one NAK)
 //     4 opcode sequence, lengths   else NAK INV_REQ, ERR
 //     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
+//       READ                       no payload, length <= 2^31 (else NAK INV_REQ, ERR); QP
+//                                  REMOTE_READ right, rkey check  else NAK REM_ACC, ERR
 //     6 SEND FIRST/ONLY,           receive WQE: none -> RNR NAK; fetch (dma_rd_req);
 //       WRITE ..._IMM LAST/ONLY    poisoned / > 6 SGEs -> NAK REM_OP, CQE, ERR
 //       SEND                       message longer than the SGEs -> NAK INV_REQ, CQE, ERR
@@ -16,6 +18,12 @@
 //       page run (its answer is the SEND's lkey check), into a speculative
 //       piece FIFO -- committed only when the whole packet passed
 //     8 verdict: epsn, msn, CQE, ACK; the context is written back
+//   READ: the verdict goes first (epsn += its response count, msn += 1), then
+//     the walk cuts the read into pieces that never cross a page run, a 4 KiB
+//     bus-address boundary or a response packet's end, each committed at once
+//     (responder_tx reads them and sends the responses). A duplicate READ
+//     (PSN behind epsn) is executed again from its own RETH, epsn and msn
+//     unchanged; one that fails a check is dropped without a NAK.
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
 //
@@ -88,6 +96,7 @@ module responder_ctrl #(
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
   localparam int FL_MAX = 8;                       // flush reads outstanding
+  localparam logic [31:0] RD_MAX = 32'h8000_0000;  // the longest message (IBTA: 2^31 bytes)
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
@@ -142,6 +151,10 @@ module responder_ctrl #(
   logic [31:0] h_rkey_q, h_rkey_d, h_rlen_q, h_rlen_d, h_imm_q, h_imm_d;
   logic [12:0] h_len_q, h_len_d;
   logic        is_send_q, is_send_d, is_write_q, is_write_d, imm_q, imm_d;
+  logic        is_read_q, is_read_d, dup_q, dup_d;  // an RDMA READ; a duplicate one, executed again
+  logic        rwk_q, rwk_d;                       // a READ's walk, after its verdict
+  logic        zero_q, zero_d;                     // ... whose later run failed its translation
+  logic [12:0] pk_left_q, pk_left_d;               // ... bytes left in its current response packet
   logic [1:0]  seg_q, seg_d;
   // progress on the packet
   logic [12:0] n_q, n_d;                           // payload bytes not yet cut into pieces
@@ -177,7 +190,10 @@ module responder_ctrl #(
   logic        s_first, s_mid, s_last, s_only, seq_ok, len_ok, wlen_ok, needs_wqe;
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
-  logic [12:0] k;
+  logic [12:0] k, rk, rk_page, mtu_w;
+  logic [23:0] rd_npk;                             // a READ's response packets
+  logic [32:0] rd_round;
+  logic        rd_start;                           // C_HDR: start executing a READ
   logic [15:0] rq_mask;
   logic [WQE_W-1:0] wqe_in;
   logic [7:0]  wqe_nsge;
@@ -233,6 +249,15 @@ module responder_ctrl #(
     wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     sge_of_wqe = wqe_q[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
+    // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
+    mtu_w = 13'd128 << cx_q.pmtu;
+    rk_page = 13'h1000 - {1'b0, cx_q.xpa[11:0]};
+    rk = pk_left_q;
+    if (cx_q.xleft < {19'b0, rk}) rk = cx_q.xleft[12:0];
+    if (rk_page < rk) rk = rk_page;
+    rd_round = {1'b0, h_rlen_q} + {20'b0, mtu_w} - 33'd1;
+    rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, cx_q.pmtu}));
+    rd_start = 1'b0;
     rq_mask = 16'((17'd1 << cx_q.rq_lsz) - 17'd1);
 
     // defaults: hold
@@ -244,6 +269,7 @@ module responder_ctrl #(
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
+    is_read_d = is_read_q; dup_d = dup_q; rwk_d = rwk_q; zero_d = zero_q; pk_left_d = pk_left_q;
     n_d = n_q; np_d = np_q; ok_d = ok_q; wctx_d = wctx_q; mr_rkey_d = mr_rkey_q;
     wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
@@ -257,7 +283,10 @@ module responder_ctrl #(
     sge_ra = {idx_q, cx_q.sidx};
     m_pc_valid = 1'b0;
     m_pc.pa = cx_q.xpa;
-    m_pc.len = k;
+    m_pc.len = rwk_q ? rk : k;
+    m_pc.zero = zero_q;
+    m_pc.pkt_last = rk == pk_left_q;
+    m_pc.fin = {19'b0, rk} == cx_q.left;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
     {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op} = '0;
@@ -266,7 +295,7 @@ module responder_ctrl #(
     fin_last = s_last || s_only;
     fin_cqe  = fin_last && (is_send_q || imm_q);
     cx_fin = cx_q;
-    cx_fin.epsn = cx_q.epsn + 24'd1;
+    cx_fin.epsn = cx_q.epsn + (is_read_q ? rd_npk : 24'd1);
     cx_fin.nak = 1'b0;
     if (fin_last) begin
       cx_fin.msn = cx_q.msn + 24'd1;
@@ -296,7 +325,15 @@ module responder_ctrl #(
     vd_ok.ack_v = h_ack_q;
     vd_ok.syn = 8'(roce_pkg::AETH_ACK);
     vd_ok.psn = h_psn_q;
-    vd_ok.msn = cx_fin.msn;
+    vd_ok.msn = (is_read_q && dup_q) ? cx_q.msn : cx_fin.msn;
+    if (is_read_q) begin
+      // the responses' first PSN and their AETH's msn; nothing to place, no ACK of its own
+      vd_ok.exec = 1'b0;
+      vd_ok.ack_v = 1'b0;
+      vd_ok.read = 1'b1;
+      vd_ok.rlen = h_rlen_q;
+      vd_ok.pmtu = cx_q.pmtu;
+    end
 
     unique case (st_q)
       C_IDLE: begin
@@ -323,6 +360,8 @@ module responder_ctrl #(
           is_send_d  = s_rx_hdr.opcode <= roce_pkg::OP_RC_SEND_ONLY_IMM;
           is_write_d = s_rx_hdr.opcode >= roce_pkg::OP_RC_WRITE_FIRST
                        && s_rx_hdr.opcode <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
+          is_read_d  = s_rx_hdr.opcode == roce_pkg::OP_RC_READ_REQ;
+          dup_d = 1'b0;
           imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
           seg_d = in_oi.seg;
           st_d = C_HDR;
@@ -397,9 +436,15 @@ module responder_ctrl #(
           i_state = 1'b1;
         end else if (dpsn[23]) begin
           i_dup = 1'b1;
-          vd_d.ack_v = h_ack_q;
-          vd_d.syn = 8'(roce_pkg::AETH_ACK);
-          vd_d.psn = c0.epsn - 24'd1;
+          if (!is_read_q) begin
+            vd_d.ack_v = h_ack_q;
+            vd_d.syn = 8'(roce_pkg::AETH_ACK);
+            vd_d.psn = c0.epsn - 24'd1;
+          end else if (h_len_q == '0 && h_rlen_q <= RD_MAX
+                       && (c0.access & roce_pkg::ACCESS_REMOTE_READ) != 4'd0) begin
+            dup_d = 1'b1;   // executed again from its RETH (else dropped, no NAK)
+            rd_start = 1'b1;
+          end
         end else if (dpsn != '0) begin
           i_oos = 1'b1;
           if (!c0.nak) begin
@@ -408,17 +453,21 @@ module responder_ctrl #(
             cx_d.nak = 1'b1;
             wctx_d = 1'b1;
           end
-        end else if (!(is_send_q || is_write_q) || !seq_ok || !len_ok || (is_write_q && !wlen_ok)) begin
+        end else if (!(is_send_q || is_write_q || is_read_q) || !seq_ok || !len_ok || (is_write_q && !wlen_ok)
+                     || (is_read_q && (h_len_q != '0 || h_rlen_q > RD_MAX))) begin
           i_inv = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
         end else if (is_send_q && (s_mid || s_last) && {22'b0, h_len_q} + c0.placed > c0.total) begin
           i_inv = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
           err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
-        end else if (is_write_q && (s_first || s_only)
-                     && (c0.access & roce_pkg::ACCESS_REMOTE_WRITE) == 4'd0) begin
+        end else if ((is_write_q && (s_first || s_only)
+                      && (c0.access & roce_pkg::ACCESS_REMOTE_WRITE) == 4'd0)
+                     || (is_read_q && (c0.access & roce_pkg::ACCESS_REMOTE_READ) == 4'd0)) begin
           i_acc = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
+        end else if (is_read_q) begin
+          rd_start = 1'b1;
         end else begin
           if (is_write_q && (s_first || s_only)) begin
             cx_d.kind = responder_pkg::KIND_WRITE;
@@ -438,6 +487,23 @@ module responder_ctrl #(
           end else begin
             st_d = h_len_q != '0 ? C_WALK : C_PUSH;
             ok_d = h_len_q == '0;
+          end
+        end
+        if (rd_start) begin
+          // step 5 for a READ: the rkey check over the whole range (none for a
+          // zero-length READ); its answer is the first page run
+          cx_d.va = h_va_q; cx_d.left = h_rlen_q; cx_d.rkey = h_rkey_q; cx_d.xleft = '0;
+          zero_d = 1'b0;
+          pk_left_d = h_rlen_q < {17'b0, mtu} ? h_rlen_q[12:0] : mtu[12:0];
+          if (h_rlen_q != '0) begin
+            mr_v_d = 1'b1;
+            mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
+            mr_rkey_d = 1'b1;
+            st_d = C_MRW;
+          end else begin
+            ok_d = 1'b1;
+            st_d = C_PUSH;
           end
         end
       end
@@ -461,10 +527,24 @@ module responder_ctrl #(
       end
 
       C_MRW: begin
-        if (s_mr_resp_valid) begin
+        if (s_mr_resp_valid && rwk_q) begin
+          // a later page run of a READ; one that fails (the MR changed after the
+          // rkey check) and the rest of the READ are sent as zeros
           if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
+            zero_d = 1'b1;
+            cx_d.xpa = '0;
+            cx_d.xleft = cx_q.left;
+          end else begin
+            cx_d.xpa = s_mr_resp.pa;
+            cx_d.xleft = s_mr_resp.run;
+          end
+          st_d = C_WALK;
+        end else if (s_mr_resp_valid) begin
+          if (s_mr_resp.status != roce_pkg::MR_STATUS_OK && is_read_q && dup_q) begin
+            st_d = C_PUSH;   // a duplicate READ that fails its rkey check: dropped
+          end else if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
             err = 1'b1;
-            if (is_write_q) begin
+            if (is_write_q || is_read_q) begin
               i_acc = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
             end else begin
               i_op = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
@@ -474,7 +554,10 @@ module responder_ctrl #(
             cx_d.xpa = s_mr_resp.pa;
             cx_d.xleft = s_mr_resp.run;
             mr_rkey_d = 1'b0;
-            if (mr_rkey_q && needs_wqe) begin
+            if (mr_rkey_q && is_read_q) begin
+              st_d = C_PUSH;
+              ok_d = 1'b1;
+            end else if (mr_rkey_q && needs_wqe) begin
               st_d = C_ROUTE;
             end else if (mr_rkey_q && n_q == '0) begin
               st_d = C_PUSH;
@@ -531,7 +614,30 @@ module responder_ctrl #(
       end
 
       C_WALK: begin
-        if (is_send_q && cx_q.soff == sge_len) begin
+        if (rwk_q) begin
+          if (cx_q.xleft == '0) begin
+            mr_v_d = 1'b1;
+            mr_d.tag = '0; mr_d.key = cx_q.rkey; mr_d.pd = cx_q.pd; mr_d.va = cx_q.va; mr_d.len = cx_q.left;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
+            st_d = C_MRW;
+          end else begin
+            m_pc_valid = 1'b1;
+            m_pc_commit = 1'b1;   // the READ passed its checks: each piece is final
+            if (m_pc_ready) begin
+              cx_d.xpa = cx_q.xpa + {51'b0, rk};
+              cx_d.xleft = cx_q.xleft - {19'b0, rk};
+              cx_d.va = cx_q.va + {51'b0, rk};
+              cx_d.left = cx_q.left - {19'b0, rk};
+              if (rk != pk_left_q) pk_left_d = pk_left_q - rk;
+              else if (cx_d.left < {19'b0, mtu_w}) pk_left_d = cx_d.left[12:0];
+              else pk_left_d = mtu_w;
+              if ({19'b0, rk} == cx_q.left) begin
+                rwk_d = 1'b0;
+                st_d = C_IDLE;
+              end
+            end
+          end
+        end else if (is_send_q && cx_q.soff == sge_len) begin
           // this SGE is full (or empty): on to the next, read in C_SRD
           if ({1'b0, cx_q.sidx} + 4'd1 >= {1'b0, cx_q.nsge}) begin
             i_inv = 1'b1;   // cannot happen after the length checks; kept as a guard
@@ -587,9 +693,9 @@ module responder_ctrl #(
       C_PUSH: begin
         if (m_vd_ready) begin
           if (ok_q) begin
-            i_rx = 1'b1;
+            i_rx = !(is_read_q && dup_q);
             cx_d = cx_fin;
-            ctx_we = 1'b1;
+            ctx_we = !(is_read_q && dup_q);   // a duplicate READ changes nothing
             ctx_wd = cx_fin;
             m_pc_commit = 1'b1;
           end else begin
@@ -598,6 +704,11 @@ module responder_ctrl #(
           end
           fl_go_d = 1'b0;
           st_d = fl_pend_q ? C_FLUSH : C_IDLE;
+          if (ok_q && is_read_q && h_rlen_q != '0) begin
+            cx_d = cx_q;       // the walk goes on from the rkey answer's page run
+            rwk_d = 1'b1;
+            st_d = C_WALK;
+          end
         end
       end
 
@@ -690,12 +801,14 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
+      rwk_q <= 1'b0;
       valid_q <= '0; rc_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q} <= '0;
     end else begin
       st_q <= st_d;
+      rwk_q <= rwk_d;
       if (st_q == C_CFG && qin_q) begin
         valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
         rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
@@ -720,6 +833,7 @@ module responder_ctrl #(
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d;
+    is_read_q <= is_read_d; dup_q <= dup_d; zero_q <= zero_d; pk_left_q <= pk_left_d;
     n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;
     wqe_q <= wqe_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
@@ -761,11 +875,11 @@ module responder_ctrl #(
       // payload never reaches past the page run its mr_req checked (no DMA
       // write outside a checked MR range)
       if (st_q == C_WALK && m_pc_valid && m_pc_ready)
-        a_piece_inside_checked_run: assert (k != '0 && {19'b0, k} <= cx_q.xleft)
+        a_piece_inside_checked_run: assert (m_pc.len != '0 && {19'b0, m_pc.len} <= cx_q.xleft)
           else $error("a_piece_inside_checked_run");
       // only the expected PSN executes: duplicates and packets ahead of the
       // window never reach placement
-      if (st_q == C_PUSH && m_vd_ready && ok_q)
+      if (st_q == C_PUSH && m_vd_ready && ok_q && !(is_read_q && dup_q))
         a_execute_only_expected_psn: assert (h_psn_q == cx_q.epsn)
           else $error("a_execute_only_expected_psn");
     end

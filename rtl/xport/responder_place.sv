@@ -4,8 +4,10 @@
 //   verdict --> issuer --+--> dma_wr_req (one per piece)
 //                        +--> stream_slice descriptors --> dma_wr data (payload cut into pieces)
 //                        |      (or one drop descriptor: the payload is discarded)
-//                        +--> post queue --> cq_compl, ack_hdr   (once the packet's
-//                                             requests and data have all been taken)
+//                        +--> post queue --> cq_compl, job (ACK/NAK, or READ)   (once the
+//                        |                   packet's requests and data have all been taken)
+//                        +--> READ pieces --> m_rpc (after the READ's job, once the data of every
+//                                             packet before it was written; responder_tx reads them)
 //
 // A completion or ACK never leaves before the data it reports: a post entry
 // of a packet with data waits until that packet's last request and last data
@@ -44,9 +46,15 @@ module responder_place #(
   output logic                              m_axis_dma_wr_tlast,
   output logic                              m_axis_dma_wr_tvalid,
   input  wire logic                         m_axis_dma_wr_tready,
-  output roce_pkg::roce_tx_hdr_t            m_ack_hdr,
-  output logic                              m_ack_hdr_valid,
-  input  wire logic                         m_ack_hdr_ready,
+  output roce_pkg::roce_tx_hdr_t            m_job,        // the ACK, or a READ's first response header
+  output logic                              m_job_read,
+  output logic [31:0]                       m_job_rlen,
+  output logic [2:0]                        m_job_pmtu,
+  output logic                              m_job_valid,
+  input  wire logic                         m_job_ready,
+  output responder_pkg::rsp_piece_t         m_rpc,        // a READ's pieces
+  output logic                              m_rpc_valid,
+  input  wire logic                         m_rpc_ready,
   output roce_pkg::cq_compl_t               m_cq,
   output logic                              m_cq_valid,
   input  wire logic                         m_cq_ready,
@@ -66,6 +74,9 @@ module responder_place #(
     logic [7:0]          syn;
     logic [23:0]         psn;
     logic [23:0]         msn;
+    logic                read;      // a READ: its responses (rlen bytes, pmtu) instead of an ACK
+    logic [31:0]         rlen;
+    logic [2:0]          pmtu;
   } post_t;
 
   // ---- issuer: works on the verdict at the head of its FIFO (popped when done):
@@ -73,6 +84,7 @@ module responder_place #(
   // takes it when it has room), then the post entry. Valids come from registers
   // only, so no ready feeds back into a valid.
   logic cur_v_q, cur_v_d, fin_q, fin_d, drop_q, drop_d, post_q, post_d;
+  logic rdp_q, rdp_d;                     // a READ's pieces go on to m_rpc
   logic dsent_q, dsent_d, rsent_q, rsent_d;  // the current piece's descriptor / request is queued
   logic [4:0] left_q, left_d;
   logic [7:0] iss_seq_q, iss_seq_d;       // packets with data issued
@@ -98,10 +110,19 @@ module responder_place #(
     post_in.syn = s_vd.syn;
     post_in.psn = s_vd.psn;
     post_in.msn = s_vd.msn;
+    post_in.read = s_vd.read;
+    post_in.rlen = s_vd.rlen;
+    post_in.pmtu = s_vd.pmtu;
   end
+  // A READ's pieces go on only once every earlier packet's data writes were taken
+  // (the host serves a read after the writes before it: the READ sees them)
+  logic writes_done;
+  assign m_rpc = s_pc;
+  assign m_rpc_valid = cur_v_q && !fin_q && !drop_q && left_q == '0 && !post_q && rdp_q && s_pc_valid
+                       && writes_done;
 
   always_comb begin
-    cur_v_d = cur_v_q; fin_d = 1'b0; drop_d = drop_q; post_d = post_q; left_d = left_q;
+    cur_v_d = cur_v_q; fin_d = 1'b0; drop_d = drop_q; post_d = post_q; left_d = left_q; rdp_d = rdp_q;
     dsent_d = dsent_q; rsent_d = rsent_q;
     iss_seq_d = iss_seq_q;
     s_pc_ready = 1'b0;
@@ -114,7 +135,8 @@ module responder_place #(
         cur_v_d = 1'b1;
         left_d = s_vd.exec ? s_vd.npieces : 5'd0;
         drop_d = !s_vd.exec && s_vd.pay_len != '0;
-        post_d = s_vd.cqe_v || s_vd.ack_v;
+        post_d = s_vd.cqe_v || s_vd.ack_v || s_vd.read;
+        rdp_d = s_vd.read && s_vd.rlen != '0;
       end
     end else begin
       if (drop_q) begin
@@ -134,18 +156,23 @@ module responder_place #(
         end
       end else if (post_q) begin
         if (post_rdy) post_d = 1'b0;
+      end else if (rdp_q) begin
+        if (m_rpc_valid && m_rpc_ready) begin
+          s_pc_ready = 1'b1;
+          if (s_pc.fin) rdp_d = 1'b0;
+        end
       end
-      fin_d = !drop_d && left_d == '0 && !post_d;
+      fin_d = !drop_d && left_d == '0 && !post_d && !rdp_d;
     end
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0;
+      cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0; rdp_q <= 1'b0;
       dsent_q <= 1'b0; rsent_q <= 1'b0;
       iss_seq_q <= '0;
     end else begin
-      cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d;
+      cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d; rdp_q <= rdp_d;
       dsent_q <= dsent_d; rsent_q <= rsent_d;
       iss_seq_q <= iss_seq_d;
     end
@@ -210,32 +237,38 @@ module responder_place #(
   logic [31:0] c_acks_q;
 
   // seq is the packet's number: reached once the done counts are at or past it
+  assign writes_done = data_done_q == iss_seq_q && req_done_q == iss_seq_q;
   assign head_ok = !post_out.has_data
                    || (8'(data_done_q - post_out.seq) < 8'd128 && 8'(req_done_q - post_out.seq) < 8'd128);
   assign start = post_v && head_ok && !emit_q;
-  assign m_ack_hdr_valid = emit_q && post_out.ack_v && !ack_done_q;
+  logic job_v;
+  assign job_v = post_out.ack_v || post_out.read;
+  assign m_job_valid = emit_q && job_v && !ack_done_q;
   assign m_cq_valid = emit_q && post_out.cqe_v && !cq_done_q;
   assign m_cq = post_cq_out;
-  assign ack_take = m_ack_hdr_valid && m_ack_hdr_ready;
+  assign ack_take = m_job_valid && m_job_ready;
   assign cq_take = m_cq_valid && m_cq_ready;
-  assign post_pop = emit_q && (!post_out.ack_v || ack_done_q || ack_take) && (!post_out.cqe_v || cq_done_q || cq_take);
+  assign post_pop = emit_q && (!job_v || ack_done_q || ack_take) && (!post_out.cqe_v || cq_done_q || cq_take);
   always_comb begin
-    m_ack_hdr = '0;
-    m_ack_hdr.l3 = addr_rd_q.l3;
-    m_ack_hdr.dst_mac = addr_rd_q.dst_mac;
-    m_ack_hdr.src_mac = addr_rd_q.src_mac;
-    m_ack_hdr.src_ip = addr_rd_q.src_ip;
-    m_ack_hdr.dst_ip = addr_rd_q.dst_ip;
-    m_ack_hdr.tclass = addr_rd_q.tclass;
-    m_ack_hdr.ttl = addr_rd_q.ttl;
-    m_ack_hdr.flow_label = addr_rd_q.flow_label;
-    m_ack_hdr.opcode = roce_pkg::OP_RC_ACK;
-    m_ack_hdr.pkey = 16'(roce_pkg::DEFAULT_PKEY);
-    m_ack_hdr.dst_qpn = addr_rd_q.dest_qpn;
-    m_ack_hdr.psn = post_out.psn;
-    m_ack_hdr.aeth_syndrome = post_out.syn;
-    m_ack_hdr.aeth_msn = post_out.msn;
-    m_ack_hdr.src_qpn = 24'(post_out.qpn);
+    m_job = '0;
+    m_job.l3 = addr_rd_q.l3;
+    m_job.dst_mac = addr_rd_q.dst_mac;
+    m_job.src_mac = addr_rd_q.src_mac;
+    m_job.src_ip = addr_rd_q.src_ip;
+    m_job.dst_ip = addr_rd_q.dst_ip;
+    m_job.tclass = addr_rd_q.tclass;
+    m_job.ttl = addr_rd_q.ttl;
+    m_job.flow_label = addr_rd_q.flow_label;
+    m_job.opcode = roce_pkg::OP_RC_ACK;
+    m_job.pkey = 16'(roce_pkg::DEFAULT_PKEY);
+    m_job.dst_qpn = addr_rd_q.dest_qpn;
+    m_job.psn = post_out.psn;
+    m_job.aeth_syndrome = post_out.syn;
+    m_job.aeth_msn = post_out.msn;
+    m_job.src_qpn = 24'(post_out.qpn);
+    m_job_read = post_out.read;
+    m_job_rlen = post_out.rlen;
+    m_job_pmtu = post_out.pmtu;
   end
 
   always_ff @(posedge clk) begin
@@ -257,7 +290,7 @@ module responder_place #(
         if (cq_take) cq_done_q <= 1'b1;
         if (post_pop) emit_q <= 1'b0;
       end
-      if (ack_take) c_acks_q <= c_acks_q + 32'd1;
+      if (ack_take && !post_out.read) c_acks_q <= c_acks_q + 32'd1;
     end
   end
 

@@ -54,17 +54,21 @@ class DescArb2Rtl : public VlBlock<Vdesc_arb2> {
   bool idle() const override { return top_->idle; }
 };
 
-// tx_arb: in 0 ack_hdr, 1 req_hdr, 2 req_payload beats; out 0 tx_hdr, 1 tx_payload beats.
+// tx_arb: in 0 ack_hdr, 1 req_hdr, 2 req_payload beats, 3 ack_payload beats; out 0 tx_hdr, 1 tx_payload beats.
 class TxArbRtl : public VlBlock<Vtx_arb> {
  public:
   explicit TxArbRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const unsigned hdr = (spec::RoceTxHdr::kBits + 7) / 8;
-    in_info_ = {{"ack_hdr", false, true, hdr}, {"req_hdr", false, true, hdr}, {"req_payload", false, true, bytes_}};
+    in_info_ = {{"ack_hdr", false, true, hdr},
+                {"req_hdr", false, true, hdr},
+                {"req_payload", false, true, bytes_},
+                {"ack_payload", false, true, bytes_}};
     out_info_ = {{"tx_hdr", false, true, hdr}, {"tx_payload", false, true, bytes_}};
     reset();
   }
   void reset() override {
     top_->s_ack_hdr_valid = top_->s_req_hdr_valid = top_->s_axis_req_payload_tvalid = 0;
+    top_->s_axis_ack_payload_tvalid = 0;
     top_->m_tx_hdr_ready = top_->m_axis_tx_payload_tready = 0;
     restart();
   }
@@ -75,11 +79,16 @@ class TxArbRtl : public VlBlock<Vtx_arb> {
     } else if (p == 1) {
       top_->s_req_hdr_valid = valid;
       vl::put_bytes(top_->s_req_hdr, f.data);
-    } else {
+    } else if (p == 2) {
       top_->s_axis_req_payload_tvalid = valid;
       vl::put_bytes(top_->s_axis_req_payload_tdata, f.data);
       top_->s_axis_req_payload_tkeep = f.keep;
       top_->s_axis_req_payload_tlast = f.last;
+    } else {
+      top_->s_axis_ack_payload_tvalid = valid;
+      vl::put_bytes(top_->s_axis_ack_payload_tdata, f.data);
+      top_->s_axis_ack_payload_tkeep = f.keep;
+      top_->s_axis_ack_payload_tlast = f.last;
     }
   }
   void set_output_ready(unsigned p, bool ready) override {
@@ -87,7 +96,10 @@ class TxArbRtl : public VlBlock<Vtx_arb> {
     else top_->m_axis_tx_payload_tready = ready;
   }
   bool input_ready(unsigned p) override {
-    return p == 0 ? top_->s_ack_hdr_ready : p == 1 ? top_->s_req_hdr_ready : top_->s_axis_req_payload_tready;
+    return p == 0   ? top_->s_ack_hdr_ready
+           : p == 1 ? top_->s_req_hdr_ready
+           : p == 2 ? top_->s_axis_req_payload_tready
+                    : top_->s_axis_ack_payload_tready;
   }
   bool output_valid(unsigned p) override { return p == 0 ? top_->m_tx_hdr_valid : top_->m_axis_tx_payload_tvalid; }
   Flit output(unsigned p) override {
@@ -246,13 +258,17 @@ class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
  public:
   explicit DmaRdArbRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const unsigned req = (spec::DmaRdReq::kBits + 7) / 8;
-    in_info_ = {{"req0", false, true, req}, {"req1", false, true, req}, {"rd", true, true, bytes_}};
-    out_info_ = {{"m_req", false, true, req}, {"rd0", true, true, bytes_}, {"rd1", true, true, bytes_}};
+    in_info_ = {{"req0", false, true, req}, {"req1", false, true, req}, {"req2", false, true, req},
+                {"rd", true, true, bytes_}};
+    out_info_ = {{"m_req", false, true, req},
+                 {"rd0", true, true, bytes_},
+                 {"rd1", true, true, bytes_},
+                 {"rd2", true, true, bytes_}};
     reset();
   }
   void reset() override {
-    top_->s_req0_valid = top_->s_req1_valid = top_->s_axis_rd_tvalid = 0;
-    top_->m_req_ready = top_->m_axis_rd0_tready = top_->m_axis_rd1_tready = 0;
+    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_axis_rd_tvalid = 0;
+    top_->m_req_ready = top_->m_axis_rd0_tready = top_->m_axis_rd1_tready = top_->m_axis_rd2_tready = 0;
     restart();
   }
   void set_input(unsigned p, bool valid, const Flit& f) override {
@@ -262,6 +278,9 @@ class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
     } else if (p == 1) {
       top_->s_req1_valid = valid;
       vl::put_bytes(top_->s_req1, f.data);
+    } else if (p == 2) {
+      top_->s_req2_valid = valid;
+      vl::put_bytes(top_->s_req2, f.data);
     } else {
       top_->s_axis_rd_tvalid = valid;
       vl::put_bytes(top_->s_axis_rd_tdata, f.data);
@@ -274,13 +293,18 @@ class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
   void set_output_ready(unsigned p, bool ready) override {
     if (p == 0) top_->m_req_ready = ready;
     else if (p == 1) top_->m_axis_rd0_tready = ready;
-    else top_->m_axis_rd1_tready = ready;
+    else if (p == 2) top_->m_axis_rd1_tready = ready;
+    else top_->m_axis_rd2_tready = ready;
   }
   bool input_ready(unsigned p) override {
-    return p == 0 ? top_->s_req0_ready : p == 1 ? top_->s_req1_ready : top_->s_axis_rd_tready;
+    return p == 0 ? top_->s_req0_ready : p == 1 ? top_->s_req1_ready : p == 2 ? top_->s_req2_ready
+                                                                              : top_->s_axis_rd_tready;
   }
   bool output_valid(unsigned p) override {
-    return p == 0 ? top_->m_req_valid : p == 1 ? top_->m_axis_rd0_tvalid : top_->m_axis_rd1_tvalid;
+    return p == 0   ? top_->m_req_valid
+           : p == 1 ? top_->m_axis_rd0_tvalid
+           : p == 2 ? top_->m_axis_rd1_tvalid
+                    : top_->m_axis_rd2_tvalid;
   }
   Flit output(unsigned p) override {
     Flit f;
@@ -291,11 +315,16 @@ class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
       f.keep = static_cast<uint64_t>(top_->m_axis_rd0_tkeep);
       f.last = top_->m_axis_rd0_tlast;
       f.user = top_->m_axis_rd0_tuser;
-    } else {
+    } else if (p == 2) {
       f.data = vl::get_bytes(top_->m_axis_rd1_tdata, bytes_);
       f.keep = static_cast<uint64_t>(top_->m_axis_rd1_tkeep);
       f.last = top_->m_axis_rd1_tlast;
       f.user = top_->m_axis_rd1_tuser;
+    } else {
+      f.data = vl::get_bytes(top_->m_axis_rd2_tdata, bytes_);
+      f.keep = static_cast<uint64_t>(top_->m_axis_rd2_tkeep);
+      f.last = top_->m_axis_rd2_tlast;
+      f.user = top_->m_axis_rd2_tuser;
     }
     return f;
   }

@@ -24,7 +24,9 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     mem.allow(a, n);
     mem.write(a, std::vector<uint8_t>(n, w.fill).data(), n);
   }
+  for (const auto& [a, b] : w.init) mem.write(a, b.data(), b.size());
   DmaModel dma(mem, cfg.dma, kBytes);
+  DmaModel rdma(mem, cfg.dma, kBytes);  // the READ data reads: a port of their own
   model::MrRegions mrt(1024, 4096);
   for (const MrDef& m : w.mrs) {
     mrt.write_mr(m.index, m.ctx);
@@ -48,7 +50,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
   size_t s = 0;
   bool started = false;
   size_t pos[4] = {};
-  bool offering[6] = {};
+  bool offering[kIns] = {};
   uint64_t quiet = 0;
   static const Flit kNone{};
 
@@ -72,13 +74,13 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
         started = false;
       }
     }
-    if (s >= steps.size() && b.idle() && mrq.empty() && dma.idle()) {
+    if (s >= steps.size() && b.idle() && mrq.empty() && dma.idle() && rdma.idle()) {
       if (++quiet > 64) break;
     } else {
       quiet = 0;
     }
     // inputs
-    bool offered[6];
+    bool offered[kIns];
     for (unsigned p = 0; p < 4; ++p) {
       const bool more = started && pos[p] < steps[s].in[p].size();
       if (more && !offering[p]) offering[p] = chance(1.0 - cfg.in_idle);
@@ -92,6 +94,9 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     if (mr_due && !offering[5]) offering[5] = chance(1.0 - cfg.in_idle);
     offered[5] = mr_due && offering[5];
     b.set_input(5, offered[5], offered[5] ? desc_to_flit(mrq.front().resp) : kNone);
+    if (rdma.rd_data_valid() && !offering[6]) offering[6] = chance(1.0 - cfg.in_idle);
+    offered[6] = rdma.rd_data_valid() && offering[6];
+    b.set_input(6, offered[6], offered[6] ? rdma.rd_data() : kNone);
     // outputs
     bool ready[kOuts];
     const double go = 1.0 - cfg.out_stall;
@@ -101,19 +106,22 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     ready[kWrData] = dma.wr_data_ready() && chance(go);
     ready[kAck] = chance(go);
     ready[kCq] = chance(go);
+    ready[kReadReq] = rdma.rd_req_ready() && chance(go);
+    ready[kTxPay] = chance(go);
     for (unsigned p = 0; p < kOuts; ++p) b.set_output_ready(p, ready[p]);
     b.eval();
-    for (unsigned p = 0; p < 6; ++p) {
+    for (unsigned p = 0; p < kIns; ++p) {
       if (!offered[p] || !b.input_ready(p)) continue;
       offering[p] = false;
       if (p < 4) ++pos[p];
       else if (p == 4) dma.pop_rd_data();
-      else mrq.pop_front();
+      else if (p == 5) mrq.pop_front();
+      else rdma.pop_rd_data();
     }
     for (unsigned p = 0; p < kOuts; ++p) {
       const bool v = b.output_valid(p);
       Flit f = v ? b.output(p) : Flit{};
-      if (p == kWrData)  // lanes outside keep carry no information
+      if (p == kWrData || p == kTxPay)  // lanes outside keep carry no information
         for (size_t k = 0; k < f.data.size(); ++k)
           if (!((f.keep >> k) & 1u)) f.data[k] = 0;
       if (held[p] && (!v || !(f == held_flit[p])) && r.error.empty())
@@ -132,12 +140,13 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
         }
         case kWrReq: dma.push_wr_req(desc_from_flit<spec::DmaWrReq>(f)); break;
         case kWrData: dma.push_wr_data(f); break;
+        case kReadReq: rdma.push_rd_req(desc_from_flit<spec::DmaRdReq>(f)); break;
         default: break;
       }
       Txn& t = open[p];
       if (t.flits.empty()) t.first_cycle = cyc;
       t.last_cycle = cyc;
-      const bool end = p != kWrData || f.last;
+      const bool end = (p != kWrData && p != kTxPay) || f.last;
       t.flits.push_back(std::move(f));
       if (end) {
         r.out[p].push_back(std::move(t));
@@ -150,6 +159,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     }
     b.clock();
     dma.clock();
+    rdma.clock();
     r.cycles = cyc;
   }
   r.counters = b.counters();
@@ -168,7 +178,8 @@ std::string describe(unsigned port, const Txn& t) {
   std::ostringstream s;
   s << "cycle " << t.first_cycle << ": ";
   switch (port) {
-    case kRdReq: s << desc_from_flit<spec::DmaRdReq>(f).describe(); break;
+    case kRdReq:
+    case kReadReq: s << desc_from_flit<spec::DmaRdReq>(f).describe(); break;
     case kMrReq: s << desc_from_flit<spec::MrReq>(f).describe(); break;
     case kWrReq: s << desc_from_flit<spec::DmaWrReq>(f).describe(); break;
     case kAck: {
@@ -190,7 +201,8 @@ std::string describe(unsigned port, const Txn& t) {
 }
 
 std::string compare(const RunResult& a, const RunResult& b) {
-  static const char* kNames[kOuts] = {"dma_rd_req", "mr_req", "dma_wr_req", "dma_wr_data", "ack_hdr", "cq_compl"};
+  static const char* kNames[kOuts] = {"dma_rd_req", "mr_req",   "dma_wr_req",   "dma_wr_data",
+                                      "tx_hdr",     "cq_compl", "read_dma_req", "tx_payload"};
   for (unsigned p = 0; p < kOuts; ++p) {
     const auto& x = a.out[p];
     const auto& y = b.out[p];

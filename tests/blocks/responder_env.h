@@ -46,6 +46,7 @@ struct World {
   std::vector<MrDef> mrs;
   std::vector<std::pair<uint64_t, uint64_t>> regions;  // memory the DMA may touch (addr, len)
   uint8_t fill = 0xA5;                                  // initial content of every region
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> init;  // then these bytes (what READs find)
 };
 
 struct Step {
@@ -70,7 +71,8 @@ struct RunResult {
   DmaStats dma;
 };
 
-enum Out : unsigned { kRdReq = 0, kMrReq, kWrReq, kWrData, kAck, kCq, kOuts };
+enum Out : unsigned { kRdReq = 0, kMrReq, kWrReq, kWrData, kAck, kCq, kReadReq, kTxPay, kOuts };
+constexpr unsigned kIns = 7;  // qp_cfg, rq_db, rx_hdr, rx_payload, dma_rd_data, mr_resp, read_dma
 
 RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const RunConfig& cfg);
 
@@ -131,6 +133,12 @@ struct Intent {
   std::vector<uint64_t> wr_ids;  // kPost, in ring order
   uint32_t reply_psn = 0;        // kDuplicate: its ACK's PSN (the last one accepted); kAhead: its NAK's PSN
   bool not_ready = false;        // kStray: the QPN names an RC QP that is not in RTR/RTS (else: no such QP)
+  // An RDMA READ (kMessage: a new one; kDuplicate: one executed again, unless `dropped`): its
+  // responses carry [rva, rva + rlen) of MR `rmr` as memory holds it when the READ comes.
+  bool read = false, dropped = false;
+  unsigned rmr = 0;
+  uint64_t rva = 0;
+  uint32_t rlen = 0;
 };
 
 // How a WRITE is meant to go.
@@ -146,7 +154,7 @@ class Peer {
   std::vector<TQp> qps;  // index = qpn (0 unused)
 
   // MRs of the standard world
-  enum Mr : unsigned { kRw = 0, kRo, kPd2, kBig };
+  enum Mr : unsigned { kRw = 0, kRo, kPd2, kBig, kRd };
   const MrDef& mr(unsigned m) const { return world.mrs[m]; }
 
   // driver
@@ -159,6 +167,9 @@ class Peer {
   void send(TQp& q, uint32_t len, bool imm, bool se);
   void write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant meant = Meant::kGood,
              uint32_t rkey_override = 0);
+  // an RDMA READ of [va, va + len) in MR m (kRefused: the scenario broke its rkey or bounds)
+  void read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant = Meant::kGood, uint32_t rkey_override = 0);
+  void read_too_long(TQp& q);  // a READ longer than 2^31 bytes: an invalid request
   // only the FIRST packet of a WRITE of rlen (> mtu) bytes: the message stays in progress
   void write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen);
   void duplicate(TQp& q);

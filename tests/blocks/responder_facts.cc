@@ -14,6 +14,10 @@
 //    ERR (IBTA 10.3.1 / verbs: a QP in ERR flushes its receive queue);
 //  - memory: the payload of every accepted packet where the scenario placed
 //    it, the driver's ring writes, and nothing else touched;
+//  - an RDMA READ (new, or a duplicate executed again) is answered with
+//    READ RESPONSE FIRST/MIDDLE/LAST or ONLY at its PSNs, mtu-sized but the
+//    last, AETH (ACK, MSN) on all but MIDDLE, carrying the bytes memory holds
+//    at that point of the scenario;
 //  - counters agree with the wire and with the scenario's packets;
 //  - every DMA write inside one page of a region.
 #include <deque>
@@ -53,7 +57,10 @@ class Walk {
     std::deque<uint64_t> rq;  // wr_ids posted and not yet completed
   };
 
+  static spec::RoceTxHdr reply(const TQp& q);
   bool ack(const TQp& q, uint8_t syn, uint32_t psn, uint32_t msn, const std::string& what);
+  bool responses(const TQp& q, uint32_t psn, uint32_t msn, const Intent& rd, const std::string& what);
+  uint8_t byte_at(uint64_t pa) const;
   bool completion(const TQp& q, const spec::CqCompl& want, bool all_fields, const std::string& what);
   bool flush(const TQp& q, QpState& s, const std::string& what);
   bool message(const TQp& q, QpState& s, const Intent& m, const std::string& what);
@@ -66,8 +73,81 @@ class Walk {
   std::map<uint32_t, QpState> qp_;
   std::map<std::string, uint32_t> count_;
   std::map<uint64_t, uint8_t> mem_;  // bytes that must hold something other than the fill
+  std::map<uint64_t, uint8_t> init_;  // World::init
+  std::map<const Txn*, const Txn*> pay_of_;  // a response header's payload
   std::string err_;
 };
+
+spec::RoceTxHdr Walk::reply(const TQp& q) {
+  spec::RoceTxHdr h;
+  h.l3 = q.l3;
+  h.dst_mac = q.dst_mac;
+  h.src_mac = q.src_mac;
+  h.src_ip = q.src_ip;
+  h.dst_ip = q.dst_ip;
+  h.tclass = q.tclass;
+  h.ttl = q.ttl;
+  h.flow_label = q.flow_label;
+  h.pkey = 0xFFFF;
+  h.dst_qpn = q.dest_qpn;
+  h.src_qpn = q.qpn;
+  return h;
+}
+
+uint8_t Walk::byte_at(uint64_t pa) const {
+  if (const auto it = mem_.find(pa); it != mem_.end()) return it->second;
+  if (const auto it = init_.find(pa); it != init_.end()) return it->second;
+  return p_.world.fill;
+}
+
+bool Walk::responses(const TQp& q, uint32_t psn, uint32_t msn, const Intent& rd, const std::string& what) {
+  const MrDef& m = p_.mr(rd.rmr);
+  const uint32_t mtu = q.mtu();
+  const uint32_t npk = std::max<uint32_t>(1, (rd.rlen + mtu - 1) / mtu);
+  auto& got = acks_[q.qpn];
+  for (uint32_t k = 0; k < npk; ++k) {
+    const bool first = k == 0, last = k + 1 == npk;
+    const uint32_t n = std::min(mtu, rd.rlen - k * mtu);
+    spec::RoceTxHdr h = reply(q);
+    h.opcode = first && last ? spec::kRcReadRespOnly
+               : first       ? spec::kRcReadRespFirst
+               : last        ? spec::kRcReadRespLast
+                             : spec::kRcReadRespMiddle;
+    h.psn = (psn + k) & kMask24;
+    if (first || last) {
+      h.aeth_syndrome = kSynAck;
+      h.aeth_msn = msn & kMask24;
+    }
+    h.pay_len = static_cast<uint16_t>(n);
+    Txn want;
+    want.flits.push_back(desc_to_flit(h));
+    const std::string at = what + ", READ response " + std::to_string(k) + " of " + std::to_string(npk);
+    if (got.empty() || !(got.front()->flits[0] == want.flits[0])) {
+      err_ = at + ": QP " + std::to_string(q.qpn) + " must send\n  " + describe(kAck, want) + "\n  sent: " +
+             (got.empty() ? std::string("nothing more") : describe(kAck, *got.front()));
+      return false;
+    }
+    if (n != 0) {
+      const auto it = pay_of_.find(got.front());
+      std::vector<uint8_t> data(n);
+      for (uint32_t i = 0; i < n; ++i) data[i] = byte_at(m.pa(rd.rva + k * mtu + i));
+      const std::vector<uint8_t> sent = it == pay_of_.end() ? std::vector<uint8_t>{} : beats_to_bytes(it->second->flits);
+      if (sent != data) {
+        size_t d = 0;
+        while (d < data.size() && d < sent.size() && data[d] == sent[d]) ++d;
+        std::ostringstream o;
+        o << at << ": payload (" << sent.size() << " of " << n << " bytes) differs from memory at byte " << d
+          << " (va 0x" << std::hex << rd.rva + k * mtu + d << ")\n  want "
+          << hex_bytes(std::vector<uint8_t>(data.begin() + static_cast<long>(d), data.end()), 32) << "\n  sent "
+          << hex_bytes(std::vector<uint8_t>(sent.begin() + static_cast<long>(std::min(d, sent.size())), sent.end()), 32);
+        err_ = o.str();
+        return false;
+      }
+    }
+    got.pop_front();
+  }
+  return true;
+}
 
 bool Walk::ack(const TQp& q, uint8_t syn, uint32_t psn, uint32_t msn, const std::string& what) {
   spec::RoceTxHdr h;
@@ -132,6 +212,12 @@ bool Walk::flush(const TQp& q, QpState& s, const std::string& what) {
 }
 
 bool Walk::message(const TQp& q, QpState& s, const Intent& m, const std::string& what) {
+  if (m.read && m.fail_at < 0) {
+    ++count_["rx_pkts"];
+    s.nak_out = false;
+    s.msn = (s.msn + 1) & kMask24;
+    return responses(q, m.pkts[0].psn, s.msn, m, what);
+  }
   const size_t accepted = m.fail_at < 0 ? m.pkts.size() : static_cast<size_t>(m.fail_at);
   for (size_t k = 0; k < accepted; ++k) {
     const Intent::Packet& pk = m.pkts[k];
@@ -180,6 +266,8 @@ bool Walk::message(const TQp& q, QpState& s, const Intent& m, const std::string&
 
 std::string Walk::memory() const {
   std::map<uint64_t, uint8_t> want = mem_;
+  for (const auto& [a, b] : p_.world.init)
+    for (size_t i = 0; i < b.size(); ++i) want[a + i] = b[i];
   for (const Step& st : p_.steps)  // the driver's own writes (receive rings); they share no byte with payload
     for (const auto& [a, b] : st.host)
       for (size_t i = 0; i < b.size(); ++i) want[a + i] = b[i];
@@ -208,7 +296,9 @@ std::string Walk::memory() const {
 std::string Walk::counters() const {
   for (const auto& [name, v] : r_.counters) {
     const auto it = count_.find(name);
-    const uint32_t want = name == "tx_acks" ? static_cast<uint32_t>(r_.out[kAck].size())
+    uint32_t acks = 0;  // ACK/NAKs (READ responses apart)
+    for (const Txn& t : r_.out[kAck]) acks += desc_from_flit<spec::RoceTxHdr>(t.flits[0]).opcode == spec::kRcAck;
+    const uint32_t want = name == "tx_acks" ? acks
                           : it == count_.end() ? 0
                                                : it->second;
     if (v != want) return "counter " + name + " = " + std::to_string(v) + ", expected " + std::to_string(want);
@@ -217,7 +307,15 @@ std::string Walk::counters() const {
 }
 
 std::string Walk::run() {
-  for (const Txn& t : r_.out[kAck]) acks_[desc_from_flit<spec::RoceTxHdr>(t.flits[0]).src_qpn].push_back(&t);
+  size_t pay = 0;
+  for (const Txn& t : r_.out[kAck]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    acks_[h.src_qpn].push_back(&t);
+    if (h.pay_len != 0 && pay < r_.out[kTxPay].size()) pay_of_[&t] = &r_.out[kTxPay][pay++];
+  }
+  if (pay != r_.out[kTxPay].size()) return "tx_payload carries more packets than the headers announce";
+  for (const auto& [a, b] : p_.world.init)
+    for (size_t i = 0; i < b.size(); ++i) init_[a + i] = b[i];
   for (const Txn& t : r_.out[kCq]) cqes_[desc_from_flit<spec::CqCompl>(t.flits[0]).qp_num].push_back(&t);
   for (size_t n = 0; n < p_.log.size(); ++n) {
     const Intent& i = p_.log[n];
@@ -242,7 +340,8 @@ std::string Walk::run() {
       case Intent::kMessage: ok = message(q, s, i, what); break;
       case Intent::kDuplicate:
         ++count_["duplicate_request"];
-        if (i.pkts[0].ack_req) ok = ack(q, kSynAck, i.reply_psn, s.msn, what + " (duplicate)");
+        if (i.read) ok = i.dropped || responses(q, i.pkts[0].psn, s.msn, i, what + " (duplicate READ)");
+        else if (i.pkts[0].ack_req) ok = ack(q, kSynAck, i.reply_psn, s.msn, what + " (duplicate)");
         break;
       case Intent::kAhead:
         ++count_["out_of_sequence"];

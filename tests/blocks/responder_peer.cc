@@ -47,7 +47,7 @@ MrDef make_mr(uint32_t index, uint8_t key, uint16_t pd, uint8_t access, uint64_t
 }  // namespace
 
 Peer::Peer(uint64_t seed) : rng_(seed) {
-  constexpr uint8_t kLw = 1, kRw = 2;
+  constexpr uint8_t kLw = 1, kRw = 2, kRr = 4;
   world.mrs = {
       // kRw: local + remote write, 4 KiB pages scattered in bus memory, region not page aligned
       make_mr(1, 0x11, 1, kLw | kRw, 0x100000000100ull, 48 * 1024, 12, 0, 0x7f0000000000ull, 0x3000, true),
@@ -55,11 +55,14 @@ Peer::Peer(uint64_t seed) : rng_(seed) {
       make_mr(2, 0x22, 1, kLw, 0x200000000800ull, 16 * 1024, 12, 20, 0x7f1000000000ull, 0x1000, false),
       // kPd2: another protection domain
       make_mr(3, 0x33, 2, kLw | kRw, 0x300000000000ull, 8 * 1024, 12, 30, 0x7f2000000000ull, 0x1000, false),
-      // kBig: 64 KiB pages, starting just before a page end
-      make_mr(4, 0x44, 1, kLw | kRw, 0x40000001f000ull, 96 * 1024, 16, 40, 0x7f3000000000ull, 0x20000, true),
+      // kBig: 64 KiB pages, starting just before a page end (readable too: a READ after a WRITE)
+      make_mr(4, 0x44, 1, kLw | kRw | kRr, 0x40000001f000ull, 96 * 1024, 16, 40, 0x7f3000000000ull, 0x20000, true),
+      // kRd: remote read (what READs read; nothing writes it), 4 KiB pages scattered
+      make_mr(5, 0x55, 1, kLw | kRr, 0x500000000300ull, 64 * 1024, 12, 50, 0x7f4000000000ull, 0x2000, true),
   };
   for (const MrDef& m : world.mrs)
     for (uint64_t p : m.pages) world.regions.push_back({p, m.page_size()});
+  for (uint64_t p : mr(kRd).pages) world.init.push_back({p, bytes(mr(kRd).page_size())});
   // QPs: 1..6 RC (pmtu 256..4096), 7 UC, 8 RC left in INIT, 9 RC whose receive ring the host refuses
   qps.resize(10);
   for (uint32_t n = 1; n < qps.size(); ++n) {
@@ -67,7 +70,7 @@ Peer::Peer(uint64_t seed) : rng_(seed) {
     q.qpn = n;
     q.type = n == 7 ? 3 : 2;
     q.pmtu = static_cast<uint8_t>(n <= 5 ? n : 1 + rand(5));
-    q.access = n == 5 ? 4 : 2 | 4;  // QP 5 grants no REMOTE_WRITE
+    q.access = n == 5 ? 0 : 2 | 4;  // QP 5 grants no remote access
     q.rq_lsz = static_cast<uint8_t>(n % 2 ? 3 : 4);
     q.rq_base = 0x500000000000ull + n * 0x100000ull + 128 * rand(4);
     q.recv_cq = static_cast<uint16_t>(100 + n);
@@ -428,6 +431,35 @@ void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant 
   q.next_psn = (q.next_psn + npk) & kMask24;
 }
 
+void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint32_t rkey_override) {
+  if (!q.live) scenario_error("a READ to a QP that is not ready (use stray)");
+  const uint32_t mtu = q.mtu();
+  const uint32_t npk = std::max<uint32_t>(1, (len + mtu - 1) / mtu);
+  const uint32_t rkey = rkey_override ? rkey_override : mr(m).key();
+  pkt(q, spec::kRcReadReq, q.next_psn, {}, true, false, va, rkey, len);
+  Intent msg = message(q);
+  msg.completes = true;
+  msg.pkts.push_back({q.next_psn, true, {}});
+  // a QP that grants no REMOTE_READ refuses every READ
+  if (meant == Meant::kRefused || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))
+    return refuse(q, msg, sy(spec::Aeth::kNakRemAcc), false, 0);
+  msg.read = true;
+  msg.rmr = m;
+  msg.rva = va;
+  msg.rlen = len;
+  log.push_back(msg);
+  q.next_psn = (q.next_psn + npk) & kMask24;
+}
+
+void Peer::read_too_long(TQp& q) {
+  if (!q.live) scenario_error("a READ to a QP that is not ready (use stray)");
+  pkt(q, spec::kRcReadReq, q.next_psn, {}, true, false, mr(kRd).ctx.iova, mr(kRd).key(),
+      0x80000001u + static_cast<uint32_t>(rand(0x7FFFFFFE)));
+  Intent msg = message(q);
+  msg.pkts.push_back({q.next_psn, true, {}});
+  refuse(q, msg, sy(spec::Aeth::kNakInvReq), false, 0);
+}
+
 void Peer::write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen) {
   if (!q.live) scenario_error("a WRITE to a QP that is not ready (use stray)");
   const uint32_t mtu = q.mtu();
@@ -446,13 +478,26 @@ void Peer::duplicate(TQp& q) {
                          spec::kRcReadReq};
   const uint8_t op = ops[rand(5)];
   const bool ack_req = rand(2);
-  const uint32_t n = op == spec::kRcReadReq ? 0 : static_cast<uint32_t>(1 + rand(q.mtu()));
-  pkt(q, op, psn, bytes(n), ack_req, false, va_in(kRw, n), mr(kRw).key(), n);
   Intent i;
   i.kind = Intent::kDuplicate;
   i.qpn = q.qpn;
   i.pkts.push_back({psn, ack_req, {}});
   i.reply_psn = (q.next_psn - 1) & kMask24;
+  if (op == spec::kRcReadReq) {
+    // executed again from its own RETH (the requester asks again from a packet in the
+    // middle); dropped without a NAK when its rkey or the QP's rights refuse it
+    const uint32_t n = static_cast<uint32_t>(rand(4) == 0 ? 0 : 1 + rand(3 * q.mtu()));
+    const bool bad_key = rand(6) == 0 && n != 0;
+    i.read = true;
+    i.rmr = kRd;
+    i.rva = va_in(kRd, n);
+    i.rlen = n;
+    i.dropped = bad_key || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead));
+    pkt(q, op, psn, {}, ack_req, false, i.rva, bad_key ? mr(kRw).key() : mr(kRd).key(), n);
+  } else {
+    const uint32_t n = static_cast<uint32_t>(1 + rand(q.mtu()));
+    pkt(q, op, psn, bytes(n), ack_req, false, va_in(kRw, n), mr(kRw).key(), n);
+  }
   log.push_back(i);
 }
 

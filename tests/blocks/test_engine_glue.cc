@@ -147,22 +147,30 @@ Flit pay_beat(unsigned seq, unsigned k) {
 }
 
 TEST(TxArb, XcheckAndPayloadInOrder) {
+  // both sources send headers with and without payload (the responder: ACKs and READ
+  // responses); the payload leaves in header order, each header's beats from its own source
   std::mt19937_64 rng(6);
-  std::vector<std::vector<Flit>> stim(3);
-  for (unsigned i = 0; i < 800; ++i) stim[0].push_back(tx_hdr(true, i, 0));
-  for (unsigned i = 0; i < 800; ++i) {
-    const uint16_t len = static_cast<uint16_t>(rng() % 300);
-    stim[1].push_back(tx_hdr(false, i, len));
-    for (unsigned k = 0; k < (len + kBytes - 1u) / kBytes; ++k) stim[2].push_back(pay_beat(i, k));
-  }
+  std::vector<std::vector<Flit>> stim(4);
+  for (unsigned src = 0; src < 2; ++src)
+    for (unsigned i = 0; i < 800; ++i) {
+      const uint16_t len = static_cast<uint16_t>(rng() % 3 == 0 ? 0 : rng() % 300);
+      const unsigned seq = src << 12 | i;
+      stim[src].push_back(tx_hdr(src == 0, seq, len));
+      for (unsigned k = 0; k < (len + kBytes - 1u) / kBytes; ++k) stim[src == 0 ? 3 : 2].push_back(pay_beat(seq, k));
+    }
   XcheckConfig xc;
   xc.seed = 6;
   const auto r = rtl_run([] { return std::make_unique<TxArbRtl>(); }, stim, xc);
   ASSERT_TRUE(r.ok) << r.report;
   report("tx_arb", r);
   ASSERT_EQ(r.rtl_out[0].size(), 1600u);
-  ASSERT_EQ(r.rtl_out[1].size(), stim[2].size());
-  for (size_t i = 0; i < stim[2].size(); ++i) EXPECT_EQ(r.rtl_out[1][i].flits[0].data, stim[2][i].data);
+  std::vector<std::vector<uint8_t>> want;
+  for (const Txn& t : r.rtl_out[0]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    for (unsigned k = 0; k < (h.pay_len + kBytes - 1u) / kBytes; ++k) want.push_back(pay_beat(h.psn, k).data);
+  }
+  ASSERT_EQ(r.rtl_out[1].size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.rtl_out[1][i].flits[0].data, want[i]) << "payload beat " << i;
 }
 
 TEST(TxArb, AckHeadersGoBeforeWaitingRequesterHeaders) {
@@ -328,8 +336,8 @@ TEST(RxDispatch, XcheckAcksToCompleterRequestsAndPayloadToResponder) {
 // ---------------------------------------------------------------- dma_rd_arb
 TEST(DmaRdArb, XcheckTagIsClientAndDataRoutedByTid) {
   std::mt19937_64 rng(14);
-  std::vector<std::vector<Flit>> stim(3);
-  for (unsigned c = 0; c < 2; ++c)
+  std::vector<std::vector<Flit>> stim(4);
+  for (unsigned c = 0; c < 3; ++c)
     for (unsigned i = 0; i < 700; ++i) {
       spec::DmaRdReq q;
       q.tag = static_cast<uint8_t>(rng());  // the client's own tag is not kept
@@ -337,33 +345,33 @@ TEST(DmaRdArb, XcheckTagIsClientAndDataRoutedByTid) {
       q.len = static_cast<uint16_t>(1 + rng() % 4096);
       stim[c].push_back(desc_to_flit(q));
     }
-  std::vector<std::vector<uint8_t>> want[2];
+  std::vector<std::vector<uint8_t>> want[3];
   for (unsigned i = 0; i < 900; ++i) {
     const unsigned k = rng() % 20;
-    const uint8_t tid = k == 0 ? 7 : static_cast<uint8_t>(k % 2);
+    const uint8_t tid = k == 0 ? 7 : static_cast<uint8_t>(k % 3);
     auto p = tagged_frame(rng, tid, i, 1 + rng() % 200);
     const bool poisoned = rng() % 8 == 0;
     for (Flit b : frame_to_beats(p, kBytes, poisoned)) {
       b.user = poisoned;  // every beat of a refused read
       b.id = tid;
-      stim[2].push_back(b);
+      stim[3].push_back(b);
     }
-    if (tid < 2) want[tid].push_back(p);
+    if (tid < 3) want[tid].push_back(p);
   }
   XcheckConfig xc;
   xc.seed = 14;
   const auto r = rtl_run([] { return std::make_unique<DmaRdArbRtl>(); }, stim, xc);
   ASSERT_TRUE(r.ok) << r.report;
   report("dma_rd_arb", r);
-  unsigned next[2] = {0, 0};
+  unsigned next[3] = {0, 0, 0};
   for (const Txn& t : r.rtl_out[0]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
     const unsigned c = static_cast<unsigned>(q.addr >> 40);
     EXPECT_EQ(q.tag, c) << "tag = client index";
     EXPECT_EQ(q.addr & 0xFFFF, next[c]++) << "each client in its own order";
   }
-  EXPECT_EQ(next[0] + next[1], 1400u);
-  for (unsigned c = 0; c < 2; ++c) {
+  EXPECT_EQ(next[0] + next[1] + next[2], 2100u);
+  for (unsigned c = 0; c < 3; ++c) {
     const auto fr = frames_of(r.rtl_out[1 + c]);
     ASSERT_EQ(fr.size(), want[c].size()) << "client " << c;
     for (size_t i = 0; i < fr.size(); ++i) {

@@ -84,7 +84,7 @@ void random_traffic(Peer& p, int actions) {
   for (uint32_t n : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 9u}) p.setup(p.qps[n]);
   p.setup(p.qps[8], false);  // stays in INIT
   const uint8_t bad_ops[] = {spec::kRcSendMiddle, spec::kRcSendLast,  spec::kRcWriteMiddle, spec::kRcWriteLastImm,
-                             spec::kRcReadReq,    spec::kRcCmpSwap,   spec::kRcAck,         spec::kUcSendOnly,
+                             spec::kRcReadRespOnly, spec::kRcCmpSwap,   spec::kRcAck,         spec::kUcSendOnly,
                              spec::kUdSendOnly,   spec::kRcSendOnlyInv};
   for (int i = 0; i < actions; ++i) {
     TQp& q = p.qps[p.rand(20) == 0 ? 9 : 1 + p.rand(6)];
@@ -97,6 +97,30 @@ void random_traffic(Peer& p, int actions) {
     }
     const uint64_t r = p.rand(100);
     const uint32_t mtu = q.mtu();
+    if (p.rand(6) == 0) {  // RDMA READ (QP 5 grants no remote access: refused)
+      const uint64_t v = p.rand(12);
+      const MrDef& rd = p.mr(Peer::kRd);
+      if (v < 7) {
+        const uint32_t len = static_cast<uint32_t>(v == 0   ? p.rand(4) * mtu
+                                                   : v == 1 ? 1 + p.rand(20000)
+                                                            : 1 + p.rand(3 * mtu + 50));
+        p.read(q, Peer::kRd, p.va_in(Peer::kRd, len), len);
+      } else if (v == 7) {
+        p.read(q, Peer::kRd, 0x1234, 0, Meant::kGood, 0xBAD00);  // zero length: no rkey check
+      } else if (v == 8) {
+        const uint32_t len = static_cast<uint32_t>(1 + p.rand(mtu));
+        p.read(q, Peer::kRd, p.va_in(Peer::kRd, len), len, Meant::kRefused, rd.key() ^ 4);  // wrong key byte
+      } else if (v == 9) {
+        const uint32_t len = static_cast<uint32_t>(2 + p.rand(2 * mtu));
+        p.read(q, Peer::kRd, rd.ctx.iova + rd.ctx.length - len + 1 + p.rand(len - 1), len, Meant::kRefused);
+      } else if (v == 10) {
+        const uint32_t len = static_cast<uint32_t>(1 + p.rand(mtu));
+        p.read(q, Peer::kRw, p.va_in(Peer::kRw, len), len, Meant::kRefused);  // the MR grants no REMOTE_READ
+      } else {
+        p.read_too_long(q);
+      }
+      continue;
+    }
     if (r < 20) {
       const unsigned room = (1u << q.rq_lsz) - static_cast<unsigned>(q.rq.size());
       std::vector<TWqe> ws;
@@ -384,7 +408,7 @@ TEST(Responder, OpcodeSequenceAndLengthErrors) {
     uint8_t op;
     int len;  // -1: one mtu, -2: one less, -3: one more
   } cases[] = {{1, spec::kRcSendMiddle, -1}, {2, spec::kRcWriteLast, 10},  {3, spec::kRcSendFirst, -2},
-               {4, spec::kRcSendOnly, -3},   {6, spec::kRcReadReq, 0},     {1, spec::kRcFetchAdd, 0},
+               {4, spec::kRcSendOnly, -3},   {6, spec::kRcReadReq, 16},    {1, spec::kRcFetchAdd, 0},
                {2, spec::kUcWriteOnly, 20},  {3, spec::kRcSendLast, 0}};
   for (const auto& c : cases) {
     TQp& q = p.qps[c.qpn];
@@ -462,6 +486,41 @@ TEST(Responder, ErrFromCommandFlushesAndDoorbellsFlushMore) {
 
 // check_intents must catch what a wrong responder would do: one run of good
 // and refused messages, then each output bent the way a bug would bend it.
+TEST(Responder, ReadAnswersFromMemoryOnEveryMtu) {
+  Peer p(31);
+  for (uint32_t n = 1; n <= 6; ++n) p.setup(p.qps[n]);
+  const MrDef& rd = p.mr(Peer::kRd);
+  for (uint32_t n : {1u, 2u, 3u, 4u, 6u}) {
+    TQp& q = p.qps[n];
+    const uint32_t mtu = q.mtu();
+    for (uint32_t len : {0u, 1u, mtu - 1, mtu, mtu + 1, 3 * mtu, 5000u, 61440u}) {
+      const uint64_t va = len > 60000 ? rd.ctx.iova + 7 : p.va_in(Peer::kRd, len);
+      p.read(q, Peer::kRd, va, len);
+    }
+    // a WRITE, then a READ of the same bytes: the READ sees what the WRITE wrote (each QP
+    // its own 16 KiB: across QPs a READ reads when it gets to it, unordered with other QPs' writes)
+    const uint32_t len = 2 * mtu + 33;
+    const uint64_t va = p.mr(Peer::kBig).ctx.iova + (n - 1) * 16384 + 8192 - len / 2;
+    p.write(q, Peer::kBig, va, len, false);
+    p.read(q, Peer::kBig, va, len);
+    p.duplicate(q);
+  }
+  p.read(p.qps[5], Peer::kRd, p.va_in(Peer::kRd, 100), 100);  // QP 5 grants no remote access: REM_ACC
+  p.read(p.qps[6], Peer::kRd, rd.ctx.iova + rd.ctx.length - 10, 11, Meant::kRefused);  // one byte past the MR
+  p.read_too_long(p.qps[4]);
+  const Both b = run_both(p, RunConfig{});
+  check_all(p, b, "READ on every mtu");
+  size_t responses = 0, bytes = 0;
+  for (const Txn& t : b.rtl.out[kAck]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    if (h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly) ++responses, bytes += h.pay_len;
+  }
+  std::printf("  %zu READ responses, %zu bytes, %zu dma reads\n", responses, bytes, b.rtl.out[kReadReq].size());
+  EXPECT_GT(responses, 300u);
+  EXPECT_EQ(counter(b.rtl, "rem_access_err"), 2u);
+  EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 1u);
+}
+
 TEST(ResponderFacts, CatchesWhatAWrongResponderDoes) {
   Peer p(17);
   TQp& q = p.qps[2];
@@ -472,6 +531,7 @@ TEST(ResponderFacts, CatchesWhatAWrongResponderDoes) {
   p.ahead(q);
   p.ahead(q);
   p.duplicate(q);
+  p.read(q, Peer::kRd, p.va_in(Peer::kRd, 3000), 3000);
   p.write(q, Peer::kRw, p.va_in(Peer::kRw, 300), 300, false, Meant::kRefused, p.mr(Peer::kRw).key() ^ 2);
   ResponderRtl rtl;
   const RunResult good = run(rtl, p.world, p.steps, RunConfig{});
@@ -500,7 +560,10 @@ TEST(ResponderFacts, CatchesWhatAWrongResponderDoes) {
   bent("an ACK lost", [](RunResult& r) { r.out[kAck].erase(r.out[kAck].begin()); });
   bent("an ACK sent twice", [](RunResult& r) { r.out[kAck].push_back(r.out[kAck].front()); });
   bent("an ACK's PSN one off", [&](RunResult& r) { hdr(r.out[kAck][0], [](auto& h) { h.psn = (h.psn + 1) & 0xFFFFFF; }); });
-  bent("an MSN that counts no message", [&](RunResult& r) { hdr(r.out[kAck][0], [](auto& h) { h.aeth_msn = 0; }); });
+  bent("an MSN that counts no message", [&](RunResult& r) {
+    for (Txn& t : r.out[kAck])
+      if (desc_from_flit<spec::RoceTxHdr>(t.flits[0]).aeth_msn != 0) return hdr(t, [](auto& h) { h.aeth_msn = 0; });
+  });
   bent("an ACK to the wrong MAC", [&](RunResult& r) { hdr(r.out[kAck][1], [](auto& h) { h.dst_mac ^= 1; }); });
   bent("a NAK with the wrong syndrome", [&](RunResult& r) {
     hdr(r.out[kAck].back(), [](auto& h) { h.aeth_syndrome = static_cast<uint8_t>(spec::Aeth::kNakInvReq); });
@@ -520,6 +583,22 @@ TEST(ResponderFacts, CatchesWhatAWrongResponderDoes) {
   });
   bent("a byte outside every message touched", [&](RunResult& r) { r.memory[0][0] ^= 1; });
   bent("a counter off by one", [](RunResult& r) { r.counters[1].second += 1; });
+  auto response = [](RunResult& r, unsigned op) -> Txn& {
+    for (Txn& t : r.out[kAck])
+      if (desc_from_flit<spec::RoceTxHdr>(t.flits[0]).opcode == op) return t;
+    return r.out[kAck].front();
+  };
+  bent("a READ response byte wrong", [](RunResult& r) { r.out[kTxPay].at(1).flits.at(0).data[5] ^= 1; });
+  bent("a READ response lost", [&](RunResult& r) {
+    Txn& t = response(r, spec::kRcReadRespMiddle);
+    r.out[kAck].erase(r.out[kAck].begin() + (&t - r.out[kAck].data()));
+  });
+  bent("a READ MIDDLE with an AETH", [&](RunResult& r) {
+    hdr(response(r, spec::kRcReadRespMiddle), [](auto& h) { h.aeth_syndrome = static_cast<uint8_t>(spec::Aeth::kAck); });
+  });
+  bent("a READ LAST sent as MIDDLE", [&](RunResult& r) {
+    hdr(response(r, spec::kRcReadRespLast), [](auto& h) { h.opcode = spec::kRcReadRespMiddle; });
+  });
 }
 
 // ---------------------------------------------------------------- throughput

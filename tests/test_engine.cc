@@ -383,6 +383,7 @@ TEST_P(Engine, ReadRequestsFromAPeerAreAnsweredFromMemory) {
   expect(npk + 1, (0xFFFFF0 + 2) & 0xFFFFFF, npk - 2, va + 2 * mtu, len - 2 * mtu, 2, "READ asked again");
   EXPECT_EQ(h.counter(XportCnt::kDuplicateRequest), 1u);
   EXPECT_EQ(h.counter(XportCnt::kRxPkts), 2u);
+  EXPECT_EQ(h.counter(XportCnt::kRxReadRequests), 3u) << "the one asked again included";
   EXPECT_EQ(h.counter(XportCnt::kTxAcks), 0u) << "READ responses are not ACKs";
   // a READ with a wrong rkey: NAK remote access error, the QP in ERR
   sent.clear();

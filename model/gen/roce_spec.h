@@ -464,7 +464,7 @@ enum class XportCnt : uint8_t {
   kQpState = 6,  // packets for a QP not in RTR/RTS: dropped
   kOutOfSequence = 7,  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   kDuplicateRequest = 8,  // packets with a PSN already seen: re-ACKed, not executed again
-  kRemAccessErr = 9,  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
+  kRemAccessErr = 9,  // RDMA WRITEs and READs refused on rkey, PD, rights or bounds (NAK remote access error)
   kRemInvReq = 10,  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
   kRnrNakSent = 11,  // SENDs with no receive WQE posted (RNR NAK)
   kRemOpErr = 12,  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
@@ -485,8 +485,9 @@ enum class XportCnt : uint8_t {
   kRespCqeErr = 27,  // receive completions with an error status other than WR_FLUSH_ERR
   kReqCqeFlushErr = 28,  // send completions with WR_FLUSH_ERR
   kRespCqeFlushErr = 29,  // receive completions with WR_FLUSH_ERR
+  kRxReadRequests = 30,  // RDMA READ requests the responder executed (a duplicate one executed again included)
 };
-inline constexpr unsigned kXportCntCount = 30;
+inline constexpr unsigned kXportCntCount = 31;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -519,6 +520,7 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kRespCqeErr: return "RESP_CQE_ERR";
     case XportCnt::kReqCqeFlushErr: return "REQ_CQE_FLUSH_ERR";
     case XportCnt::kRespCqeFlushErr: return "RESP_CQE_FLUSH_ERR";
+    case XportCnt::kRxReadRequests: return "RX_READ_REQUESTS";
   }
   return "?";
 }
@@ -541,6 +543,7 @@ inline const char* linux_name(XportCnt v) {
     case XportCnt::kRespCqeErr: return "resp_cqe_error";
     case XportCnt::kReqCqeFlushErr: return "req_cqe_flush_error";
     case XportCnt::kRespCqeFlushErr: return "resp_cqe_flush_error";
+    case XportCnt::kRxReadRequests: return "rx_read_requests";
     default: return "";
   }
 }
@@ -2703,6 +2706,119 @@ struct QpErr {
   std::string diff(const QpErr& o) const {
     std::string s;
     if (qpn != o.qpn) s += " qpn";
+    return s;
+  }
+};
+
+// Completer to read_place: one RDMA READ RESPONSE packet to place into the local SGEs of the READ's send WQE; its payload (len bytes, none when 0) follows on the payload stream.
+// Bit-exact with roce_pkg::rd_place_t (first field most significant).
+struct RdPlace {
+  static constexpr unsigned kBits = 79;
+  static constexpr unsigned kWords = 3;
+  uint16_t qpn = 0;
+  uint16_t wqe_idx = 0;  // send-queue index of the READ WQE
+  uint32_t offset = 0;  // byte offset of this response's payload inside the READ message
+  uint16_t len = 0;  // payload bytes (0..4096)
+  uint8_t last = 0;  // the READ's last response: read_place answers on rd_done once its data is written
+  uint8_t drop = 0;  // consume and discard the payload (a response the completer did not accept)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    words[1] |= static_cast<uint32_t>(uint64_t{qpn} & 0x1u) << 31;
+    words[2] |= static_cast<uint32_t>((uint64_t{qpn} >> 1) & 0x7FFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 15;
+    words[0] |= static_cast<uint32_t>(uint64_t{offset} & 0x1FFFFu) << 15;
+    words[1] |= static_cast<uint32_t>((uint64_t{offset} >> 17) & 0x7FFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0x1FFFu) << 2;
+    words[0] |= static_cast<uint32_t>(uint64_t{last} & 0x1u) << 1;
+    words[0] |= static_cast<uint32_t>(uint64_t{drop} & 0x1u);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(uint64_t{((words[1] >> 31) & 0x1u)} | (uint64_t{(words[2] & 0x7FFFu)} << 1));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[1] >> 15) & 0xFFFFu)});
+    offset = static_cast<uint32_t>(uint64_t{((words[0] >> 15) & 0x1FFFFu)} | (uint64_t{(words[1] & 0x7FFFu)} << 17));
+    len = static_cast<uint16_t>(uint64_t{((words[0] >> 2) & 0x1FFFu)});
+    last = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0x1u)});
+    drop = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
+  }
+  bool operator==(const RdPlace& o) const {
+    return qpn == o.qpn
+        && wqe_idx == o.wqe_idx
+        && offset == o.offset
+        && len == o.len
+        && last == o.last
+        && drop == o.drop;
+  }
+  bool operator!=(const RdPlace& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " wqe_idx=" + hex_string(wqe_idx);
+    s += " offset=" + hex_string(offset);
+    s += " len=" + hex_string(len);
+    s += " last=" + hex_string(last);
+    s += " drop=" + hex_string(drop);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const RdPlace& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (wqe_idx != o.wqe_idx) s += " wqe_idx";
+    if (offset != o.offset) s += " offset";
+    if (len != o.len) s += " len";
+    if (last != o.last) s += " last";
+    if (drop != o.drop) s += " drop";
+    return s;
+  }
+};
+
+// read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.
+// Bit-exact with roce_pkg::rd_done_t (first field most significant).
+struct RdDone {
+  static constexpr unsigned kBits = 40;
+  static constexpr unsigned kWords = 2;
+  uint16_t qpn = 0;
+  uint16_t wqe_idx = 0;
+  uint8_t status = 0;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, or no such QP)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFu) << 24;
+    words[1] |= static_cast<uint32_t>((uint64_t{qpn} >> 8) & 0xFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 8;
+    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(uint64_t{((words[0] >> 24) & 0xFFu)} | (uint64_t{(words[1] & 0xFFu)} << 8));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[0] >> 8) & 0xFFFFu)});
+    status = static_cast<uint8_t>(uint64_t{(words[0] & 0xFFu)});
+  }
+  bool operator==(const RdDone& o) const {
+    return qpn == o.qpn
+        && wqe_idx == o.wqe_idx
+        && status == o.status;
+  }
+  bool operator!=(const RdDone& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " wqe_idx=" + hex_string(wqe_idx);
+    s += " status=" + hex_string(status);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const RdDone& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (wqe_idx != o.wqe_idx) s += " wqe_idx";
+    if (status != o.status) s += " status";
     return s;
   }
 };

@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
   return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},
           {"qp_state", c_state_},     {"out_of_sequence", c_oos_}, {"duplicate_request", c_dup_},
           {"rem_access_err", c_acc_}, {"rem_inv_req", c_inv_},     {"rnr_nak_sent", c_rnr_},
-          {"rem_op_err", c_op_}};
+          {"rem_op_err", c_op_},      {"rx_read_requests", c_rd_}};
 }
 
 // ---------------------------------------------------------------- checker
@@ -474,6 +474,7 @@ void Responder::decide() {
     v.pmtu = cx_.pmtu;
     v.syn = syn(spec::Aeth::kAck);
     v.psn = h_.psn;
+    ++c_rd_;
     if (!dup_) {
       cx_.epsn = (cx_.epsn + npk) & kPsnMask;
       cx_.nak_sent = false;

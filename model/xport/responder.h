@@ -192,7 +192,7 @@ class Responder : public Process {
   Cycle tx_at_ = 0;            // the next cycle a header may leave
 
   uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,
-           c_rnr_ = 0, c_op_ = 0;
+           c_rnr_ = 0, c_op_ = 0, c_rd_ = 0;
 };
 
 // The responder as a cycle-level Block (in 0 qp_cfg, 1 rq_db, 2 rx_hdr, 3

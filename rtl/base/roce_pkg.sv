@@ -260,7 +260,7 @@ package roce_pkg;
 
   // Transport counters (CSR XPORT_CNT + 4*index); `linux`: the file under ports/1/hw_counters/ that shows it, named as mlx5 (or, where mlx5 has none, rxe) names it
   localparam int unsigned XPORT_CNT_W = 5;
-  localparam int unsigned XPORT_CNT_COUNT = 30;
+  localparam int unsigned XPORT_CNT_COUNT = 31;
   localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
   localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
@@ -270,7 +270,7 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_QP_STATE = 5'd6;  // packets for a QP not in RTR/RTS: dropped
   localparam logic [4:0] XPORT_CNT_OUT_OF_SEQUENCE = 5'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   localparam logic [4:0] XPORT_CNT_DUPLICATE_REQUEST = 5'd8;  // packets with a PSN already seen: re-ACKed, not executed again
-  localparam logic [4:0] XPORT_CNT_REM_ACCESS_ERR = 5'd9;  // RDMA WRITEs refused on rkey, PD, rights or bounds (NAK remote access error)
+  localparam logic [4:0] XPORT_CNT_REM_ACCESS_ERR = 5'd9;  // RDMA WRITEs and READs refused on rkey, PD, rights or bounds (NAK remote access error)
   localparam logic [4:0] XPORT_CNT_REM_INV_REQ = 5'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
   localparam logic [4:0] XPORT_CNT_RNR_NAK_SENT = 5'd11;  // SENDs with no receive WQE posted (RNR NAK)
   localparam logic [4:0] XPORT_CNT_REM_OP_ERR = 5'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
@@ -291,6 +291,7 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_RESP_CQE_ERR = 5'd27;  // receive completions with an error status other than WR_FLUSH_ERR
   localparam logic [4:0] XPORT_CNT_REQ_CQE_FLUSH_ERR = 5'd28;  // send completions with WR_FLUSH_ERR
   localparam logic [4:0] XPORT_CNT_RESP_CQE_FLUSH_ERR = 5'd29;  // receive completions with WR_FLUSH_ERR
+  localparam logic [4:0] XPORT_CNT_RX_READ_REQUESTS = 5'd30;  // RDMA READ requests the responder executed (a duplicate one executed again included)
 
   // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
   function automatic logic [16:0] rnr_timer_value(input logic [4:0] i);
@@ -699,6 +700,25 @@ package roce_pkg;
   typedef struct packed {
     logic [15:0] qpn;
   } qp_err_t;
+
+  // Completer to read_place: one RDMA READ RESPONSE packet to place into the local SGEs of the READ's send WQE; its payload (len bytes, none when 0) follows on the payload stream.
+  localparam int unsigned RD_PLACE_W = 79;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [15:0] wqe_idx;  // send-queue index of the READ WQE
+    logic [31:0] offset;  // byte offset of this response's payload inside the READ message
+    logic [12:0] len;  // payload bytes (0..4096)
+    logic [0:0] last;  // the READ's last response: read_place answers on rd_done once its data is written
+    logic [0:0] drop;  // consume and discard the payload (a response the completer did not accept)
+  } rd_place_t;
+
+  // read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.
+  localparam int unsigned RD_DONE_W = 40;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [15:0] wqe_idx;
+    logic [7:0] status;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, or no such QP)
+  } rd_done_t;
 
   // ---- host-memory layouts (little-endian byte offsets)
   localparam int unsigned CQE_SIZE = 32;

@@ -365,7 +365,7 @@ module roce_engine #(
   logic c_raw_valid, c_raw_ready;
   logic resp_idle;
   logic [31:0] cnt_tx_acks, cnt_rx_pkts, cnt_no_qp, cnt_qp_state, cnt_out_of_sequence, cnt_duplicate_request,
-               cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err;
+               cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err, cnt_rx_read_requests;
 
   responder #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_resp (
     .clk, .rst,
@@ -393,7 +393,7 @@ module roce_engine #(
     .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
     .idle(resp_idle),
     .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
-    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err
+    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests
   );
 
   // ---------------------------------------------------------------- completer
@@ -539,6 +539,7 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_REM_INV_REQ +: 32]       = cnt_rem_inv_req;
     cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_SENT +: 32]      = cnt_rnr_nak_sent;
     cnt_xport[32*roce_pkg::XPORT_CNT_REM_OP_ERR +: 32]        = cnt_rem_op_err;
+    cnt_xport[32*roce_pkg::XPORT_CNT_RX_READ_REQUESTS +: 32]  = cnt_rx_read_requests;
     cnt_xport[32*roce_pkg::XPORT_CNT_NAK_RECEIVED +: 32]      = cnt_nak_received;
     cnt_xport[32*roce_pkg::XPORT_CNT_PACKET_SEQ_ERR +: 32]    = cnt_packet_seq_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_UNMATCHED_RESPONSE +: 32] = cnt_unmatched;

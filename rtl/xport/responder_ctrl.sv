@@ -91,7 +91,8 @@ module responder_ctrl #(
   output logic [31:0]                cnt_rem_access_err,
   output logic [31:0]                cnt_rem_inv_req,
   output logic [31:0]                cnt_rnr_nak_sent,
-  output logic [31:0]                cnt_rem_op_err
+  output logic [31:0]                cnt_rem_op_err,
+  output logic [31:0]                cnt_rx_read_requests
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
@@ -176,8 +177,8 @@ module responder_ctrl #(
   logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
   // counters
-  logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q;
-  logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op;
+  logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q;
+  logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd;
 
   // ---- combinational helpers
   /* verilator lint_off UNUSEDSIGNAL */  // seg and the ImmDt bit are what a responder needs
@@ -289,7 +290,7 @@ module responder_ctrl #(
     m_pc.fin = {19'b0, rk} == cx_q.left;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
-    {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op} = '0;
+    {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd} = '0;
 
     // the success path's outcome (used in C_PUSH when ok_q)
     fin_last = s_last || s_only;
@@ -694,6 +695,7 @@ module responder_ctrl #(
         if (m_vd_ready) begin
           if (ok_q) begin
             i_rx = !(is_read_q && dup_q);
+            i_rd = is_read_q;
             cx_d = cx_fin;
             ctx_we = !(is_read_q && dup_q);   // a duplicate READ changes nothing
             ctx_wd = cx_fin;
@@ -805,7 +807,7 @@ module responder_ctrl #(
       valid_q <= '0; rc_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
-      {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q} <= '0;
+      {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q} <= '0;
     end else begin
       st_q <= st_d;
       rwk_q <= rwk_d;
@@ -824,6 +826,7 @@ module responder_ctrl #(
       c_inv_q   <= c_inv_q   + 32'(i_inv);
       c_rnr_q   <= c_rnr_q   + 32'(i_rnr);
       c_op_q    <= c_op_q    + 32'(i_op);
+      c_rd_q    <= c_rd_q    + 32'(i_rd);
     end
   end
 
@@ -867,6 +870,7 @@ module responder_ctrl #(
   assign cnt_rem_inv_req = c_inv_q;
   assign cnt_rnr_nak_sent = c_rnr_q;
   assign cnt_rem_op_err = c_op_q;
+  assign cnt_rx_read_requests = c_rd_q;
 `ifndef SYNTHESIS
   // Transport invariants, compiled into every Verilated build (--assert) and
   // named so that a failure says which one broke.

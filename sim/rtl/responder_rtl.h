@@ -135,7 +135,8 @@ class ResponderRtl : public VlBlock<Vresponder> {
             {"rem_access_err", top_->cnt_rem_access_err},
             {"rem_inv_req", top_->cnt_rem_inv_req},
             {"rnr_nak_sent", top_->cnt_rnr_nak_sent},
-            {"rem_op_err", top_->cnt_rem_op_err}};
+            {"rem_op_err", top_->cnt_rem_op_err},
+            {"rx_read_requests", top_->cnt_rx_read_requests}};
   }
   bool idle() const override { return top_->idle; }
 

@@ -214,6 +214,7 @@ bool Walk::flush(const TQp& q, QpState& s, const std::string& what) {
 bool Walk::message(const TQp& q, QpState& s, const Intent& m, const std::string& what) {
   if (m.read && m.fail_at < 0) {
     ++count_["rx_pkts"];
+    ++count_["rx_read_requests"];
     s.nak_out = false;
     s.msn = (s.msn + 1) & kMask24;
     return responses(q, m.pkts[0].psn, s.msn, m, what);
@@ -340,6 +341,7 @@ std::string Walk::run() {
       case Intent::kMessage: ok = message(q, s, i, what); break;
       case Intent::kDuplicate:
         ++count_["duplicate_request"];
+        if (i.read && !i.dropped) ++count_["rx_read_requests"];
         if (i.read) ok = i.dropped || responses(q, i.pkts[0].psn, s.msn, i, what + " (duplicate READ)");
         else if (i.pkts[0].ack_req) ok = ack(q, kSynAck, i.reply_psn, s.msn, what + " (duplicate)");
         break;

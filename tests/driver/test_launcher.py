@@ -472,7 +472,7 @@ HW_COUNTERS = sorted([
     "duplicate_request", "local_ack_timeout_err", "out_of_buffer", "out_of_sequence", "packet_seq_err",
     "req_cqe_error", "req_cqe_flush_error", "req_remote_access_errors", "req_remote_invalid_request",
     "resp_cqe_error", "resp_cqe_flush_error", "resp_local_length_error", "resp_remote_access_errors",
-    "retry_exceeded_err", "retry_rnr_exceeded_err", "rnr_nak_retry_err"])
+    "retry_exceeded_err", "retry_rnr_exceeded_err", "rnr_nak_retry_err", "rx_read_requests"])
 
 # Runs the tool, then prints every hw_counters file of the process's tree as
 # NAME:VALUE (the tool's arguments follow; its exit status is kept).

@@ -27,6 +27,11 @@ uint64_t le(const Bytes& b, size_t off, unsigned n) {
   return v;
 }
 uint8_t st(spec::QpState s) { return static_cast<uint8_t>(s); }
+// The responses of a READ of len bytes: one per mtu, at least one.
+uint32_t read_packets(uint32_t len, uint8_t pmtu) {
+  const uint32_t mtu = 128u << pmtu;
+  return len == 0 ? 1 : static_cast<uint32_t>((uint64_t{len} + mtu - 1) / mtu);
+}
 uint8_t syn(spec::Aeth a) { return static_cast<uint8_t>(a); }
 uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 
@@ -42,7 +47,8 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       read_dma(s, this, 2),
       s_(s),
       bytes_(data_bytes),
-      qps_(max_qp) {}
+      qps_(max_qp),
+      raw_free_(2 * 4096 / data_bytes) {}
 
 std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
   return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},
@@ -200,8 +206,9 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       vd_.ack = h.ack_req;
       vd_.syn = syn(spec::Aeth::kAck);
       vd_.psn = (c.epsn - 1) & kPsnMask;
-    } else if (len == 0 && h.reth_len <= kReadMax && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead))) {
-      dup_ = true;  // from its own RETH, epsn and msn unchanged (else dropped, no NAK)
+    } else if (len == 0 && h.reth_len <= kReadMax && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)) &&
+               ((c.epsn - h.psn) & kPsnMask) >= read_packets(h.reth_len, c.pmtu)) {
+      dup_ = true;  // from its own RETH, its responses all behind epsn; epsn and msn unchanged (else dropped, no NAK)
       return start_read();
     }
   } else if (d != 0) {  // out of sequence: one NAK until the expected PSN arrives
@@ -467,8 +474,7 @@ void Responder::decide() {
   Verdict v = std::move(vd_);
   if (ok_ && is_read_) {
     // responses from the request's PSN; a new READ takes their PSNs and one MSN
-    const uint32_t mtu = 128u << cx_.pmtu;
-    const uint32_t npk = h_.reth_len == 0 ? 1 : static_cast<uint32_t>((uint64_t{h_.reth_len} + mtu - 1) / mtu);
+    const uint32_t npk = read_packets(h_.reth_len, cx_.pmtu);
     v.read = true;
     v.rlen = h_.reth_len;
     v.pmtu = cx_.pmtu;
@@ -595,6 +601,7 @@ bool Responder::place(Cycle now) {
     dma_wr_req->push(r, start);
     const uint8_t* p = rx_payload.front().data.data() + off;
     dma_wr_data->push(Packet{Bytes(std::vector<uint8_t>(p, p + pc.len))}, start + beats - 1);
+    ++writes_placed_;
     place_at_ = start + beats;
     v.pieces.erase(v.pieces.begin());
     if (n > 1) return true;
@@ -611,7 +618,7 @@ bool Responder::place(Cycle now) {
     if (v.read) {
       j.pieces.assign(v.pieces.begin(), v.pieces.end());
       for (const Piece& p : v.pieces)
-        if (!p.zero) rd_todo_.push_back(p);
+        if (!p.zero) rd_todo_.push_back({p, writes_placed_});
     } else {
       ++c_acks_;
     }
@@ -628,10 +635,10 @@ bool Responder::place(Cycle now) {
 // of its packet's data has arrived.
 bool Responder::send_step(Cycle now) {
   bool moved = false;
-  // a READ reads only once the writes before it were taken (the host then serves it after them)
-  const bool writes_done = dma_wr_req->empty() && dma_wr_data->empty();
-  while (writes_done && !rd_todo_.empty() && read_dma_req->can_push()) {
-    const Piece& p = rd_todo_.front();
+  // a READ reads only once the writes placed before it were taken (the host then serves it after them)
+  const uint64_t writes_taken = writes_placed_ - dma_wr_data->size();
+  while (!rd_todo_.empty() && rd_todo_.front().after_writes <= writes_taken && read_dma_req->can_push()) {
+    const Piece& p = rd_todo_.front().p;
     const unsigned beats = (p.len + bytes_ - 1) / bytes_;
     if (beats > raw_free_) break;
     raw_free_ -= beats;

@@ -19,7 +19,7 @@
 // order and then hands their ACK (or READ) to the sender and their
 // completion out, and the sender (rtl/xport/responder_tx.sv) sends ACKs
 // and READ responses in that order, reading a READ's pieces ahead against
-// a buffer of kRawBeats. A QP entering ERR has its receive queue flushed
+// a buffer of two 4096-byte packets. A QP entering ERR has its receive queue flushed
 // once placement has drained. Timing constants are at the top of
 // responder.cc.
 #pragma once
@@ -55,7 +55,6 @@ class Responder : public Process {
   Out<spec::CqCompl> cq_compl{this};
   Out<spec::DmaRdReq> read_dma_req{this};
 
-  static constexpr unsigned kRawBeats = 128;  // READ data read ahead (rtl/xport/responder_tx.sv RAW_DEPTH)
 
   std::vector<std::pair<std::string, uint32_t>> counters() const;
   // The checker takes a new input (qp_cfg, rq_db, rx_hdr) only when free;
@@ -128,6 +127,11 @@ class Responder : public Process {
     bool first = true;
     std::deque<Piece> pieces;  // not yet sent
   };
+  // A READ's pieces to read, and how many write packets had been placed before it.
+  struct ReadPiece {
+    Piece p;
+    uint64_t after_writes = 0;
+  };
   enum class St { kIdle, kRkey, kWqe, kRun, kFlushWait, kFlush };
 
   // checker steps
@@ -186,9 +190,10 @@ class Responder : public Process {
 
   // sender
   std::deque<TxJob> tx_jobs_;
-  std::deque<Piece> rd_todo_;  // pieces of queued READs not yet read (zero ones skipped)
+  std::deque<ReadPiece> rd_todo_;  // pieces of queued READs not yet read (zero ones skipped)
+  uint64_t writes_placed_ = 0;    // dma_wr_data packets pushed
   std::deque<Bytes> rd_data_;  // read data arrived, for the non-zero pieces at the front of tx_jobs_
-  unsigned raw_free_ = kRawBeats;
+  unsigned raw_free_;  // READ data read ahead: beats free (rtl/xport/responder_tx.sv RAW_DEPTH)
   Cycle tx_at_ = 0;            // the next cycle a header may leave
 
   uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,

@@ -10,8 +10,9 @@
 // (ceil(pay_len / (DATA_W/8)) beats, lane 0 first, no tlast) for it, in header
 // order. Each header passed with pay_len > 0 queues {source, beats}; the
 // payload mux passes that many beats from that source, then the next entry's
-// (tkeep and tlast of the sources are accepted and dropped). Headers: the
-// responder's win over the requester's at every choice; a choice once offered
+// (tkeep and tlast of the sources are accepted and dropped). Headers: with
+// both sources waiting they take turns (a long READ's responses never starve
+// the requester, nor a stream of requests the ACKs); a choice once offered
 // is held until taken; a header waits while the queue is full.
 `default_nettype none
 
@@ -52,6 +53,7 @@ module tx_arb #(
   localparam int QD = 4;  // headers whose payload has not all passed
 
   logic lock_q, sel_q;  // sel 0 = responder, 1 = requester
+  logic turn_q;         // who goes first when both wait: the one not served last
   logic sel, room, hdr_take, pay_beat, pay_end;
   logic [12:0] hdr_beats;
   // the payload queue: {source, beats}, QD entries in registers (its head is visible the cycle after a push)
@@ -63,7 +65,7 @@ module tx_arb #(
 
   // sel (valids only), forward and backward are separate statements, so no
   // data or ready path passes through a shared process
-  assign sel = lock_q ? sel_q : !s_ack_hdr_valid;
+  assign sel = lock_q ? sel_q : (s_ack_hdr_valid && s_req_hdr_valid) ? turn_q : !s_ack_hdr_valid;
   assign room = q_n_q != 3'(QD);
 
   always_comb begin
@@ -79,10 +81,11 @@ module tx_arb #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      lock_q <= 1'b0; sel_q <= 1'b0;
+      lock_q <= 1'b0; sel_q <= 1'b0; turn_q <= 1'b0;
     end else if ((sel ? s_req_hdr_valid : s_ack_hdr_valid)) begin
       lock_q <= !hdr_take;
       sel_q  <= sel;
+      if (hdr_take) turn_q <= !sel;
     end
   end
 

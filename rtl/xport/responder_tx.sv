@@ -21,7 +21,7 @@
 
 module responder_tx #(
   parameter int DATA_W      = 512,
-  parameter int RAW_DEPTH   = 128,  // read-data beats buffered, power of two, >= one 4096-byte packet
+  parameter int RAW_DEPTH   = 2 * 4096 / (DATA_W / 8),  // read-data beats buffered: two 4096-byte packets
   parameter int PIECE_DEPTH = 32,
   parameter int PKT_DEPTH   = 16
 ) (
@@ -66,8 +66,9 @@ module responder_tx #(
 
   initial begin
     if ((1 << WB) != W || DATA_W < 64) $error("responder_tx: DATA_W must be a power of two >= 64");
-    if ((1 << (NW - 1)) != RAW_DEPTH || RAW_DEPTH * W < 4096)
-      $error("responder_tx: RAW_DEPTH must be a power of two holding a 4096-byte packet");
+    // two packets: a packet's pieces (one more beat each at a page cut) always fit beside another's
+    if ((1 << (NW - 1)) != RAW_DEPTH || RAW_DEPTH * W < 2 * 4096)
+      $error("responder_tx: RAW_DEPTH must be a power of two holding two 4096-byte packets");
   end
 
   // ---- issue: one piece at a time from registers (a read and its piece entry)

@@ -492,7 +492,10 @@ void Peer::duplicate(TQp& q) {
     i.rmr = kRd;
     i.rva = va_in(kRd, n);
     i.rlen = n;
-    i.dropped = bad_key || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead));
+    // dropped too: one whose responses would reach PSNs not used yet (no READ of the past asked for them)
+    const uint32_t npk = std::max<uint32_t>(1, (n + q.mtu() - 1) / q.mtu());
+    i.dropped = bad_key || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead)) ||
+                ((q.next_psn - psn) & kMask24) < npk;
     pkt(q, op, psn, {}, ack_req, false, i.rva, bad_key ? mr(kRw).key() : mr(kRd).key(), n);
   } else {
     const uint32_t n = static_cast<uint32_t>(1 + rand(q.mtu()));

@@ -173,23 +173,27 @@ TEST(TxArb, XcheckAndPayloadInOrder) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.rtl_out[1][i].flits[0].data, want[i]) << "payload beat " << i;
 }
 
-TEST(TxArb, AckHeadersGoBeforeWaitingRequesterHeaders) {
+TEST(TxArb, BothSourcesTakeTurnsWhenBothWait) {
   auto scenario = [](Block& blk, const char* side) {
     Bench b(blk, 7, 0.0, 0.0);
-    for (unsigned i = 0; i < 3; ++i) b.push(1, tx_hdr(false, i, 0));
+    for (unsigned i = 0; i < 4; ++i) b.push(1, tx_hdr(false, i, 0));
     for (unsigned i = 0; i < 2; ++i) b.push(0, tx_hdr(true, i, 0));
     b.settle();
-    ASSERT_EQ(b.out[0].size(), 5u) << side;
-    for (unsigned i = 0; i < 5; ++i)
-      EXPECT_EQ(desc_from_flit<spec::RoceTxHdr>(b.out[0][i]).opcode, i < 2 ? spec::kRcAck : spec::kRcSendOnly)
-          << side << " header " << i;
-    // an ACK arriving while requester headers flow goes next
-    for (unsigned i = 10; i < 14; ++i) b.push(1, tx_hdr(false, i, 0));
-    b.run(1);
-    b.push(0, tx_hdr(true, 9, 0));
+    ASSERT_EQ(b.out[0].size(), 6u) << side;
+    // both wait from the first cycle: responder, requester, responder, requester, then the rest
+    const bool ack_at[] = {true, false, true, false, false, false};
+    for (unsigned i = 0; i < 6; ++i)
+      EXPECT_EQ(desc_from_flit<spec::RoceTxHdr>(b.out[0][i]).opcode == spec::kRcAck, ack_at[i]) << side << " header " << i;
+    // a long run of one source never keeps the other waiting more than one header
+    for (unsigned i = 10; i < 30; ++i) b.push(0, tx_hdr(true, i, 0));
+    b.run(3);
+    b.push(1, tx_hdr(false, 99, 0));
     b.settle();
-    ASSERT_EQ(b.out[0].size(), 10u) << side;
-    EXPECT_EQ(desc_from_flit<spec::RoceTxHdr>(b.out[0][6]).opcode, spec::kRcAck) << side;
+    ASSERT_EQ(b.out[0].size(), 27u) << side;
+    size_t req_at = 0;
+    for (size_t i = 6; i < b.out[0].size(); ++i)
+      if (desc_from_flit<spec::RoceTxHdr>(b.out[0][i]).opcode != spec::kRcAck) req_at = i;
+    EXPECT_LT(req_at, 6u + 3u + 2u) << side << ": the requester's header goes within a turn of arriving";
     EXPECT_TRUE(blk.idle()) << side;
   };
   TxArbRtl rtl;

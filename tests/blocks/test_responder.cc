@@ -198,8 +198,9 @@ void random_traffic(Peer& p, int actions) {
       const uint32_t rlen = mtu + 1 + static_cast<uint32_t>(p.rand(p.rand(2) ? 16 : 2 * mtu));
       p.write_first(q, Peer::kBig, p.va_in(Peer::kBig, rlen), rlen);
       const uint32_t left = rlen - mtu;
-      switch (p.rand(5)) {
+      switch (p.rand(6)) {
         case 0: p.bad_opcode(q, spec::kRcSendFirst, mtu); break;      // a new message
+        case 4: p.bad_opcode(q, spec::kRcReadReq, 0); break;          // a READ inside the WRITE
         case 1: p.bad_opcode(q, spec::kRcWriteOnly, 10); break;       // a new message
         case 2: p.bad_opcode(q, spec::kRcSendLast, 5); break;         // the wrong kind
         default:

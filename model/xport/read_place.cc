@@ -1,0 +1,302 @@
+#include "xport/read_place.h"
+
+#include <algorithm>
+
+#include "sched/flit_adapter.h"
+
+namespace rocenic::model {
+namespace {
+
+// Timing, in cycles (the RTL's stages; not yet calibrated by engine_bench:
+// the block is not in the engine).
+constexpr Cycle kTake = 1;    // an input taken: its QP context is read
+constexpr Cycle kStep = 1;    // a control step: decide, check, an SGE stepped over, a piece cut
+constexpr Cycle kPlace = 3;   // a piece decided to its first write beat (descriptor FIFO, slicer)
+constexpr Cycle kAnswer = 3;  // the READ's last write taken to its done (done FIFO)
+
+uint64_t le(const Bytes& b, size_t off, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n && off + i < b.size(); ++i) v |= uint64_t{b[off + i]} << (8 * i);
+  return v;
+}
+uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
+
+}  // namespace
+
+ReadPlace::ReadPlace(Scheduler& s, unsigned data_bytes, unsigned max_qp)
+    : qp_cfg(s, this, 1),
+      cmd(s, this, 1),
+      payload(s, this, 2),  // the RTL's payload FIFO holds two 4 KiB packets
+      dma_rd(s, this, 1),
+      mr_resp(s, this, 1),
+      s_(s),
+      bytes_(data_bytes),
+      qps_(max_qp) {}
+
+std::vector<std::pair<std::string, uint32_t>> ReadPlace::counters() const {
+  return {{"pieces", c_pieces_}, {"drop_bytes", c_drop_}, {"wqe_reads", c_reads_}, {"errors", c_err_}};
+}
+
+// ---------------------------------------------------------------- control
+
+void ReadPlace::on_cfg(const spec::QpCfg& c) {
+  // Attributes from every qp_cfg; RESET (and DESTROY) forget a failure.
+  if (c.qpn == wqe_.qpn) wqe_.valid = false;  // its send queue may have moved
+  if (c.qpn >= qps_.size()) return;
+  Qp& q = qps_[c.qpn];
+  if (!q.valid) q = Qp{};  // a QP that does not exist reads as zero
+  q.pd = c.pd;
+  q.sq_base = c.sq_base;
+  q.sq_lsz = c.sq_lsz;
+  const auto a = static_cast<spec::QpAction>(c.action);
+  if (a == spec::QpAction::kReset || a == spec::QpAction::kDestroy) q.fail = false;
+  q.valid = a != spec::QpAction::kDestroy;
+}
+
+void ReadPlace::on_cmd(const spec::RdPlace& c) {
+  k_ = c;
+  job_ = Job{};
+  job_.len = c.len;
+  job_.last = c.last;
+  const Qp q = c.qpn < qps_.size() ? qps_[c.qpn] : Qp{};
+  ok_ = q.valid;
+  old_fail_ = ok_ && q.fail && q.fail_idx == c.wqe_idx;
+  failed_ = old_fail_;
+  new_fail_ = false;
+  status_ = !ok_ ? wc(spec::WcStatus::kLocQpOpErr) : old_fail_ ? q.fail_st : wc(spec::WcStatus::kSuccess);
+  rem_ = c.len;
+  ctl_at_ += kStep;
+  // No QP, nothing to place, or a WQE that failed: the payload is dropped.
+  if (!ok_ || c.drop || old_fail_ || c.len == 0) return finish();
+  if (wqe_.valid && wqe_.qpn == c.qpn && wqe_.idx == c.wqe_idx) {
+    ctl_at_ += kStep;
+    return check();
+  }
+  // The READ's send WQE: its SGEs are where the data goes.
+  const uint16_t mask = q.sq_lsz >= 16 ? 0xFFFF : static_cast<uint16_t>((1u << q.sq_lsz) - 1);
+  spec::DmaRdReq r;
+  r.addr = q.sq_base + (uint64_t{static_cast<uint16_t>(c.wqe_idx & mask)} << 7);
+  r.len = spec::SendWqe::kSize;
+  dma_rd_req->push(r, ctl_at_);
+  wqe_.valid = false;
+  ++c_reads_;
+  st_ = St::kWqe;
+}
+
+void ReadPlace::after_wqe(const Packet& p) {
+  if (p.user) return fail(wc(spec::WcStatus::kLocProtErr));  // the host refused the read
+  const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kSendWqeNumSgeOff, 1));
+  if (nsge > kMaxSge) return fail(wc(spec::WcStatus::kLocQpOpErr));
+  wqe_.valid = true;
+  wqe_.qpn = k_.qpn;
+  wqe_.idx = k_.wqe_idx;
+  wqe_.total = 0;
+  for (unsigned i = 0; i < kMaxSge; ++i) {
+    const size_t off = spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i;
+    Sge& s = wqe_.sge[i];
+    s.addr = le(p.data, off + spec::kSgeAddrOff, 8);
+    s.len = static_cast<uint32_t>(le(p.data, off + spec::kSgeLengthOff, 4));
+    s.lkey = static_cast<uint32_t>(le(p.data, off + spec::kSgeLkeyOff, 4));
+    if (i < nsge) wqe_.total += s.len;
+  }
+  wqe_.pos_valid = false;
+  ctl_at_ += kStep;
+  check();
+}
+
+// The response must fit the SGEs; then its position: where the WQE's
+// previous command ended, or found from SGE 0 (empty SGEs stepped over too).
+void ReadPlace::check() {
+  if (uint64_t{k_.offset} + k_.len > wqe_.total) return fail(wc(spec::WcStatus::kLocLenErr));
+  ctl_at_ += kStep;
+  if (wqe_.pos_valid && wqe_.next == k_.offset) return walk();
+  uint64_t seek = k_.offset;
+  wqe_.sidx = 0;
+  while (wqe_.sidx < kMaxSge && seek >= wqe_.sge[wqe_.sidx].len) {
+    seek -= wqe_.sge[wqe_.sidx].len;
+    ++wqe_.sidx;
+    ctl_at_ += kStep;
+  }
+  ctl_at_ += kStep;
+  wqe_.soff = static_cast<uint32_t>(seek);
+  wqe_.run_left = 0;
+  wqe_.pos_valid = true;
+  walk();
+}
+
+// Cut the payload into pieces that never cross an SGE end or a page run, each
+// run translated by the MR table (which checks the SGE's lkey too).
+void ReadPlace::walk() {
+  while (rem_ != 0 && wqe_.sidx < kMaxSge) {
+    const Sge& s = wqe_.sge[wqe_.sidx];
+    if (wqe_.soff == s.len) {  // this SGE is full (or empty): the next one
+      ++wqe_.sidx;
+      wqe_.soff = wqe_.run_left = 0;
+      ctl_at_ += kStep;
+      continue;
+    }
+    if (wqe_.run_left == 0) {
+      spec::MrReq r;
+      r.key = s.lkey;
+      r.pd = qps_[k_.qpn].pd;
+      r.va = s.addr + wqe_.soff;
+      r.len = s.len - wqe_.soff;
+      r.access = static_cast<uint8_t>(spec::Access::kLocalWrite);
+      mr_req->push(r, ctl_at_);
+      st_ = St::kRun;
+      return;
+    }
+    const uint32_t k = std::min(rem_, wqe_.run_left);
+    job_.pieces.push_back({wqe_.run_pa, k});
+    ++c_pieces_;
+    wqe_.run_pa += k;
+    wqe_.run_left -= k;
+    wqe_.soff += k;
+    rem_ -= k;
+    ctl_at_ += kStep;
+  }
+  wqe_.next = uint64_t{k_.offset} + k_.len;
+  finish();
+}
+
+void ReadPlace::after_run(const spec::MrResp& r) {
+  if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
+    wqe_.pos_valid = false;
+    return fail(wc(spec::WcStatus::kLocProtErr));  // what is left of the payload is dropped
+  }
+  wqe_.run_pa = r.pa;
+  wqe_.run_left = r.run;
+  ctl_at_ += kStep;
+  walk();
+}
+
+// The WQE fails: the rest of this payload and its later data are dropped.
+void ReadPlace::fail(uint8_t status) {
+  failed_ = new_fail_ = true;
+  status_ = status;
+  finish();
+}
+
+// The command is decided: its failure written back, a READ's last one answered.
+void ReadPlace::finish() {
+  c_drop_ += rem_;
+  if (ok_ && (new_fail_ || (k_.last && old_fail_))) {
+    Qp& q = qps_[k_.qpn];
+    q.fail = failed_ && !k_.last;
+    q.fail_idx = k_.wqe_idx;
+    q.fail_st = status_;
+  }
+  if (k_.last) {
+    job_.answer.qpn = k_.qpn;
+    job_.answer.wqe_idx = k_.wqe_idx;
+    job_.answer.status = status_;
+    if (status_ != wc(spec::WcStatus::kSuccess)) ++c_err_;
+    if (wqe_.valid && wqe_.qpn == k_.qpn && wqe_.idx == k_.wqe_idx) wqe_.valid = false;  // the WQE is done
+  }
+  ctl_at_ += kStep;
+  job_.at = ctl_at_;
+  placing_.push_back(std::move(job_));
+  st_ = St::kIdle;
+}
+
+// ---------------------------------------------------------------- placement
+
+// The front job: its pieces written a beat a cycle, the rest of its payload
+// dropped, then (the READ's last command) its done once every write before it
+// was taken.
+bool ReadPlace::place(Cycle now) {
+  Job& j = placing_.front();
+  if (j.len != 0 && !j.popped) {
+    if (payload.empty()) return false;
+    if (payload.next_at() > now) {
+      s_.wake_at(this, payload.next_at());
+      return false;
+    }
+    const Bytes& data = payload.front().data;
+    while (!j.pieces.empty()) {
+      if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
+      const Piece pc = j.pieces.front();
+      const Cycle start = std::max({now, place_at_, j.at + kPlace});
+      const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
+      spec::DmaWrReq r;
+      r.addr = pc.pa;
+      r.len = static_cast<uint16_t>(pc.len);
+      dma_wr_req->push(r, start);
+      std::vector<uint8_t> b(pc.len, 0);
+      for (uint32_t i = 0; i < pc.len && j.written + i < data.size(); ++i) b[i] = data[j.written + i];
+      dma_wr_data->push(Packet{Bytes(std::move(b))}, start + beats - 1);
+      place_at_ = start + beats;
+      j.written += pc.len;
+      j.pieces.pop_front();
+    }
+    if (const uint32_t rest = j.len - j.written)  // dropped: the slicer passes it a beat a cycle
+      place_at_ = std::max({now, place_at_, j.at + kPlace}) + (rest + bytes_ - 1) / bytes_;
+    payload.pop();
+    j.popped = true;
+  }
+  if (j.last) {
+    if (!dma_wr_req->empty() || !dma_wr_data->empty() || !done->can_push()) return false;
+    done->push(j.answer, std::max(now, j.at) + kAnswer);
+  }
+  placing_.pop_front();
+  return true;
+}
+
+void ReadPlace::run() {
+  const Cycle now = s_.now();
+  for (bool moved = true; moved;) {
+    moved = false;
+    while (!placing_.empty() && place(now)) moved = true;
+    if (s_.defer(this, ctl_at_)) break;
+    switch (st_) {
+      case St::kIdle: {
+        // The input that arrived first (same cycle: qp_cfg first, as the RTL).
+        const int pick = first_arrived({qp_cfg.next_at(), cmd.next_at()}, now);
+        if (pick < 0) break;
+        ctl_at_ = now + kTake;
+        if (pick == 0) {
+          on_cfg(qp_cfg.pop());
+          ctl_at_ += kStep;
+        } else {
+          on_cmd(cmd.pop());
+        }
+        moved = true;
+        break;
+      }
+      case St::kWqe:
+        if (!dma_rd.ready()) break;
+        ctl_at_ = std::max(ctl_at_, now);
+        after_wqe(dma_rd.pop());
+        moved = true;
+        break;
+      case St::kRun:
+        if (!mr_resp.ready()) break;
+        ctl_at_ = std::max(ctl_at_, now);
+        after_run(mr_resp.pop());
+        moved = true;
+        break;
+    }
+  }
+}
+
+std::unique_ptr<rocenic::Block> make_read_place_block(unsigned data_bytes, unsigned max_qp) {
+  return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
+    ReadPlace* r = a.make<ReadPlace>(data_bytes, max_qp);
+    // The control takes qp_cfg and cmd only when it is free (as the RTL's,
+    // so inputs on the two ports meet it in the same order).
+    a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting(); });
+    a.in_when<spec::RdPlace>("cmd", r->cmd, [r](const spec::RdPlace&) { return r->accepting(); });
+    a.in_stream("payload", r->payload);
+    a.in_stream("dma_rd", r->dma_rd);
+    a.in<spec::MrResp>("mr_resp", r->mr_resp);
+    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req);
+    a.out<spec::MrReq>("mr_req", r->mr_req);
+    a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
+    a.out_stream("dma_wr_data", r->dma_wr_data, 4);
+    a.out<spec::RdDone>("done", r->done, 2);
+    a.counters_from([r] { return r->counters(); });
+    a.busy_from([r] { return r->busy(); });
+  });
+}
+
+}  // namespace rocenic::model

@@ -226,8 +226,8 @@ TEST_P(Engine, AckRequestIntervalDecidesHowOftenTheResponderAcknowledges) {
   }
 }
 
-// A crafted frame: RC SEND_ONLY from "A" to B's QP with the given PSN.
-std::vector<uint8_t> send_only_frame(uint32_t dst_qpn, uint32_t psn, const std::vector<uint8_t>& payload) {
+// A crafted request header from "A" (QPN 1) to B's QP, RoCEv2/IPv4, AckReq.
+RoceTxHdr peer_request(uint8_t opcode, uint32_t dst_qpn, uint32_t psn) {
   RoceTxHdr h;
   h.l3 = static_cast<uint8_t>(L3::kIpv4);
   h.dst_mac = kMacB;
@@ -235,13 +235,19 @@ std::vector<uint8_t> send_only_frame(uint32_t dst_qpn, uint32_t psn, const std::
   h.src_ip = host::ipv4_gid(kIpA);
   h.dst_ip = host::ipv4_gid(kIpB);
   h.ttl = 64;
-  h.opcode = 0x04;  // RC SEND_ONLY
+  h.opcode = opcode;
   h.pkey = 0xFFFF;
   h.dst_qpn = dst_qpn;
   h.ack_req = 1;
   h.psn = psn;
-  h.pay_len = static_cast<uint16_t>(payload.size());
   h.src_qpn = 1;
+  return h;
+}
+
+// A crafted frame: RC SEND_ONLY from "A" to B's QP with the given PSN.
+std::vector<uint8_t> send_only_frame(uint32_t dst_qpn, uint32_t psn, const std::vector<uint8_t>& payload) {
+  RoceTxHdr h = peer_request(kRcSendOnly, dst_qpn, psn);
+  h.pay_len = static_cast<uint16_t>(payload.size());
   return roce_frame(h, payload.data());
 }
 
@@ -282,22 +288,10 @@ TEST_P(Engine, PacketWithWrongPsnIsNakedOnceAndWritesNothing) {
 
 // A crafted RC READ request from "A" to B's QP.
 std::vector<uint8_t> read_frame(uint32_t dst_qpn, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t len) {
-  RoceTxHdr h;
-  h.l3 = static_cast<uint8_t>(L3::kIpv4);
-  h.dst_mac = kMacB;
-  h.src_mac = kMacA;
-  h.src_ip = host::ipv4_gid(kIpA);
-  h.dst_ip = host::ipv4_gid(kIpB);
-  h.ttl = 64;
-  h.opcode = kRcReadReq;
-  h.pkey = 0xFFFF;
-  h.dst_qpn = dst_qpn;
-  h.ack_req = 1;
-  h.psn = psn;
+  RoceTxHdr h = peer_request(kRcReadReq, dst_qpn, psn);
   h.reth_va = va;
   h.reth_rkey = rkey;
   h.reth_len = len;
-  h.src_qpn = 1;
   return roce_frame(h, nullptr);
 }
 

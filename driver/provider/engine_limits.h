@@ -52,6 +52,6 @@ constexpr uint32_t kCmdBusy = 1u << 31;
 constexpr size_t kRingAlign = 4096;
 
 // Largest IBTA message (and ibv_port_attr::max_msg_sz).
-constexpr uint64_t kMaxMsgSize = uint64_t{1} << 31;
+constexpr uint64_t kMaxMsgSize = spec::kMaxMsg;
 
 }  // namespace rocenic::driver

@@ -23,6 +23,7 @@ inline constexpr uint32_t kIpv4FlagsDf = 16384;
 inline constexpr uint32_t kBthTver = 0;
 inline constexpr uint32_t kDefaultPkey = 65535;
 inline constexpr uint32_t kMaxPayload = 4096;
+inline constexpr uint32_t kMaxMsg = 2147483648;
 inline constexpr uint32_t kMinFrame = 60;
 inline constexpr uint32_t kHdrMax = 128;
 inline constexpr uint32_t kClockMhz = 250;

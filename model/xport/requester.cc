@@ -17,7 +17,6 @@ constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
 constexpr unsigned kMaxSge = 6;
 constexpr uint32_t kMaxInline = 96;
-constexpr uint32_t kMaxReadLength = 0x80000000u;  // IBTA's largest message: 2^31 bytes
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
 constexpr uint8_t kRunTag = 0x08;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
@@ -163,7 +162,7 @@ void Requester::decode(const Packet& p) {
   if (qps_[act_].state == qs(spec::QpState::kErr)) w.status = wc(S::kWrFlushErr);
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
-  else if (w.read && (w.inl || w.w.length > kMaxReadLength)) w.status = wc(S::kLocQpOpErr);
+  else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
   else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
   else w.status = wc(S::kSuccess);
   // inline bytes come from the WQE; a READ's SGEs receive its response data

@@ -17,7 +17,6 @@ constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
 
 constexpr unsigned kMaxSge = 6;
-constexpr uint32_t kReadMax = 0x80000000u;  // the longest message (IBTA: 2^31 bytes)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -206,7 +205,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       vd_.ack = h.ack_req;
       vd_.syn = syn(spec::Aeth::kAck);
       vd_.psn = (c.epsn - 1) & kPsnMask;
-    } else if (len == 0 && h.reth_len <= kReadMax && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)) &&
+    } else if (len == 0 && h.reth_len <= spec::kMaxMsg && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)) &&
                ((c.epsn - h.psn) & kPsnMask) >= read_packets(h.reth_len, c.pmtu)) {
       dup_ = true;  // from its own RETH, its responses all behind epsn; epsn and msn unchanged (else dropped, no NAK)
       return start_read();
@@ -220,7 +219,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       write_back_ = true;
     }
   } else if (!(is_send_ || is_write_ || is_read_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok) ||
-             (is_read_ && (len != 0 || h.reth_len > kReadMax))) {
+             (is_read_ && (len != 0 || h.reth_len > spec::kMaxMsg))) {
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), false, 0);
   } else if (is_send_ && middle_or_last && len + c.placed > c.total) {

@@ -20,6 +20,7 @@ package roce_pkg;
   localparam int unsigned BTH_TVER = 0;
   localparam int unsigned DEFAULT_PKEY = 65535;
   localparam int unsigned MAX_PAYLOAD = 4096;
+  localparam int unsigned MAX_MSG = 2147483648;
   localparam int unsigned MIN_FRAME = 60;
   localparam int unsigned HDR_MAX = 128;
   localparam int unsigned CLOCK_MHZ = 250;

@@ -196,7 +196,7 @@ module requester #(
     if (act_state == roce_pkg::QP_STATE_ERR)      dec_status = roce_pkg::WC_STATUS_WR_FLUSH_ERR;
     else if (poison_q || !op_ok)                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
-    else if (op_read && (w_inline || w_len > 32'h8000_0000))
+    else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;

@@ -97,7 +97,7 @@ module responder_ctrl #(
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
   localparam int FL_MAX = 8;                       // flush reads outstanding
-  localparam logic [31:0] RD_MAX = 32'h8000_0000;  // the longest message (IBTA: 2^31 bytes)
+  localparam logic [31:0] RD_MAX = 32'(roce_pkg::MAX_MSG);  // the longest message a READ asks for
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
@@ -192,9 +192,7 @@ module responder_ctrl #(
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
   logic [12:0] k, rk, rk_page, mtu_w;
-  logic [23:0] rd_npk;                             // a READ's response packets
-  logic [23:0] rd_npk0;                            // ... with the context as read (C_HDR)
-  logic [32:0] rd_round0;
+  logic [23:0] rd_npk;                             // a READ's response packets (the context as read)
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
   logic [15:0] rq_mask;
@@ -258,10 +256,8 @@ module responder_ctrl #(
     rk = pk_left_q;
     if (cx_q.xleft < {19'b0, rk}) rk = cx_q.xleft[12:0];
     if (rk_page < rk) rk = rk_page;
-    rd_round = {1'b0, h_rlen_q} + {20'b0, mtu_w} - 33'd1;
-    rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, cx_q.pmtu}));
-    rd_round0 = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
-    rd_npk0 = h_rlen_q == '0 ? 24'd1 : 24'(rd_round0 >> (4'd7 + {1'b0, c0.pmtu}));
+    rd_round = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
+    rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, c0.pmtu}));
     rd_start = 1'b0;
     rq_mask = 16'((17'd1 << cx_q.rq_lsz) - 17'd1);
 
@@ -445,7 +441,7 @@ module responder_ctrl #(
             vd_d.ack_v = h_ack_q;
             vd_d.syn = 8'(roce_pkg::AETH_ACK);
             vd_d.psn = c0.epsn - 24'd1;
-          end else if (h_len_q == '0 && h_rlen_q <= RD_MAX && 24'(c0.epsn - h_psn_q) >= rd_npk0
+          end else if (h_len_q == '0 && h_rlen_q <= RD_MAX && 24'(c0.epsn - h_psn_q) >= rd_npk
                        && (c0.access & roce_pkg::ACCESS_REMOTE_READ) != 4'd0) begin
             // executed again from its RETH when its responses all lie behind epsn (else dropped, no NAK)
             dup_d = 1'b1;

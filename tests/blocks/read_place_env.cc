@@ -15,27 +15,16 @@
 
 namespace rocenic::rp {
 
-uint64_t MrDef::pa(uint64_t va) const {
-  const uint64_t ps = page_size();
-  const uint64_t page = (va - (ctx.iova & ~(ps - 1))) >> ctx.page_shift;
-  return pages.at(page) + (va & (ps - 1));
-}
+using blk::make_mr;
 
 // ---------------------------------------------------------------- the runner
 
 RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const RunConfig& cfg) {
   constexpr unsigned kBytes = 64;
   SparseMemory mem;
-  for (const auto& [a, n] : w.regions) {
-    mem.allow(a, n);
-    mem.write(a, std::vector<uint8_t>(n, w.fill).data(), n);
-  }
-  DmaModel dma(mem, cfg.dma, kBytes);
   model::MrRegions mrt(1024, 4096);
-  for (const MrDef& m : w.mrs) {
-    mrt.write_mr(m.index, m.ctx);
-    for (size_t i = 0; i < m.pages.size(); ++i) mrt.write_mtt(static_cast<unsigned>(m.ctx.mtt_base + i), m.pages[i]);
-  }
+  blk::load_world(mem, mrt, w.regions, w.fill, w.mrs);
+  DmaModel dma(mem, cfg.dma, kBytes);
   b.reset();
   std::mt19937_64 rng(cfg.seed);
   auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
@@ -227,26 +216,6 @@ namespace {
   std::abort();
 }
 
-MrDef make_mr(uint32_t index, uint8_t key, uint16_t pd, uint8_t access, uint64_t iova, uint64_t len, uint8_t shift,
-              uint16_t mtt_base, uint64_t pa_base, uint64_t pa_stride, bool scatter) {
-  MrDef m;
-  m.index = index;
-  m.ctx.valid = 1;
-  m.ctx.key = key;
-  m.ctx.pd = pd;
-  m.ctx.access = access;
-  m.ctx.iova = iova;
-  m.ctx.length = len;
-  m.ctx.mtt_base = mtt_base;
-  m.ctx.page_shift = shift;
-  const uint64_t ps = uint64_t{1} << shift;
-  const uint64_t npages = ((iova & (ps - 1)) + len + ps - 1) / ps;
-  for (uint64_t i = 0; i < npages; ++i) {
-    const uint64_t slot = scatter ? (i * 7 + 3) % npages : i;  // pages out of order in bus memory
-    m.pages.push_back(pa_base + slot * pa_stride);
-  }
-  return m;
-}
 
 }  // namespace
 

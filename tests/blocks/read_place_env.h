@@ -25,18 +25,12 @@
 #include "common/block.h"
 #include "dma/dma_model.h"
 #include "gen/roce_spec.h"
+#include "blocks/mr_world.h"
 #include "xcheck.h"
 
 namespace rocenic::rp {
 
-struct MrDef {
-  uint32_t index = 0;
-  spec::MrCtx ctx;              // valid, key byte, pd, access, iova, length, mtt_base, page_shift
-  std::vector<uint64_t> pages;  // bus address of each page (MTT entries mtt_base ..)
-  uint32_t key() const { return index << 8 | ctx.key; }
-  uint64_t page_size() const { return uint64_t{1} << ctx.page_shift; }
-  uint64_t pa(uint64_t va) const;  // va inside the region
-};
+using blk::MrDef;
 
 struct World {
   std::vector<MrDef> mrs;

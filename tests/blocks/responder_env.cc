@@ -11,27 +11,14 @@
 
 namespace rocenic::rsp {
 
-uint64_t MrDef::pa(uint64_t va) const {
-  const uint64_t ps = page_size();
-  const uint64_t page = (va - (ctx.iova & ~(ps - 1))) >> ctx.page_shift;
-  return pages.at(page) + (va & (ps - 1));
-}
-
 RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const RunConfig& cfg) {
   constexpr unsigned kBytes = 64;
   SparseMemory mem;
-  for (const auto& [a, n] : w.regions) {
-    mem.allow(a, n);
-    mem.write(a, std::vector<uint8_t>(n, w.fill).data(), n);
-  }
+  model::MrRegions mrt(1024, 4096);
+  blk::load_world(mem, mrt, w.regions, w.fill, w.mrs);
   for (const auto& [a, b] : w.init) mem.write(a, b.data(), b.size());
   DmaModel dma(mem, cfg.dma, kBytes);
   DmaModel rdma(mem, cfg.dma, kBytes);  // the READ data reads: a port of their own
-  model::MrRegions mrt(1024, 4096);
-  for (const MrDef& m : w.mrs) {
-    mrt.write_mr(m.index, m.ctx);
-    for (size_t i = 0; i < m.pages.size(); ++i) mrt.write_mtt(static_cast<unsigned>(m.ctx.mtt_base + i), m.pages[i]);
-  }
   b.reset();
   std::mt19937_64 rng(cfg.seed);
   auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };

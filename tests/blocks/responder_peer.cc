@@ -12,6 +12,8 @@
 namespace rocenic::rsp {
 namespace {
 
+using blk::make_mr;
+
 constexpr uint32_t kMask24 = 0xFFFFFF;
 constexpr uint8_t kRecv = static_cast<uint8_t>(spec::WcOpcode::kRecv);
 constexpr uint8_t kRecvImm = static_cast<uint8_t>(spec::WcOpcode::kRecvRdmaWithImm);
@@ -21,27 +23,6 @@ uint8_t sy(spec::Aeth a) { return static_cast<uint8_t>(a); }
 [[noreturn]] void scenario_error(const char* what) {
   std::fprintf(stderr, "responder scenario error: %s\n", what);
   std::abort();
-}
-
-MrDef make_mr(uint32_t index, uint8_t key, uint16_t pd, uint8_t access, uint64_t iova, uint64_t len, uint8_t shift,
-              uint16_t mtt_base, uint64_t pa_base, uint64_t pa_stride, bool scatter) {
-  MrDef m;
-  m.index = index;
-  m.ctx.valid = 1;
-  m.ctx.key = key;
-  m.ctx.pd = pd;
-  m.ctx.access = access;
-  m.ctx.iova = iova;
-  m.ctx.length = len;
-  m.ctx.mtt_base = mtt_base;
-  m.ctx.page_shift = shift;
-  const uint64_t ps = uint64_t{1} << shift;
-  const uint64_t npages = ((iova & (ps - 1)) + len + ps - 1) / ps;
-  for (uint64_t i = 0; i < npages; ++i) {
-    const uint64_t slot = scatter ? (i * 7 + 3) % npages : i;  // pages out of order in bus memory
-    m.pages.push_back(pa_base + slot * pa_stride);
-  }
-  return m;
 }
 
 }  // namespace
@@ -454,7 +435,7 @@ void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint
 void Peer::read_too_long(TQp& q) {
   if (!q.live) scenario_error("a READ to a QP that is not ready (use stray)");
   pkt(q, spec::kRcReadReq, q.next_psn, {}, true, false, mr(kRd).ctx.iova, mr(kRd).key(),
-      0x80000001u + static_cast<uint32_t>(rand(0x7FFFFFFE)));
+      spec::kMaxMsg + 1 + static_cast<uint32_t>(rand(0xFFFFFFFFu - spec::kMaxMsg)));
   Intent msg = message(q);
   msg.pkts.push_back({q.next_psn, true, {}});
   refuse(q, msg, sy(spec::Aeth::kNakInvReq), false, 0);

@@ -34,6 +34,8 @@ constexpr uint64_t kMaxCyclesPerAccess = 200000;
 struct FrameStream {
   uint32_t qp = 0;
   bool response = false;
+  bool read_request = false;  // an RDMA READ request (a rewind asks again from any of its PSNs)
+  size_t bth = 0;            // where the BTH starts
   bool roce = false;         // a BTH was found: psn and connection are set
   uint32_t psn = 0;
   uint64_t connection = 0;   // destination QP and UDP source port (RequestBoard)
@@ -60,6 +62,8 @@ FrameStream frame_stream(const std::vector<uint8_t>& f) {
   FrameStream s;
   s.qp = uint32_t{f[bth + 5]} << 16 | uint32_t{f[bth + 6]} << 8 | f[bth + 7];
   s.response = op >= spec::kRcReadRespFirst && op <= spec::kRcAtomicAck;
+  s.read_request = op == spec::kRcReadReq;
+  s.bth = bth;
   s.roce = true;
   s.psn = uint32_t{f[bth + 9]} << 16 | uint32_t{f[bth + 10]} << 8 | f[bth + 11];
   const uint32_t sport = et == spec::kEthertypeRocev1 ? 0 : uint32_t{f[bth - 8]} << 8 | f[bth - 7];
@@ -309,7 +313,7 @@ class CosimDevice : public Device {
   void tx_frame(bool rtl, const std::vector<uint8_t>& f) {
     const FrameStream fs = frame_stream(f);
     if (fs.roce && !fs.response) {
-      const std::string d = requests_.sent(rtl, fs.connection, fs.psn, f);
+      const std::string d = requests_.sent(rtl, fs.connection, fs.psn, f, fs.read_request, fs.bth);
       if (!d.empty()) diverge(d);
       return;
     }

@@ -16,9 +16,21 @@ std::string name(uint64_t conn, uint32_t psn) {
   return buf;
 }
 
+// The same request: equal but for the AckReq bit (BTH byte 8, bit 7) and,
+// with it, the ICRC (the last 4 bytes) of a packet sent again.
+bool same_request(const RequestBoard::Frame& a, const RequestBoard::Frame& b, size_t bth, bool again) {
+  if (a.size() != b.size()) return false;
+  if (!again || bth == 0 || a.size() < bth + 12 + 4) return a == b;
+  for (size_t i = 0; i < a.size() - 4; ++i) {
+    const uint8_t mask = i == bth + 8 ? 0x7F : 0xFF;
+    if ((a[i] & mask) != (b[i] & mask)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, const Frame& f) {
+std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, const Frame& f, bool read, size_t bth) {
   Conn& c = conns_[connection];
   Side& me = c.side[rtl ? 1 : 0];
   const uint32_t d = (psn - me.hw) & kPsnMask;
@@ -29,7 +41,7 @@ std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, cons
     me.hw = psn;
   }
   if (it == c.frames.end()) {
-    if (!is_new)
+    if (!is_new && !read)
       return name(connection, psn) + ": sent again by the " + (rtl ? "RTL" : "model") +
              " but never sent before (or long ago)";
     c.frames.emplace(psn, f);
@@ -38,7 +50,7 @@ std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, cons
     return "";
   }
   ++compared_;
-  if (it->second == f) return "";
+  if (same_request(f, it->second, bth, !is_new)) return "";
   return name(connection, psn) + (is_new ? " (first transmission)" : " (sent again)") + ":\n  " +
          (rtl ? "rtl   " : "model ") + hex_bytes(f, 400) + "\n  first " + hex_bytes(it->second, 400);
 }

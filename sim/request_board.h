@@ -6,7 +6,13 @@
 // a packet is a function of its connection and PSN. So requests are
 // compared by (connection, PSN), not as a sequence:
 //   - the first transmission of every PSN must equal the other side's;
-//   - every packet sent again must equal the first transmission of its PSN;
+//   - every packet sent again must equal the first transmission of its PSN,
+//     but for the BTH AckReq bit (the first packet of a WQE sent again asks
+//     for an ACK) and so the ICRC;
+//     a READ request may be sent again from any of the PSNs its responses
+//     take (a rewind into the READ asks for the rest: PSN first + k, va +
+//     k * mtu): the first such re-request at a PSN is stored, later ones
+//     from either side must equal it;
 //   - each side's new PSNs follow one another (a jump starts a new
 //     connection, as after a QP was re-created);
 //   - once both sides are idle, each connection's requests went up to the
@@ -26,9 +32,10 @@ namespace rocenic {
 class RequestBoard {
  public:
   using Frame = std::vector<uint8_t>;
-  // A request frame side `rtl` (true) or the model (false) sent: "" when it
-  // agrees, else what diverged.
-  std::string sent(bool rtl, uint64_t connection, uint32_t psn, const Frame& f);
+  // A request frame side `rtl` (true) or the model (false) sent (`read`: an
+  // RDMA READ request; `bth`: where its BTH starts): "" when it agrees, else
+  // what diverged.
+  std::string sent(bool rtl, uint64_t connection, uint32_t psn, const Frame& f, bool read = false, size_t bth = 0);
   // Both sides idle: "" when every connection's requests reached the same PSN.
   std::string drained() const;
   uint64_t compared() const { return compared_; }

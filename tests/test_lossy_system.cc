@@ -1,6 +1,6 @@
 // Whole engines on a hostile wire: two devices exchange thousands of RC
 // messages in both directions at once -- SEND, SEND with immediate, RDMA
-// WRITE, WRITE with immediate, 0 bytes to 1 MiB -- while every frame may be
+// WRITE, WRITE with immediate, RDMA READ, 0 bytes to 1 MiB -- while every frame may be
 // dropped, duplicated, held back behind later ones or have a bit flipped
 // (sim/wire/faults.h, seeded). Every work request must complete successfully,
 // in order, with the CQE fields its message implies; the memory of both
@@ -27,7 +27,8 @@ using namespace spec;
 using test::End;
 using test::TwoHosts;
 
-constexpr size_t kHalf = 4 << 20;         // per side one MR: source half, then destination half
+constexpr size_t kHalf = 4 << 20;         // per side one MR: source, destination of the peer's
+                                          // SENDs and WRITEs, destination of the own READs
 constexpr size_t kBatchBytes = 3 << 20;   // message bytes per direction and batch
 constexpr unsigned kBatchMsgs = 24;       // messages per direction and batch
 constexpr unsigned kMtuCode = 5, kMtu = 4096;
@@ -36,9 +37,11 @@ struct Msg {
   WrOpcode op;
   uint32_t len;
   uint64_t src_off, dst_off, id;
-  bool needs_recv() const { return op != WrOpcode::kRdmaWrite; }
+  bool needs_recv() const { return op != WrOpcode::kRdmaWrite && op != WrOpcode::kRdmaRead; }
+  bool is_read() const { return op == WrOpcode::kRdmaRead; }
   bool is_write() const { return op == WrOpcode::kRdmaWrite || op == WrOpcode::kRdmaWriteWithImm; }
-  uint32_t packets() const { return len == 0 ? 1 : (len + kMtu - 1) / kMtu; }
+  // request packets the responder accepts (a READ: its one request)
+  uint32_t packets() const { return len == 0 || is_read() ? 1 : (len + kMtu - 1) / kMtu; }
 };
 
 struct Config {
@@ -68,32 +71,47 @@ struct Direction {
   std::vector<Msg> batch;
   uint64_t next_id = 1, packets = 0, bytes = 0;
   unsigned done = 0;
+  std::vector<uint8_t> read_image = {};  // what s's READ area must hold (READs copy d's source half there)
 
   uint8_t* src() const { return s.buf->data(); }
   uint8_t* dst() const { return d.buf->data() + kHalf; }
   uint64_t dst_addr() const { return d.buf->addr() + kHalf; }
+  uint8_t* rd() const { return s.buf->data() + 2 * kHalf; }
+  uint64_t rd_addr() const { return s.buf->addr() + 2 * kHalf; }
 
   void plan(std::mt19937_64& r, unsigned left) {
     batch.clear();
     image.assign(kHalf, 0);
     std::memset(dst(), 0, kHalf);
-    uint64_t cursor = 0;
+    read_image.assign(kHalf, 0);
+    std::memset(rd(), 0, kHalf);
+    uint64_t cursor = 0, rcursor = 0;
     static const WrOpcode kOps[] = {WrOpcode::kSend, WrOpcode::kSendWithImm, WrOpcode::kRdmaWrite,
-                                    WrOpcode::kRdmaWriteWithImm};
+                                    WrOpcode::kRdmaWriteWithImm, WrOpcode::kRdmaRead};
     while (batch.size() < kBatchMsgs && batch.size() < left) {
       Msg m;
-      m.op = kOps[r() % 4];
+      m.op = kOps[r() % 5];
       m.len = pick_len(r);
-      if (cursor + m.len > kBatchBytes) break;
+      uint64_t& at = m.is_read() ? rcursor : cursor;
+      if (at + m.len > kBatchBytes) break;
       m.src_off = r() % (kHalf - m.len + 1);
-      m.dst_off = cursor;
-      cursor = (cursor + m.len + 63) & ~uint64_t{63};
+      m.dst_off = at;
+      at = (at + m.len + 63) & ~uint64_t{63};
       m.id = next_id++;
       batch.push_back(m);
     }
   }
   void post() {
     for (const Msg& m : batch) {
+      packets += m.packets();
+      bytes += m.len;
+      if (m.is_read()) {  // s reads d's source half into its READ area
+        std::memcpy(read_image.data() + m.dst_off, d.buf->data() + m.src_off, m.len);
+        std::vector<Sge> sg;
+        if (m.len) sg.push_back({rd_addr() + m.dst_off, m.len, s.mr.key});
+        hs.post_send(*s.qp, test::send_wqe(m.op, m.id, m.len, d.buf->addr() + m.src_off, d.mr.key), sg);
+        continue;
+      }
       std::memcpy(image.data() + m.dst_off, src() + m.src_off, m.len);
       if (m.needs_recv()) {
         std::vector<Sge> sg;  // (WRITE with immediate: a receive WQE without buffers)
@@ -103,8 +121,6 @@ struct Direction {
       std::vector<Sge> sg;
       if (m.len) sg.push_back({s.buf->addr() + m.src_off, m.len, s.mr.key});
       hs.post_send(*s.qp, test::send_wqe(m.op, m.id, m.len, dst_addr() + m.dst_off, d.mr.key), sg);
-      packets += m.packets();
-      bytes += m.len;
     }
   }
   // Every WR of the batch completed as it should, and the destination holds the image.
@@ -117,7 +133,12 @@ struct Direction {
       const Msg& m = batch[i];
       ASSERT_EQ(sc[i].status, 0) << "wr " << m.id << ": " << to_string(static_cast<WcStatus>(sc[i].status));
       ASSERT_EQ(sc[i].wr_id, m.id);
-      ASSERT_EQ(sc[i].opcode, static_cast<uint8_t>(m.is_write() ? WcOpcode::kRdmaWrite : WcOpcode::kSend));
+      ASSERT_EQ(sc[i].opcode, static_cast<uint8_t>(m.is_read()    ? WcOpcode::kRdmaRead
+                                                   : m.is_write() ? WcOpcode::kRdmaWrite
+                                                                  : WcOpcode::kSend));
+      if (m.is_read()) {
+        ASSERT_EQ(sc[i].byte_len, m.len) << "wr " << m.id;
+      }
       if (!m.needs_recv()) continue;
       ASSERT_LT(k, rc.size()) << "receive completions";
       const Cqe& c = rc[k++];
@@ -132,6 +153,7 @@ struct Direction {
     }
     ASSERT_EQ(k, rc.size()) << "a receive completed twice";
     ASSERT_EQ(0, std::memcmp(dst(), image.data(), kHalf)) << "destination memory";
+    ASSERT_EQ(0, std::memcmp(rd(), read_image.data(), kHalf)) << "READ destination memory";
     done += static_cast<unsigned>(batch.size());
   }
 };
@@ -155,8 +177,8 @@ uint32_t parser_drops(host::EngineHost& h) {
 void run_system(const Config& cfg) {
   TwoHosts w(cfg.backend, kMtuCode);
   End a, b;
-  a.make(*w.a, 2 * kHalf);
-  b.make(*w.b, 2 * kHalf);
+  a.make(*w.a, 3 * kHalf);
+  b.make(*w.b, 3 * kHalf);
   test::fill(*a.buf, kHalf, static_cast<uint32_t>(cfg.seed) + 11);
   test::fill(*b.buf, kHalf, static_cast<uint32_t>(cfg.seed) + 12);
   test::connect_pair(*w.a, a, test::kMacA, test::kIpA, *w.b, b, test::kMacB, test::kIpB, kMtuCode,

@@ -1,5 +1,5 @@
 # read_place: RDMA READ response payload -> the READ WQE's local SGEs by DMA
-# (rtl/xport/), packages first. Not part of the engine yet.
+# (rtl/xport/), packages first.
 set(RTL_READ_PLACE_SOURCES ${RTL_PKGS}
   ${RTL_DIR}/common/fifo_fwft.sv
   ${RTL_DIR}/common/stream_slice.sv

@@ -6,9 +6,10 @@
 // are posted and rung), as rdma-core's providers answer:
 //   ENOMEM     the queue is full                          (rxe, mlx5)
 //   EINVAL     num_sge beyond the QP's SGEs, inline data beyond max_inline,
+//              an inline RDMA READ (its SGEs receive data: nothing to inline),
 //              an opcode outside ibv_wr_opcode, a message over 2^31 bytes,
 //              posting sends before RTS / receives in RESET (rxe)
-//   EOPNOTSUPP a valid opcode this engine does not execute (READ, atomics,
+//   EOPNOTSUPP a valid opcode this engine does not execute (atomics,
 //              SEND_WITH_INV, ...), as mlx5 answers for atomics it lacks
 #include <atomic>
 #include <cerrno>
@@ -34,8 +35,8 @@ int check_opcode(ibv_wr_opcode op) {
     case IBV_WR_SEND_WITH_IMM:
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM:
-      return 0;
     case IBV_WR_RDMA_READ:
+      return 0;
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD:
     case IBV_WR_LOCAL_INV:
@@ -54,6 +55,7 @@ int build_send(const QpState& s, const ibv_send_wr& wr, uint32_t max_inline, uin
   if (const int e = check_opcode(wr.opcode)) return e;
   if (wr.num_sge < 0) return EINVAL;
   const bool inl = wr.send_flags & IBV_SEND_INLINE;
+  if (inl && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
   uint64_t length = 0;
   for (int i = 0; i < wr.num_sge; ++i) length += wr.sg_list[i].length;
   if (length > kMaxMsgSize) return EINVAL;
@@ -64,7 +66,7 @@ int build_send(const QpState& s, const ibv_send_wr& wr, uint32_t max_inline, uin
   w.opcode = static_cast<uint8_t>(wr.opcode);
   w.flags = wqe_flags(wr.send_flags | (s.sq_sig_all ? IBV_SEND_SIGNALED : 0));
   w.num_sge = inl ? 0 : static_cast<uint8_t>(wr.num_sge);
-  if (wr.opcode == IBV_WR_RDMA_WRITE || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+  if (wr.opcode == IBV_WR_RDMA_WRITE || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr.opcode == IBV_WR_RDMA_READ) {
     w.remote_addr = wr.wr.rdma.remote_addr;
     w.rkey = wr.wr.rdma.rkey;
   }

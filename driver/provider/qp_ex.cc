@@ -5,10 +5,11 @@
 // posts nothing of the batch and returns that errno.
 //
 // Supported send_ops_flags: WITH_SEND, WITH_SEND_WITH_IMM, WITH_RDMA_WRITE,
-// WITH_RDMA_WRITE_WITH_IMM; anything else (READ, atomics, ...) EOPNOTSUPP.
-// wr_complete errors: ENOMEM (queue full), EINVAL (too many SGEs, inline
-// data beyond max_inline_data, a QP not yet in RTS, a setter without a WQE),
-// EOPNOTSUPP (an opcode or setter this engine has not).
+// WITH_RDMA_WRITE_WITH_IMM, WITH_RDMA_READ; anything else (atomics, ...)
+// EOPNOTSUPP. wr_complete errors: ENOMEM (queue full), EINVAL (too many
+// SGEs, inline data beyond max_inline_data or on a READ, a QP not yet in
+// RTS, a setter without a WQE), EOPNOTSUPP (an opcode or setter this engine
+// has not).
 #include <cerrno>
 #include <cstring>
 
@@ -19,7 +20,7 @@ namespace rocenic::driver {
 namespace {
 
 constexpr uint64_t kSupportedOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
-                                   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+                                   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
 
 QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
 
@@ -84,6 +85,10 @@ void wr_rdma_write_imm(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, __be32 imm) 
     b->hdr.remote_addr = addr, b->hdr.rkey = rkey, b->hdr.imm = wqe_imm(imm);
 }
 
+void wr_rdma_read(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_RDMA_READ)) b->hdr.remote_addr = addr, b->hdr.rkey = rkey;
+}
+
 void wr_set_sge_list(ibv_qp_ex* qx, size_t n, const ibv_sge* list) {
   QpState* s = state_of(qx);
   Builder* b = current(s);
@@ -121,7 +126,7 @@ void wr_set_inline_data_list(ibv_qp_ex* qx, size_t n, const ibv_data_buf* bufs) 
   if (!b) return;
   size_t length = 0;
   for (size_t i = 0; i < n; ++i) length += bufs[i].length;
-  if (length > s->cap.max_inline_data || length > kWqeDataBytes) {
+  if (length > s->cap.max_inline_data || length > kWqeDataBytes || b->hdr.opcode == IBV_WR_RDMA_READ) {
     s->wr_err = EINVAL;
     return;
   }
@@ -177,7 +182,6 @@ void wr_atomic_cmp_swp(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t, uint64_t) { 
 void wr_atomic_fetch_add(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t) { unsupported(qx); }
 void wr_bind_mw(ibv_qp_ex* qx, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { unsupported(qx); }
 void wr_local_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
-void wr_rdma_read(ibv_qp_ex* qx, uint32_t, uint64_t) { unsupported(qx); }
 void wr_send_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
 void wr_send_tso(ibv_qp_ex* qx, void*, uint16_t, uint16_t) { unsupported(qx); }
 void wr_set_ud_addr(ibv_qp_ex* qx, ibv_ah*, uint32_t, uint32_t) { unsupported(qx); }

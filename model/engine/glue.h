@@ -80,8 +80,9 @@ class Split : public Process {
 };
 
 // Received request headers and their payload (rtl/common/rx_dispatch.sv):
-// ACKNOWLEDGE packets to the completer, every other packet (header, and
-// payload when it has one) to the responder; an ACK's payload is dropped.
+// responses to the completer (a READ response's payload to read_place, any
+// other response's dropped), every other packet (header, and payload when
+// it has one) to the responder.
 class RxDispatch : public Process {
  public:
   static constexpr Cycle kLatency = 1;
@@ -89,18 +90,19 @@ class RxDispatch : public Process {
   In<spec::RoceRxHdr> hdr;
   In<Packet> pay;
   Out<spec::RoceRxHdr> ack{this}, req{this};
-  Out<Packet> req_pay{this};
+  Out<Packet> req_pay{this}, rsp_pay{this};
   void run() override;
 
  private:
   Scheduler& s_;
 };
 
-// The MR checks of two clients to one table (rtl/common/mr_arb.sv): a Merge
-// marks tag bit 7 with the client, a Split sends each answer back by it.
-// DMA reads (rtl/common/dma_rd_arb.sv): two Merges set the tag to the
-// client (requester 0, responder 1, the responder's READ data 2), two
-// Splits route the read data back by its tid.
+// The MR checks of three clients to one table (rtl/common/mr_arb.sv): two
+// Merges mark tag bits 7:6 with the client (requester 0, responder 1,
+// read_place 2), two Splits send each answer back by them.
+// DMA reads (rtl/common/dma_rd_arb.sv): three Merges set the tag to the
+// client (requester 0, responder 1, the responder's READ data 2,
+// read_place 3), three Splits route the read data back by its tid.
 
 // The TX header arbiter (rtl/common/tx_arb.sv): headers of the responder
 // (0: ACK/NAKs, READ responses) and the requester (1) in the order they
@@ -124,19 +126,22 @@ class TxArb : public Process {
   Scheduler& s_;
 };
 
-// DMA writes of two clients (rtl/common/dma_wr_arb.sv): the responder (0)
-// and the CQ writer (1), one whole request and its data at a time, in the
-// order they asked; tag = client; write-done errors counted.
+// DMA writes of three clients (rtl/common/dma_wr_arb.sv): the responder
+// (0), the CQ writer (1) and read_place (2), one whole request and its data
+// at a time, in the order they asked; tag = client; write-done errors
+// counted.
 class DmaWriteArb : public Process {
  public:
   static constexpr Cycle kLatency = 1;
   DmaWriteArb(Scheduler& s, unsigned data_bytes)
-      : req0(s, this, 2), data0(s, this, 2), req1(s, this, 1), data1(s, this, 1), done(s, this, 64), s_(s),
-        bytes_(data_bytes) {}
+      : req0(s, this, 2), data0(s, this, 2), req1(s, this, 1), data1(s, this, 1), req2(s, this, 2),
+        data2(s, this, 2), done(s, this, 64), s_(s), bytes_(data_bytes) {}
   In<spec::DmaWrReq> req0;
   In<Packet> data0;
   In<spec::DmaWrReq> req1;
   In<Packet> data1;
+  In<spec::DmaWrReq> req2;
+  In<Packet> data2;
   Out<spec::DmaWrReq> m_req{this};
   Out<Packet> m_data{this};
   In<uint8_t> done;  // bit 0: error

@@ -14,11 +14,14 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
     : csr(s),
       cmd(s),
       mr(s),
+      mr_pair(s, kArbLatency),
       mr_arb(s, kArbLatency),
-      mr_route(s, kArbLatency, [](const spec::MrResp& r) { return (r.tag & 0x80) != 0; }, 2),
+      mr_route(s, kArbLatency, [](const spec::MrResp& r) { return (r.tag >> 6) != 0; }, 2),
+      mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 2; }, 2),
       req(s, data_bytes),
       resp(s, data_bytes),
       completer(s),
+      rdp(s, data_bytes),
       compl_merge(s, 1),
       cq(s),
       tx_arb(s),
@@ -33,9 +36,11 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       parser(s, data_bytes),
       dispatch(s),
       dma_rd_pair(s, kArbLatency),
+      dma_rd_trio(s, kArbLatency),
       dma_rd_arb(s, kArbLatency),
       dma_rd_route(s, kArbLatency, [](const Packet& p) { return p.id != 0; }, 4),
-      dma_rd_route2(s, 0, [](const Packet& p) { return p.id == 2; }, 4),
+      dma_rd_route2(s, 0, [](const Packet& p) { return p.id >= 2; }, 4),
+      dma_rd_route3(s, 0, [](const Packet& p) { return p.id == 3; }, 4),
       dma_wr_arb(s, data_bytes) {
   // control: CSR -> command processor -> the table owners
   csr.cmd.bind(cmd.cmd);
@@ -43,6 +48,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   cmd.qp_cfg.bind(req.qp_cfg);
   cmd.qp_cfg.bind(resp.qp_cfg);
   cmd.qp_cfg.bind(completer.qp_cfg);
+  cmd.qp_cfg.bind(rdp.qp_cfg);
   cmd.cq_cfg.bind(cq.cfg);
   cmd.mr_wr.bind(mr.mr_wr);
   cmd.mtt_wr.bind(mr.mtt_wr);
@@ -52,37 +58,57 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   csr.counters_from([this] { return counters(); });
   csr.on_write = [this] { follow_csr(); };
   follow_csr();
-  // MR checks: tag bit 7 names the client
-  req.mr_req.bind(mr_arb.in0);
-  resp.mr_req.bind(mr_arb.in1);
-  mr_arb.on_pass = [](spec::MrReq& r, int client) {
-    r.tag = static_cast<uint8_t>((r.tag & 0x7F) | (client ? 0x80 : 0));
+  // MR checks: tag bits 7:6 name the client
+  req.mr_req.bind(mr_pair.in0);
+  resp.mr_req.bind(mr_pair.in1);
+  mr_pair.on_pass = [](spec::MrReq& r, int client) { r.tag = static_cast<uint8_t>((r.tag & 0x3F) | client << 6); };
+  mr_pair.out.bind(mr_arb.in0);
+  rdp.mr_req.bind(mr_arb.in1);
+  mr_arb.on_pass = [](spec::MrReq& r, int from) {
+    if (from == 1) r.tag = static_cast<uint8_t>((r.tag & 0x3F) | 2 << 6);
   };
   mr_arb.out.bind(mr.req);
   mr.resp.bind(mr_route.in);
-  mr_route.on_pass = [](spec::MrResp& r, bool) { r.tag &= 0x7F; };
   mr_route.out0.bind(req.mr_resp);
-  mr_route.out1.bind(resp.mr_resp);
+  mr_route.out1.bind(mr_route2.in);
+  mr_route2.on_pass = [](spec::MrResp& r, bool) { r.tag &= 0x3F; };
+  mr_route.on_pass = [](spec::MrResp& r, bool to_rest) {
+    if (!to_rest) r.tag &= 0x3F;
+  };
+  mr_route2.out0.bind(resp.mr_resp);
+  mr_route2.out1.bind(rdp.mr_resp);
   // DMA: the tag names the client
   req.dma_rd_req.bind(dma_rd_pair.in0);
   resp.dma_rd_req.bind(dma_rd_pair.in1);
   dma_rd_pair.on_pass = [](spec::DmaRdReq& r, int client) { r.tag = static_cast<uint8_t>(client); };
-  dma_rd_pair.out.bind(dma_rd_arb.in0);
-  resp.read_dma_req.bind(dma_rd_arb.in1);
-  dma_rd_arb.on_pass = [](spec::DmaRdReq& r, int from) {
+  dma_rd_pair.out.bind(dma_rd_trio.in0);
+  resp.read_dma_req.bind(dma_rd_trio.in1);
+  dma_rd_trio.on_pass = [](spec::DmaRdReq& r, int from) {
     if (from == 1) r.tag = 2;
+  };
+  dma_rd_trio.out.bind(dma_rd_arb.in0);
+  rdp.dma_rd_req.bind(dma_rd_arb.in1);
+  dma_rd_arb.on_pass = [](spec::DmaRdReq& r, int from) {
+    if (from == 1) r.tag = 3;
   };
   dma_rd_route.out0.bind(req.dma_rd);
   dma_rd_route.out1.bind(dma_rd_route2.in);
   dma_rd_route2.out0.bind(resp.dma_rd_data);
-  dma_rd_route2.out1.bind(resp.read_dma);
+  dma_rd_route2.out1.bind(dma_rd_route3.in);
+  dma_rd_route3.out0.bind(resp.read_dma);
+  dma_rd_route3.out1.bind(rdp.dma_rd);
   resp.dma_wr_req.bind(dma_wr_arb.req0);
   resp.dma_wr_data.bind(dma_wr_arb.data0);
   cq.dma_wr.bind(dma_wr_arb.req1);
   cq.dma_wr_data.bind(dma_wr_arb.data1);
+  rdp.dma_wr_req.bind(dma_wr_arb.req2);
+  rdp.dma_wr_data.bind(dma_wr_arb.data2);
   // requester <-> completer
   req.sq_track.bind(completer.sq_track);
   completer.sq_retire.bind(req.sq_retire);
+  // completer <-> read_place: where READ response data lands, and when it has
+  completer.rd_place.bind(rdp.cmd);
+  rdp.done.bind(completer.rd_done);
   // completions
   resp.cq_compl.bind(compl_merge.in0);
   completer.cq_compl.bind(compl_merge.in1);
@@ -121,6 +147,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   dispatch.ack.bind(completer.rx_ack);
   dispatch.req.bind(resp.rx_hdr);
   dispatch.req_pay.bind(resp.rx_payload);
+  dispatch.rsp_pay.bind(rdp.payload);
 }
 
 void RoceEngine::follow_csr() {
@@ -160,6 +187,7 @@ CsrCounters RoceEngine::counters() const {
   c.xport[static_cast<unsigned>(X::kLocalAckTimeoutErr)] = completer.ack_timeouts();
   c.xport[static_cast<unsigned>(X::kRnrNakRetryErr)] = completer.rnr_naks();
   c.xport[static_cast<unsigned>(X::kRnrRetryExceeded)] = completer.rnr_exceeded();
+  c.xport[static_cast<unsigned>(X::kImpliedNakSeqErr)] = completer.implied_naks();
   c.xport[static_cast<unsigned>(X::kCqeErr)] = cqe_err_;
   c.xport[static_cast<unsigned>(X::kLoopback)] = loopback_;
   using S = spec::WcStatus;

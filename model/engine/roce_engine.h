@@ -22,6 +22,7 @@
 #include "net/roce_parser.h"
 #include "sched/port.h"
 #include "xport/completer.h"
+#include "xport/read_place.h"
 #include "xport/requester.h"
 #include "xport/responder.h"
 
@@ -45,12 +46,15 @@ class RoceEngine {
   RoceCsr csr;
   RoceCmd cmd;
   MrTable mr;
-  Merge<spec::MrReq> mr_arb;      // requester (0), responder (1): tag bit 7 = client
-  Split<spec::MrResp> mr_route;   // answers back by tag bit 7
+  Merge<spec::MrReq> mr_pair;     // requester (0), responder (1)
+  Merge<spec::MrReq> mr_arb;      // the pair, read_place: tag bits 7:6 = client (0, 1, 2)
+  Split<spec::MrResp> mr_route;   // answers back by tag bits 7:6: 0 the requester, else mr_route2
+  Split<spec::MrResp> mr_route2;  // 1 the responder, 2 read_place
   // transport
   Requester req;
   Responder resp;
   Completer completer;
+  ReadPlace rdp;                    // READ response data -> the READ WQE's local SGEs
   Merge<spec::CqCompl> compl_merge;  // responder (0), completer (1) -> cq_writer
   CqWriter cq;
   // packets
@@ -62,10 +66,12 @@ class RoceEngine {
   RxDispatch dispatch;
   // host memory
   Merge<spec::DmaRdReq> dma_rd_pair; // requester (0), responder (1)
-  Merge<spec::DmaRdReq> dma_rd_arb;  // the pair (tag 0, 1), the responder's READ data (tag 2)
+  Merge<spec::DmaRdReq> dma_rd_trio; // the pair (tag 0, 1), the responder's READ data (tag 2)
+  Merge<spec::DmaRdReq> dma_rd_arb;  // the trio, read_place's WQE fetches (tag 3)
   Split<Packet> dma_rd_route;        // read data back by its tid: 0 the requester, else dma_rd_route2
-  Split<Packet> dma_rd_route2;       // tid 1 the responder, 2 its READ data
-  DmaWriteArb dma_wr_arb;            // responder (0), CQ writer (1)
+  Split<Packet> dma_rd_route2;       // tid 1 the responder, else dma_rd_route3
+  Split<Packet> dma_rd_route3;       // tid 2 the responder's READ data, 3 read_place
+  DmaWriteArb dma_wr_arb;            // responder (0), CQ writer (1), read_place (2)
 
  private:
   void follow_csr();  // the wires from CSR registers: port MAC, GID table, RoCE enable

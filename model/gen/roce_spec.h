@@ -487,8 +487,9 @@ enum class XportCnt : uint8_t {
   kReqCqeFlushErr = 28,  // send completions with WR_FLUSH_ERR
   kRespCqeFlushErr = 29,  // receive completions with WR_FLUSH_ERR
   kRxReadRequests = 30,  // RDMA READ requests the responder executed (a duplicate one executed again included)
+  kImpliedNakSeqErr = 31,  // responses (ACK, NAK, READ response) with a PSN past the next response an unfinished READ waits for: responses were lost (the QP goes back to the first missing one, once per rewind)
 };
-inline constexpr unsigned kXportCntCount = 31;
+inline constexpr unsigned kXportCntCount = 32;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -522,6 +523,7 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kReqCqeFlushErr: return "REQ_CQE_FLUSH_ERR";
     case XportCnt::kRespCqeFlushErr: return "RESP_CQE_FLUSH_ERR";
     case XportCnt::kRxReadRequests: return "RX_READ_REQUESTS";
+    case XportCnt::kImpliedNakSeqErr: return "IMPLIED_NAK_SEQ_ERR";
   }
   return "?";
 }
@@ -545,6 +547,7 @@ inline const char* linux_name(XportCnt v) {
     case XportCnt::kReqCqeFlushErr: return "req_cqe_flush_error";
     case XportCnt::kRespCqeFlushErr: return "resp_cqe_flush_error";
     case XportCnt::kRxReadRequests: return "rx_read_requests";
+    case XportCnt::kImpliedNakSeqErr: return "implied_nak_seq_err";
     default: return "";
   }
 }

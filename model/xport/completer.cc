@@ -25,7 +25,7 @@ uint8_t nak_status(uint8_t syn) {
 }  // namespace
 
 Completer::Completer(Scheduler& s, unsigned max_qp)
-    : qp_cfg(s, this, 1), sq_track(s, this, 1), rx_ack(s, this, 1), s_(s), qps_(max_qp) {}
+    : qp_cfg(s, this, 1), sq_track(s, this, 1), rx_ack(s, this, 1), rd_done(s, this, 1), s_(s), qps_(max_qp) {}
 
 spec::CqCompl Completer::completion(unsigned qpn, const Qp& q, const spec::SqTrack& k, uint8_t status) const {
   spec::CqCompl c;
@@ -44,12 +44,15 @@ void Completer::retire(spec::SqRetire r, Cycle t) {
   out_.add(sq_retire, r, t);
 }
 
-unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t nak_st, bool* failed, Cycle t) {
-  unsigned n = 0;
+Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t st_in, uint16_t done_idx,
+                                   bool* failed, Cycle t) {
+  WalkEnd w;
   while (!q.window.empty()) {
     const spec::SqTrack& e = q.window.front();
     const uint32_t d = (psn - e.last_psn) & kPsnMask;  // the WQE's last PSN at or before psn: d < 2^23
     const bool covered = d < 0x800000u && (mode == Walk::kAck || d != 0);  // a NAK's own PSN is not acknowledged
+    const bool acked = ((q.una - 1 - e.last_psn) & kPsnMask) < 0x800000u;  // before una
+    const bool read = e.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
     const bool amended = q.fail && e.wqe_idx == q.fail_idx;
     uint8_t st;
     bool cqe = true, fail = false;
@@ -58,25 +61,52 @@ unsigned Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t n
       fail = true;
     } else if (mode == Walk::kFlush) {
       st = kFlushErr;
+    } else if (mode == Walk::kRdd) {
+      // first the READ rd_done answers (all its responses taken), then
+      // entries acknowledged while it waited
+      if (!(w.n == 0 ? read && e.wqe_idx == done_idx && acked : !read && acked)) break;
+      st = w.n == 0 ? st_in : kSuccess;
+      if (st == kSuccess) cqe = e.signaled;
+      else fail = true;
+    } else if (read && !(mode == Walk::kNak && psn == q.una)) {
+      w.rd_head = true;  // only its responses complete a READ (a NAK at its next PSN fails it)
+      w.head = e;
+      break;
     } else if (covered) {
       st = kSuccess;
       cqe = e.signaled;
     } else if (mode == Walk::kNak) {
-      st = nak_st;
+      st = st_in;
       fail = true;
     } else {
       break;  // the first entry not acknowledged
     }
-    if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + n);
+    if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + w.n);
     if (fail) {
       q.err = true;
       *failed = true;
       mode = Walk::kFlush;  // everything behind a failed WQE is flushed
     }
+    const uint32_t next = (e.last_psn + 1) & kPsnMask;
+    if (((next - q.una) & kPsnMask) < 0x800000u) q.una = next;  // una never goes back
     q.window.pop_front();
-    ++n;
+    ++w.n;
   }
-  return n;
+  return w;
+}
+
+bool Completer::implied(const WalkEnd& w, const Qp& q, Walk mode, uint32_t psn) const {
+  const uint32_t off = (psn - q.una) & kPsnMask;
+  return w.rd_head && off < 0x800000u && (mode == Walk::kAck || off != 0);
+}
+
+Completer::Timer Completer::implied_nak(Qp& q, const WalkEnd& w, spec::SqRetire& r) {
+  ++cnt_implied_;
+  if (q.rd_retry || q.retry == 0) return Timer::kKeep;  // a rewind is under way, or the timer will fail it
+  --q.retry;
+  rewind(q, r);
+  (void)w;
+  return Timer::kRestart;
 }
 
 Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
@@ -94,6 +124,7 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
     return 1;  // attributes of a QP that does not exist
   }
   q.cq = c.send_cq;
+  q.pmtu = c.pmtu & 7u;
   q.retry_cnt = q.retry = c.retry_cnt & 7u;
   q.timeout = c.timeout & 31u;
   q.rnr_cfg = q.rnr_left = c.rnr_retry & 7u;
@@ -104,7 +135,7 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
     return 1;
   }
   bool failed = false;
-  const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, &failed, t);
+  const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, 0, &failed, t).n;
   q.err = true;
   set_timer(c.qpn, q, Timer::kKeep, 0, t);
   spec::SqRetire r;
@@ -128,7 +159,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     q.fail_idx = k.wqe_idx;
     q.fail_st = k.status;
     bool failed = false;
-    const unsigned n = walk(k.qpn, q, Walk::kSeq, q.una, 0, &failed, t);
+    const unsigned n = walk(k.qpn, q, Walk::kSeq, q.una, 0, 0, &failed, t).n;
     if (q.window.empty()) q.fail = false;  // it was acknowledged before it failed
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
     r.count = static_cast<uint8_t>(n);
@@ -158,18 +189,25 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   ++cnt_acks_;
   const unsigned cls = h.aeth_syndrome >> 5;  // 0 ACK, 1 RNR NAK, 3 NAK (2: reserved)
   const bool ack = cls == 0, nak = cls == 1 || cls == 3;
-  if (h.dst_qpn >= qps_.size() || h.opcode != spec::kRcAck || !qps_[h.dst_qpn].valid) {
+  const bool ackop = h.opcode == spec::kRcAck;
+  const bool rsp = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly;
+  if (h.dst_qpn >= qps_.size() || !(ackop || rsp) || !qps_[h.dst_qpn].valid) {
     ++cnt_unmatched_;
+    if (rsp) drop_read_response(h, t);
     return 1;
   }
   Qp& q = qps_[h.dst_qpn];
-  if (nak) ++cnt_nak_;
-  // Matches an outstanding request only with its PSN in [una, nxt).
+  if (ackop && nak) ++cnt_nak_;
+  // Matches an outstanding request only with its PSN in [una, nxt); a READ
+  // response's AETH (all but MIDDLE carry one) must say ACK.
   const uint32_t off = (h.psn - q.una) & kPsnMask, range = (q.nxt - q.una) & kPsnMask;
-  if (q.err || (!ack && !nak) || q.window.empty() || off >= range) {
+  const bool syn_ok = ackop ? ack || nak : h.opcode == spec::kRcReadRespMiddle || ack;
+  if (q.err || !syn_ok || q.window.empty() || off >= range) {
     ++cnt_unmatched_;
+    if (rsp) drop_read_response(h, t);
     return 1;
   }
+  if (rsp) return on_read_response(h, t);
   const bool seq = cls == 3 && (h.aeth_syndrome & 0x1F) == 0, rnr = cls == 1;
   if (seq) ++cnt_seq_;
   if (nak && q.rnr_wait) return 1;  // waiting out an RNR NAK: later NAKs say nothing new
@@ -179,27 +217,106 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   bool failed = false;
   spec::SqRetire r;
   r.qpn = h.dst_qpn;
-  Walk mode = ack ? Walk::kAck : (seq && q.retry != 0) || rnr_ok ? Walk::kSeq : Walk::kNak;
+  const bool go_back = seq && q.retry != 0;
+  const Walk mode = ack ? Walk::kAck : go_back || rnr_ok ? Walk::kSeq : Walk::kNak;
   if (seq && q.retry == 0) ++cnt_exceeded_;
   if (rnr) ++(rnr_ok ? cnt_rnr_ : cnt_rnr_exc_);
-  const unsigned n = walk(h.dst_qpn, q, mode, h.psn, nak_status(h.aeth_syndrome), &failed, t);
-  Timer how = Timer::kRestart;
-  if (ack) {
-    q.una = (h.psn + 1) & kPsnMask;
-    q.retry = q.retry_cnt;  // progress
+  if (ack) {  // progress
+    q.retry = q.retry_cnt;
     q.rnr_left = q.rnr_cfg;
-  } else if (!failed && rnr_ok) {
-    // wait, then send again from the NAKed PSN (on_timer)
-    q.una = h.psn;
-    if (q.rnr_cfg != 7) --q.rnr_left;
-    how = Timer::kRnr;
-  } else if (!failed && mode == Walk::kSeq) {
-    // go back N: the requester sends again from the NAKed PSN
-    q.una = h.psn;
-    --q.retry;
-    rewind(q, r);
+  }
+  if (rnr_ok && q.rnr_cfg != 7) --q.rnr_left;
+  const WalkEnd w = walk(h.dst_qpn, q, mode, h.psn, nak_status(h.aeth_syndrome), 0, &failed, t);
+  Timer how = Timer::kRestart;
+  if (implied(w, q, mode, h.psn)) {
+    how = implied_nak(q, w, r);  // the ACK or NAK itself says nothing more
+  } else if (!q.err) {
+    if (ack) {
+      q.una = (h.psn + 1) & kPsnMask;
+      q.rd_retry = false;
+    } else if (go_back || rnr_ok) {
+      q.una = h.psn;
+    }
+    if (rnr_ok) {
+      how = Timer::kRnr;  // wait, then send again from the NAKed PSN (on_timer)
+    } else if (go_back && !q.window.empty()) {
+      --q.retry;  // go back N: the requester sends again from the NAKed PSN
+      rewind(q, r);
+    }
   }
   set_timer(h.dst_qpn, q, how, h.aeth_syndrome & 0x1F, t);
+  r.count = static_cast<uint8_t>(w.n);
+  r.error = failed;
+  retire(r, t + w.n);
+  return w.n + 2;
+}
+
+void Completer::drop_read_response(const spec::RoceRxHdr& h, Cycle t) {
+  spec::RdPlace c;
+  c.qpn = static_cast<uint16_t>(h.dst_qpn);
+  c.len = h.pay_len;
+  c.drop = 1;
+  out_.add(rd_place, c, t);
+}
+
+Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
+  Qp& q = qps_[h.dst_qpn];
+  bool failed = false;
+  spec::SqRetire r;
+  r.qpn = h.dst_qpn;
+  const WalkEnd w = walk(h.dst_qpn, q, Walk::kRsp, h.psn, 0, 0, &failed, t);
+  spec::RdPlace c;
+  c.qpn = static_cast<uint16_t>(h.dst_qpn);
+  c.len = h.pay_len;
+  c.drop = 1;
+  Timer how = Timer::kKeep;
+  bool fits = false;
+  if (w.rd_head && h.psn == q.una) {
+    // the READ's next response: the opcode and length its position calls for
+    const spec::SqTrack& e = w.head;
+    const bool last = h.psn == e.last_psn;
+    const uint8_t want = q.rd_mid ? (last ? spec::kRcReadRespLast : spec::kRcReadRespMiddle)
+                                  : (last ? spec::kRcReadRespOnly : spec::kRcReadRespFirst);
+    const unsigned shift = 7u + q.pmtu;
+    const uint32_t offset = static_cast<uint32_t>(((h.psn - e.first_psn) & kPsnMask) << shift);
+    const uint32_t len = last ? e.byte_len - offset : 1u << shift;
+    fits = h.opcode == want && h.pay_len == len;
+    if (fits) {
+      q.una = (h.psn + 1) & kPsnMask;
+      q.rd_mid = !last;
+      q.rd_retry = false;
+      q.retry = q.retry_cnt;  // progress
+      q.rnr_left = q.rnr_cfg;
+      how = Timer::kRestart;
+      c.wqe_idx = e.wqe_idx;
+      c.offset = offset;
+      c.last = last;
+      c.drop = 0;
+      if (last) done_wait_ = true;
+    }
+  }
+  if (!fits) {
+    if (implied(w, q, Walk::kRsp, h.psn)) how = implied_nak(q, w, r);
+    else ++cnt_unmatched_;
+  }
+  set_timer(h.dst_qpn, q, how, 0, t);
+  r.count = static_cast<uint8_t>(w.n);
+  r.error = failed;
+  retire(r, t + w.n);
+  out_.add(rd_place, c, t + w.n);
+  return w.n + 2;
+}
+
+Cycle Completer::on_read_done(const spec::RdDone& d, Cycle t) {
+  done_wait_ = false;
+  if (d.qpn >= qps_.size()) return 1;
+  Qp& q = qps_[d.qpn];
+  if (!q.valid || q.err || q.window.empty()) return 1;  // flushed or reset meanwhile
+  bool failed = false;
+  const unsigned n = walk(d.qpn, q, Walk::kRdd, 0, d.status, d.wqe_idx, &failed, t).n;
+  set_timer(d.qpn, q, Timer::kRestart, 0, t);
+  spec::SqRetire r;
+  r.qpn = d.qpn;
   r.count = static_cast<uint8_t>(n);
   r.error = failed;
   retire(r, t + n);
@@ -221,12 +338,12 @@ Cycle Completer::on_timer(unsigned qpn, Cycle t) {
       ++cnt_timeout_;
       --q.retry;
     }
-    n = walk(qpn, q, Walk::kSeq, q.una, 0, &failed, t);
-    if (!failed) rewind(q, r);
+    n = walk(qpn, q, Walk::kSeq, q.una, 0, 0, &failed, t).n;
+    if (!failed && !q.window.empty()) rewind(q, r);
   } else {
     ++cnt_timeout_;
     ++cnt_exceeded_;
-    n = walk(qpn, q, Walk::kNak, q.una, exceeded, &failed, t);
+    n = walk(qpn, q, Walk::kNak, q.una, exceeded, 0, &failed, t).n;
   }
   set_timer(qpn, q, Timer::kRestart, 0, t);
   r.count = static_cast<uint8_t>(n);
@@ -238,6 +355,8 @@ Cycle Completer::on_timer(unsigned qpn, Cycle t) {
 void Completer::rewind(Qp& q, spec::SqRetire& r) {
   const spec::SqTrack& head = q.window.front();
   ++cnt_rewind_;
+  q.rd_retry = true;  // (a READ is asked again from una: its responses start anew)
+  q.rd_mid = false;
   r.rewind = true;
   r.rw_idx = head.wqe_idx;
   r.rw_psn = head.first_psn;
@@ -294,21 +413,26 @@ void Completer::run() {
   }
   // The input that arrived first (a blocked sq_track steps aside); ties in
   // the RTL's priority.
+  // (no response while a READ waits for rd_done)
   const int pick = first_arrived(
-      {qp_cfg.next_at(), sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
-       rx_ack.next_at()},
+      {qp_cfg.next_at(), rd_done.next_at(),
+       sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
+       done_wait_ ? kNever : rx_ack.next_at()},
       now);
   const Cycle t = now + kDecide;
   Cycle busy = 0;
   if (pick == 0) {
     busy = on_cfg(qp_cfg.pop(), t);
   } else if (pick == 1) {
-    busy = on_track(sq_track.pop(), t);
+    busy = on_read_done(rd_done.pop(), t);
   } else if (pick == 2) {
+    busy = on_track(sq_track.pop(), t);
+  } else if (pick == 3) {
     busy = on_ack(rx_ack.pop(), t);
   } else {
-    // no input: an expired timer, the lowest priority
+    // no input: an expired timer, the lowest priority (not while a READ waits for rd_done)
     const TimerRef* e = earliest_timer();
+    if (done_wait_) return;  // rd_done wakes this block
     if (!e || e->at > now) {
       schedule_timer(now + 1);
       return;
@@ -328,8 +452,10 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
     a.in<spec::QpCfg>("qp_cfg", c->qp_cfg);
     a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) { return !c->track_waits(k); });
     a.in<spec::RoceRxHdr>("rx_ack", c->rx_ack);
+    a.in<spec::RdDone>("rd_done", c->rd_done);
     a.out<spec::CqCompl>("cq_compl", c->cq_compl);
     a.out<spec::SqRetire>("sq_retire", c->sq_retire);
+    a.out<spec::RdPlace>("rd_place", c->rd_place);
     a.counters_from([c] {
       return std::vector<std::pair<std::string, uint32_t>>{{"rx_acks", c->rx_acks()},
                                                             {"nak_received", c->naks_received()},
@@ -339,7 +465,8 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
                                                             {"retry_exceeded", c->retry_exceeded()},
                                                             {"local_ack_timeout_err", c->ack_timeouts()},
                                                             {"rnr_nak_retry_err", c->rnr_naks()},
-                                                            {"rnr_retry_exceeded", c->rnr_exceeded()}};
+                                                            {"rnr_retry_exceeded", c->rnr_exceeded()},
+                                                            {"implied_nak_seq_err", c->implied_naks()}};
     });
     a.busy_from([c] { return c->busy(); });
   });

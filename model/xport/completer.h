@@ -8,6 +8,18 @@
 // retry_cnt lasts, then fails the WQE with RETRY_EXC_ERR (docs/engine.md,
 // "Completer"; IBTA 9.7.5, as Linux rxe's rxe_comp.c).
 //
+// RDMA READ: only its responses complete a READ entry. A READ RESPONSE at
+// PSN p acknowledges the entries before p; it is accepted when the head is
+// a READ waiting for exactly p with the opcode (FIRST/ONLY when starting or
+// after a rewind, MIDDLE/LAST after FIRST/MIDDLE) and the length (mtu, the
+// rest on the last) its position calls for, and goes to read_place as
+// rd_place {offset (p - first_psn) * mtu, len, last}; any other READ
+// response as a drop command. The READ completes with rd_done's status
+// (read_place wrote its data or failed); no response is taken while one
+// waits. A response past the response an unfinished head READ waits for is
+// an implied NAK (responses were lost): back to una once per rewind
+// (docs/engine.md, "Completer"; IBTA 9.7.5.1.4; rxe_comp.c check_psn).
+//
 // Timers, per QP, in simulated cycles: the local ACK timeout
 // (ACK_TIMEOUT_BASE << timeout, none for timeout 0) runs while requests are
 // outstanding and restarts with every WQE started and every response that
@@ -18,13 +30,14 @@
 // back to the NAKed PSN. Timers are scheduler timers: they do not keep the
 // simulation from being idle.
 //
-// Inputs: qp_cfg, sq_track, rx_ack (roce_rx_hdr_t of ACKNOWLEDGE packets).
-// Outputs: cq_compl, sq_retire (how many WQEs left the window, whether the
-// QP failed, and where to send again from).
+// Inputs: qp_cfg, sq_track, rx_ack (roce_rx_hdr_t of ACKNOWLEDGE and READ
+// RESPONSE packets), rd_done. Outputs: cq_compl, sq_retire (how many WQEs
+// left the window, whether the QP failed, and where to send again from),
+// rd_place.
 //
 // One input at a time, in the order they arrived (same cycle: qp_cfg,
-// sq_track, rx_ack, so an ACK never overtakes the entry it covers); an
-// sq_track for a full window waits while others go by. Timing: an input is
+// rd_done, sq_track, rx_ack, so an ACK never overtakes the entry it
+// covers); an sq_track for a full window waits while others go by. Timing: an input is
 // decided kDecide cycles after it is taken; the window is walked one entry
 // a cycle, each completion leaving as its entry is walked; the retire
 // follows the walk.
@@ -52,8 +65,10 @@ class Completer : public Process {
   In<spec::QpCfg> qp_cfg;
   In<spec::SqTrack> sq_track;
   In<spec::RoceRxHdr> rx_ack;
+  In<spec::RdDone> rd_done;
   Out<spec::CqCompl> cq_compl{this};
   Out<spec::SqRetire> sq_retire{this};
+  Out<spec::RdPlace> rd_place{this};
 
   uint32_t rx_acks() const { return cnt_acks_; }
   uint32_t naks_received() const { return cnt_nak_; }
@@ -64,6 +79,7 @@ class Completer : public Process {
   uint32_t ack_timeouts() const { return cnt_timeout_; }
   uint32_t rnr_naks() const { return cnt_rnr_; }
   uint32_t rnr_exceeded() const { return cnt_rnr_exc_; }
+  uint32_t implied_naks() const { return cnt_implied_; }
   bool busy() const { return !out_.empty(); }
   // The earliest armed deadline (kNever: none): where an idle simulation may jump.
   Cycle next_deadline() {
@@ -88,6 +104,9 @@ class Completer : public Process {
     bool rnr_wait = false;             // waiting out an RNR NAK (the deadline is its end)
     bool armed = false;
     Cycle deadline = 0;
+    uint8_t pmtu = 0;
+    bool rd_mid = false;    // the head READ's last response taken was FIRST or MIDDLE
+    bool rd_retry = false;  // a rewind was sent and no response accepted since (no implied NAK)
     std::deque<spec::SqTrack> window;
   };
   // What an event does to the QP's timer: keep it, restart the ACK timeout,
@@ -98,16 +117,32 @@ class Completer : public Process {
     unsigned qpn;
     bool operator>(const TimerRef& o) const { return at != o.at ? at > o.at : qpn > o.qpn; }
   };
-  // kAck: entries whose last PSN is at or before psn; kSeq: those before psn
-  // (a PSN sequence NAK), then stop; kNak: those before psn, then the next
-  // fails; kFlush: all. A failed entry at the head always completes (failing).
-  enum class Walk { kAck, kSeq, kNak, kFlush };
+  // kAck: entries whose last PSN is at or before psn; kSeq, kRsp: those
+  // before psn (a PSN sequence NAK, a READ response), then stop; kNak: those
+  // before psn, then the next fails; kFlush: all; kRdd: the head READ with
+  // rd_done's status, then entries acknowledged while it waited. A failed
+  // entry at the head always completes (failing); an unfinished READ stops
+  // every other walk (a NAK at its next PSN fails it).
+  enum class Walk { kAck, kSeq, kNak, kFlush, kRsp, kRdd };
+  struct WalkEnd {
+    unsigned n = 0;        // entries completed
+    bool rd_head = false;  // stopped at an unfinished READ ...
+    spec::SqTrack head;    // ... this one
+  };
 
   // The protocol steps; each queues its completions and retire, and
   // returns how many cycles the block is busy.
   Cycle on_cfg(const spec::QpCfg& c, Cycle t);
   Cycle on_track(const spec::SqTrack& k, Cycle t);
   Cycle on_ack(const spec::RoceRxHdr& h, Cycle t);
+  Cycle on_read_response(const spec::RoceRxHdr& h, Cycle t);
+  Cycle on_read_done(const spec::RdDone& d, Cycle t);
+  void drop_read_response(const spec::RoceRxHdr& h, Cycle t);  // its payload is discarded
+  // A walk that stopped at an unfinished READ with p past the response it
+  // waits for: responses were lost. Goes back to una (once per rewind, while
+  // retries last); returns the timer action.
+  bool implied(const WalkEnd& w, const Qp& q, Walk mode, uint32_t psn) const;
+  Timer implied_nak(Qp& q, const WalkEnd& w, spec::SqRetire& r);
   Cycle on_timer(unsigned qpn, Cycle t);
   // Sends the requester back to the first unacknowledged PSN (in the head entry).
   void rewind(Qp& q, spec::SqRetire& r);
@@ -118,8 +153,9 @@ class Completer : public Process {
   const TimerRef* earliest_timer();
   void schedule_timer(Cycle not_before);
   // Completes window entries from the head: every one an ACK with `psn`
-  // covers, the NAKed one, or all (flush). Returns the entries walked.
-  unsigned walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t nak_status, bool* failed, Cycle t);
+  // covers, the NAKed one, or all (flush); una follows the entries completed.
+  WalkEnd walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t status, uint16_t done_idx, bool* failed,
+               Cycle t);
   spec::CqCompl completion(unsigned qpn, const Qp& q, const spec::SqTrack& k, uint8_t status) const;
   void retire(spec::SqRetire r, Cycle t);
 
@@ -129,12 +165,14 @@ class Completer : public Process {
   Cycle free_at_ = 0;
   std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
   Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
+  bool done_wait_ = false;     // a READ's last response went to read_place: waiting for rd_done
   uint32_t cnt_acks_ = 0, cnt_nak_ = 0, cnt_seq_ = 0, cnt_unmatched_ = 0, cnt_rewind_ = 0, cnt_exceeded_ = 0;
-  uint32_t cnt_timeout_ = 0, cnt_rnr_ = 0, cnt_rnr_exc_ = 0;
+  uint32_t cnt_timeout_ = 0, cnt_rnr_ = 0, cnt_rnr_exc_ = 0, cnt_implied_ = 0;
 };
 
-// The completer as a cycle-level Block (in 0 qp_cfg, 1 sq_track, 2 rx_ack;
-// out 0 cq_compl, 1 sq_retire), for the cross-check against the RTL.
+// The completer as a cycle-level Block (in 0 qp_cfg, 1 sq_track, 2 rx_ack,
+// 3 rd_done; out 0 cq_compl, 1 sq_retire, 2 rd_place), for the cross-check
+// against the RTL.
 std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp = 256);
 
 }  // namespace rocenic::model

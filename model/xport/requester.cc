@@ -199,8 +199,14 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.psn = (act_psn_ + k) & kPsnMask;
-  // ACK coalescing (CSR ACK_REQ); a READ request always asks (its responses are the answer)
-  h.ack_req = last || w.read || (h.psn & ack_mask_) == ack_mask_;
+  // ACK coalescing (CSR ACK_REQ); a READ request always asks (its responses
+  // are the answer); and the first packet of a WQE sent again: after a
+  // rewind the responder may already be past it (a duplicate is answered
+  // only when it asks), and its ACK tells how far -- else a long message
+  // whose NAK was lost learns nothing until its last packet, which the
+  // responder drops while it waits for the lost one (IBTA 9.7.5.1.1: one
+  // PSN sequence NAK until the expected PSN arrives).
+  h.ack_req = last || w.read || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_);
   if (w.read) {
     // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
     const uint32_t off = k * w.mtu;

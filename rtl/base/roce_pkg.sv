@@ -261,7 +261,7 @@ package roce_pkg;
 
   // Transport counters (CSR XPORT_CNT + 4*index); `linux`: the file under ports/1/hw_counters/ that shows it, named as mlx5 (or, where mlx5 has none, rxe) names it
   localparam int unsigned XPORT_CNT_W = 5;
-  localparam int unsigned XPORT_CNT_COUNT = 31;
+  localparam int unsigned XPORT_CNT_COUNT = 32;
   localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
   localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
@@ -293,6 +293,7 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_REQ_CQE_FLUSH_ERR = 5'd28;  // send completions with WR_FLUSH_ERR
   localparam logic [4:0] XPORT_CNT_RESP_CQE_FLUSH_ERR = 5'd29;  // receive completions with WR_FLUSH_ERR
   localparam logic [4:0] XPORT_CNT_RX_READ_REQUESTS = 5'd30;  // RDMA READ requests the responder executed (a duplicate one executed again included)
+  localparam logic [4:0] XPORT_CNT_IMPLIED_NAK_SEQ_ERR = 5'd31;  // responses (ACK, NAK, READ response) with a PSN past the next response an unfinished READ waits for: responses were lost (the QP goes back to the first missing one, once per rewind)
 
   // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
   function automatic logic [16:0] rnr_timer_value(input logic [4:0] i);

@@ -1,12 +1,15 @@
-// dma_rd_arb: the engine's DMA read channel shared by three clients
+// dma_rd_arb: the engine's DMA read channel shared by four clients
 // (0 = requester: WQEs and payload, 1 = responder: receive WQEs, 2 = the
-// responder's READ responses: their data).
+// responder's READ responses: their data, 3 = read_place: the send WQEs of
+// READs whose response data it places).
 //
 //   s_req0, s_req1 ──► desc_arb2 ──┐
-//   s_req2 ────────────────────────┴► desc_arb2 ──► m_req (tag = client)
+//   s_req2 ────────────────────────┴► desc_arb2 ──┐
+//   s_req3 ───────────────────────────────────────┴► desc_arb2 ──► m_req (tag = client)
 //   s_axis_rd (tid = tag) ──┬─ tid 0 ──► m_axis_rd0
 //                          ├─ tid 1 ──► m_axis_rd1
-//                          └─ tid 2 ──► m_axis_rd2     (other tids: dropped)
+//                          ├─ tid 2 ──► m_axis_rd2
+//                          └─ tid 3 ──► m_axis_rd3     (other tids: dropped)
 //
 // The host answers reads in request order, so each client gets its own
 // responses in its own request order and needs no tag of its own: the
@@ -27,6 +30,9 @@ module dma_rd_arb #(
   input  wire roce_pkg::dma_rd_req_t s_req2,
   input  wire logic                  s_req2_valid,
   output logic                       s_req2_ready,
+  input  wire roce_pkg::dma_rd_req_t s_req3,
+  input  wire logic                  s_req3_valid,
+  output logic                       s_req3_ready,
   output roce_pkg::dma_rd_req_t      m_req,
   output logic                       m_req_valid,
   input  wire logic                  m_req_ready,
@@ -55,13 +61,19 @@ module dma_rd_arb #(
   output logic                       m_axis_rd2_tuser,
   output logic                       m_axis_rd2_tvalid,
   input  wire logic                  m_axis_rd2_tready,
+  output logic [DATA_W-1:0]          m_axis_rd3_tdata,
+  output logic [DATA_W/8-1:0]        m_axis_rd3_tkeep,
+  output logic                       m_axis_rd3_tlast,
+  output logic                       m_axis_rd3_tuser,
+  output logic                       m_axis_rd3_tvalid,
+  input  wire logic                  m_axis_rd3_tready,
   output logic                       idle
 );
   /* verilator lint_off UNUSEDSIGNAL */  // the client's tag is replaced by the client index
-  roce_pkg::dma_rd_req_t arb01, arb_req;
+  roce_pkg::dma_rd_req_t arb01, arb012, arb_req;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic arb01_valid, arb01_ready, sel01, sel012, idle01, idle012;
-  logic to0, to1, to2;
+  logic arb01_valid, arb01_ready, arb012_valid, arb012_ready, sel01, sel012, sel0123, idle01, idle012, idle0123;
+  logic to0, to1, to2, to3;
 
   desc_arb2 #(.WIDTH(roce_pkg::DMA_RD_REQ_W)) u_arb01 (
     .clk, .rst,
@@ -73,16 +85,23 @@ module dma_rd_arb #(
     .clk, .rst,
     .s0(arb01), .s0_valid(arb01_valid), .s0_ready(arb01_ready),
     .s1(s_req2), .s1_valid(s_req2_valid), .s1_ready(s_req2_ready),
-    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(sel012),
+    .m(arb012), .m_valid(arb012_valid), .m_ready(arb012_ready), .m_sel(sel012),
     .idle(idle012));
-  assign idle = idle01 && idle012;
+  desc_arb2 #(.WIDTH(roce_pkg::DMA_RD_REQ_W)) u_arb0123 (
+    .clk, .rst,
+    .s0(arb012), .s0_valid(arb012_valid), .s0_ready(arb012_ready),
+    .s1(s_req3), .s1_valid(s_req3_valid), .s1_ready(s_req3_ready),
+    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(sel0123),
+    .idle(idle0123));
+  assign idle = idle01 && idle012 && idle0123;
 
   always_comb begin
     m_req = arb_req;
-    m_req.tag = sel012 ? 8'd2 : {7'b0, sel01};
+    m_req.tag = sel0123 ? 8'd3 : sel012 ? 8'd2 : {7'b0, sel01};
     to0 = s_axis_rd_tid == 8'd0;
     to1 = s_axis_rd_tid == 8'd1;
     to2 = s_axis_rd_tid == 8'd2;
+    to3 = s_axis_rd_tid == 8'd3;
     m_axis_rd0_tdata  = s_axis_rd_tdata;
     m_axis_rd0_tkeep  = s_axis_rd_tkeep;
     m_axis_rd0_tlast  = s_axis_rd_tlast;
@@ -98,7 +117,13 @@ module dma_rd_arb #(
     m_axis_rd2_tlast  = s_axis_rd_tlast;
     m_axis_rd2_tuser  = s_axis_rd_tuser;
     m_axis_rd2_tvalid = s_axis_rd_tvalid && to2;
-    s_axis_rd_tready  = to0 ? m_axis_rd0_tready : to1 ? m_axis_rd1_tready : to2 ? m_axis_rd2_tready : 1'b1;
+    m_axis_rd3_tdata  = s_axis_rd_tdata;
+    m_axis_rd3_tkeep  = s_axis_rd_tkeep;
+    m_axis_rd3_tlast  = s_axis_rd_tlast;
+    m_axis_rd3_tuser  = s_axis_rd_tuser;
+    m_axis_rd3_tvalid = s_axis_rd_tvalid && to3;
+    s_axis_rd_tready  = to0 ? m_axis_rd0_tready : to1 ? m_axis_rd1_tready : to2 ? m_axis_rd2_tready
+                      : to3 ? m_axis_rd3_tready : 1'b1;
   end
 endmodule
 

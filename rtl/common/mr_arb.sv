@@ -1,10 +1,13 @@
-// mr_arb: the MR table shared by two clients (0 = requester, 1 = responder).
+// mr_arb: the MR table shared by three clients (0 = requester, 1 =
+// responder, 2 = read_place: where READ response data lands).
 //
-//   s_req0, s_req1 (tag[6:0] the client's) ──► desc_arb2 ──► m_req (tag[7] = client)
-//   s_resp (tag[7] = client) ──► m_resp0 / m_resp1 (tag[7] cleared)
+//   s_req0, s_req1 ──► desc_arb2 ──┐
+//   s_req2 ────────────────────────┴► desc_arb2 ──► m_req (tag[7:6] = client)
+//   s_resp (tag[7:6] = client) ──► m_resp0 / m_resp1 / m_resp2 (tag[7:6] cleared)
 //
-// mr_table answers in request order and returns the tag; bit 7 routes the
-// answer back. Combinational, no buffering.
+// mr_table answers in request order and returns the tag; bits 7:6 route the
+// answer back, so a client has tag[5:0] for its own use. Combinational, no
+// buffering.
 `default_nettype none
 
 module mr_arb (
@@ -16,6 +19,9 @@ module mr_arb (
   input  wire roce_pkg::mr_req_t  s_req1,
   input  wire logic               s_req1_valid,
   output logic                    s_req1_ready,
+  input  wire roce_pkg::mr_req_t  s_req2,
+  input  wire logic               s_req2_valid,
+  output logic                    s_req2_ready,
   output roce_pkg::mr_req_t       m_req,
   output logic                    m_req_valid,
   input  wire logic               m_req_ready,
@@ -28,32 +34,45 @@ module mr_arb (
   output roce_pkg::mr_resp_t      m_resp1,
   output logic                    m_resp1_valid,
   input  wire logic               m_resp1_ready,
+  output roce_pkg::mr_resp_t      m_resp2,
+  output logic                    m_resp2_valid,
+  input  wire logic               m_resp2_ready,
   output logic                    idle
 );
-  /* verilator lint_off UNUSEDSIGNAL */  // tag bit 7 of a client's request is replaced by the client index
-  roce_pkg::mr_req_t arb_req;
+  /* verilator lint_off UNUSEDSIGNAL */  // tag bits 7:6 of a client's request are replaced by the client index
+  roce_pkg::mr_req_t arb01, arb_req;
   /* verilator lint_on UNUSEDSIGNAL */
   roce_pkg::mr_resp_t resp;
-  logic arb_sel, to1;
+  logic arb01_valid, arb01_ready, sel01, sel012, idle01, idle012;
+  logic [1:0] to;
 
-  desc_arb2 #(.WIDTH(roce_pkg::MR_REQ_W)) u_arb (
+  desc_arb2 #(.WIDTH(roce_pkg::MR_REQ_W)) u_arb01 (
     .clk, .rst,
     .s0(s_req0), .s0_valid(s_req0_valid), .s0_ready(s_req0_ready),
     .s1(s_req1), .s1_valid(s_req1_valid), .s1_ready(s_req1_ready),
-    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(arb_sel),
-    .idle);
+    .m(arb01), .m_valid(arb01_valid), .m_ready(arb01_ready), .m_sel(sel01),
+    .idle(idle01));
+  desc_arb2 #(.WIDTH(roce_pkg::MR_REQ_W)) u_arb012 (
+    .clk, .rst,
+    .s0(arb01), .s0_valid(arb01_valid), .s0_ready(arb01_ready),
+    .s1(s_req2), .s1_valid(s_req2_valid), .s1_ready(s_req2_ready),
+    .m(arb_req), .m_valid(m_req_valid), .m_ready(m_req_ready), .m_sel(sel012),
+    .idle(idle012));
+  assign idle = idle01 && idle012;
 
   always_comb begin
     m_req = arb_req;
-    m_req.tag = {arb_sel, arb_req.tag[6:0]};
-    to1 = s_resp.tag[7];
+    m_req.tag = {sel012 ? 2'd2 : {1'b0, sel01}, arb_req.tag[5:0]};
+    to = s_resp.tag[7:6];
     resp = s_resp;
-    resp.tag = {1'b0, s_resp.tag[6:0]};
+    resp.tag = {2'b0, s_resp.tag[5:0]};
     m_resp0 = resp;
     m_resp1 = resp;
-    m_resp0_valid = s_resp_valid && !to1;
-    m_resp1_valid = s_resp_valid && to1;
-    s_resp_ready = to1 ? m_resp1_ready : m_resp0_ready;
+    m_resp2 = resp;
+    m_resp0_valid = s_resp_valid && to == 2'd0;
+    m_resp1_valid = s_resp_valid && to == 2'd1;
+    m_resp2_valid = s_resp_valid && to == 2'd2;
+    s_resp_ready = to == 2'd0 ? m_resp0_ready : to == 2'd1 ? m_resp1_ready : to == 2'd2 ? m_resp2_ready : 1'b1;
   end
 endmodule
 

@@ -6,14 +6,15 @@
 //
 //   s_rx_hdr ──┬─ opcode 0x0D..0x12 ─► m_ack_hdr                  (completer)
 //              └─ otherwise ─────────► m_req_hdr                  (responder)
-//   s_axis_rx_payload ─┬─────────► m_axis_req_payload             (responder)
-//                      └─ payload of a response: dropped
+//   s_axis_rx_payload ─┬─ a request's ─────────► m_axis_req_payload (responder)
+//                      ├─ a READ response's ───► m_axis_rsp_payload (read_place)
+//                      └─ another response's: dropped (ACKs carry none; the
+//                         completer only commands read_place for READ responses)
 //
 // The parser sends a payload packet (up to tlast) for exactly the headers with
-// pay_len > 0, in header order. Each such header leaves a flag in a small
-// queue saying whether its payload is forwarded or dropped; the payload side
-// follows the flags. A header waits while the queue is full. Headers and
-// payload pass combinationally.
+// pay_len > 0, in header order. Each such header leaves its payload's
+// destination in a small queue; the payload side follows the queue. A header
+// waits while the queue is full. Headers and payload pass combinationally.
 `default_nettype none
 
 module rx_dispatch #(
@@ -41,6 +42,10 @@ module rx_dispatch #(
   output logic                        m_axis_req_payload_tlast,
   output logic                        m_axis_req_payload_tvalid,
   input  wire logic                   m_axis_req_payload_tready,
+  output logic [DATA_W-1:0]           m_axis_rsp_payload_tdata,
+  output logic                        m_axis_rsp_payload_tlast,
+  output logic                        m_axis_rsp_payload_tvalid,
+  input  wire logic                   m_axis_rsp_payload_tready,
   output logic                        idle
 );
   localparam int AW = $clog2(DEPTH);
@@ -49,15 +54,19 @@ module rx_dispatch #(
     if (DEPTH < 2 || (1 << AW) != DEPTH) $error("rx_dispatch: DEPTH must be a power of two >= 2");
   end
 
-  logic [DEPTH-1:0] drop_q;           // per queued payload packet: 1 = a response's, dropped
+  localparam logic [1:0] D_REQ = 2'd0, D_RSP = 2'd1, D_DROP = 2'd2;
+  logic [1:0]       dst_q [DEPTH];    // per queued payload packet: where it goes
   logic [AW:0]      wp_q, rp_q;
-  logic             is_ack, has_pay, q_full, q_empty, hdr_ok, head_drop, push, pop;
+  logic [1:0]       head_dst, push_dst;
+  logic             is_ack, is_rsp, has_pay, q_full, q_empty, hdr_ok, push, pop;
 
   // Forward (valid, data) and backward (ready, push, pop) are separate
   // processes: the readies depend on the outputs' readies, the forward side
   // never does.
   always_comb begin
     is_ack  = s_rx_hdr.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_hdr.opcode <= roce_pkg::OP_RC_ATOMIC_ACK;
+    is_rsp  = s_rx_hdr.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_hdr.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY;
+    push_dst = !is_ack ? D_REQ : is_rsp ? D_RSP : D_DROP;
     has_pay = s_rx_hdr.pay_len != 13'd0;
     q_full  = (wp_q - rp_q) == (AW + 1)'(DEPTH);
     q_empty = wp_q == rp_q;
@@ -67,20 +76,24 @@ module rx_dispatch #(
     m_ack_hdr_valid = s_rx_hdr_valid && hdr_ok && is_ack;
     m_req_hdr_valid = s_rx_hdr_valid && hdr_ok && !is_ack;
 
-    head_drop = drop_q[rp_q[AW-1:0]];
+    head_dst = dst_q[rp_q[AW-1:0]];
     m_axis_req_payload_tdata  = s_axis_rx_payload_tdata;
     m_axis_req_payload_tkeep  = s_axis_rx_payload_tkeep;
     m_axis_req_payload_tlast  = s_axis_rx_payload_tlast;
-    m_axis_req_payload_tvalid = s_axis_rx_payload_tvalid && !q_empty && !head_drop;
+    m_axis_req_payload_tvalid = s_axis_rx_payload_tvalid && !q_empty && head_dst == D_REQ;
+    m_axis_rsp_payload_tdata  = s_axis_rx_payload_tdata;   // (lanes from 0: the length is in the command)
+    m_axis_rsp_payload_tlast  = s_axis_rx_payload_tlast;
+    m_axis_rsp_payload_tvalid = s_axis_rx_payload_tvalid && !q_empty && head_dst == D_RSP;
   end
 
   assign s_rx_hdr_ready = hdr_ok && (is_ack ? m_ack_hdr_ready : m_req_hdr_ready);
   assign push = s_rx_hdr_valid && s_rx_hdr_ready && has_pay;
-  assign s_axis_rx_payload_tready = !q_empty && (head_drop || m_axis_req_payload_tready);
+  assign s_axis_rx_payload_tready = !q_empty && (head_dst == D_DROP || (head_dst == D_REQ ? m_axis_req_payload_tready
+                                                                                          : m_axis_rsp_payload_tready));
   assign pop = s_axis_rx_payload_tvalid && s_axis_rx_payload_tready && s_axis_rx_payload_tlast;
 
   always_ff @(posedge clk) begin
-    if (push) drop_q[wp_q[AW-1:0]] <= is_ack;
+    if (push) dst_q[wp_q[AW-1:0]] <= push_dst;
     if (rst) begin
       wp_q <= '0; rp_q <= '0;
     end else begin

@@ -1,15 +1,18 @@
 // roce_engine: the whole RoCEv2 RC engine (docs/engine.md has the picture).
 // It only instantiates and connects blocks; every decision lives in them.
 //
-//   AXI4-Lite ─► roce_csr ─► roce_cmd ─ qp_cfg ─► requester / responder / completer
+//   AXI4-Lite ─► roce_csr ─► roce_cmd ─ qp_cfg ─► requester / responder / completer / read_place
 //                 │ doorbells: SQ ─► requester, RQ ─► responder, CQ ─► cq_writer
 //   requester ─┐
 //   responder ─┴ tx_arb ─► roce_deparser ─► loopback_split ─► m_axis_tx (MAC)
 //                                                  └ own MAC ─┐
 //   s_axis_rx (MAC) ──────────────────────────── frame_arb2 ◄─┘ ─► roce_parser ─► rx_dispatch
-//        rx_dispatch: ACKNOWLEDGE ─► completer, requests ─► responder; bypass ─► m_axis_byp
-//   DMA: dma_rd_arb (requester, responder, responder's READ data), dma_wr_arb (responder, cq_writer)
-//   MR:  mr_arb (requester, responder) ─► mr_table      CQEs: desc_arb2 (responder, completer) ─► cq_writer
+//        rx_dispatch: responses ─► completer, requests ─► responder; bypass ─► m_axis_byp
+//        completer ─ rd_place ─► read_place ◄─ READ response payload (rx_dispatch); rd_done ─► completer
+//   DMA: dma_rd_arb (requester, responder, responder's READ data, read_place's WQEs),
+//        dma_wr_arb (responder, cq_writer, read_place)
+//   MR:  mr_arb (requester, responder, read_place) ─► mr_table
+//   CQEs: desc_arb2 (responder, completer) ─► cq_writer
 //
 // Ports (one clock, synchronous active-high reset):
 //   s_axil_*           AXI4-Lite slave, CSR map docs/spec/csr.md
@@ -149,7 +152,7 @@ module roce_engine #(
   );
 
   roce_pkg::qp_cfg_t qp_cfg;  logic qp_cfg_valid, qp_cfg_ready;
-  logic qp_cfg_ready_req, qp_cfg_ready_resp, qp_cfg_ready_compl;
+  logic qp_cfg_ready_req, qp_cfg_ready_resp, qp_cfg_ready_compl, qp_cfg_ready_rdp;
   roce_pkg::cq_cfg_t cq_cfg;  logic cq_cfg_valid, cq_cfg_ready;
   logic [15:0] mr_wr_index, mtt_wr_index;
   roce_pkg::mr_ctx_t mr_wr_ctx;
@@ -173,12 +176,12 @@ module roce_engine #(
     .port_mac, .gid_table(gid_typed),
     .idle(cmd_idle)
   );
-  // qp_cfg goes to all three owners (requester, responder, completer): a fork
-  // that offers it to each until each has taken it, and releases roce_cmd
-  // once all have. No valid depends on a ready.
-  logic [2:0] cfg_taken_q, cfg_valid_to, cfg_ready_from;
-  assign cfg_ready_from = {qp_cfg_ready_compl, qp_cfg_ready_resp, qp_cfg_ready_req};
-  assign cfg_valid_to = {3{qp_cfg_valid}} & ~cfg_taken_q;
+  // qp_cfg goes to all four owners (requester, responder, completer,
+  // read_place): a fork that offers it to each until each has taken it, and
+  // releases roce_cmd once all have. No valid depends on a ready.
+  logic [3:0] cfg_taken_q, cfg_valid_to, cfg_ready_from;
+  assign cfg_ready_from = {qp_cfg_ready_rdp, qp_cfg_ready_compl, qp_cfg_ready_resp, qp_cfg_ready_req};
+  assign cfg_valid_to = {4{qp_cfg_valid}} & ~cfg_taken_q;
   assign qp_cfg_ready = &(cfg_taken_q | cfg_ready_from);
   always_ff @(posedge clk) begin
     if (rst || (qp_cfg_valid && qp_cfg_ready)) cfg_taken_q <= '0;
@@ -186,10 +189,12 @@ module roce_engine #(
   end
 
   // ---------------------------------------------------------------- memory regions
-  roce_pkg::mr_req_t  mr_req_q, mr_req_r, mr_req;
-  roce_pkg::mr_resp_t mr_resp_q, mr_resp_r, mr_resp;
-  logic mr_req_q_valid, mr_req_q_ready, mr_req_r_valid, mr_req_r_ready, mr_req_valid, mr_req_ready;
-  logic mr_resp_q_valid, mr_resp_q_ready, mr_resp_r_valid, mr_resp_r_ready, mr_resp_valid, mr_resp_ready;
+  roce_pkg::mr_req_t  mr_req_q, mr_req_r, mr_req_p, mr_req;
+  roce_pkg::mr_resp_t mr_resp_q, mr_resp_r, mr_resp_p, mr_resp;
+  logic mr_req_q_valid, mr_req_q_ready, mr_req_r_valid, mr_req_r_ready, mr_req_p_valid, mr_req_p_ready;
+  logic mr_req_valid, mr_req_ready;
+  logic mr_resp_q_valid, mr_resp_q_ready, mr_resp_r_valid, mr_resp_r_ready, mr_resp_p_valid, mr_resp_p_ready;
+  logic mr_resp_valid, mr_resp_ready;
 
   mr_table #(.MAX_MR(MAX_MR), .MTT_DEPTH(MTT_DEPTH)) u_mr (
     .clk, .rst,
@@ -203,10 +208,12 @@ module roce_engine #(
     .clk, .rst,
     .s_req0(mr_req_q), .s_req0_valid(mr_req_q_valid), .s_req0_ready(mr_req_q_ready),
     .s_req1(mr_req_r), .s_req1_valid(mr_req_r_valid), .s_req1_ready(mr_req_r_ready),
+    .s_req2(mr_req_p), .s_req2_valid(mr_req_p_valid), .s_req2_ready(mr_req_p_ready),
     .m_req(mr_req), .m_req_valid(mr_req_valid), .m_req_ready(mr_req_ready),
     .s_resp(mr_resp), .s_resp_valid(mr_resp_valid), .s_resp_ready(mr_resp_ready),
     .m_resp0(mr_resp_q), .m_resp0_valid(mr_resp_q_valid), .m_resp0_ready(mr_resp_q_ready),
     .m_resp1(mr_resp_r), .m_resp1_valid(mr_resp_r_valid), .m_resp1_ready(mr_resp_r_ready),
+    .m_resp2(mr_resp_p), .m_resp2_valid(mr_resp_p_valid), .m_resp2_ready(mr_resp_p_ready),
     .idle(idle_mr_arb)
   );
 
@@ -226,12 +233,20 @@ module roce_engine #(
   logic [KW-1:0] rd_x_tkeep;
   /* verilator lint_on UNUSEDSIGNAL */
   logic rd_x_tlast, rd_x_tuser, rd_x_tvalid, rd_x_tready;
+  roce_pkg::dma_rd_req_t rd_req_p;   // read_place: send WQEs of READs
+  logic rd_req_p_valid, rd_req_p_ready;
+  logic [DATA_W-1:0] rd_p_tdata;
+  /* verilator lint_off UNUSEDSIGNAL */  // a WQE's length is known from its request
+  logic [KW-1:0] rd_p_tkeep;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic rd_p_tlast, rd_p_tuser, rd_p_tvalid, rd_p_tready;
 
   dma_rd_arb #(.DATA_W(DATA_W)) u_dma_rd_arb (
     .clk, .rst,
     .s_req0(rd_req_q), .s_req0_valid(rd_req_q_valid), .s_req0_ready(rd_req_q_ready),
     .s_req1(rd_req_r), .s_req1_valid(rd_req_r_valid), .s_req1_ready(rd_req_r_ready),
     .s_req2(rd_req_x), .s_req2_valid(rd_req_x_valid), .s_req2_ready(rd_req_x_ready),
+    .s_req3(rd_req_p), .s_req3_valid(rd_req_p_valid), .s_req3_ready(rd_req_p_ready),
     .m_req(m_dma_rd_req), .m_req_valid(m_dma_rd_req_valid), .m_req_ready(m_dma_rd_req_ready),
     .s_axis_rd_tdata(s_axis_dma_rd_tdata), .s_axis_rd_tkeep(s_axis_dma_rd_tkeep), .s_axis_rd_tlast(s_axis_dma_rd_tlast),
     .s_axis_rd_tuser(s_axis_dma_rd_tuser), .s_axis_rd_tid(s_axis_dma_rd_tid), .s_axis_rd_tvalid(s_axis_dma_rd_tvalid),
@@ -242,6 +257,8 @@ module roce_engine #(
     .m_axis_rd1_tuser(rd_r_tuser), .m_axis_rd1_tvalid(rd_r_tvalid), .m_axis_rd1_tready(rd_r_tready),
     .m_axis_rd2_tdata(rd_x_tdata), .m_axis_rd2_tkeep(rd_x_tkeep), .m_axis_rd2_tlast(rd_x_tlast),
     .m_axis_rd2_tuser(rd_x_tuser), .m_axis_rd2_tvalid(rd_x_tvalid), .m_axis_rd2_tready(rd_x_tready),
+    .m_axis_rd3_tdata(rd_p_tdata), .m_axis_rd3_tkeep(rd_p_tkeep), .m_axis_rd3_tlast(rd_p_tlast),
+    .m_axis_rd3_tuser(rd_p_tuser), .m_axis_rd3_tvalid(rd_p_tvalid), .m_axis_rd3_tready(rd_p_tready),
     .idle(idle_rd_arb)
   );
 
@@ -250,6 +267,11 @@ module roce_engine #(
   logic [DATA_W-1:0] wr_r_tdata, wr_c_tdata;
   logic [KW-1:0] wr_r_tkeep;
   logic wr_r_tlast, wr_r_tvalid, wr_r_tready, wr_c_tvalid, wr_c_tready;
+  roce_pkg::dma_wr_req_t wr_req_p;   // read_place: READ response data
+  logic wr_req_p_valid, wr_req_p_ready;
+  logic [DATA_W-1:0] wr_p_tdata;
+  logic [KW-1:0] wr_p_tkeep;
+  logic wr_p_tlast, wr_p_tvalid, wr_p_tready;
   logic [31:0] cnt_wr_err;
 
   dma_wr_arb #(.DATA_W(DATA_W)) u_dma_wr_arb (
@@ -260,6 +282,9 @@ module roce_engine #(
     .s_req1(wr_req_c), .s_req1_valid(wr_req_c_valid), .s_req1_ready(wr_req_c_ready),
     .s_axis_wr1_tdata(wr_c_tdata), .s_axis_wr1_tkeep({{(KW-32){1'b0}}, {32{1'b1}}}), .s_axis_wr1_tlast(1'b1),
     .s_axis_wr1_tvalid(wr_c_tvalid), .s_axis_wr1_tready(wr_c_tready),
+    .s_req2(wr_req_p), .s_req2_valid(wr_req_p_valid), .s_req2_ready(wr_req_p_ready),
+    .s_axis_wr2_tdata(wr_p_tdata), .s_axis_wr2_tkeep(wr_p_tkeep), .s_axis_wr2_tlast(wr_p_tlast),
+    .s_axis_wr2_tvalid(wr_p_tvalid), .s_axis_wr2_tready(wr_p_tready),
     .m_req(m_dma_wr_req), .m_req_valid(m_dma_wr_req_valid), .m_req_ready(m_dma_wr_req_ready),
     .m_axis_wr_tdata(m_axis_dma_wr_tdata), .m_axis_wr_tkeep(m_axis_dma_wr_tkeep), .m_axis_wr_tlast(m_axis_dma_wr_tlast),
     .m_axis_wr_tvalid(m_axis_dma_wr_tvalid), .m_axis_wr_tready(m_axis_dma_wr_tready),
@@ -340,6 +365,8 @@ module roce_engine #(
   logic [KW-1:0]     rq_pay_tkeep;
   /* verilator lint_on UNUSEDSIGNAL */
   logic rq_pay_tlast, rq_pay_tvalid, rq_pay_tready;
+  logic [DATA_W-1:0] rs_pay_tdata;   // READ response payload -> read_place
+  logic rs_pay_tlast, rs_pay_tvalid, rs_pay_tready;
 
   rx_dispatch #(.DATA_W(DATA_W)) u_rx_dispatch (
     .clk, .rst,
@@ -352,6 +379,8 @@ module roce_engine #(
     .m_axis_req_payload_tdata(rq_pay_tdata), .m_axis_req_payload_tkeep(rq_pay_tkeep),
     .m_axis_req_payload_tlast(rq_pay_tlast), .m_axis_req_payload_tvalid(rq_pay_tvalid),
     .m_axis_req_payload_tready(rq_pay_tready),
+    .m_axis_rsp_payload_tdata(rs_pay_tdata), .m_axis_rsp_payload_tlast(rs_pay_tlast),
+    .m_axis_rsp_payload_tvalid(rs_pay_tvalid), .m_axis_rsp_payload_tready(rs_pay_tready),
     .idle(idle_dispatch)
   );
 
@@ -399,18 +428,47 @@ module roce_engine #(
   // ---------------------------------------------------------------- completer
   logic compl_idle;
   logic [31:0] cnt_rx_acks, cnt_nak_received, cnt_packet_seq_err, cnt_unmatched, cnt_retransmits, cnt_retry_exceeded;
-  logic [31:0] cnt_ack_timeout, cnt_rnr_nak, cnt_rnr_exceeded;
+  logic [31:0] cnt_ack_timeout, cnt_rnr_nak, cnt_rnr_exceeded, cnt_implied_nak;
+  roce_pkg::rd_place_t rd_place;  logic rd_place_valid, rd_place_ready;
+  roce_pkg::rd_done_t  rd_done;   logic rd_done_valid, rd_done_ready;
 
   completer #(.MAX_QP(MAX_QP)) u_compl (
     .clk, .rst, .now,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[2]), .s_qp_cfg_ready(qp_cfg_ready_compl),
     .s_sq_track(sq_track), .s_sq_track_valid(sq_track_valid), .s_sq_track_ready(sq_track_ready),
     .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
+    .s_rd_done(rd_done), .s_rd_done_valid(rd_done_valid), .s_rd_done_ready(rd_done_ready),
+    .m_rd_place(rd_place), .m_rd_place_valid(rd_place_valid), .m_rd_place_ready(rd_place_ready),
     .m_cq_compl(compl_c_raw), .m_cq_compl_valid(c_raw_valid), .m_cq_compl_ready(c_raw_ready),
     .m_sq_retire(sq_retire), .m_sq_retire_valid(sq_retire_valid), .m_sq_retire_ready(sq_retire_ready),
     .idle(compl_idle), .timer_next, .timer_valid,
     .cnt_rx_acks, .cnt_nak_received, .cnt_packet_seq_err, .cnt_unmatched, .cnt_retransmits,
-    .cnt_retry_exceeded, .cnt_ack_timeout, .cnt_rnr_nak, .cnt_rnr_exceeded
+    .cnt_retry_exceeded, .cnt_ack_timeout, .cnt_rnr_nak, .cnt_rnr_exceeded, .cnt_implied_nak
+  );
+
+  // ---------------------------------------------------------------- read_place: READ response data -> local SGEs
+  logic rdp_idle;
+  /* verilator lint_off UNUSEDSIGNAL */  // its own statistics: not among the CSR counters
+  logic [31:0] rdp_pieces, rdp_drop_bytes, rdp_wqe_reads, rdp_errors;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  read_place #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_rdp (
+    .clk, .rst,
+    .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[3]), .s_qp_cfg_ready(qp_cfg_ready_rdp),
+    .s_cmd(rd_place), .s_cmd_valid(rd_place_valid), .s_cmd_ready(rd_place_ready),
+    .s_axis_pay_tdata(rs_pay_tdata), .s_axis_pay_tlast(rs_pay_tlast), .s_axis_pay_tvalid(rs_pay_tvalid),
+    .s_axis_pay_tready(rs_pay_tready),
+    .s_axis_dma_rd_tdata(rd_p_tdata), .s_axis_dma_rd_tlast(rd_p_tlast), .s_axis_dma_rd_tuser(rd_p_tuser),
+    .s_axis_dma_rd_tvalid(rd_p_tvalid), .s_axis_dma_rd_tready(rd_p_tready),
+    .s_mr_resp(mr_resp_p), .s_mr_resp_valid(mr_resp_p_valid), .s_mr_resp_ready(mr_resp_p_ready),
+    .m_dma_rd_req(rd_req_p), .m_dma_rd_req_valid(rd_req_p_valid), .m_dma_rd_req_ready(rd_req_p_ready),
+    .m_mr_req(mr_req_p), .m_mr_req_valid(mr_req_p_valid), .m_mr_req_ready(mr_req_p_ready),
+    .m_dma_wr_req(wr_req_p), .m_dma_wr_req_valid(wr_req_p_valid), .m_dma_wr_req_ready(wr_req_p_ready),
+    .m_axis_dma_wr_tdata(wr_p_tdata), .m_axis_dma_wr_tkeep(wr_p_tkeep), .m_axis_dma_wr_tlast(wr_p_tlast),
+    .m_axis_dma_wr_tvalid(wr_p_tvalid), .m_axis_dma_wr_tready(wr_p_tready),
+    .m_done(rd_done), .m_done_valid(rd_done_valid), .m_done_ready(rd_done_ready),
+    .idle(rdp_idle),
+    .cnt_pieces(rdp_pieces), .cnt_drop_bytes(rdp_drop_bytes), .cnt_wqe_reads(rdp_wqe_reads), .cnt_errors(rdp_errors)
   );
 
   // ---------------------------------------------------------------- transport failures -> roce_cmd
@@ -540,6 +598,7 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_SENT +: 32]      = cnt_rnr_nak_sent;
     cnt_xport[32*roce_pkg::XPORT_CNT_REM_OP_ERR +: 32]        = cnt_rem_op_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_RX_READ_REQUESTS +: 32]  = cnt_rx_read_requests;
+    cnt_xport[32*roce_pkg::XPORT_CNT_IMPLIED_NAK_SEQ_ERR +: 32] = cnt_implied_nak;
     cnt_xport[32*roce_pkg::XPORT_CNT_NAK_RECEIVED +: 32]      = cnt_nak_received;
     cnt_xport[32*roce_pkg::XPORT_CNT_PACKET_SEQ_ERR +: 32]    = cnt_packet_seq_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_UNMATCHED_RESPONSE +: 32] = cnt_unmatched;
@@ -586,7 +645,7 @@ module roce_engine #(
       if (compl_valid && compl_ready) cq_in_q <= cq_in_q + 32'd1;
     end
   end
-  assign idle = cmd_idle && req_idle && resp_idle && compl_idle
+  assign idle = cmd_idle && req_idle && resp_idle && compl_idle && rdp_idle
              && idle_mr_arb && idle_rd_arb && idle_wr_arb && idle_rx_merge && idle_dispatch && idle_compl_arb
              && idle_tx_arb && idle_loopback
              && !cmd_valid && !cmd_resp_valid && !sq_db_valid && !rq_db_valid && !cq_db_valid && !qp_cfg_valid
@@ -594,6 +653,7 @@ module roce_engine #(
              && cq_in_q == cnt_cqe + cnt_cq_err && !wr_c_tvalid && !wr_req_c_valid && !m_event_valid
              && !rx_pay_tvalid && !rq_pay_tvalid && !rx_ack_valid && !rx_req_valid && !sq_track_valid
              && !sq_retire_valid && !compl_r_valid && !compl_c_valid && !ack_hdr_valid && !req_hdr_valid
+             && !rs_pay_tvalid && !rd_place_valid && !rd_done_valid
              && idle_err_tap && !c_raw_valid && !ack_raw_valid
              && !lb_tvalid && !s_axis_rx_tvalid && !m_dma_rd_req_valid && !m_dma_wr_req_valid
              && !m_axis_dma_wr_tvalid && !s_axis_dma_rd_tvalid && !m_axis_tx_tvalid && !rxm_tvalid;

@@ -32,6 +32,25 @@
 //   arrive. Errors always write a CQE. retry and rnr_left are reloaded from
 //   retry_cnt and rnr_retry by every ACK that matches.
 //
+//   RDMA READ (IBTA 9.7.5.1.4, 9.7.5.2.7). A READ entry is completed only by
+//   its responses, never by an ACK. A READ RESPONSE at PSN p (FIRST, MIDDLE,
+//   LAST, ONLY; opcodes 0x0D..0x10) acknowledges the entries before p; the
+//   head entry is then a READ, and p must be the next response it waits for
+//   (una), with the opcode its position calls for (FIRST/ONLY when starting,
+//   or after a rewind: the responder answers a re-request with a new
+//   message; MIDDLE/LAST after FIRST/MIDDLE), and the length (mtu, the rest
+//   on the last). An accepted response goes to read_place as a command
+//   {qpn, wqe_idx, offset = (p - first_psn) * mtu, len, last}; every other
+//   READ response as a drop command (its payload is discarded). After the
+//   last response the READ completes when read_place answers rd_done with
+//   its status (data written, or a local failure); no response is taken
+//   meanwhile, so one READ at a time waits for rd_done.
+//   Implied NAK: a response (ACK, NAK, READ response) whose PSN lies past
+//   the next response an unfinished READ at the head waits for says that
+//   responses were lost: the QP goes back to una (counted implied_nak_seq_err),
+//   using a retry, once per rewind (rd_retry: set by every rewind, cleared by
+//   an accepted response or an ACK).
+//
 //   Timers (simulated time: the input `now`, engine clock cycles). While a
 //   QP has requests outstanding its deadline is armed: the local ACK timeout
 //   ACK_TIMEOUT_BASE << timeout (none for timeout 0), restarted by every
@@ -48,10 +67,12 @@
 //   window of QP q: win_mem[{q, slot}], 16 slots, ring head/cnt in ctx_mem[q]
 //   ctx_mem[q] = {valid, err, fail, fail_st[3:0], fail_idx[15:0], retry_cnt[2:0], retry[2:0],
 //                 timeout[4:0], rnr_cfg[2:0], rnr_left[2:0], rnr_wait, armed, deadline[47:0],
-//                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0]}
+//                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0], pmtu[2:0], rd_mid, rd_retry}
 //
-// One input at a time, by priority: qp_cfg, sq_track (held back while its
-// QP's window is full), rx_ack, then an expired timer. sq_track before rx_ack: an ACK can only cover
+// One input at a time, by priority: qp_cfg, rd_done, sq_track (held back
+// while its QP's window is full), rx_ack (held back while a READ waits for
+// rd_done or a read_place command waits to be taken), then an expired timer
+// (not while a READ waits for rd_done). sq_track before rx_ack: an ACK can only cover
 // an entry that has been tracked, so when both wait the entry goes first.
 // Both memories have a registered read (block RAM); ctx_mem is cleared by a
 // sweep of MAX_QP cycles after reset. A walk over the window takes a cycle
@@ -65,7 +86,7 @@ module completer #(
   input  wire logic                   clk,
   input  wire logic                   rst,
   input  wire logic [47:0]            now,          // engine clock cycles (wraps; deadlines compare serially)
-  /* verilator lint_off UNUSEDSIGNAL */  // of qp_cfg the completer needs qpn, action, send_cq and retry_cnt only
+  /* verilator lint_off UNUSEDSIGNAL */  // of qp_cfg the completer needs qpn, action, send_cq, pmtu and the retry settings only
   input  wire roce_pkg::qp_cfg_t      s_qp_cfg,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire logic                   s_qp_cfg_valid,
@@ -73,11 +94,17 @@ module completer #(
   input  wire roce_pkg::sq_track_t    s_sq_track,
   input  wire logic                   s_sq_track_valid,
   output logic                        s_sq_track_ready,
-  /* verilator lint_off UNUSEDSIGNAL */  // of an ACK it needs dst_qpn, psn, opcode and the AETH syndrome only
+  /* verilator lint_off UNUSEDSIGNAL */  // of a response it needs dst_qpn, psn, opcode, pay_len and the AETH syndrome only
   input  wire roce_pkg::roce_rx_hdr_t s_rx_ack,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire logic                   s_rx_ack_valid,
   output logic                        s_rx_ack_ready,
+  input  wire roce_pkg::rd_done_t     s_rd_done,
+  input  wire logic                   s_rd_done_valid,
+  output logic                        s_rd_done_ready,
+  output roce_pkg::rd_place_t         m_rd_place,
+  output logic                        m_rd_place_valid,
+  input  wire logic                   m_rd_place_ready,
   output roce_pkg::cq_compl_t         m_cq_compl,
   output logic                        m_cq_compl_valid,
   input  wire logic                   m_cq_compl_ready,
@@ -95,20 +122,24 @@ module completer #(
   output logic [31:0]                 cnt_retry_exceeded,
   output logic [31:0]                 cnt_ack_timeout,
   output logic [31:0]                 cnt_rnr_nak,
-  output logic [31:0]                 cnt_rnr_exceeded
+  output logic [31:0]                 cnt_rnr_exceeded,
+  output logic [31:0]                 cnt_implied_nak
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int EW = roce_pkg::SQ_TRACK_W - 16;  // a window entry: sq_track without its qpn (the MSB field)
-  localparam int CW = 163;
+  localparam int CW = 168;
 
   initial begin
     if (MAX_QP < 2 || (1 << QW) != MAX_QP || MAX_QP > 65536) $error("completer: MAX_QP must be a power of two in 2..65536");
   end
 
   localparam logic [2:0] S_INIT = 3'd0, S_IDLE = 3'd1, S_CTX = 3'd2, S_WALK = 3'd3, S_ONE = 3'd4, S_DONE = 3'd5;
-  localparam logic [1:0] K_CFG = 2'd0, K_TRK = 2'd1, K_ACK = 2'd2, K_TMR = 2'd3;
+  localparam logic [2:0] K_CFG = 3'd0, K_TRK = 3'd1, K_ACK = 3'd2, K_TMR = 3'd3, K_RDD = 3'd4;
   localparam logic [1:0] T_KEEP = 2'd0, T_RESTART = 2'd1, T_RNR = 2'd2;  // what an event does to the timer
-  localparam logic [1:0] M_ACK = 2'd0, M_NAK = 2'd1, M_FLUSH = 2'd2, M_SEQ = 2'd3;
+  // walks: M_ACK entries up to p; M_SEQ / M_RSP those before p, then stop;
+  // M_NAK those before p, then the next fails; M_FLUSH all; M_RDD the head
+  // READ with rd_done's status, then the entries already acknowledged
+  localparam logic [2:0] M_ACK = 3'd0, M_NAK = 3'd1, M_FLUSH = 3'd2, M_SEQ = 3'd3, M_RSP = 3'd4, M_RDD = 3'd5;
   localparam logic [7:0] ST_SUCCESS = 8'(roce_pkg::WC_STATUS_SUCCESS);
   localparam logic [7:0] ST_FLUSH   = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
 
@@ -126,6 +157,9 @@ module completer #(
     logic [15:0] cq;
     logic [3:0]  head;
     logic [4:0]  cnt;
+    logic [2:0]  pmtu;
+    logic        rd_mid;                 // the head READ's last response taken was FIRST or MIDDLE
+    logic        rd_retry;               // a rewind was sent and no response has been accepted since
   } ctx_t;
   ctx_t ctx_wd;
 
@@ -177,20 +211,27 @@ module completer #(
   logic [2:0]  st_q, st_d;
   logic [QW-1:0] init_q, init_d;
   logic [MAX_QP-1:0] full_q, full_d;   // window of QP q holds 16 entries (sq_track for q waits)
-  logic [1:0]  kind_q, kind_d;
+  logic [2:0]  kind_q, kind_d;
   logic [QW-1:0] qpn_q, qpn_d;
   logic        inr_q, inr_d;           // the input's QPN is below MAX_QP
   logic [2:0]  act_q, act_d;           // qp_cfg action
   logic [15:0] scq_q, scq_d;           // qp_cfg send_cq
   logic [2:0]  rcfg_q, rcfg_d;         // qp_cfg retry_cnt
   logic [4:0]  tocfg_q, tocfg_d;       // qp_cfg timeout
+  logic [2:0]  pmtu_q, pmtu_d;         // qp_cfg pmtu
   logic [2:0]  rnrcfg_q, rnrcfg_d;     // qp_cfg rnr_retry
   logic [EW-1:0] trk_q, trk_d;         // the sq_track taken (without qpn)
   logic [23:0] psn_q, psn_d;
   logic [7:0]  syn_q, syn_d;
-  logic        ackop_q, ackop_d;       // the packet is an ACKNOWLEDGE
+  logic        ackop_q, ackop_d;       // the packet is an ACKNOWLEDGE ...
+  logic        rsp_q, rsp_d;           // ... or a READ RESPONSE ...
+  logic [1:0]  rop_q, rop_d;           // ... FIRST, MIDDLE, LAST, ONLY (opcode - 0x0D)
+  logic [12:0] plen_q, plen_d;         // its payload bytes
+  logic [15:0] didx_q, didx_d;         // rd_done: the READ's wqe_idx
+  logic        dw_q, dw_d;             // a READ's last response went to read_place: waiting for rd_done
+  logic        una_a_q, una_a_d;       // the event's walk ends with una = psn_q + 1 (an ACK)
   ctx_t        w_q, w_d;               // working copy of the QP's context during a walk
-  logic [1:0]  mode_q, mode_d;
+  logic [2:0]  mode_q, mode_d;
   logic [7:0]  nst_q, nst_d;           // the failing NAK's status
   logic [7:0]  one_st_q, one_st_d;     // status of a single completion (S_ONE)
   logic [4:0]  rcnt_q, rcnt_d;         // entries retired in this event
@@ -211,9 +252,11 @@ module completer #(
   logic                 cq_v_q, cq_v_d;
   roce_pkg::sq_retire_t rt_q, rt_d;
   logic                 rt_v_q, rt_v_d;
+  roce_pkg::rd_place_t  rp_q, rp_d;
+  logic                 rp_v_q, rp_v_d;
   logic [31:0] cnt_acks_q, cnt_acks_d, cnt_nak_q, cnt_nak_d, cnt_seq_q, cnt_seq_d, cnt_unm_q, cnt_unm_d,
                cnt_rw_q, cnt_rw_d, cnt_exc_q, cnt_exc_d, cnt_to_q, cnt_to_d, cnt_rnr_q, cnt_rnr_d,
-               cnt_rnx_q, cnt_rnx_d;
+               cnt_rnx_q, cnt_rnx_d, cnt_imp_q, cnt_imp_d;
 
   // ---- decoded
   ctx_t        c;                      // the QP's context read in S_CTX
@@ -221,7 +264,7 @@ module completer #(
   roce_pkg::sq_track_t e, t;           // the window entry read in S_WALK, the sq_track taken
   /* verilator lint_on UNUSEDSIGNAL */
   roce_pkg::cq_compl_t cq_new;
-  logic        trk_inr, trk_blocked, take_cfg, take_trk, take_ack, take_tmr;
+  logic        trk_inr, trk_blocked, take_cfg, take_rdd, take_trk, take_ack, take_tmr;
   logic        syn_rnr, rnr_ok, c_due, scan_hit, scan_stale;
   logic [2:0]  seq_retry;              // retries left for a PSN sequence NAK
   logic [1:0]  tact_w;                 // the timer action applied to a ctx_mem write this cycle
@@ -229,9 +272,13 @@ module completer #(
   logic        cq_free, rt_free;
   logic        syn_ack, syn_nak, syn_seq, in_range;
   logic [7:0]  syn_st;
-  logic        e_cq, e_err, e_stop, e_amended;
+  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_acked;
   logic [7:0]  e_st;
-  logic [23:0] d_psn, a_off, a_rng;
+  logic [23:0] d_psn, d_una, a_off, a_rng, w_off, rd_k;
+  logic        rd_head, rd_fits, rd_last, implied, rsp_syn_ok, rx_rsp, rx_ackop;
+  logic [31:0] rd_mtu, rd_offset, rd_len;
+  logic [1:0]  rd_rop;
+  logic [23:0] e_una;                  // una once entry e is complete
 
   always_comb begin
     c = ctx_rd_q;
@@ -243,12 +290,18 @@ module completer #(
     trk_inr     = s_sq_track.qpn < 16'(MAX_QP);
     trk_blocked = trk_inr && full_q[s_sq_track.qpn[QW-1:0]] && !s_sq_track.amend;
     s_qp_cfg_ready   = st_q == S_IDLE;
-    s_sq_track_ready = st_q == S_IDLE && !s_qp_cfg_valid && !trk_blocked;
-    s_rx_ack_ready   = st_q == S_IDLE && !s_qp_cfg_valid && !(s_sq_track_valid && !trk_blocked);
+    s_rd_done_ready  = st_q == S_IDLE && !s_qp_cfg_valid;
+    s_sq_track_ready = st_q == S_IDLE && !s_qp_cfg_valid && !s_rd_done_valid && !trk_blocked;
+    s_rx_ack_ready   = st_q == S_IDLE && !s_qp_cfg_valid && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+                       && !dw_q && !rp_v_q;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
+    take_rdd = s_rd_done_valid && s_rd_done_ready;
     take_trk = s_sq_track_valid && s_sq_track_ready;
     take_ack = s_rx_ack_valid && s_rx_ack_ready;
-    take_tmr = st_q == S_IDLE && hit_q && !s_qp_cfg_valid && !(s_sq_track_valid && !trk_blocked) && !s_rx_ack_valid;
+    take_tmr = st_q == S_IDLE && hit_q && !s_qp_cfg_valid && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+               && !s_rx_ack_valid && !dw_q;
+    rx_rsp   = s_rx_ack.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_ack.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY;
+    rx_ackop = s_rx_ack.opcode == roce_pkg::OP_RC_ACK;
 
     // AETH syndrome classes (IBTA 9.7.5.1)
     syn_ack = syn_q[7:5] == 3'b000;
@@ -275,14 +328,31 @@ module completer #(
 
     // what the head entry does in S_WALK: complete with e_st, a CQE
     // (e_cq), the QP entering ERR (e_err); or stop the walk (e_stop)
-    d_psn  = psn_q - e.last_psn;   // last_psn at or before p: d < 2^23
+    d_psn  = psn_q - e.last_psn;          // last_psn at or before p: d < 2^23
+    d_una  = w_q.una - 24'd1 - e.last_psn; // last_psn before una (acknowledged): d < 2^23
     e_amended = w_q.fail && e.wqe_idx == w_q.fail_idx;
+    e_failed  = e.status != ST_SUCCESS || e_amended;
+    e_rd      = e.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ;
+    e_acked   = d_una < 24'h800000;
+    w_off     = psn_q - w_q.una;          // p past the walk's una: w_off in (0, 2^23)
     e_cq = 1'b1; e_err = 1'b0; e_stop = 1'b0; e_st = ST_FLUSH;
-    if (e.status != ST_SUCCESS || e_amended) begin
+    if (e_failed) begin
       e_st = e.status != ST_SUCCESS ? e.status : {4'd0, w_q.fail_st};  // a local failure keeps its status
       e_err = 1'b1;
     end else if (mode_q == M_FLUSH) begin
       e_st = ST_FLUSH;
+    end else if (mode_q == M_RDD) begin
+      // the first entry: the READ rd_done answers (all its responses taken);
+      // then entries acknowledged while it waited
+      if (rcnt_q == 5'd0 ? (e_rd && e.wqe_idx == didx_q && e_acked) : (!e_rd && e_acked)) begin
+        e_st = rcnt_q == 5'd0 ? nst_q : ST_SUCCESS;
+        if (e_st == ST_SUCCESS) e_cq = e.signaled;
+        else e_err = 1'b1;
+      end else begin
+        e_cq = 1'b0; e_stop = 1'b1;
+      end
+    end else if (e_rd && !(mode_q == M_NAK && w_off == 24'd0)) begin
+      e_cq = 1'b0; e_stop = 1'b1;         // only its responses complete a READ (a NAK at una fails it)
     end else if (!d_psn[23] && (mode_q == M_ACK || d_psn != 24'd0)) begin
       e_st = ST_SUCCESS; e_cq = e.signaled;  // covered (a NAK covers what is before p)
     end else if (mode_q == M_NAK) begin
@@ -290,6 +360,21 @@ module completer #(
     end else begin
       e_cq = 1'b0; e_stop = 1'b1;
     end
+    e_una = (e.last_psn + 24'd1 - w_q.una) < 24'h800000 ? e.last_psn + 24'd1 : w_q.una;  // una never goes back
+
+    // where a walk stopped: at an unfinished READ (rd_head), which the
+    // response at p answers (rd_fits: its next response, the opcode and
+    // length its position calls for) or shows responses were lost (implied)
+    rd_head   = w_q.cnt != 5'd0 && e_stop && e_rd && mode_q != M_RDD;
+    rd_last   = psn_q == e.last_psn;
+    rd_rop    = w_q.rd_mid ? (rd_last ? 2'd2 : 2'd1) : (rd_last ? 2'd3 : 2'd0);
+    rd_mtu    = 32'd1 << (5'd7 + 5'(w_q.pmtu));
+    rd_k      = psn_q - e.first_psn;      // the response's packet index in its READ
+    rd_offset = 32'(rd_k) << (5'd7 + 5'(w_q.pmtu));
+    rd_len    = rd_last ? e.byte_len - rd_offset : rd_mtu;
+    rsp_syn_ok = rop_q == 2'd1 || syn_ack;  // FIRST, LAST, ONLY carry an AETH that must say ACK
+    rd_fits   = rd_head && w_off == 24'd0 && rop_q == rd_rop && 32'(plen_q) == rd_len && rsp_syn_ok;
+    implied   = rd_head && !w_off[23] && (mode_q == M_ACK || w_off != 24'd0);
 
     // the completion written in S_WALK (entry e) or S_ONE (the sq_track taken)
     cq_new = '0;
@@ -304,8 +389,10 @@ module completer #(
     // defaults: hold
     st_d = st_q; init_d = init_q; full_d = full_q;
     kind_d = kind_q; qpn_d = qpn_q; inr_d = inr_q; act_d = act_q; scq_d = scq_q; rcfg_d = rcfg_q; trk_d = trk_q;
-    tocfg_d = tocfg_q; rnrcfg_d = rnrcfg_q;
+    tocfg_d = tocfg_q; rnrcfg_d = rnrcfg_q; pmtu_d = pmtu_q;
     psn_d = psn_q; syn_d = syn_q; ackop_d = ackop_q; w_d = w_q;
+    rsp_d = rsp_q; rop_d = rop_q; plen_d = plen_q; didx_d = didx_q; dw_d = dw_q; una_a_d = una_a_q;
+    rp_d = rp_q; rp_v_d = rp_v_q && !m_rd_place_ready;
     mode_d = mode_q; nst_d = nst_q; one_st_d = one_st_q; rcnt_d = rcnt_q; rerr_d = rerr_q;
     rrw_d = rrw_q; rw_idx_d = rw_idx_q; rw_psn_d = rw_psn_q;
     rwant_d = rwant_q; una_p_d = una_p_q; tact_d = tact_q; tact_w = T_KEEP; hit_d = hit_q; hit_qpn_d = hit_qpn_q;
@@ -313,6 +400,7 @@ module completer #(
     rt_d = rt_q; rt_v_d = rt_v_q && !m_sq_retire_ready;
     cnt_acks_d = cnt_acks_q; cnt_nak_d = cnt_nak_q; cnt_seq_d = cnt_seq_q; cnt_unm_d = cnt_unm_q;
     cnt_rw_d = cnt_rw_q; cnt_exc_d = cnt_exc_q; cnt_to_d = cnt_to_q; cnt_rnr_d = cnt_rnr_q; cnt_rnx_d = cnt_rnx_q;
+    cnt_imp_d = cnt_imp_q;
     ctx_ra = qpn_q; ctx_we = 1'b0; ctx_wa = qpn_q; ctx_wd = '0;
     win_ra = {qpn_q, w_q.head}; win_we = 1'b0; win_wa = {qpn_q, w_q.head}; win_wd = trk_q;
 
@@ -326,14 +414,23 @@ module completer #(
       S_IDLE: begin
         if (take_cfg) begin
           kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
-          tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry;
+          tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;
           qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = s_qp_cfg.qpn < 16'(MAX_QP);
+        end else if (take_rdd) begin
+          kind_d = K_RDD; didx_d = s_rd_done.wqe_idx; nst_d = s_rd_done.status;
+          qpn_d = s_rd_done.qpn[QW-1:0]; inr_d = s_rd_done.qpn < 16'(MAX_QP);
+          dw_d = 1'b0;
         end else if (take_trk) begin
           kind_d = K_TRK; trk_d = s_sq_track[EW-1:0];
           qpn_d = s_sq_track.qpn[QW-1:0]; inr_d = trk_inr;
         end else if (take_ack) begin
           kind_d = K_ACK; psn_d = s_rx_ack.psn; syn_d = s_rx_ack.aeth_syndrome;
-          ackop_d = s_rx_ack.opcode == roce_pkg::OP_RC_ACK;
+          ackop_d = rx_ackop; rsp_d = rx_rsp; rop_d = 2'(s_rx_ack.opcode - roce_pkg::OP_RC_READ_RESP_FIRST);
+          plen_d = s_rx_ack.pay_len;
+          // a READ response's command for read_place (the slot is free: taking
+          // a response waits for it): a drop unless the walk accepts it
+          rp_d = '0;
+          rp_d.qpn = s_rx_ack.dst_qpn[15:0]; rp_d.len = s_rx_ack.pay_len; rp_d.drop = 1'b1;
           qpn_d = s_rx_ack.dst_qpn[QW-1:0]; inr_d = s_rx_ack.dst_qpn < 24'(MAX_QP);
         end else if (take_tmr) begin
           kind_d = K_TMR; qpn_d = hit_qpn_q; inr_d = 1'b1;
@@ -341,19 +438,20 @@ module completer #(
         end
         ctx_ra = qpn_d;
         if (take_ack) cnt_acks_d = cnt_acks_q + 32'd1;
-        if (take_cfg || take_trk || take_ack || take_tmr) st_d = S_CTX;
+        if (take_cfg || take_rdd || take_trk || take_ack || take_tmr) st_d = S_CTX;
       end
 
       S_CTX: begin
         st_d = S_IDLE;
         w_d = c;
-        rcnt_d = '0; rerr_d = 1'b0; rrw_d = 1'b0; rwant_d = 1'b0; una_p_d = 1'b0; tact_d = T_KEEP;
+        rcnt_d = '0; rerr_d = 1'b0; rrw_d = 1'b0; rwant_d = 1'b0; una_p_d = 1'b0; una_a_d = 1'b0; tact_d = T_KEEP;
         win_ra = {qpn_q, c.head};
         case (kind_q)
           K_CFG: if (inr_q) begin
             ctx_we = 1'b1;
             ctx_wd = c;
             ctx_wd.cq = scq_q;
+            ctx_wd.pmtu = pmtu_q;
             ctx_wd.retry_cnt = rcfg_q;
             ctx_wd.retry = rcfg_q;
             ctx_wd.timeout = tocfg_q;
@@ -363,6 +461,7 @@ module completer #(
               ctx_wd = '0;
               ctx_wd.valid = 1'b1; ctx_wd.cq = scq_q; ctx_wd.retry_cnt = rcfg_q; ctx_wd.retry = rcfg_q;
               ctx_wd.timeout = tocfg_q; ctx_wd.rnr_cfg = rnrcfg_q; ctx_wd.rnr_left = rnrcfg_q;
+              ctx_wd.pmtu = pmtu_q;
               full_d[qpn_q] = 1'b0;
             end else if (act_q == roce_pkg::QP_ACTION_DESTROY) begin
               ctx_wd = '0;
@@ -411,11 +510,24 @@ module completer #(
             end
           end
 
+          K_RDD: begin
+            // read_place wrote (or failed) a READ's data: complete it if it is
+            // the head, waiting (else the QP was flushed or reset meanwhile)
+            if (inr_q && c.valid && !c.err && c.cnt != 5'd0) begin
+              mode_d = M_RDD; tact_d = T_RESTART;
+              st_d = S_WALK;
+            end
+          end
+
           default: begin  // K_ACK
-            if (inr_q && c.valid && ackop_q) begin
-              if (syn_nak) cnt_nak_d = cnt_nak_q + 32'd1;
-              if (c.err || !(syn_ack || syn_nak) || !in_range) begin
+            if (inr_q && c.valid && (ackop_q || rsp_q)) begin
+              if (ackop_q && syn_nak) cnt_nak_d = cnt_nak_q + 32'd1;
+              if (c.err || !in_range || (ackop_q ? !(syn_ack || syn_nak) : !rsp_syn_ok)) begin
                 cnt_unm_d = cnt_unm_q + 32'd1;
+                if (rsp_q) rp_v_d = 1'b1;
+              end else if (rsp_q) begin
+                mode_d = M_RSP;
+                st_d = S_WALK;
               end else begin
                 if (syn_seq) cnt_seq_d = cnt_seq_q + 32'd1;
                 if (!(syn_nak && c.rnr_wait)) begin  // waiting out an RNR NAK: later NAKs say nothing new
@@ -425,12 +537,12 @@ module completer #(
                   if (syn_rnr && rnr_ok) cnt_rnr_d = cnt_rnr_q + 32'd1;
                   if (syn_rnr && !rnr_ok) cnt_rnx_d = cnt_rnx_q + 32'd1;
                   if (syn_ack) begin
-                    w_d.una = psn_q + 24'd1;
+                    una_a_d = 1'b1;
                     w_d.retry = c.retry_cnt;     // progress
                     w_d.rnr_left = c.rnr_cfg;
                   end
-                  if (syn_seq && seq_retry != 3'd0) begin  // go back N
-                    w_d.retry = seq_retry - 3'd1;
+                  if (syn_seq && seq_retry != 3'd0) begin  // go back N (the retry is used when it does)
+                    w_d.retry = seq_retry;
                     rwant_d = 1'b1; una_p_d = 1'b1;
                   end
                   if (rnr_ok) begin                // wait, then go back (K_TMR)
@@ -444,6 +556,7 @@ module completer #(
               end
             end else begin
               cnt_unm_d = cnt_unm_q + 32'd1;
+              if (rsp_q) rp_v_d = 1'b1;
             end
           end
 
@@ -472,12 +585,39 @@ module completer #(
 
       S_WALK: begin
         if (w_q.cnt == 5'd0 || e_stop) begin
-          if (una_p_q && !w_q.err) w_d.una = psn_q;
-          if (rwant_q && mode_q == M_SEQ && w_q.cnt != 5'd0) begin
-            // go back N: the requester sends again from psn_q (the NAKed PSN, or una)
-            rrw_d = 1'b1; rw_idx_d = e.wqe_idx; rw_psn_d = e.first_psn;
-            cnt_rw_d = cnt_rw_q + 32'd1;
+          if (mode_q == M_RSP && rd_fits) begin
+            // the READ's next response: its data goes to read_place
+            w_d.una = psn_q + 24'd1; w_d.rd_mid = !rd_last; w_d.rd_retry = 1'b0;
+            w_d.retry = w_q.retry_cnt; w_d.rnr_left = w_q.rnr_cfg;  // progress
+            tact_d = T_RESTART;
+            rp_d.wqe_idx = e.wqe_idx; rp_d.offset = rd_offset; rp_d.last = rd_last; rp_d.drop = 1'b0;
+            if (rd_last) dw_d = 1'b1;
+          end else if (implied) begin
+            // responses of the head READ were lost: back to una, once per rewind
+            cnt_imp_d = cnt_imp_q + 32'd1;
+            tact_d = T_KEEP;
+            if (!w_q.rd_retry && w_q.retry != 3'd0) begin
+              rrw_d = 1'b1; rw_idx_d = e.wqe_idx; rw_psn_d = e.first_psn; psn_d = w_q.una;
+              cnt_rw_d = cnt_rw_q + 32'd1;
+              w_d.retry = w_q.retry - 3'd1; w_d.rd_retry = 1'b1; w_d.rd_mid = 1'b0;
+              tact_d = T_RESTART;
+            end
+          end else begin
+            if (mode_q == M_RSP) cnt_unm_d = cnt_unm_q + 32'd1;
+            if (una_a_q && !w_q.err) begin
+              w_d.una = psn_q + 24'd1;
+              w_d.rd_retry = 1'b0;
+            end
+            if (una_p_q && !w_q.err) w_d.una = psn_q;
+            if (rwant_q && mode_q == M_SEQ && w_q.cnt != 5'd0) begin
+              // go back N: the requester sends again from psn_q (the NAKed PSN, or una)
+              rrw_d = 1'b1; rw_idx_d = e.wqe_idx; rw_psn_d = e.first_psn;
+              cnt_rw_d = cnt_rw_q + 32'd1;
+              if (kind_q == K_ACK) w_d.retry = w_q.retry - 3'd1;  // (a timer used its retry when it expired)
+              w_d.rd_retry = 1'b1; w_d.rd_mid = 1'b0;
+            end
           end
+          if (mode_q == M_RSP) rp_v_d = 1'b1;
           if (kind_q == K_TRK && w_q.cnt == 5'd0) w_d.fail = 1'b0;  // acknowledged before it failed
           st_d = S_DONE;
         end else if (!e_cq || cq_free) begin
@@ -490,6 +630,7 @@ module completer #(
           end
           w_d.head = w_q.head + 4'd1;
           w_d.cnt = w_q.cnt - 5'd1;
+          w_d.una = e_una;
           rcnt_d = rcnt_q + 5'd1;
           win_ra = {qpn_q, w_q.head + 4'd1};
         end
@@ -579,13 +720,13 @@ module completer #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= S_INIT; init_q <= '0; full_q <= '0;
-      cq_v_q <= 1'b0; rt_v_q <= 1'b0;
+      cq_v_q <= 1'b0; rt_v_q <= 1'b0; rp_v_q <= 1'b0; dw_q <= 1'b0; cnt_imp_q <= '0;
       cnt_acks_q <= '0; cnt_nak_q <= '0; cnt_seq_q <= '0; cnt_unm_q <= '0; cnt_rw_q <= '0; cnt_exc_q <= '0;
       cnt_to_q <= '0; cnt_rnr_q <= '0; cnt_rnx_q <= '0;
       hit_q <= 1'b0; scan_q <= '0; scan_v_q <= 1'b0; tn_v_q <= 1'b0; lap_v_q <= 1'b0;
     end else begin
       st_q <= st_d; init_q <= init_d; full_q <= full_d;
-      cq_v_q <= cq_v_d; rt_v_q <= rt_v_d;
+      cq_v_q <= cq_v_d; rt_v_q <= rt_v_d; rp_v_q <= rp_v_d; dw_q <= dw_d; cnt_imp_q <= cnt_imp_d;
       cnt_acks_q <= cnt_acks_d; cnt_nak_q <= cnt_nak_d; cnt_seq_q <= cnt_seq_d; cnt_unm_q <= cnt_unm_d;
       cnt_rw_q <= cnt_rw_d; cnt_exc_q <= cnt_exc_d;
       cnt_to_q <= cnt_to_d; cnt_rnr_q <= cnt_rnr_d; cnt_rnx_q <= cnt_rnx_d;
@@ -594,6 +735,8 @@ module completer #(
     // data registers: no reset needed (qualified by state and valid flags)
     kind_q <= kind_d; qpn_q <= qpn_d; inr_q <= inr_d; act_q <= act_d; scq_q <= scq_d; rcfg_q <= rcfg_d; trk_q <= trk_d;
     psn_q <= psn_d; syn_q <= syn_d; ackop_q <= ackop_d; w_q <= w_d;
+    rsp_q <= rsp_d; rop_q <= rop_d; plen_q <= plen_d; didx_q <= didx_d; una_a_q <= una_a_d; pmtu_q <= pmtu_d;
+    rp_q <= rp_d;
     mode_q <= mode_d; nst_q <= nst_d; one_st_q <= one_st_d; rcnt_q <= rcnt_d; rerr_q <= rerr_d;
     rrw_q <= rrw_d; rw_idx_q <= rw_idx_d; rw_psn_q <= rw_psn_d;
     rwant_q <= rwant_d; una_p_q <= una_p_d; tact_q <= tact_d; tocfg_q <= tocfg_d; rnrcfg_q <= rnrcfg_d;
@@ -605,7 +748,11 @@ module completer #(
   assign m_cq_compl_valid   = cq_v_q;
   assign m_sq_retire        = rt_q;
   assign m_sq_retire_valid  = rt_v_q;
-  assign idle               = st_q == S_IDLE && !cq_v_q && !rt_v_q && !hit_q && !(tn_v_q && due(tn_q));
+  assign m_rd_place         = rp_q;
+  assign m_rd_place_valid   = rp_v_q;
+  assign cnt_implied_nak    = cnt_imp_q;
+  // (waiting for rd_done is not busy: read_place, busy meanwhile, answers)
+  assign idle               = st_q == S_IDLE && !cq_v_q && !rt_v_q && !rp_v_q && !hit_q && !(tn_v_q && due(tn_q));
   assign timer_next         = tn_q;
   assign timer_valid        = tn_v_q;
   assign cnt_ack_timeout    = cnt_to_q;
@@ -636,6 +783,12 @@ module completer #(
       // a timer runs only while requests are outstanding
       if (ctx_we && st_q != S_INIT) a_timer_armed_with_work: assert (!ctx_wd.armed || (!ctx_wd.err && ctx_wd.cnt != 5'd0))
           else $error("a_timer_armed_with_work");
+      // a READ response's command stays until taken (read_place consumes payloads in this order)
+      if (rp_v_q && !m_rd_place_ready) a_rd_place_held_until_taken: assert (rp_v_d && rp_d == rp_q)
+          else $error("a_rd_place_held_until_taken");
+      // one READ at a time waits for rd_done: no response is taken meanwhile
+      if (dw_q) a_no_response_while_read_done_waits: assert (!take_ack)
+          else $error("a_no_response_while_read_done_waits");
       // a rewind goes back to a PSN that was sent and not acknowledged: inside the WQE it names
       if (rt_v_q && rt_q.rewind) a_rewind_inside_window: assert (!rt_q.error && rt_q.rw_skip < 24'h800000)
           else $error("a_rewind_inside_window");

@@ -24,12 +24,7 @@
 // several commands' checks overlap the placement of the one before.
 `default_nettype none
 
-// Until the completer drives it, read_place is a top of its own beside
-// roce_engine when rtl/ is linted as a whole (rtl_lint_all_files): this
-// waiver goes when the engine instantiates it.
-/* verilator lint_off MULTITOP */
 module read_place #(
-/* verilator lint_on MULTITOP */
   parameter int DATA_W    = 512,
   parameter int MAX_QP    = 256,
   parameter int PAY_DEPTH = 128   // payload FIFO beats, power of two (two 4096-byte packets at 512 bits)
@@ -203,11 +198,11 @@ module read_place #(
   assign idle = c_idle && desc_n_q == '0 && req_n_q == '0 && post_n_q == '0 && pay_n_q == '0 && sl_idle;
 
 `ifndef SYNTHESIS
-  // Invariant (unlabelled while outside the engine: see read_place_ctrl.sv)
+  // Invariant, compiled into every Verilated build (--assert)
   always_ff @(posedge clk) begin
     if (!rst) begin
       // the modulo-256 comparison above holds: fewer than 128 pieces in flight
-      assert (8'(iss_q - data_done_q) < 8'd128 && 8'(iss_q - req_done_q) < 8'd128)
+      a_rp_pieces_in_flight: assert (8'(iss_q - data_done_q) < 8'd128 && 8'(iss_q - req_done_q) < 8'd128)
         else $error("a_rp_pieces_in_flight");
     end
   end

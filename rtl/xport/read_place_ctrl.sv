@@ -457,19 +457,17 @@ module read_place_ctrl #(
   assign cnt_errors = c_err_q;
 
 `ifndef SYNTHESIS
-  // Invariants, compiled into every Verilated build (--assert), each naming
-  // itself in its message. Unlabelled while read_place is outside the engine:
-  // rtl_assertions_compiled expects every labelled a_...: assert inside
-  // vl_engine; label them when the block joins it.
+  // Invariants, compiled into every Verilated build (--assert), named so
+  // that a failure says which one broke.
   always_ff @(posedge clk) begin
     if (!rst) begin
       // no DMA write reaches past the page run its mr_req checked
       if (st_q == C_WALK && m_pc_valid && m_pc_ready)
-        assert (k != '0 && {19'b0, k} <= run_left_q)
+        a_rp_piece_inside_checked_run: assert (k != '0 && {19'b0, k} <= run_left_q)
           else $error("a_rp_piece_inside_checked_run");
       // the walk never steps past the WQE's SGEs (the length check comes first)
       if ((st_q == C_WALK && soff_q == sge_len) || (st_q == C_SEEK && seek_q >= sge_len))
-        assert ({1'b0, sidx_q} + 4'd1 < {1'b0, wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 3]}
+        a_rp_walk_inside_sges: assert ({1'b0, sidx_q} + 4'd1 < {1'b0, wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 3]}
                 && wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8] <= 8'(MAX_SGE))
           else $error("a_rp_walk_inside_sges");
     end

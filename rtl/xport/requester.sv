@@ -10,8 +10,8 @@
 //     READ:  READ_REQUEST(RETH) alone, no payload: it takes the n PSNs of the n
 //            READ RESPONSE packets the responder sends back
 //     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
-//     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request;
-//     se on the last one
+//     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request,
+//     and on the first packet of a WQE sent again; se on the last one
 //
 //   READ_REQUEST from packet k (k > 0: a rewind after responses 0..k-1 arrived)
 //     PSN next_psn + k | RETH va = remote_addr + k * mtu, rkey, len = length - k * mtu
@@ -336,8 +336,11 @@ module requester #(
     hdr_d.dst_qpn = cfg.dest_qpn;
     hdr_d.psn     = act_psn_q + hdr_k_q[23:0];
     // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one;
-    // a READ request always (its responses are the answer it asks for)
-    hdr_d.ack_req = hdr_last || op_read || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF;
+    // a READ request always (its responses are the answer it asks for); the
+    // first packet of a WQE sent again (a rewind: the responder may be past
+    // it, and answers a duplicate only when asked -- its ACK says how far)
+    hdr_d.ack_req = hdr_last || op_read || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
+                    || (!new_q && hdr_k_q == {1'b0, act_skip_q});
     if (op_read) begin
       // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
       hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};

@@ -201,18 +201,27 @@ class LoopbackSplitRtl : public VlBlock<Vloopback_split> {
   unsigned bytes_;
 };
 
-// rx_dispatch: in 0 rx_hdr, 1 rx_payload; out 0 ack_hdr, 1 req_hdr, 2 req_payload.
+// rx_dispatch: in 0 rx_hdr, 1 rx_payload beats; out 0 ack_hdr (responses, to the
+// completer), 1 req_hdr (requests, to the responder), 2 req_payload beats (a
+// request's payload), 3 rsp_payload beats (a READ response's payload, to
+// read_place). The rsp_payload port has no tkeep (lanes from 0, the length is
+// in read_place's command): as AXI-Stream reads a missing tkeep, its flits
+// keep every lane, so the whole tdata of each beat is seen.
 class RxDispatchRtl : public VlBlock<Vrx_dispatch> {
  public:
   explicit RxDispatchRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const unsigned hdr = (spec::RoceRxHdr::kBits + 7) / 8;
     in_info_ = {{"rx_hdr", false, true, hdr}, {"rx_payload", true, true, bytes_}};
-    out_info_ = {{"ack_hdr", false, true, hdr}, {"req_hdr", false, true, hdr}, {"req_payload", true, true, bytes_}};
+    out_info_ = {{"ack_hdr", false, true, hdr},
+                 {"req_hdr", false, true, hdr},
+                 {"req_payload", true, true, bytes_},
+                 {"rsp_payload", true, true, bytes_}};
     reset();
   }
   void reset() override {
     top_->s_rx_hdr_valid = top_->s_axis_rx_payload_tvalid = 0;
     top_->m_ack_hdr_ready = top_->m_req_hdr_ready = top_->m_axis_req_payload_tready = 0;
+    top_->m_axis_rsp_payload_tready = 0;
     restart();
   }
   void set_input(unsigned p, bool valid, const Flit& f) override {
@@ -227,22 +236,34 @@ class RxDispatchRtl : public VlBlock<Vrx_dispatch> {
     }
   }
   void set_output_ready(unsigned p, bool ready) override {
-    if (p == 0) top_->m_ack_hdr_ready = ready;
-    else if (p == 1) top_->m_req_hdr_ready = ready;
-    else top_->m_axis_req_payload_tready = ready;
+    switch (p) {
+      case 0: top_->m_ack_hdr_ready = ready; break;
+      case 1: top_->m_req_hdr_ready = ready; break;
+      case 2: top_->m_axis_req_payload_tready = ready; break;
+      default: top_->m_axis_rsp_payload_tready = ready; break;
+    }
   }
   bool input_ready(unsigned p) override { return p == 0 ? top_->s_rx_hdr_ready : top_->s_axis_rx_payload_tready; }
   bool output_valid(unsigned p) override {
-    return p == 0 ? top_->m_ack_hdr_valid : p == 1 ? top_->m_req_hdr_valid : top_->m_axis_req_payload_tvalid;
+    switch (p) {
+      case 0: return top_->m_ack_hdr_valid;
+      case 1: return top_->m_req_hdr_valid;
+      case 2: return top_->m_axis_req_payload_tvalid;
+      default: return top_->m_axis_rsp_payload_tvalid;
+    }
   }
   Flit output(unsigned p) override {
     Flit f;
     if (p < 2) {
       f.data = vl::get_bytes(p == 0 ? top_->m_ack_hdr : top_->m_req_hdr, (spec::RoceRxHdr::kBits + 7) / 8);
-    } else {
+    } else if (p == 2) {
       f.data = vl::get_bytes(top_->m_axis_req_payload_tdata, bytes_);
       f.keep = static_cast<uint64_t>(top_->m_axis_req_payload_tkeep);
       f.last = top_->m_axis_req_payload_tlast;
+    } else {
+      f.data = vl::get_bytes(top_->m_axis_rsp_payload_tdata, bytes_);
+      f.keep = bytes_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << bytes_) - 1;  // no tkeep: every lane
+      f.last = top_->m_axis_rsp_payload_tlast;
     }
     return f;
   }
@@ -253,78 +274,94 @@ class RxDispatchRtl : public VlBlock<Vrx_dispatch> {
   unsigned bytes_;
 };
 
-// dma_rd_arb: in 0/1 requests, 2 read data (id = tid); out 0 request, 1/2 client data.
+// dma_rd_arb: in 0/1/2 requests of clients 0..2, 3 read data (id = tid), 4
+// requests of client 3 (appended when read_place became the fourth client);
+// out 0 request (tag = client), 1..4 the read data of clients 0..3.
 class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
  public:
+  static constexpr unsigned kClients = 4;
   explicit DmaRdArbRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const unsigned req = (spec::DmaRdReq::kBits + 7) / 8;
-    in_info_ = {{"req0", false, true, req}, {"req1", false, true, req}, {"req2", false, true, req},
-                {"rd", true, true, bytes_}};
+    in_info_ = {{"req0", false, true, req},
+                {"req1", false, true, req},
+                {"req2", false, true, req},
+                {"rd", true, true, bytes_},
+                {"req3", false, true, req}};
     out_info_ = {{"m_req", false, true, req},
                  {"rd0", true, true, bytes_},
                  {"rd1", true, true, bytes_},
-                 {"rd2", true, true, bytes_}};
+                 {"rd2", true, true, bytes_},
+                 {"rd3", true, true, bytes_}};
     reset();
   }
+  // The input port of client c's requests.
+  static unsigned req_port(unsigned c) { return c == 3 ? 4 : c; }
   void reset() override {
-    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_axis_rd_tvalid = 0;
-    top_->m_req_ready = top_->m_axis_rd0_tready = top_->m_axis_rd1_tready = top_->m_axis_rd2_tready = 0;
+    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_req3_valid = 0;
+    top_->s_axis_rd_tvalid = 0;
+    top_->m_req_ready = 0;
+    top_->m_axis_rd0_tready = top_->m_axis_rd1_tready = top_->m_axis_rd2_tready = top_->m_axis_rd3_tready = 0;
     restart();
   }
   void set_input(unsigned p, bool valid, const Flit& f) override {
-    if (p == 0) {
-      top_->s_req0_valid = valid;
-      vl::put_bytes(top_->s_req0, f.data);
-    } else if (p == 1) {
-      top_->s_req1_valid = valid;
-      vl::put_bytes(top_->s_req1, f.data);
-    } else if (p == 2) {
-      top_->s_req2_valid = valid;
-      vl::put_bytes(top_->s_req2, f.data);
-    } else {
-      top_->s_axis_rd_tvalid = valid;
-      vl::put_bytes(top_->s_axis_rd_tdata, f.data);
-      top_->s_axis_rd_tkeep = f.keep;
-      top_->s_axis_rd_tlast = f.last;
-      top_->s_axis_rd_tuser = f.user;
-      top_->s_axis_rd_tid = f.id;
+    switch (p) {
+      case 0: top_->s_req0_valid = valid; vl::put_bytes(top_->s_req0, f.data); break;
+      case 1: top_->s_req1_valid = valid; vl::put_bytes(top_->s_req1, f.data); break;
+      case 2: top_->s_req2_valid = valid; vl::put_bytes(top_->s_req2, f.data); break;
+      case 3:
+        top_->s_axis_rd_tvalid = valid;
+        vl::put_bytes(top_->s_axis_rd_tdata, f.data);
+        top_->s_axis_rd_tkeep = f.keep;
+        top_->s_axis_rd_tlast = f.last;
+        top_->s_axis_rd_tuser = f.user;
+        top_->s_axis_rd_tid = f.id;
+        break;
+      default: top_->s_req3_valid = valid; vl::put_bytes(top_->s_req3, f.data); break;
     }
   }
   void set_output_ready(unsigned p, bool ready) override {
-    if (p == 0) top_->m_req_ready = ready;
-    else if (p == 1) top_->m_axis_rd0_tready = ready;
-    else if (p == 2) top_->m_axis_rd1_tready = ready;
-    else top_->m_axis_rd2_tready = ready;
+    switch (p) {
+      case 0: top_->m_req_ready = ready; break;
+      case 1: top_->m_axis_rd0_tready = ready; break;
+      case 2: top_->m_axis_rd1_tready = ready; break;
+      case 3: top_->m_axis_rd2_tready = ready; break;
+      default: top_->m_axis_rd3_tready = ready; break;
+    }
   }
   bool input_ready(unsigned p) override {
-    return p == 0 ? top_->s_req0_ready : p == 1 ? top_->s_req1_ready : p == 2 ? top_->s_req2_ready
-                                                                              : top_->s_axis_rd_tready;
+    switch (p) {
+      case 0: return top_->s_req0_ready;
+      case 1: return top_->s_req1_ready;
+      case 2: return top_->s_req2_ready;
+      case 3: return top_->s_axis_rd_tready;
+      default: return top_->s_req3_ready;
+    }
   }
   bool output_valid(unsigned p) override {
-    return p == 0   ? top_->m_req_valid
-           : p == 1 ? top_->m_axis_rd0_tvalid
-           : p == 2 ? top_->m_axis_rd1_tvalid
-                    : top_->m_axis_rd2_tvalid;
+    switch (p) {
+      case 0: return top_->m_req_valid;
+      case 1: return top_->m_axis_rd0_tvalid;
+      case 2: return top_->m_axis_rd1_tvalid;
+      case 3: return top_->m_axis_rd2_tvalid;
+      default: return top_->m_axis_rd3_tvalid;
+    }
   }
   Flit output(unsigned p) override {
     Flit f;
-    if (p == 0) {
-      f.data = vl::get_bytes(top_->m_req, (spec::DmaRdReq::kBits + 7) / 8);
-    } else if (p == 1) {
-      f.data = vl::get_bytes(top_->m_axis_rd0_tdata, bytes_);
-      f.keep = static_cast<uint64_t>(top_->m_axis_rd0_tkeep);
-      f.last = top_->m_axis_rd0_tlast;
-      f.user = top_->m_axis_rd0_tuser;
-    } else if (p == 2) {
-      f.data = vl::get_bytes(top_->m_axis_rd1_tdata, bytes_);
-      f.keep = static_cast<uint64_t>(top_->m_axis_rd1_tkeep);
-      f.last = top_->m_axis_rd1_tlast;
-      f.user = top_->m_axis_rd1_tuser;
-    } else {
-      f.data = vl::get_bytes(top_->m_axis_rd2_tdata, bytes_);
-      f.keep = static_cast<uint64_t>(top_->m_axis_rd2_tkeep);
-      f.last = top_->m_axis_rd2_tlast;
-      f.user = top_->m_axis_rd2_tuser;
+    switch (p) {
+      case 0: f.data = vl::get_bytes(top_->m_req, (spec::DmaRdReq::kBits + 7) / 8); break;
+      case 1:
+        data(f, top_->m_axis_rd0_tdata, top_->m_axis_rd0_tkeep, top_->m_axis_rd0_tlast, top_->m_axis_rd0_tuser);
+        break;
+      case 2:
+        data(f, top_->m_axis_rd1_tdata, top_->m_axis_rd1_tkeep, top_->m_axis_rd1_tlast, top_->m_axis_rd1_tuser);
+        break;
+      case 3:
+        data(f, top_->m_axis_rd2_tdata, top_->m_axis_rd2_tkeep, top_->m_axis_rd2_tlast, top_->m_axis_rd2_tuser);
+        break;
+      default:
+        data(f, top_->m_axis_rd3_tdata, top_->m_axis_rd3_tkeep, top_->m_axis_rd3_tlast, top_->m_axis_rd3_tuser);
+        break;
     }
     return f;
   }
@@ -332,24 +369,41 @@ class DmaRdArbRtl : public VlBlock<Vdma_rd_arb> {
   bool idle() const override { return top_->idle; }
 
  private:
+  template <typename D, typename K>
+  void data(Flit& f, const D& tdata, const K& tkeep, bool tlast, bool tuser) const {
+    f.data = vl::get_bytes(tdata, bytes_);
+    f.keep = static_cast<uint64_t>(tkeep);
+    f.last = tlast;
+    f.user = tuser;
+  }
   unsigned bytes_;
 };
 
-// dma_wr_arb: in 0 req0, 1 data0, 2 req1, 3 data1, 4 wr_done (tag, error); out 0 request, 1 data.
+// dma_wr_arb: in 0 req0, 1 data0, 2 req1, 3 data1, 4 wr_done (tag, error), 5
+// req2, 6 data2 (client 2 appended when read_place joined); out 0 request
+// (tag = client), 1 data.
 class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
  public:
+  static constexpr unsigned kClients = 3;
   explicit DmaWrArbRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const unsigned req = (spec::DmaWrReq::kBits + 7) / 8;
     in_info_ = {{"req0", false, true, req},
                 {"data0", true, true, bytes_},
                 {"req1", false, true, req},
                 {"data1", true, true, bytes_},
-                {"wr_done", false, true, 2}};
+                {"wr_done", false, true, 2},
+                {"req2", false, true, req},
+                {"data2", true, true, bytes_}};
     out_info_ = {{"m_req", false, true, req}, {"m_data", true, true, bytes_}};
     reset();
   }
+  // The input ports of client c's requests and data.
+  static unsigned req_port(unsigned c) { return c == 2 ? 5 : 2 * c; }
+  static unsigned data_port(unsigned c) { return c == 2 ? 6 : 2 * c + 1; }
+  static constexpr unsigned kWrDonePort = 4;
   void reset() override {
-    top_->s_req0_valid = top_->s_req1_valid = top_->s_axis_wr0_tvalid = top_->s_axis_wr1_tvalid = 0;
+    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = 0;
+    top_->s_axis_wr0_tvalid = top_->s_axis_wr1_tvalid = top_->s_axis_wr2_tvalid = 0;
     top_->s_wr_done_valid = 0;
     top_->m_req_ready = top_->m_axis_wr_tready = 0;
     restart();
@@ -358,6 +412,7 @@ class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
     switch (p) {
       case 0: top_->s_req0_valid = valid; vl::put_bytes(top_->s_req0, f.data); break;
       case 2: top_->s_req1_valid = valid; vl::put_bytes(top_->s_req1, f.data); break;
+      case 5: top_->s_req2_valid = valid; vl::put_bytes(top_->s_req2, f.data); break;
       case 1:
         top_->s_axis_wr0_tvalid = valid;
         vl::put_bytes(top_->s_axis_wr0_tdata, f.data);
@@ -369,6 +424,12 @@ class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
         vl::put_bytes(top_->s_axis_wr1_tdata, f.data);
         top_->s_axis_wr1_tkeep = f.keep;
         top_->s_axis_wr1_tlast = f.last;
+        break;
+      case 6:
+        top_->s_axis_wr2_tvalid = valid;
+        vl::put_bytes(top_->s_axis_wr2_tdata, f.data);
+        top_->s_axis_wr2_tkeep = f.keep;
+        top_->s_axis_wr2_tlast = f.last;
         break;
       default:
         top_->s_wr_done_valid = valid;
@@ -387,6 +448,8 @@ class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
       case 1: return top_->s_axis_wr0_tready;
       case 2: return top_->s_req1_ready;
       case 3: return top_->s_axis_wr1_tready;
+      case 5: return top_->s_req2_ready;
+      case 6: return top_->s_axis_wr2_tready;
       default: return top_->s_wr_done_ready;
     }
   }
@@ -409,47 +472,73 @@ class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
   unsigned bytes_;
 };
 
-// mr_arb: in 0/1 requests, 2 response; out 0 request, 1/2 client responses.
+// mr_arb: in 0/1 requests of clients 0/1, 2 response (from mr_table), 3
+// requests of client 2 (appended when read_place joined); out 0 request
+// (tag[7:6] = client), 1/2/3 the answers of clients 0/1/2 (tag[7:6] cleared).
 class MrArbRtl : public VlBlock<Vmr_arb> {
  public:
+  static constexpr unsigned kClients = 3;
   MrArbRtl() {
     const unsigned req = (spec::MrReq::kBits + 7) / 8, resp = (spec::MrResp::kBits + 7) / 8;
-    in_info_ = {{"req0", false, true, req}, {"req1", false, true, req}, {"resp", false, true, resp}};
-    out_info_ = {{"m_req", false, true, req}, {"resp0", false, true, resp}, {"resp1", false, true, resp}};
+    in_info_ = {{"req0", false, true, req},
+                {"req1", false, true, req},
+                {"resp", false, true, resp},
+                {"req2", false, true, req}};
+    out_info_ = {{"m_req", false, true, req},
+                 {"resp0", false, true, resp},
+                 {"resp1", false, true, resp},
+                 {"resp2", false, true, resp}};
     reset();
   }
+  // The input port of client c's requests.
+  static unsigned req_port(unsigned c) { return c == 2 ? 3 : c; }
+  static constexpr unsigned kRespPort = 2;
   void reset() override {
-    top_->s_req0_valid = top_->s_req1_valid = top_->s_resp_valid = 0;
-    top_->m_req_ready = top_->m_resp0_ready = top_->m_resp1_ready = 0;
+    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_resp_valid = 0;
+    top_->m_req_ready = top_->m_resp0_ready = top_->m_resp1_ready = top_->m_resp2_ready = 0;
     restart();
   }
   void set_input(unsigned p, bool valid, const Flit& f) override {
-    if (p == 0) {
-      top_->s_req0_valid = valid;
-      vl::put_bytes(top_->s_req0, f.data);
-    } else if (p == 1) {
-      top_->s_req1_valid = valid;
-      vl::put_bytes(top_->s_req1, f.data);
-    } else {
-      top_->s_resp_valid = valid;
-      vl::put_bytes(top_->s_resp, f.data);
+    switch (p) {
+      case 0: top_->s_req0_valid = valid; vl::put_bytes(top_->s_req0, f.data); break;
+      case 1: top_->s_req1_valid = valid; vl::put_bytes(top_->s_req1, f.data); break;
+      case 2: top_->s_resp_valid = valid; vl::put_bytes(top_->s_resp, f.data); break;
+      default: top_->s_req2_valid = valid; vl::put_bytes(top_->s_req2, f.data); break;
     }
   }
   void set_output_ready(unsigned p, bool ready) override {
-    if (p == 0) top_->m_req_ready = ready;
-    else if (p == 1) top_->m_resp0_ready = ready;
-    else top_->m_resp1_ready = ready;
+    switch (p) {
+      case 0: top_->m_req_ready = ready; break;
+      case 1: top_->m_resp0_ready = ready; break;
+      case 2: top_->m_resp1_ready = ready; break;
+      default: top_->m_resp2_ready = ready; break;
+    }
   }
   bool input_ready(unsigned p) override {
-    return p == 0 ? top_->s_req0_ready : p == 1 ? top_->s_req1_ready : top_->s_resp_ready;
+    switch (p) {
+      case 0: return top_->s_req0_ready;
+      case 1: return top_->s_req1_ready;
+      case 2: return top_->s_resp_ready;
+      default: return top_->s_req2_ready;
+    }
   }
   bool output_valid(unsigned p) override {
-    return p == 0 ? top_->m_req_valid : p == 1 ? top_->m_resp0_valid : top_->m_resp1_valid;
+    switch (p) {
+      case 0: return top_->m_req_valid;
+      case 1: return top_->m_resp0_valid;
+      case 2: return top_->m_resp1_valid;
+      default: return top_->m_resp2_valid;
+    }
   }
   Flit output(unsigned p) override {
     Flit f;
-    if (p == 0) f.data = vl::get_bytes(top_->m_req, (spec::MrReq::kBits + 7) / 8);
-    else f.data = vl::get_bytes(p == 1 ? top_->m_resp0 : top_->m_resp1, (spec::MrResp::kBits + 7) / 8);
+    const unsigned resp = (spec::MrResp::kBits + 7) / 8;
+    switch (p) {
+      case 0: f.data = vl::get_bytes(top_->m_req, (spec::MrReq::kBits + 7) / 8); break;
+      case 1: f.data = vl::get_bytes(top_->m_resp0, resp); break;
+      case 2: f.data = vl::get_bytes(top_->m_resp1, resp); break;
+      default: f.data = vl::get_bytes(top_->m_resp2, resp); break;
+    }
     return f;
   }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {}; }

@@ -5,8 +5,10 @@
 // in order and the 16-entry window, on both the RTL and the model.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <map>
 #include <random>
+#include <string>
 
 #include "blocks/block_bench.h"
 #include "rtl/completer_rtl.h"
@@ -104,7 +106,7 @@ void expect_rewind(const Flit& f, uint16_t qpn, unsigned count, uint16_t idx, ui
 // Counters in the order both sides list them.
 enum Cnt : unsigned {
   kRxAcks, kNakReceived, kPacketSeqErr, kUnmatched, kRetransmits, kRetryExceeded, kAckTimeouts, kRnrNaks,
-  kRnrExceeded
+  kRnrExceeded, kImpliedNak
 };
 uint32_t counter(Block& blk, Cnt c) { return blk.counters()[c].second; }
 
@@ -595,6 +597,241 @@ TEST(Completer, WindowOfSixteenHoldsTheSeventeenthWqeBack) {
   });
 }
 
+// ---------------------------------------------------------------- RDMA READ
+// pmtu 1 (256 bytes) in these cases: a READ of 600 bytes takes 3 PSNs.
+Flit rcfg(uint16_t qpn, uint16_t cq, uint8_t retry_cnt = 7, uint8_t timeout = 0) {
+  auto c = desc_from_flit<spec::QpCfg>(cfg(qpn, spec::QpAction::kReset, cq, retry_cnt, timeout));
+  c.pmtu = 1;
+  return desc_to_flit(c);
+}
+spec::SqTrack rtrk(uint16_t qpn, uint16_t idx, uint32_t first_psn, uint32_t len, bool signaled = true) {
+  const uint32_t n = len == 0 ? 1 : (len + 255) / 256;
+  auto t = trk(qpn, idx, first_psn + n - 1, signaled, WcStatus::kSuccess, first_psn);
+  t.wc_opcode = static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+  t.byte_len = len;
+  return t;
+}
+Flit rsp(uint32_t qpn, uint32_t psn, uint8_t opcode, uint16_t len, uint8_t syn = 0) {
+  auto h = desc_from_flit<spec::RoceRxHdr>(ack(qpn, psn, syn, opcode));
+  h.pay_len = len;
+  if (opcode == spec::kRcReadRespMiddle) h.aeth_syndrome = 0, h.aeth_msn = 0;
+  return desc_to_flit(h);
+}
+constexpr uint8_t kFirst = spec::kRcReadRespFirst, kMiddle = spec::kRcReadRespMiddle, kLast = spec::kRcReadRespLast,
+                  kOnly = spec::kRcReadRespOnly;
+Flit done(uint16_t qpn, uint16_t idx, WcStatus st = WcStatus::kSuccess) {
+  spec::RdDone d;
+  d.qpn = qpn;
+  d.wqe_idx = idx;
+  d.status = static_cast<uint8_t>(st);
+  return desc_to_flit(d);
+}
+// A read_place command as the completer should hand it over.
+void expect_place(const Flit& f, uint16_t qpn, uint16_t idx, uint32_t offset, uint16_t len, bool last, bool drop,
+                  const char* side) {
+  const auto c = desc_from_flit<spec::RdPlace>(f);
+  EXPECT_EQ(c.qpn, qpn) << side;
+  EXPECT_EQ(c.len, len) << side;
+  EXPECT_EQ(c.drop, drop) << side;
+  if (!drop) {
+    EXPECT_EQ(c.wqe_idx, idx) << side;
+    EXPECT_EQ(c.offset, offset) << side;
+    EXPECT_EQ(c.last, last) << side;
+  }
+}
+
+// A READ completes only through its responses and read_place's answer: the
+// first response acknowledges the SEND before it, each response becomes a
+// command at its offset, no completion comes before rd_done, an ACK waits
+// while a READ waits for rd_done, and then completes the SEND behind it.
+TEST(CompleterRead, ResponsesPlaceDataAndRdDoneCompletesTheRead) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 31, 0.2, 0.3);
+    b.push(0, rcfg(4, 6));
+    b.settle();
+    const auto s0 = trk(4, 0, 10), r = rtrk(4, 1, 11, 600), s1 = trk(4, 2, 14);
+    for (const auto& x : {s0, r, s1}) b.push(1, desc_to_flit(x));
+    b.settle();
+    b.push(2, ack(4, 13));  // an ACK cannot complete a READ: an implied NAK (checked below)
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], s0, 6, WcStatus::kSuccess, side);
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_rewind(b.out[1][0], 4, 1, 1, 11, 0, side);
+    EXPECT_EQ(counter(blk, kImpliedNak), 1u) << side;
+    b.push(2, rsp(4, 11, kFirst, 256));
+    b.push(2, rsp(4, 12, kMiddle, 256));
+    b.push(2, rsp(4, 13, kLast, 88));
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 3u) << side;
+    expect_place(b.out[2][0], 4, 1, 0, 256, false, false, side);
+    expect_place(b.out[2][1], 4, 1, 256, 256, false, false, side);
+    expect_place(b.out[2][2], 4, 1, 512, 88, true, false, side);
+    EXPECT_EQ(b.out[0].size(), 1u) << side << ": no CQE before read_place answers";
+    b.push(2, ack(4, 14));
+    b.run(200);
+    EXPECT_EQ(b.out[0].size(), 1u) << side << ": the ACK waits";
+    if (std::string(side) == "rtl") {  // (the model's input channel holds one flit: taken there, not decided)
+      EXPECT_EQ(b.pending(2), 1u) << side << ": no response is taken while a READ waits for rd_done";
+    }
+    b.push(3, done(4, 1));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], r, 6, WcStatus::kSuccess, side);
+    expect_compl(b.out[0][2], s1, 6, WcStatus::kSuccess, side);
+    EXPECT_EQ(b.out[2].size(), 3u) << side;
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// A lost response: the next one is an implied NAK that sends the QP back to
+// the missing one (once: the responses still on their way are dropped), and
+// the responder's answer to the re-request (FIRST at the missing PSN, then
+// MIDDLE, LAST) lands at the right offsets.
+TEST(CompleterRead, LostResponseIsAnImpliedNakOncePerRewind) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 32, 0.3, 0.2);
+    b.push(0, rcfg(5, 7));
+    b.settle();
+    const auto r = rtrk(5, 3, 0xFFFFFE, 1000);  // 4 PSNs across the wrap: FFFFFE..000001
+    b.push(1, desc_to_flit(r));
+    b.settle();
+    b.push(2, rsp(5, 0xFFFFFE, kFirst, 256));
+    b.push(2, rsp(5, 0x000000, kMiddle, 256));  // 0xFFFFFF lost
+    b.push(2, rsp(5, 0x000001, kLast, 232));
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 3u) << side;
+    expect_place(b.out[2][0], 5, 3, 0, 256, false, false, side);
+    expect_place(b.out[2][1], 5, 0, 0, 256, false, true, side);
+    expect_place(b.out[2][2], 5, 0, 0, 232, false, true, side);
+    ASSERT_EQ(b.out[1].size(), 1u) << side << ": one rewind, not two";
+    expect_rewind(b.out[1][0], 5, 0, 3, 0xFFFFFE, 1, side);
+    EXPECT_EQ(counter(blk, kImpliedNak), 2u) << side;
+    EXPECT_EQ(counter(blk, kRetransmits), 1u) << side;
+    // the re-request's answer: a new message from the missing packet
+    b.push(2, rsp(5, 0xFFFFFF, kFirst, 256));
+    b.push(2, rsp(5, 0x000000, kMiddle, 256));
+    b.push(2, rsp(5, 0x000001, kLast, 232));
+    b.settle();  // (rd_done goes before responses: it comes once the last response was taken)
+    b.push(3, done(5, 3));
+    b.push(2, rsp(5, 0x000001, kLast, 232));  // a duplicate: matches nothing any more
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 7u) << side;
+    expect_place(b.out[2][3], 5, 3, 256, 256, false, false, side);
+    expect_place(b.out[2][4], 5, 3, 512, 256, false, false, side);
+    expect_place(b.out[2][5], 5, 3, 768, 232, true, false, side);
+    expect_place(b.out[2][6], 5, 0, 0, 232, false, true, side);
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], r, 7, WcStatus::kSuccess, side);
+    EXPECT_EQ(counter(blk, kUnmatched), 1u) << side << ": the duplicate";
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// What does not fit the READ's next response is dropped and counted: the
+// wrong opcode for its position, the wrong length, a NAK syndrome in a READ
+// response's AETH, a response for a QP whose head is not a READ, a response
+// for no QP (its payload still goes to read_place, to be discarded).
+TEST(CompleterRead, ResponsesThatDoNotFitAreDroppedAndCounted) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 33, 0.2, 0.2);
+    b.push(0, rcfg(6, 1));
+    b.push(0, rcfg(7, 1));
+    b.settle();
+    const auto r = rtrk(6, 0, 100, 512), s = trk(7, 0, 50);
+    b.push(1, desc_to_flit(r));
+    b.push(1, desc_to_flit(s));
+    b.settle();
+    b.push(2, rsp(6, 100, kMiddle, 256));      // FIRST expected
+    b.push(2, rsp(6, 100, kOnly, 256));        // not the last PSN: FIRST expected
+    b.push(2, rsp(6, 100, kFirst, 200));       // FIRST carries a whole MTU
+    b.push(2, rsp(6, 100, kFirst, 256, 0x62)); // a NAK code in its AETH
+    b.push(2, rsp(7, 50, kOnly, 64));          // QP 7's head is a SEND
+    b.push(2, rsp(300, 1, kOnly, 16));         // beyond MAX_QP
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 6u) << side;
+    const uint16_t qpns[] = {6, 6, 6, 6, 7, 300};
+    const uint16_t lens[] = {256, 256, 200, 256, 64, 16};
+    for (unsigned i = 0; i < 6; ++i) expect_place(b.out[2][i], qpns[i], 0, 0, lens[i], false, true, side);
+    EXPECT_EQ(counter(blk, kUnmatched), 6u) << side;
+    EXPECT_TRUE(b.out[0].empty() && b.out[1].empty()) << side << ": nothing completes, nothing rewinds";
+    // the right ones still go through, and the MTU-exact last one
+    b.push(2, rsp(6, 100, kFirst, 256));
+    b.push(2, rsp(6, 101, kLast, 256));
+    b.settle();  // (rd_done goes before responses: it comes once the last response was taken)
+    b.push(3, done(6, 0));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], r, 1, WcStatus::kSuccess, side);
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
+// Failures: read_place's error status fails the READ and flushes what
+// follows; a NAK at the READ's next PSN fails it with the NAK's status; a
+// timeout goes back to the first missing response; a zero-length READ is one
+// ONLY response without payload.
+TEST(CompleterRead, FailuresTimeoutsAndZeroLength) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 34, 0.2, 0.2);
+    for (uint16_t q = 10; q < 14; ++q) b.push(0, rcfg(q, 2, 3, q == 12 ? 1 : 0));
+    b.settle();
+    // QP 10: LOC_PROT_ERR from read_place
+    const auto a0 = rtrk(10, 0, 0, 300), a1 = trk(10, 1, 2);
+    b.push(1, desc_to_flit(a0));
+    b.push(1, desc_to_flit(a1));
+    b.settle();
+    b.push(2, rsp(10, 0, kFirst, 256));
+    b.push(2, rsp(10, 1, kLast, 44));
+    b.settle();  // (rd_done goes before responses: it comes once the last response was taken)
+    b.push(3, done(10, 0, WcStatus::kLocProtErr));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 2u) << side;
+    expect_compl(b.out[0][0], a0, 2, WcStatus::kLocProtErr, side);
+    expect_compl(b.out[0][1], a1, 2, WcStatus::kWrFlushErr, side);
+    expect_retire(b.out[1][0], 10, 2, true, side);
+    // QP 11: NAK remote access at the READ's first PSN
+    const auto c0 = rtrk(11, 0, 40, 256);
+    b.push(1, desc_to_flit(c0));
+    b.settle();
+    b.push(2, ack(11, 40, 0x62));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][2], c0, 2, WcStatus::kRemAccessErr, side);
+    // QP 12 (timeout 1: 2048 cycles): two of five responses, then silence
+    const auto d0 = rtrk(12, 0, 500, 1280);
+    b.push(1, desc_to_flit(d0));
+    b.settle();
+    b.push(2, rsp(12, 500, kFirst, 256));
+    b.push(2, rsp(12, 501, kMiddle, 256));
+    b.run(3000);
+    ASSERT_EQ(b.out[1].size(), 3u) << side;
+    expect_rewind(b.out[1][2], 12, 0, 0, 500, 2, side);
+    EXPECT_EQ(counter(blk, kAckTimeouts), 1u) << side;
+    b.push(2, rsp(12, 502, kFirst, 256));
+    b.push(2, rsp(12, 503, kMiddle, 256));
+    b.push(2, rsp(12, 504, kLast, 256));
+    b.settle();  // (rd_done goes before responses: it comes once the last response was taken)
+    b.push(3, done(12, 0));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 4u) << side;
+    expect_compl(b.out[0][3], d0, 2, WcStatus::kSuccess, side);
+    // QP 13: zero bytes
+    const auto z = rtrk(13, 0, 7, 0);
+    b.push(1, desc_to_flit(z));
+    b.settle();
+    b.push(2, rsp(13, 7, kOnly, 0));
+    b.settle();  // (rd_done goes before responses: it comes once the last response was taken)
+    b.push(3, done(13, 0));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 5u) << side;
+    expect_compl(b.out[0][4], z, 2, WcStatus::kSuccess, side);
+    expect_place(b.out[2].back(), 13, 0, 0, 0, true, false, side);
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
 // Random traffic: per QP a run of WQEs with rising PSNs (some across the
 // wrap), ACKs that cover some of them (sometimes stale or ahead), rare NAKs,
 // local failures and QP commands. Whether an ACK covers a WQE depends on
@@ -604,7 +841,7 @@ TEST(Completer, WindowOfSixteenHoldsTheSeventeenthWqeBack) {
 // hold the order). ERR is sticky until a RESET, so the traffic runs in
 // rounds, each from reset with its own seed and its own idle/backpressure mix.
 struct Round {
-  std::vector<std::vector<Flit>> stim = std::vector<std::vector<Flit>>(3);
+  std::vector<std::vector<Flit>> stim = std::vector<std::vector<Flit>>(4);
   std::vector<uint32_t> order;
   void put(unsigned port, const Flit& f) {
     stim[port].push_back(f);
@@ -703,6 +940,164 @@ TEST(CompleterXcheck, RandomTrafficMatchesModel) {
   EXPECT_GT(by_status[static_cast<int>(WcStatus::kWrFlushErr)], 20u);
   EXPECT_GE(by_status.size(), 5u);
   EXPECT_GT(retired, 3000u);
+}
+
+
+// Random READ traffic: per QP batches of SENDs and READs, answered as a
+// responder would, with faults: a lost response, a corrupt one (wrong opcode
+// or length), a duplicate, an ACK overtaking a READ's responses. After a
+// fault the responses still on their way follow, then the responder's
+// answer to the re-request (a new message from the missing packet), as the
+// completer's rewind would cause; read_place's answer follows every last
+// response accepted (now and then a failure). Each batch ends with TO_ERR +
+// RESET, so whatever is left flushes. Atoms (a last response and its
+// rd_done) stay together in the global input order: no response is taken
+// while a READ waits for rd_done.
+Round read_round(uint64_t seed, int batches) {
+  std::mt19937_64 rng(seed);
+  Round round;
+  constexpr unsigned kQps = 8;
+  using Atom = std::vector<std::pair<unsigned, Flit>>;
+  std::vector<std::deque<Atom>> lists(kQps + 1);
+  std::vector<uint32_t> psn(kQps + 1);
+  std::vector<uint16_t> idx(kQps + 1);
+  std::vector<uint8_t> pmtu(kQps + 1);
+  for (unsigned q = 1; q <= kQps; ++q) {
+    pmtu[q] = static_cast<uint8_t>(1 + rng() % 3);
+    auto c = desc_from_flit<spec::QpCfg>(cfg(static_cast<uint16_t>(q), spec::QpAction::kReset,
+                                             static_cast<uint16_t>(q % 3), static_cast<uint8_t>(1 + rng() % 7)));
+    c.pmtu = pmtu[q];
+    round.put(0, desc_to_flit(c));
+    psn[q] = q % 2 ? 0xFFFFFF - static_cast<uint32_t>(rng() % 40) : static_cast<uint32_t>(rng() & 0xFFFFFF);
+    idx[q] = static_cast<uint16_t>(rng());
+  }
+  auto chance = [&](unsigned per_mille) { return rng() % 1000 < per_mille; };
+  for (int bt = 0; bt < batches; ++bt) {
+    for (uint16_t q = 1; q <= kQps; ++q) {
+      std::deque<Atom>& out = lists[q];
+      const uint32_t mtu = 128u << pmtu[q];
+      struct W {
+        spec::SqTrack t;
+        bool read;
+      };
+      std::vector<W> ws;
+      const unsigned n = 1 + rng() % 6;
+      for (unsigned i = 0; i < n; ++i) {
+        const uint32_t first = (psn[q] + 1) & 0xFFFFFF;
+        W w;
+        w.read = rng() % 2;
+        if (w.read) {
+          const uint32_t len = rng() % 5 == 0 ? 0 : static_cast<uint32_t>(rng() % (5 * mtu));
+          const uint32_t np = len == 0 ? 1 : (len + mtu - 1) / mtu;
+          w.t = trk(q, idx[q]++, first + np - 1, rng() % 10 < 8, WcStatus::kSuccess, first);
+          w.t.wc_opcode = static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+          w.t.byte_len = len;
+        } else {
+          w.t = trk(q, idx[q]++, first + static_cast<uint32_t>(rng() % 3), rng() % 10 < 8, WcStatus::kSuccess, first);
+        }
+        psn[q] = w.t.last_psn;
+        ws.push_back(w);
+        out.push_back({{1, desc_to_flit(w.t)}});
+      }
+      bool failed = false;
+      for (size_t i = 0; i < ws.size() && !failed; ++i) {
+        const spec::SqTrack& t = ws[i].t;
+        if (!ws[i].read) {
+          if (chance(700)) out.push_back({{2, ack(q, t.last_psn)}});
+          continue;
+        }
+        // an ACK of the next WQE overtakes this READ's responses (then comes again)
+        if (i + 1 < ws.size() && !ws[i + 1].read && chance(50)) out.push_back({{2, ack(q, ws[i + 1].t.last_psn)}});
+        const uint32_t np = ((t.last_psn - t.first_psn) & 0xFFFFFF) + 1;
+        uint32_t from = 0;  // the message the responder sends starts at packet `from`
+        for (int attempt = 0; !failed; ++attempt) {
+          int lost = -1;
+          for (uint32_t k = from; k < np; ++k) {
+            const bool last = k == np - 1, start = k == from;
+            const uint8_t op = start ? (last ? kOnly : kFirst) : (last ? kLast : kMiddle);
+            const uint16_t len = static_cast<uint16_t>(last ? t.byte_len - k * mtu : mtu);
+            const uint32_t p = (t.first_psn + k) & 0xFFFFFF;
+            const bool faults = attempt < 3;
+            if (faults && lost < 0 && chance(40)) {  // lost
+              lost = static_cast<int>(k);
+              continue;
+            }
+            if (faults && lost < 0 && chance(20)) {  // corrupt: the wrong opcode or length
+              lost = static_cast<int>(k);
+              out.push_back({{2, rng() % 2 ? rsp(q, p, op == kFirst ? kMiddle : kFirst, len)
+                                           : rsp(q, p, op, static_cast<uint16_t>(len + 1))}});
+              continue;
+            }
+            Atom a = {{2, rsp(q, p, op, len)}};
+            if (last && lost < 0) {  // accepted: read_place answers
+              const bool bad = chance(40);
+              a.push_back({3, done(q, t.wqe_idx, bad ? WcStatus::kLocProtErr : WcStatus::kSuccess)});
+              failed = bad;
+            }
+            out.push_back(a);
+            if (faults && chance(30)) out.push_back({{2, rsp(q, p, op, len)}});  // duplicated
+          }
+          if (lost < 0) break;
+          // the lost one was the last: the next response (an ACK here) says so
+          if (lost == static_cast<int>(np - 1)) out.push_back({{2, ack(q, t.last_psn)}});
+          from = static_cast<uint32_t>(lost);
+        }
+      }
+      out.push_back({{0, cfg(q, spec::QpAction::kToErr, static_cast<uint16_t>(q % 3))},
+                     {0, [&] {
+                        auto c = desc_from_flit<spec::QpCfg>(cfg(q, spec::QpAction::kReset,
+                                                                 static_cast<uint16_t>(q % 3),
+                                                                 static_cast<uint8_t>(1 + rng() % 7)));
+                        c.pmtu = pmtu[q];
+                        return desc_to_flit(c);
+                      }()}});
+    }
+    // interleave the QPs' atoms at random, each QP's in its order
+    for (;;) {
+      std::vector<unsigned> live;
+      for (unsigned q = 1; q <= kQps; ++q)
+        if (!lists[q].empty()) live.push_back(q);
+      if (live.empty()) break;
+      const unsigned q = live[rng() % live.size()];
+      for (const auto& [port, f] : lists[q].front()) round.put(port, f);
+      lists[q].pop_front();
+    }
+  }
+  return round;
+}
+
+TEST(CompleterXcheck, RandomReadTrafficMatchesModel) {
+  const double mix[][2] = {{0.0, 0.0}, {0.4, 0.3}, {0.2, 0.6}};
+  std::map<int, size_t> by_status;
+  size_t compared = 0, placed = 0, dropped = 0, rewinds = 0;
+  uint64_t cycles = 0;
+  for (unsigned round = 0; round < 3; ++round) {
+    XcheckConfig xc;
+    xc.seed = 41 + round;
+    xc.in_idle = mix[round][0];
+    xc.out_stall = mix[round][1];
+    xc.fst_path = "completer_read_divergence.fst";
+    const Round stim = read_round(200 + round, 40);
+    xc.order = stim.order;
+    const XcheckResult r = xcheck_run([] { return std::make_unique<CompleterRtl>(); },
+                                      [] { return model::make_completer_block(kMaxQp); },
+                                      stim.stim, xc);
+    ASSERT_TRUE(r.ok) << "round " << round << ": " << r.report;
+    compared += r.compared;
+    cycles += r.rtl_cycles;
+    for (const auto& t : r.rtl_out[0]) ++by_status[compl_of(t.flits[0]).status];
+    for (const auto& t : r.rtl_out[1]) rewinds += retire_of(t.flits[0]).rewind;
+    for (const auto& t : r.rtl_out[2]) (desc_from_flit<spec::RdPlace>(t.flits[0]).drop ? dropped : placed) += 1;
+  }
+  std::printf("3 rounds: compared %zu transactions, 0 divergences, %llu RTL cycles; rd_place %zu placed, %zu dropped;"
+              " %zu rewinds; CQEs", compared, static_cast<unsigned long long>(cycles), placed, dropped, rewinds);
+  for (const auto& [s, n] : by_status) std::printf(" %s:%zu", spec::to_string(static_cast<WcStatus>(s)), n);
+  std::printf("\n");
+  EXPECT_GT(placed, 1500u);
+  EXPECT_GT(dropped, 100u);
+  EXPECT_GT(rewinds, 50u);
+  EXPECT_GT(by_status[0], 800u);
+  EXPECT_GT(by_status[static_cast<int>(WcStatus::kLocProtErr)], 5u);
 }
 
 }  // namespace

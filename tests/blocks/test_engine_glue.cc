@@ -299,60 +299,173 @@ TEST(LoopbackSplit, XcheckRoutesByDestinationMacAndCounts) {
 }
 
 // ---------------------------------------------------------------- rx_dispatch
-TEST(RxDispatch, XcheckAcksToCompleterRequestsAndPayloadToResponder) {
-  std::mt19937_64 rng(12);
-  std::vector<std::vector<Flit>> stim(2);
-  std::vector<Flit> acks, reqs;
-  std::vector<std::vector<uint8_t>> req_pay;
-  for (unsigned i = 0; i < 1200; ++i) {
+// Random received traffic: requests (with and without payload), READ
+// responses (0x0D..0x10, with payload), ACKs and ATOMIC ACKs (0x11, 0x12: an
+// occasional malformed one with payload): the stimulus, and what each output
+// must carry, in order.
+struct RxTraffic {
+  std::vector<std::vector<Flit>> stim = std::vector<std::vector<Flit>>(2);  // 0 headers, 1 payload beats
+  std::vector<Flit> acks, reqs;               // headers: to the completer, to the responder
+  std::vector<std::vector<uint8_t>> req_pay;  // each request's payload bytes
+  std::vector<std::vector<Flit>> rsp_pay;     // each READ response's payload beats (tdata as sent)
+  unsigned dropped = 0;                       // payload packets of other responses
+};
+RxTraffic rx_traffic(uint64_t seed, unsigned n) {
+  std::mt19937_64 rng(seed);
+  RxTraffic t;
+  static const uint8_t kReq[] = {spec::kRcSendOnly, spec::kRcWriteFirst, spec::kRcSendMiddle, spec::kRcWriteOnly};
+  static const uint8_t kRsp[] = {spec::kRcReadRespFirst, spec::kRcReadRespMiddle, spec::kRcReadRespLast,
+                                 spec::kRcReadRespOnly};
+  static const uint8_t kAck[] = {spec::kRcAck, spec::kRcAtomicAck};
+  for (unsigned i = 0; i < n; ++i) {
     spec::RoceRxHdr h;
     const unsigned k = rng() % 10;
-    h.opcode = k < 4 ? spec::kRcAck : k < 7 ? spec::kRcSendOnly : k < 9 ? spec::kRcWriteFirst : spec::kRcSendMiddle;
+    h.opcode = k < 3 ? kRsp[rng() % 4] : k < 5 ? kAck[rng() % 2] : kReq[rng() % 4];
+    const bool is_rsp = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly;
+    const bool is_ack = h.opcode == spec::kRcAck || h.opcode == spec::kRcAtomicAck;
     h.psn = i;
     h.dst_qpn = static_cast<uint32_t>(rng() % 64);
     // an ACK with payload is malformed but must not derail the payload stream
-    h.pay_len = static_cast<uint16_t>(h.opcode == spec::kRcAck ? (rng() % 20 == 0 ? 1 + rng() % 100 : 0)
-                                                              : (rng() % 5 == 0 ? 0 : 1 + rng() % 500));
+    h.pay_len = static_cast<uint16_t>(is_ack ? (rng() % 8 == 0 ? 1 + rng() % 100 : 0)
+                                             : (rng() % 5 == 0 ? 0 : 1 + rng() % 500));
     const Flit hf = desc_to_flit(h);
-    stim[0].push_back(hf);
-    (h.opcode == spec::kRcAck ? acks : reqs).push_back(hf);
+    t.stim[0].push_back(hf);
+    (is_ack || is_rsp ? t.acks : t.reqs).push_back(hf);
     if (h.pay_len) {
-      auto p = tagged_frame(rng, h.opcode == spec::kRcAck, i, h.pay_len < 3 ? 3 : h.pay_len);
+      auto p = tagged_frame(rng, is_ack ? 2 : is_rsp ? 1 : 0, i, h.pay_len < 3 ? 3 : h.pay_len);
       p.resize(h.pay_len);
-      for (const Flit& b : frame_to_beats(p, kBytes)) stim[1].push_back(b);
-      if (h.opcode != spec::kRcAck) req_pay.push_back(p);
+      const auto beats = frame_to_beats(p, kBytes);
+      for (const Flit& b : beats) t.stim[1].push_back(b);
+      if (is_rsp) t.rsp_pay.push_back(beats);
+      else if (is_ack) ++t.dropped;
+      else t.req_pay.push_back(p);
     }
   }
+  return t;
+}
+// What left rx_dispatch (per output port, flits in order) against what must.
+void check_rx_outputs(const RxTraffic& t, const std::vector<std::vector<Flit>>& hdr_ack,
+                      const std::vector<std::vector<Flit>>& hdr_req, const std::vector<std::vector<Flit>>& req_pay,
+                      const std::vector<std::vector<Flit>>& rsp_pay, const char* side) {
+  ASSERT_EQ(hdr_ack.size(), t.acks.size()) << side;
+  ASSERT_EQ(hdr_req.size(), t.reqs.size()) << side;
+  for (size_t i = 0; i < t.acks.size(); ++i)
+    EXPECT_EQ(hdr_ack[i][0].data, t.acks[i].data) << side << " response header " << i;
+  for (size_t i = 0; i < t.reqs.size(); ++i)
+    EXPECT_EQ(hdr_req[i][0].data, t.reqs[i].data) << side << " request header " << i;
+  ASSERT_EQ(req_pay.size(), t.req_pay.size()) << side << ": requests' payload, and only theirs, to the responder";
+  for (size_t i = 0; i < req_pay.size(); ++i)
+    EXPECT_EQ(bytes_of(req_pay[i]), t.req_pay[i]) << side << " request payload " << i;
+  ASSERT_EQ(rsp_pay.size(), t.rsp_pay.size()) << side << ": READ responses' payload, and only theirs, to read_place";
+  for (size_t i = 0; i < rsp_pay.size(); ++i) {
+    ASSERT_EQ(rsp_pay[i].size(), t.rsp_pay[i].size()) << side << " READ response payload " << i << ": beats";
+    for (size_t k = 0; k < rsp_pay[i].size(); ++k) {
+      EXPECT_EQ(rsp_pay[i][k].data, t.rsp_pay[i][k].data) << side << " READ response payload " << i << " beat " << k;
+      EXPECT_EQ(rsp_pay[i][k].last, t.rsp_pay[i][k].last) << side << " READ response payload " << i << " beat " << k;
+    }
+  }
+}
+
+TEST(RxDispatch, XcheckResponsesToCompleterReadPayloadToReadPlaceRequestsToResponder) {
+  const RxTraffic t = rx_traffic(12, 1500);
+  ASSERT_GT(t.rsp_pay.size(), 100u);
+  ASSERT_GT(t.dropped, 10u);  // ACK and ATOMIC ACK payload exercised
   XcheckConfig xc;
   xc.seed = 12;
-  const auto r = rtl_run([] { return std::make_unique<RxDispatchRtl>(); }, stim, xc);
+  const auto r = rtl_run([] { return std::make_unique<RxDispatchRtl>(); }, t.stim, xc);
   ASSERT_TRUE(r.ok) << r.report;
   report("rx_dispatch", r);
-  ASSERT_EQ(r.rtl_out[0].size(), acks.size());
-  ASSERT_EQ(r.rtl_out[1].size(), reqs.size());
-  for (size_t i = 0; i < acks.size(); ++i) EXPECT_EQ(r.rtl_out[0][i].flits[0].data, acks[i].data);
-  for (size_t i = 0; i < reqs.size(); ++i) EXPECT_EQ(r.rtl_out[1][i].flits[0].data, reqs[i].data);
-  const auto pays = frames_of(r.rtl_out[2]);
-  ASSERT_EQ(pays.size(), req_pay.size());
-  for (size_t i = 0; i < pays.size(); ++i) EXPECT_EQ(bytes_of(pays[i]), req_pay[i]) << "payload " << i;
+  ASSERT_EQ(r.rtl_out.size(), 4u);
+  check_rx_outputs(t, frames_of(r.rtl_out[0]), frames_of(r.rtl_out[1]), frames_of(r.rtl_out[2]),
+                   frames_of(r.rtl_out[3]), "xcheck");
+}
+
+TEST(RxDispatch, ReadResponsePayloadHeldUnderBackpressureAckPayloadDropped) {
+  // the directed bench: every output stalled at random, each checked for the
+  // valid/ready rule (the rsp_payload output too); then a READ response whose
+  // payload output is held not-ready keeps its payload offered, unchanged, and
+  // the ACK payload behind it waits (the payload stream is in header order)
+  RxDispatchRtl rtl;
+  {
+    const RxTraffic t = rx_traffic(13, 300);
+    Bench b(rtl, 13, 0.3, 0.6);
+    b.push(0, t.stim[0]);
+    b.push(1, t.stim[1]);
+    b.settle();
+    EXPECT_EQ(b.stable_error, "");
+    check_rx_outputs(t, frames_of(b.out[0]), frames_of(b.out[1]), frames_of(b.out[2]), frames_of(b.out[3]), "bench");
+    EXPECT_TRUE(rtl.idle());
+  }
+  rtl.reset();
+  std::mt19937_64 rng(14);
+  spec::RoceRxHdr rsp, ack;
+  rsp.opcode = spec::kRcReadRespOnly;
+  rsp.pay_len = 100;
+  ack.opcode = spec::kRcAck;
+  ack.pay_len = 40;  // malformed: an ACK carries none
+  const auto rsp_beats = frame_to_beats(tagged_frame(rng, 1, 1, 100), kBytes);
+  const auto ack_beats = frame_to_beats(tagged_frame(rng, 2, 2, 40), kBytes);
+  auto cycle = [&](bool hdr_valid, const spec::RoceRxHdr& h, bool pay_valid, const Flit& beat, bool rsp_ready) {
+    rtl.set_input(0, hdr_valid, desc_to_flit(h));
+    rtl.set_input(1, pay_valid, beat);
+    rtl.set_output_ready(0, true);
+    rtl.set_output_ready(1, true);
+    rtl.set_output_ready(2, true);
+    rtl.set_output_ready(3, rsp_ready);
+    rtl.eval();
+  };
+  cycle(true, rsp, false, rsp_beats[0], false);
+  ASSERT_TRUE(rtl.output_valid(0) && rtl.input_ready(0)) << "the READ response header to the completer";
+  rtl.clock();
+  cycle(true, ack, true, rsp_beats[0], false);
+  ASSERT_TRUE(rtl.input_ready(0)) << "the ACK header passes while the payload queue has room";
+  rtl.clock();
+  for (unsigned c = 0; c < 5; ++c) {  // read_place not ready: the beat waits, nothing dropped
+    cycle(false, ack, true, rsp_beats[0], false);
+    EXPECT_TRUE(rtl.output_valid(3)) << "cycle " << c;
+    EXPECT_FALSE(rtl.input_ready(1)) << "cycle " << c << ": held, not dropped";
+    EXPECT_FALSE(rtl.output_valid(2)) << "cycle " << c << ": not to the responder";
+    EXPECT_EQ(rtl.output(3).data, rsp_beats[0].data) << "cycle " << c;
+    rtl.clock();
+  }
+  for (const Flit& beat : rsp_beats) {
+    cycle(false, ack, true, beat, true);
+    EXPECT_TRUE(rtl.output_valid(3) && rtl.input_ready(1));
+    EXPECT_EQ(rtl.output(3).data, beat.data);
+    EXPECT_EQ(rtl.output(3).last, beat.last);
+    rtl.clock();
+  }
+  for (const Flit& beat : ack_beats) {  // the ACK's payload: taken with every output stalled, offered nowhere
+    cycle(false, ack, true, beat, false);
+    rtl.set_output_ready(2, false);
+    rtl.eval();
+    EXPECT_TRUE(rtl.input_ready(1)) << "an ACK's payload is dropped";
+    EXPECT_FALSE(rtl.output_valid(2) || rtl.output_valid(3));
+    rtl.clock();
+  }
+  cycle(false, ack, false, ack_beats[0], true);
+  EXPECT_TRUE(rtl.idle());
 }
 
 // ---------------------------------------------------------------- dma_rd_arb
-TEST(DmaRdArb, XcheckTagIsClientAndDataRoutedByTid) {
+TEST(DmaRdArb, XcheckFourClientsTagIsClientAndDataRoutedByTid) {
+  constexpr unsigned kN = DmaRdArbRtl::kClients;
   std::mt19937_64 rng(14);
-  std::vector<std::vector<Flit>> stim(4);
-  for (unsigned c = 0; c < 3; ++c)
-    for (unsigned i = 0; i < 700; ++i) {
+  std::vector<std::vector<Flit>> stim(5);
+  for (unsigned c = 0; c < kN; ++c)
+    for (unsigned i = 0; i < 600; ++i) {
       spec::DmaRdReq q;
       q.tag = static_cast<uint8_t>(rng());  // the client's own tag is not kept
       q.addr = (uint64_t{c} << 40) | i;
       q.len = static_cast<uint16_t>(1 + rng() % 4096);
-      stim[c].push_back(desc_to_flit(q));
+      stim[DmaRdArbRtl::req_port(c)].push_back(desc_to_flit(q));
     }
-  std::vector<std::vector<uint8_t>> want[3];
-  for (unsigned i = 0; i < 900; ++i) {
+  std::vector<std::vector<uint8_t>> want[kN];
+  std::vector<bool> want_poisoned[kN];
+  unsigned dropped = 0;
+  for (unsigned i = 0; i < 1000; ++i) {
     const unsigned k = rng() % 20;
-    const uint8_t tid = k == 0 ? 7 : static_cast<uint8_t>(k % 3);
+    const uint8_t tid = k == 0 ? 4 : k == 1 ? 0xFF : static_cast<uint8_t>(k % kN);  // 4, 255: no client
     auto p = tagged_frame(rng, tid, i, 1 + rng() % 200);
     const bool poisoned = rng() % 8 == 0;
     for (Flit b : frame_to_beats(p, kBytes, poisoned)) {
@@ -360,54 +473,74 @@ TEST(DmaRdArb, XcheckTagIsClientAndDataRoutedByTid) {
       b.id = tid;
       stim[3].push_back(b);
     }
-    if (tid < 3) want[tid].push_back(p);
+    if (tid < kN) {
+      want[tid].push_back(p);
+      want_poisoned[tid].push_back(poisoned);
+    } else {
+      ++dropped;
+    }
   }
+  ASSERT_GT(dropped, 0u);
   XcheckConfig xc;
   xc.seed = 14;
   const auto r = rtl_run([] { return std::make_unique<DmaRdArbRtl>(); }, stim, xc);
   ASSERT_TRUE(r.ok) << r.report;
   report("dma_rd_arb", r);
-  unsigned next[3] = {0, 0, 0};
+  ASSERT_EQ(r.rtl_out.size(), 1u + kN);
+  unsigned next[kN] = {};
   for (const Txn& t : r.rtl_out[0]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
     const unsigned c = static_cast<unsigned>(q.addr >> 40);
+    ASSERT_LT(c, kN);
     EXPECT_EQ(q.tag, c) << "tag = client index";
     EXPECT_EQ(q.addr & 0xFFFF, next[c]++) << "each client in its own order";
   }
-  EXPECT_EQ(next[0] + next[1] + next[2], 2100u);
-  for (unsigned c = 0; c < 3; ++c) {
+  for (unsigned c = 0; c < kN; ++c) EXPECT_EQ(next[c], 600u) << "client " << c << ": every request granted";
+  for (unsigned c = 0; c < kN; ++c) {
     const auto fr = frames_of(r.rtl_out[1 + c]);
+    ASSERT_GT(want[c].size(), 100u);
     ASSERT_EQ(fr.size(), want[c].size()) << "client " << c;
     for (size_t i = 0; i < fr.size(); ++i) {
-      EXPECT_EQ(bytes_of(fr[i]), want[c][i]);
-      EXPECT_EQ(fr[i].front().user, fr[i].back().user) << "tuser (poisoned) goes along";
+      EXPECT_EQ(bytes_of(fr[i]), want[c][i]) << "client " << c << " read " << i;
+      for (const Flit& b : fr[i])
+        EXPECT_EQ(b.user, want_poisoned[c][i]) << "client " << c << " read " << i << ": tuser (poisoned) goes along";
     }
   }
 }
 
 // ---------------------------------------------------------------- dma_wr_arb
-TEST(DmaWrArb, XcheckWholeRequestsNeverInterleavedAndErrorsCounted) {
+Flit wr_req(unsigned c, unsigned i, unsigned len, uint8_t tag = 0xEE) {
+  spec::DmaWrReq q;
+  q.tag = tag;  // the client's own tag is replaced by its index
+  q.addr = (uint64_t{c} << 40) | i;
+  q.len = static_cast<uint16_t>(len);
+  return desc_to_flit(q);
+}
+unsigned wr_client(const Flit& f) { return desc_from_flit<spec::DmaWrReq>(f).tag; }
+
+TEST(DmaWrArb, XcheckThreeClientsWholeRequestsNeverInterleavedAndErrorsCounted) {
+  constexpr unsigned kN = DmaWrArbRtl::kClients;
   std::mt19937_64 rng(16);
-  std::vector<std::vector<Flit>> stim(5);
-  std::vector<std::vector<uint8_t>> sent[2];
-  for (unsigned c = 0; c < 2; ++c)
+  std::vector<std::vector<Flit>> stim(7);
+  std::vector<std::vector<uint8_t>> sent[kN];
+  for (unsigned c = 0; c < kN; ++c)
     for (unsigned i = 0; i < 500; ++i) {
-      const unsigned len = c == 1 ? 32 : 3 + static_cast<unsigned>(rng() % 300);  // client 1: CQE-sized
-      spec::DmaWrReq q;
-      q.tag = 0xEE;
-      q.addr = (uint64_t{c} << 40) | i;
-      q.len = static_cast<uint16_t>(len);
-      stim[2 * c].push_back(desc_to_flit(q));
+      // client 1: CQE-sized; client 2 (read_place): up to a page, as READ response data lands
+      const unsigned len = c == 1 ? 32 : c == 0 ? 3 + static_cast<unsigned>(rng() % 300)
+                                                : 3 + static_cast<unsigned>(rng() % 600);
+      stim[DmaWrArbRtl::req_port(c)].push_back(wr_req(c, i, len));
       auto p = tagged_frame(rng, c, i, len);
-      for (const Flit& b : frame_to_beats(p, kBytes)) stim[2 * c + 1].push_back(b);
+      for (const Flit& b : frame_to_beats(p, kBytes)) stim[DmaWrArbRtl::data_port(c)].push_back(b);
       sent[c].push_back(p);
     }
   unsigned errors = 0;
   for (unsigned i = 0; i < 300; ++i) {
     const bool err = rng() % 7 == 0;
     errors += err;
-    stim[4].push_back(Flit{{static_cast<uint8_t>(i % 2), static_cast<uint8_t>(err)}, 0, true, false});
+    const Flit done{{static_cast<uint8_t>(i % kN), static_cast<uint8_t>(err)}, 0, true, false};
+    stim[DmaWrArbRtl::kWrDonePort].push_back(done);
   }
+  ASSERT_GT(errors, 0u);
   XcheckConfig xc;
   xc.seed = 16;
   const auto r = rtl_run([] { return std::make_unique<DmaWrArbRtl>(); }, stim, xc);
@@ -415,86 +548,157 @@ TEST(DmaWrArb, XcheckWholeRequestsNeverInterleavedAndErrorsCounted) {
   report("dma_wr_arb", r);
   const auto data = frames_of(r.rtl_out[1]);
   ASSERT_EQ(data.size(), r.rtl_out[0].size());
-  ASSERT_EQ(data.size(), 1000u);
-  unsigned next[2] = {0, 0};
+  ASSERT_EQ(data.size(), 500u * kN);
+  unsigned next[kN] = {};
   for (size_t i = 0; i < data.size(); ++i) {
     const auto q = desc_from_flit<spec::DmaWrReq>(r.rtl_out[0][i].flits[0]);
     const unsigned c = static_cast<unsigned>(q.addr >> 40), seq = static_cast<unsigned>(q.addr & 0xFFFF);
-    EXPECT_EQ(q.tag, c);
+    ASSERT_LT(c, kN);
+    EXPECT_EQ(q.tag, c) << "tag = client index";
     EXPECT_EQ(seq, next[c]++);
     EXPECT_EQ(bytes_of(data[i]), sent[c][seq]) << "request " << i << ": its own data, whole";
   }
   DmaWrArbRtl rtl;
   Bench b(rtl, 17, 0.1, 0.1);
-  b.push(4, stim[4]);
+  b.push(DmaWrArbRtl::kWrDonePort, stim[DmaWrArbRtl::kWrDonePort]);
   b.settle();
   EXPECT_EQ(rtl.counters()[0].second, errors);
 }
 
-TEST(DmaWrArb, RoundRobinBetweenGrantsAndValidReadyHeld) {
-  auto scenario = [](Block& blk, const char* side) {
-    std::mt19937_64 rng(18);
-    Bench b(blk, 18, 0.3, 0.5);
-    for (unsigned c = 0; c < 2; ++c)
-      for (unsigned i = 0; i < 6; ++i) {
-        spec::DmaWrReq q;
-        q.addr = (uint64_t{c} << 40) | i;
-        q.len = 130;
-        b.push(2 * c, desc_to_flit(q));
-        b.push(2 * c + 1, frame_to_beats(tagged_frame(rng, c, i, 130), kBytes));
-      }
-    b.settle();
-    ASSERT_EQ(b.out[0].size(), 12u) << side;
-    unsigned alternations = 0;
-    for (unsigned i = 1; i < 12; ++i)
-      alternations += desc_from_flit<spec::DmaWrReq>(b.out[0][i]).tag != desc_from_flit<spec::DmaWrReq>(b.out[0][i - 1]).tag;
-    EXPECT_GE(alternations, 8u) << side << ": both clients waiting take turns";
-    EXPECT_EQ(b.stable_error, "") << side;
-    EXPECT_TRUE(blk.idle()) << side;
-  };
+TEST(DmaWrArb, RoundRobinAmongThreeClientsAndValidReadyHeld) {
+  std::mt19937_64 rng(18);
   DmaWrArbRtl rtl;
-  scenario(rtl, "rtl");
+  // client c's requests i..: 130 bytes (3 beats), data tagged (c, i)
+  auto push = [&](Bench& b, unsigned c, unsigned from, unsigned n) {
+    for (unsigned i = from; i < from + n; ++i) {
+      b.push(DmaWrArbRtl::req_port(c), wr_req(c, i, 130));
+      b.push(DmaWrArbRtl::data_port(c), frame_to_beats(tagged_frame(rng, c, i, 130), kBytes));
+    }
+  };
+  auto grants = [](const Bench& b) {
+    std::vector<unsigned> g;
+    for (const Flit& f : b.out[0]) g.push_back(wr_client(f));
+    return g;
+  };
+  auto whole = [](const Bench& b, const char* what) {  // each request's data: 3 beats of its own, in grant order
+    const auto fr = frames_of(b.out[1]);
+    ASSERT_EQ(fr.size(), b.out[0].size()) << what;
+    for (size_t i = 0; i < fr.size(); ++i) {
+      const auto q = desc_from_flit<spec::DmaWrReq>(b.out[0][i]);
+      const auto bytes = bytes_of(fr[i]);
+      ASSERT_EQ(bytes.size(), 130u) << what << " request " << i;
+      EXPECT_EQ(bytes[0], q.tag) << what << " request " << i << ": its client's data";
+      EXPECT_EQ(unsigned(bytes[1] | bytes[2] << 8), unsigned(q.addr & 0xFFFF)) << what << " request " << i;
+    }
+  };
+  {
+    // all three wait from the first cycle (after reset the search starts at 0):
+    // strict turns, and the same under output backpressure (the grant is held)
+    for (const double stall : {0.0, 0.6}) {
+      rtl.reset();
+      Bench b(rtl, 18, 0.0, stall);
+      for (unsigned c = 0; c < 3; ++c) push(b, c, 0, 4);
+      b.settle();
+      EXPECT_EQ(grants(b), (std::vector<unsigned>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2})) << "stall " << stall;
+      whole(b, "all wait");
+      EXPECT_EQ(b.stable_error, "");
+      EXPECT_TRUE(rtl.idle());
+    }
+  }
+  {
+    // the search starts after the client granted last: client 1 alone, then all
+    // three wait -> 2, 0, 1, ...
+    rtl.reset();
+    Bench b(rtl, 19, 0.0, 0.0);
+    push(b, 1, 0, 1);
+    b.settle();
+    for (unsigned c = 0; c < 3; ++c) push(b, c, 10, 2);
+    b.settle();
+    EXPECT_EQ(grants(b), (std::vector<unsigned>{1, 2, 0, 1, 2, 0, 1}));
+    whole(b, "after client 1");
+  }
+  {
+    // two of three waiting (0 and 2): they alternate, the absent one costs no turn
+    rtl.reset();
+    Bench b(rtl, 20, 0.0, 0.0);
+    push(b, 0, 0, 3);
+    push(b, 2, 0, 3);
+    b.settle();
+    EXPECT_EQ(grants(b), (std::vector<unsigned>{0, 2, 0, 2, 0, 2}));
+    whole(b, "0 and 2");
+  }
+  {
+    // random idle cycles and backpressure: every request whole and in its
+    // client's order, the valid/ready rule held, and every client served
+    // throughout (none waits while the others take more than two grants each)
+    rtl.reset();
+    Bench b(rtl, 21, 0.3, 0.5);
+    for (unsigned c = 0; c < 3; ++c) push(b, c, 0, 10);
+    b.settle();
+    const auto g = grants(b);
+    ASSERT_EQ(g.size(), 30u);
+    whole(b, "random");
+    unsigned next[3] = {};
+    for (size_t i = 0; i < g.size(); ++i)
+      EXPECT_EQ(unsigned(desc_from_flit<spec::DmaWrReq>(b.out[0][i]).addr & 0xFFFF), next[g[i]]++);
+    for (unsigned c = 0; c < 3; ++c) EXPECT_EQ(next[c], 10u);
+    for (size_t i = 0; i + 7 <= 21; ++i) {  // while all three still have requests: every 7 grants hold each client
+      unsigned seen = 0;
+      for (size_t k = i; k < i + 7; ++k) seen |= 1u << g[k];
+      EXPECT_EQ(seen, 7u) << "grants " << i << ".." << i + 6;
+    }
+    EXPECT_EQ(b.stable_error, "");
+    EXPECT_TRUE(rtl.idle());
+  }
 }
 
 // ---------------------------------------------------------------- mr_arb
-TEST(MrArb, XcheckTagBitSevenRoutesAnswers) {
+TEST(MrArb, XcheckTagBitsRouteAnswersToThreeClients) {
+  constexpr unsigned kN = MrArbRtl::kClients;
   std::mt19937_64 rng(20);
-  std::vector<std::vector<Flit>> stim(3);
-  for (unsigned c = 0; c < 2; ++c)
+  std::vector<std::vector<Flit>> stim(4);
+  for (unsigned c = 0; c < kN; ++c)
     for (unsigned i = 0; i < 600; ++i) {
       spec::MrReq q;
-      q.tag = static_cast<uint8_t>((rng() & 0x80) | (i & 0x7F));  // bit 7 is the arbiter's
+      q.tag = static_cast<uint8_t>((rng() & 0xC0) | (i & 0x3F));  // bits 7:6 are the arbiter's
       q.key = (c << 16) | i;
       q.va = rng();
       q.len = static_cast<uint32_t>(rng() % 5000);
-      stim[c].push_back(desc_to_flit(q));
+      stim[MrArbRtl::req_port(c)].push_back(desc_to_flit(q));
     }
-  std::vector<spec::MrResp> want[2];
-  for (unsigned i = 0; i < 900; ++i) {
+  std::vector<spec::MrResp> want[kN];
+  unsigned dropped = 0;
+  for (unsigned i = 0; i < 1200; ++i) {
     spec::MrResp a;
     a.tag = static_cast<uint8_t>(rng());
     a.status = static_cast<uint8_t>(rng() % 5);
     a.pa = rng();
     a.run = static_cast<uint32_t>(i);
-    stim[2].push_back(desc_to_flit(a));
-    const unsigned c = a.tag >> 7;
-    a.tag &= 0x7F;
-    want[c].push_back(a);
+    stim[MrArbRtl::kRespPort].push_back(desc_to_flit(a));
+    const unsigned c = a.tag >> 6;
+    a.tag &= 0x3F;
+    if (c < kN) want[c].push_back(a);
+    else ++dropped;  // client 3: nobody's; taken and dropped
   }
+  ASSERT_GT(dropped, 0u);
   XcheckConfig xc;
   xc.seed = 20;
   const auto r = rtl_run([] { return std::make_unique<MrArbRtl>(); }, stim, xc);
   ASSERT_TRUE(r.ok) << r.report;
   report("mr_arb", r);
-  unsigned next[2] = {0, 0};
+  ASSERT_EQ(r.rtl_out.size(), 1u + kN);
+  unsigned next[kN] = {};
   for (const Txn& t : r.rtl_out[0]) {
     const auto q = desc_from_flit<spec::MrReq>(t.flits[0]);
     const unsigned c = q.key >> 16, i = q.key & 0xFFFF;
-    EXPECT_EQ(q.tag, (c << 7) | (i & 0x7F)) << "bit 7 = client, bits 6:0 kept";
+    ASSERT_LT(c, kN);
+    EXPECT_EQ(q.tag, (c << 6) | (i & 0x3F)) << "bits 7:6 = client, bits 5:0 kept";
     EXPECT_EQ(i, next[c]++);
   }
-  for (unsigned c = 0; c < 2; ++c) {
-    ASSERT_EQ(r.rtl_out[1 + c].size(), want[c].size());
+  for (unsigned c = 0; c < kN; ++c) EXPECT_EQ(next[c], 600u) << "client " << c << ": every request granted";
+  for (unsigned c = 0; c < kN; ++c) {
+    ASSERT_GT(want[c].size(), 200u);
+    ASSERT_EQ(r.rtl_out[1 + c].size(), want[c].size()) << "client " << c;
     for (size_t i = 0; i < want[c].size(); ++i)
       EXPECT_EQ(r.rtl_out[1 + c][i].flits[0].data, desc_to_flit(want[c][i]).data) << "client " << c << " answer " << i;
   }

@@ -456,6 +456,10 @@ TEST_F(Verbs, PostSendRefusesWhatRealProvidersRefuseAndPointsBadWr) {
   EXPECT_EQ(bad, &w[1]) << "the first was posted, the second is the bad one";
   w[1].num_sge = 1;
   w[1].opcode = IBV_WR_RDMA_READ;
+  w[1].send_flags = IBV_SEND_INLINE;
+  EXPECT_EQ(post_send(q, &w[1], &bad), EINVAL) << "a READ's SGEs receive: nothing to inline";
+  w[1].send_flags = 0;
+  w[1].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
   EXPECT_EQ(post_send(q, &w[1], &bad), EOPNOTSUPP);
   w[1].opcode = static_cast<ibv_wr_opcode>(99);
   EXPECT_EQ(post_send(q, &w[1], &bad), EINVAL);
@@ -706,8 +710,11 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
     errno = 0;
     return create_qp_ex(ctx_, &x);
   };
-  EXPECT_EQ(make(IBV_QP_EX_WITH_RDMA_READ), nullptr);
-  EXPECT_EQ(errno, EOPNOTSUPP) << "no READ in the engine";
+  EXPECT_EQ(make(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD), nullptr);
+  EXPECT_EQ(errno, EOPNOTSUPP) << "no atomics in the engine yet";
+  ibv_qp* with_read = make(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ);
+  ASSERT_NE(with_read, nullptr) << "READ on the wr_* API: errno " << errno;
+  EXPECT_EQ(destroy_qp(with_read), 0);
   EXPECT_EQ(make(IBV_QP_EX_WITH_SEND, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS), nullptr);
   EXPECT_EQ(errno, EINVAL) << "no PD";
   EXPECT_EQ(make(IBV_QP_EX_WITH_SEND, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_XRCD),
@@ -760,8 +767,13 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
   x->wr_set_sge_list(x, 7, many);
   EXPECT_EQ(x->wr_complete(x), EINVAL);
   x->wr_start(x);
-  x->wr_rdma_read(x, 0, 0);
+  x->wr_atomic_fetch_add(x, 0, 0, 1);
   EXPECT_EQ(x->wr_complete(x), EOPNOTSUPP);
+  x->wr_start(x);
+  x->wr_rdma_read(x, 0, 0);
+  char four[4] = {};
+  x->wr_set_inline_data(x, four, sizeof four);
+  EXPECT_EQ(x->wr_complete(x), EINVAL) << "a READ's data cannot be inline";
   x->wr_start(x);
   x->wr_flags = 0;
   for (int i = 0; i < 5; ++i) {

@@ -461,7 +461,7 @@ class LossyBase:
 
 class LossyModel(LossyBase, unittest.TestCase):
     backend = "model"
-    perftest = ("ib_write_bw", "ib_send_bw")
+    perftest = ("ib_write_bw", "ib_send_bw", "ib_read_bw")
 
 
 class LossyRtl(LossyBase, unittest.TestCase):
@@ -469,7 +469,8 @@ class LossyRtl(LossyBase, unittest.TestCase):
 
 
 HW_COUNTERS = sorted([
-    "duplicate_request", "local_ack_timeout_err", "out_of_buffer", "out_of_sequence", "packet_seq_err",
+    "duplicate_request", "implied_nak_seq_err", "local_ack_timeout_err", "out_of_buffer", "out_of_sequence",
+    "packet_seq_err",
     "req_cqe_error", "req_cqe_flush_error", "req_remote_access_errors", "req_remote_invalid_request",
     "resp_cqe_error", "resp_cqe_flush_error", "resp_local_length_error", "resp_remote_access_errors",
     "retry_exceeded_err", "retry_rnr_exceeded_err", "rnr_nak_retry_err", "rx_read_requests"])
@@ -520,18 +521,18 @@ class HwCounters(unittest.TestCase):
 
 
 class PerftestBase:
-    """Unmodified perftest at its defaults (5000 iterations of 64 KiB), two processes;
-    ROCENIC_PERFTEST_ITERS=N shortens a run."""
+    """Unmodified perftest at its defaults (bandwidth: 5000 iterations of 64 KiB; ib_read_lat:
+    1000 of 2 bytes), two processes; ROCENIC_PERFTEST_ITERS=N shortens a run."""
     backend = None
 
-    def check(self, tool):
+    def check(self, tool, size=65536):
         iters = os.environ.get("ROCENIC_PERFTEST_ITERS")
         args = [tool, "-d", "rocenic0", "-x", "3", "-F"] + (["-n", iters] if iters else [])
         (sr, sout, serr), (cr, cout, cerr) = client_server(args, self.backend, timeout=3000)
         self.assertEqual(sr, 0, "server: " + sout + serr)
         self.assertEqual(cr, 0, "client: " + cout + cerr)
-        line = re.search(r"\n\s*65536\s+\d+\s+[0-9.]+\s+[0-9.]+.*", cout)
-        self.assertTrue(line, "a result line for 64 KiB: " + cout)
+        line = re.search(r"\n\s*%d\s+\d+\s+[0-9.]+\s+[0-9.]+.*" % size, cout)
+        self.assertTrue(line, "a result line for %d bytes: %s" % (size, cout))
         print("%s %s: %s" % (self.backend, tool, line.group(0).strip()), file=sys.stderr)
 
     def test_ib_write_bw(self):
@@ -539,6 +540,12 @@ class PerftestBase:
 
     def test_ib_send_bw(self):
         self.check("ib_send_bw")
+
+    def test_ib_read_bw(self):
+        self.check("ib_read_bw")
+
+    def test_ib_read_lat(self):  # 1000 READs of 2 bytes, one at a time
+        self.check("ib_read_lat", size=2)
 
 
 class PerftestModel(PerftestBase, unittest.TestCase):

@@ -1,7 +1,9 @@
 // Engine figures, printed, never judged (issue 3's benchmarks):
 //   - RDMA WRITE goodput in payload bytes per cycle for 64 B, 4 KiB and
 //     64 KiB messages, over 1 QP and over 64 QPs, between two engines whose
-//     clocks advance in lockstep on a zero-latency wire;
+//     clocks advance in lockstep on a zero-latency wire; the same for RDMA
+//     READ (the requester's engine receives the data: its completer and
+//     read_place against the peer's responder);
 //   - cycles from the SQ doorbell to the first TX beat, and from the last RX
 //     beat of a SEND to the CQE write;
 //   - each for the RTL and the model, and the model-to-RTL ratio;
@@ -13,6 +15,7 @@
 //     timeout finds it; timeout 4: 16,384 cycles).
 // Besides the table, machine-readable lines (a contract, parsed by scripts):
 //   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
+//   read_row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
 //   recovery by=nak rtl=C model=C
@@ -101,18 +104,18 @@ struct Figures {
   double wall_s = 0;
 };
 
-// WRITEs of `size` bytes, `per_qp` on each of `nqp` QPs, all posted at once
-// (the SQ holds them), from A to B; cycles from the first doorbell to the
-// last send completion.
-Figures write_goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp) {
+// WRITEs (or READs) of `size` bytes, `per_qp` on each of `nqp` QPs, all
+// posted at once (the SQ holds them), by A to (from) B; cycles from the
+// first doorbell to the last send completion.
+Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp, WrOpcode op) {
   Pair p(backend);
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(12), rcq_a = p.a->create_cq(4);
   auto scq_b = p.b->create_cq(4), rcq = p.b->create_cq(12);
   Buffer src(size), dst(size);
   for (uint32_t i = 0; i < size; ++i) src.data()[i] = static_cast<uint8_t>(i * 7);
-  const host::Mr mra = p.a->reg_mr(pda, src.data(), size, 0x1);
-  const host::Mr mrb = p.b->reg_mr(pdb, dst.data(), size, 0x3);
+  const host::Mr mra = p.a->reg_mr(pda, src.data(), size, 0x1);   // local write (a READ's data lands there)
+  const host::Mr mrb = p.b->reg_mr(pdb, dst.data(), size, 0x7);   // + remote write, remote read
   std::vector<Conn> conns(nqp);
   unsigned lsz = 0;
   while ((1u << lsz) < per_qp) ++lsz;
@@ -126,7 +129,7 @@ Figures write_goodput(const std::string& backend, unsigned nqp, uint32_t size, u
   const uint64_t start = p.da->cycles();
   const auto t0 = std::chrono::steady_clock::now();
   SendWqe w;
-  w.opcode = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
+  w.opcode = static_cast<uint8_t>(op);
   w.flags = 1;
   w.length = size;
   w.remote_addr = dst.addr();
@@ -257,27 +260,32 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: engine_bench [messages_per_qp >= 1]\n");
     return 2;
   }
-  std::printf("engine_bench: RDMA WRITE, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
+  std::printf("engine_bench: RDMA WRITE and READ, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
               per_qp);
   std::printf("%-8s %5s %8s %12s %12s %8s %10s %10s %8s\n", "size", "QPs", "messages", "rtl B/cyc", "model B/cyc",
               "m/r cyc", "rtl wall s", "mod wall s", "r/m wall");
   std::vector<std::string> rows;
   double rtl_wall = 0, model_wall = 0;
-  for (const uint32_t size : {64u, 4096u, 65536u})
-    for (const unsigned nqp : {1u, 64u}) {
-      const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
-      const Figures r = write_goodput("rtl", nqp, size, n);
-      const Figures m = write_goodput("model", nqp, size, n);
-      rtl_wall += r.wall_s;
-      model_wall += m.wall_s;
-      std::printf("%-8u %5u %8u %12.2f %12.2f %8.3f %10.3f %10.3f %8.1f\n", size, nqp, nqp * n, r.goodput_bpc,
-                  m.goodput_bpc, double(m.cycles) / double(r.cycles), r.wall_s, m.wall_s, r.wall_s / m.wall_s);
-      char line[256];
-      std::snprintf(line, sizeof line, "row size=%u qps=%u msgs=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
-                    size, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
-                    static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
-      rows.push_back(line);
-    }
+  for (const WrOpcode op : {WrOpcode::kRdmaWrite, WrOpcode::kRdmaRead}) {
+    const bool read = op == WrOpcode::kRdmaRead;
+    if (read) std::printf("RDMA READ (A reads B's memory):\n");
+    for (const uint32_t size : {64u, 4096u, 65536u})
+      for (const unsigned nqp : {1u, 64u}) {
+        const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
+        const Figures r = goodput("rtl", nqp, size, n, op);
+        const Figures m = goodput("model", nqp, size, n, op);
+        rtl_wall += r.wall_s;
+        model_wall += m.wall_s;
+        std::printf("%-8u %5u %8u %12.2f %12.2f %8.3f %10.3f %10.3f %8.1f\n", size, nqp, nqp * n, r.goodput_bpc,
+                    m.goodput_bpc, double(m.cycles) / double(r.cycles), r.wall_s, m.wall_s, r.wall_s / m.wall_s);
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%s size=%u qps=%u msgs=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
+                      read ? "read_row" : "row", size, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
+                      static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
+        rows.push_back(line);
+      }
+  }
   const Latency lr = latency("rtl"), lm = latency("model");
   std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));

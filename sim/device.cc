@@ -181,9 +181,15 @@ class CosimDevice : public Device {
   }
   void set_tx_sink(FrameSink s) override { tx_ = std::move(s); }
   void set_bypass_sink(FrameSink s) override { byp_ = std::move(s); }
+  // A frame reaches the model once the model has sent as many requests for
+  // the first time (new PSNs) as the RTL had when it arrived: a response (a
+  // READ response above all, which nothing repeats unasked) must not reach
+  // the model before the request it answers left the model, which may run
+  // behind. Bounded: an idle model, or a frame held kModelRxHold cycles,
+  // goes anyway.
   void rx_frame(const uint8_t* f, size_t n) override {
     rtl_.push_rx({f, f + n});
-    model_.push_rx({f, f + n});
+    model_rx_.push_back({requests_.first_sent(true), rtl_.cycles(), {f, f + n}});
     remember({f, f + n});
   }
   std::vector<DeviceEvent> take_events() override { return std::exchange(events_, {}); }
@@ -205,7 +211,7 @@ class CosimDevice : public Device {
     return n;
   }
   // Both sides idle (the model may finish a little later than the RTL).
-  bool idle() override { return rtl_.idle() && model_.idle(); }
+  bool idle() override { return rtl_.idle() && model_.idle() && model_rx_.empty(); }
   // The earlier side's timer (the two may arm a few cycles apart).
   uint64_t timer_at() override { return std::min(rtl_.timer_at(), model_.timer_at()); }
   void skip_to(uint64_t cycle) override {
@@ -277,6 +283,11 @@ class CosimDevice : public Device {
   // One cycle of the RTL, the model brought to the same cycle, and the scoreboard.
   void step() {
     rtl_.cycle();
+    while (!model_rx_.empty() && (requests_.first_sent(false) >= model_rx_.front().rtl_sent || model_.idle() ||
+                                  rtl_.cycles() - model_rx_.front().at >= kModelRxHold)) {
+      model_.push_rx(model_rx_.front().frame);
+      model_rx_.pop_front();
+    }
     while (model_.cycles() < rtl_.cycles()) model_.step(rtl_.cycles() - model_.cycles());
     for (auto& f : rtl_.take_tx()) {
       remember(f);
@@ -406,6 +417,13 @@ class CosimDevice : public Device {
   std::vector<DeviceEvent> events_;
   std::map<uint64_t, Pair> tx_q_;  // responses, by FrameStream::key()
   RequestBoard requests_;
+  struct HeldRx {
+    uint64_t rtl_sent;  // requests the RTL had sent for the first time when this one arrived
+    uint64_t at;        // the RTL cycle it arrived
+    std::vector<uint8_t> frame;
+  };
+  static constexpr uint64_t kModelRxHold = 200000;
+  std::deque<HeldRx> model_rx_;
   std::map<uint64_t, Pair> wr_q_;
   Pair byp_q_, ev_q_;
   uint64_t compared_ = 0;

@@ -39,6 +39,7 @@ std::string RequestBoard::sent(bool rtl, uint64_t connection, uint32_t psn, cons
   if (is_new) {
     me.any = true;
     me.hw = psn;
+    ++first_[rtl ? 1 : 0];
   }
   if (it == c.frames.end()) {
     if (!is_new && !read)

@@ -39,6 +39,8 @@ class RequestBoard {
   // Both sides idle: "" when every connection's requests reached the same PSN.
   std::string drained() const;
   uint64_t compared() const { return compared_; }
+  // Requests side `rtl` sent for the first time (new PSNs), all connections.
+  uint64_t first_sent(bool rtl) const { return first_[rtl ? 1 : 0]; }
 
  private:
   static constexpr uint32_t kKeep = 1u << 16;  // PSNs kept behind both sides' newest
@@ -55,6 +57,7 @@ class RequestBoard {
 
   std::map<uint64_t, Conn> conns_;
   uint64_t compared_ = 0;
+  uint64_t first_[2] = {0, 0};
 };
 
 }  // namespace rocenic

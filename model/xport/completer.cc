@@ -280,7 +280,11 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
     const unsigned shift = 7u + q.pmtu;
     const uint32_t offset = static_cast<uint32_t>(((h.psn - e.first_psn) & kPsnMask) << shift);
     const uint32_t len = last ? e.byte_len - offset : 1u << shift;
-    fits = h.opcode == want && h.pay_len == len;
+    // after a rewind into the READ the responder answers the re-request as a
+    // new message (FIRST/ONLY, as ours does) or replays the old one from
+    // there (MIDDLE/LAST, as Linux rxe does)
+    const uint8_t replay = last ? spec::kRcReadRespLast : spec::kRcReadRespMiddle;
+    fits = (h.opcode == want || (!q.rd_mid && h.psn != e.first_psn && h.opcode == replay)) && h.pay_len == len;
     if (fits) {
       q.una = (h.psn + 1) & kPsnMask;
       q.rd_mid = !last;

@@ -373,7 +373,11 @@ module completer #(
     rd_offset = 32'(rd_k) << (5'd7 + 5'(w_q.pmtu));
     rd_len    = rd_last ? e.byte_len - rd_offset : rd_mtu;
     rsp_syn_ok = rop_q == 2'd1 || syn_ack;  // FIRST, LAST, ONLY carry an AETH that must say ACK
-    rd_fits   = rd_head && w_off == 24'd0 && rop_q == rd_rop && 32'(plen_q) == rd_len && rsp_syn_ok;
+    // after a rewind into the READ (una past its first PSN) the responder
+    // answers the re-request as a new message (FIRST/ONLY, as ours does) or
+    // replays the old one from there (MIDDLE/LAST, as Linux rxe does)
+    rd_fits   = rd_head && w_off == 24'd0 && 32'(plen_q) == rd_len && rsp_syn_ok
+                && (rop_q == rd_rop || (!w_q.rd_mid && rd_k != 24'd0 && rop_q == (rd_last ? 2'd2 : 2'd1)));
     implied   = rd_head && !w_off[23] && (mode_q == M_ACK || w_off != 24'd0);
 
     // the completion written in S_WALK (entry e) or S_ONE (the sq_track taken)
@@ -603,7 +607,7 @@ module completer #(
               tact_d = T_RESTART;
             end
           end else begin
-            if (mode_q == M_RSP) cnt_unm_d = cnt_unm_q + 32'd1;
+            if (kind_q == K_ACK && rsp_q) cnt_unm_d = cnt_unm_q + 32'd1;  // (also when the walk met a failed entry)
             if (una_a_q && !w_q.err) begin
               w_d.una = psn_q + 24'd1;
               w_d.rd_retry = 1'b0;
@@ -617,7 +621,7 @@ module completer #(
               w_d.rd_retry = 1'b1; w_d.rd_mid = 1'b0;
             end
           end
-          if (mode_q == M_RSP) rp_v_d = 1'b1;
+          if (kind_q == K_ACK && rsp_q) rp_v_d = 1'b1;  // every READ response: a command (a drop unless accepted)
           if (kind_q == K_TRK && w_q.cnt == 5'd0) w_d.fail = 1'b0;  // acknowledged before it failed
           st_d = S_DONE;
         end else if (!e_cq || cq_free) begin

@@ -729,6 +729,56 @@ TEST(CompleterRead, LostResponseIsAnImpliedNakOncePerRewind) {
   });
 }
 
+// After a rewind into a READ a responder may answer the re-request by
+// replaying the old message from there (MIDDLE ... LAST, as Linux rxe does)
+// instead of a new one (FIRST ... LAST, as ours does): both are accepted.
+// And a READ response whose walk meets a failed entry still becomes a
+// (drop) command: read_place takes its payload, nothing is misaligned.
+TEST(CompleterRead, ReplayAfterARewindAndAResponseMeetingAFailedEntry) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 35, 0.2, 0.2);
+    b.push(0, rcfg(8, 3));
+    b.push(0, rcfg(9, 3));
+    b.settle();
+    const auto r = rtrk(8, 0, 10, 700);  // PSNs 10..12
+    b.push(1, desc_to_flit(r));
+    b.settle();
+    b.push(2, rsp(8, 10, kFirst, 256));
+    b.push(2, rsp(8, 12, kLast, 188));  // 11 lost: an implied NAK, back to 11
+    b.settle();
+    ASSERT_EQ(b.out[1].size(), 1u) << side;
+    expect_rewind(b.out[1][0], 8, 0, 0, 10, 1, side);
+    b.push(2, rsp(8, 11, kMiddle, 256));  // the old message replayed from 11
+    b.push(2, rsp(8, 12, kLast, 188));
+    b.settle();
+    b.push(3, done(8, 0));
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 4u) << side;
+    expect_place(b.out[2][2], 8, 0, 256, 256, false, false, side);
+    expect_place(b.out[2][3], 8, 0, 512, 188, true, false, side);
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], r, 3, WcStatus::kSuccess, side);
+    // QP 9: a SEND, then a WRITE that failed while being sent (amended)
+    const auto s0 = trk(9, 0, 100), w1 = trk(9, 1, 104, true, WcStatus::kSuccess, 101);
+    b.push(1, desc_to_flit(s0));
+    b.push(1, desc_to_flit(w1));
+    b.settle();
+    auto am = w1;
+    am.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+    am.amend = 1;
+    b.push(1, desc_to_flit(am));
+    b.settle();
+    b.push(2, rsp(9, 102, kOnly, 300));  // a stray READ response inside the WRITE
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 5u) << side << ": its payload is dropped by a command";
+    expect_place(b.out[2][4], 9, 0, 0, 300, false, true, side);
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], s0, 3, WcStatus::kSuccess, side);
+    expect_compl(b.out[0][2], w1, 3, WcStatus::kLocProtErr, side);
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
 // What does not fit the READ's next response is dropped and counted: the
 // wrong opcode for its position, the wrong length, a NAK syndrome in a READ
 // response's AETH, a response for a QP whose head is not a READ, a response

@@ -2787,7 +2787,7 @@ struct RdDone {
   static constexpr unsigned kWords = 2;
   uint16_t qpn = 0;
   uint16_t wqe_idx = 0;
-  uint8_t status = 0;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, or no such QP)
+  uint8_t status = 0;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, the slot holds no READ WQE any more, or no such QP)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.

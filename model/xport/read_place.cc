@@ -86,7 +86,10 @@ void ReadPlace::on_cmd(const spec::RdPlace& c) {
 void ReadPlace::after_wqe(const Packet& p) {
   if (p.user) return fail(wc(spec::WcStatus::kLocProtErr));  // the host refused the read
   const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kSendWqeNumSgeOff, 1));
-  if (nsge > kMaxSge) return fail(wc(spec::WcStatus::kLocQpOpErr));
+  const unsigned op = static_cast<unsigned>(le(p.data, spec::kSendWqeOpcodeOff, 1));
+  // (not a READ: the slot was posted again since, after a RESET)
+  if (nsge > kMaxSge || op != static_cast<unsigned>(spec::WrOpcode::kRdmaRead))
+    return fail(wc(spec::WcStatus::kLocQpOpErr));
   wqe_.valid = true;
   wqe_.qpn = k_.qpn;
   wqe_.idx = k_.wqe_idx;

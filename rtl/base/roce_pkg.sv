@@ -719,7 +719,7 @@ package roce_pkg;
   typedef struct packed {
     logic [15:0] qpn;
     logic [15:0] wqe_idx;
-    logic [7:0] status;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, or no such QP)
+    logic [7:0] status;  // wc_status enum: SUCCESS, LOC_PROT_ERR (a translation failed, or the WQE read came back poisoned), LOC_LEN_ERR (the READ is longer than its SGEs), LOC_QP_OP_ERR (more than 6 SGEs, the slot holds no READ WQE any more, or no such QP)
   } rd_done_t;
 
   // ---- host-memory layouts (little-endian byte offsets)

@@ -147,7 +147,7 @@ module read_place_ctrl #(
   logic        take_cfg, take_cmd;
   logic [15:0] sq_mask;
   logic [WQE_W-1:0] wqe_in;
-  logic [7:0]  nsge_in;
+  logic [7:0]  nsge_in, op_in;
   logic [34:0] total_in;
   logic [SGE_W-1:0] sge;
   logic [63:0] sge_addr;
@@ -172,6 +172,7 @@ module read_place_ctrl #(
     // the WQE's beats shift in from the top
     wqe_in = {s_dma_rd_tdata, wqe_q[WQE_W-1:DATA_W]};
     nsge_in = wqe_in[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
+    op_in   = wqe_in[8 * roce_pkg::SEND_WQE_OPCODE_OFF +: 8];
     total_in = '0;
     for (int i = 0; i < MAX_SGE; i++)
       if (8'(i) < nsge_in)
@@ -279,7 +280,8 @@ module read_place_ctrl #(
             if (poison_d) begin
               fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_PROT_ERR);
               st_d = C_DROP;
-            end else if (nsge_in > 8'(MAX_SGE)) begin
+            end else if (nsge_in > 8'(MAX_SGE) || op_in != 8'(roce_pkg::WR_OPCODE_RDMA_READ)) begin
+              // (not a READ: the slot was posted again since, after a RESET)
               fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
               st_d = C_DROP;
             end else begin

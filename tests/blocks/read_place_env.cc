@@ -362,7 +362,8 @@ void Scenario::deliver(const std::vector<Part>& parts, double drops, double repe
     const TQp& q = qps[r.qpn];
     spec::SendWqe w;
     w.wr_id = 0x1000 + ri;
-    w.opcode = static_cast<uint8_t>(spec::WrOpcode::kRdmaRead);
+    // (kNotARead: the slot holds a SEND, as after a RESET and a new post)
+    w.opcode = static_cast<uint8_t>(r.meant == Meant::kNotARead ? spec::WrOpcode::kSend : spec::WrOpcode::kRdmaRead);
     w.flags = 1;
     w.num_sge = static_cast<uint8_t>(r.meant == Meant::kTooManySges ? 7 : r.sges.size());
     w.remote_addr = rng_();

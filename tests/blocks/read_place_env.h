@@ -74,7 +74,7 @@ struct TSge {
   unsigned mr = 0;      // the region it was placed in (a good SGE: the one its lkey names)
   bool broken = false;  // the scenario broke it (key, PD, rights, bounds): no byte may land in it or after it
 };
-enum class Meant : uint8_t { kGood, kBrokenSge, kTooLong, kPoisoned, kTooManySges, kNoQp };
+enum class Meant : uint8_t { kGood, kBrokenSge, kTooLong, kPoisoned, kTooManySges, kNoQp, kNotARead };
 struct TRead {
   uint32_t qpn = 0;
   uint16_t idx = 0;  // send-queue index

@@ -156,6 +156,7 @@ TEST(ReadPlace, PoisonedWqeFetchAndUnusableWqes) {
              {s.read(2, s.sges(4000, 3, false), 4000, Meant::kGood)}});
   s.deliver({{s.read(1, s.sges(3000, 6, false), 3000, Meant::kTooManySges)},  // num_sge 7
              {s.read(7, s.sges(0, 1, false), 0, Meant::kGood)}});             // nothing to place: nothing read
+  s.deliver({{s.read(1, s.sges(2500, 2, false), 2500, Meant::kNotARead)}});  // the slot holds a SEND
   s.deliver({{s.read(0, s.sges(700, 1, false), 700, Meant::kNoQp)},           // never created
              {s.read(300, s.sges(700, 1, false), 700, Meant::kNoQp)}});       // beyond the QP table
   s.destroy(s.qps[2]);

@@ -13,7 +13,10 @@
 // A snapshot is taken twice and kept only if no slot changed between the
 // reads (each slot counts its changes). Counts of a member that died with
 // frames unread never balance: a snapshot that stays unchanged, all idle,
-// for kSettledNs counts as quiet too.
+// for kSettledNs counts as quiet too. kSettledNs is long (5 s): a live
+// member starved of the CPU also leaves frames unread, and taking that for
+// quiet lets the peer's timers expire spuriously (on a loaded 2-core
+// machine a 0.5 s wait was seen to exhaust ibv_rc_pingpong's retry count).
 #pragma once
 
 #include <atomic>
@@ -33,7 +36,7 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "slots are shared betw
 
 class Activity {
  public:
-  static constexpr uint64_t kSettledNs = 500'000'000;
+  static constexpr uint64_t kSettledNs = 5'000'000'000;
 
   // Creates (or re-creates) the member's slot file; throws WireError.
   explicit Activity(const std::string& path);

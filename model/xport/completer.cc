@@ -100,12 +100,11 @@ bool Completer::implied(const WalkEnd& w, const Qp& q, Walk mode, uint32_t psn) 
   return w.rd_head && off < 0x800000u && (mode == Walk::kAck || off != 0);
 }
 
-Completer::Timer Completer::implied_nak(Qp& q, const WalkEnd& w, spec::SqRetire& r) {
+Completer::Timer Completer::implied_nak(Qp& q, spec::SqRetire& r) {
   ++cnt_implied_;
   if (q.rd_retry || q.retry == 0) return Timer::kKeep;  // a rewind is under way, or the timer will fail it
   --q.retry;
   rewind(q, r);
-  (void)w;
   return Timer::kRestart;
 }
 
@@ -229,7 +228,7 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   const WalkEnd w = walk(h.dst_qpn, q, mode, h.psn, nak_status(h.aeth_syndrome), 0, &failed, t);
   Timer how = Timer::kRestart;
   if (implied(w, q, mode, h.psn)) {
-    how = implied_nak(q, w, r);  // the ACK or NAK itself says nothing more
+    how = implied_nak(q, r);  // the ACK or NAK itself says nothing more
   } else if (!q.err) {
     if (ack) {
       q.una = (h.psn + 1) & kPsnMask;
@@ -300,7 +299,7 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
     }
   }
   if (!fits) {
-    if (implied(w, q, Walk::kRsp, h.psn)) how = implied_nak(q, w, r);
+    if (implied(w, q, Walk::kRsp, h.psn)) how = implied_nak(q, r);
     else ++cnt_unmatched_;
   }
   set_timer(h.dst_qpn, q, how, 0, t);

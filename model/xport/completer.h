@@ -142,7 +142,7 @@ class Completer : public Process {
   // waits for: responses were lost. Goes back to una (once per rewind, while
   // retries last); returns the timer action.
   bool implied(const WalkEnd& w, const Qp& q, Walk mode, uint32_t psn) const;
-  Timer implied_nak(Qp& q, const WalkEnd& w, spec::SqRetire& r);
+  Timer implied_nak(Qp& q, spec::SqRetire& r);
   Cycle on_timer(unsigned qpn, Cycle t);
   // Sends the requester back to the first unacknowledged PSN (in the head entry).
   void rewind(Qp& q, spec::SqRetire& r);

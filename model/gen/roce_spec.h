@@ -2717,35 +2717,38 @@ struct QpErr {
 // Completer to read_place: one RDMA READ RESPONSE packet to place into the local SGEs of the READ's send WQE; its payload (len bytes, none when 0) follows on the payload stream.
 // Bit-exact with roce_pkg::rd_place_t (first field most significant).
 struct RdPlace {
-  static constexpr unsigned kBits = 79;
+  static constexpr unsigned kBits = 83;
   static constexpr unsigned kWords = 3;
   uint16_t qpn = 0;
   uint16_t wqe_idx = 0;  // send-queue index of the READ WQE
   uint32_t offset = 0;  // byte offset of this response's payload inside the READ message
   uint16_t len = 0;  // payload bytes (0..4096)
   uint8_t last = 0;  // the READ's last response: read_place answers on rd_done once its data is written
-  uint8_t drop = 0;  // consume and discard the payload (a response the completer did not accept)
+  uint8_t drop = 0;  // consume and discard the payload (a response the completer did not accept); with len 0 and last, a fence: answered on rd_done once every earlier command was placed
+  uint8_t epoch = 0;  // the QP's incarnation (completer and read_place count its RESETs and DESTROYs alike): a command from before a RESET is dropped
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[1] |= static_cast<uint32_t>(uint64_t{qpn} & 0x1u) << 31;
-    words[2] |= static_cast<uint32_t>((uint64_t{qpn} >> 1) & 0x7FFFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 15;
-    words[0] |= static_cast<uint32_t>(uint64_t{offset} & 0x1FFFFu) << 15;
-    words[1] |= static_cast<uint32_t>((uint64_t{offset} >> 17) & 0x7FFFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0x1FFFu) << 2;
-    words[0] |= static_cast<uint32_t>(uint64_t{last} & 0x1u) << 1;
-    words[0] |= static_cast<uint32_t>(uint64_t{drop} & 0x1u);
+    words[2] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 3;
+    words[1] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0x1FFFu) << 19;
+    words[2] |= static_cast<uint32_t>((uint64_t{wqe_idx} >> 13) & 0x7u);
+    words[0] |= static_cast<uint32_t>(uint64_t{offset} & 0x1FFFu) << 19;
+    words[1] |= static_cast<uint32_t>((uint64_t{offset} >> 13) & 0x7FFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0x1FFFu) << 6;
+    words[0] |= static_cast<uint32_t>(uint64_t{last} & 0x1u) << 5;
+    words[0] |= static_cast<uint32_t>(uint64_t{drop} & 0x1u) << 4;
+    words[0] |= static_cast<uint32_t>(uint64_t{epoch} & 0xFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[1] >> 31) & 0x1u)} | (uint64_t{(words[2] & 0x7FFFu)} << 1));
-    wqe_idx = static_cast<uint16_t>(uint64_t{((words[1] >> 15) & 0xFFFFu)});
-    offset = static_cast<uint32_t>(uint64_t{((words[0] >> 15) & 0x1FFFFu)} | (uint64_t{(words[1] & 0x7FFFu)} << 17));
-    len = static_cast<uint16_t>(uint64_t{((words[0] >> 2) & 0x1FFFu)});
-    last = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0x1u)});
-    drop = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[2] >> 3) & 0xFFFFu)});
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[1] >> 19) & 0x1FFFu)} | (uint64_t{(words[2] & 0x7u)} << 13));
+    offset = static_cast<uint32_t>(uint64_t{((words[0] >> 19) & 0x1FFFu)} | (uint64_t{(words[1] & 0x7FFFFu)} << 13));
+    len = static_cast<uint16_t>(uint64_t{((words[0] >> 6) & 0x1FFFu)});
+    last = static_cast<uint8_t>(uint64_t{((words[0] >> 5) & 0x1u)});
+    drop = static_cast<uint8_t>(uint64_t{((words[0] >> 4) & 0x1u)});
+    epoch = static_cast<uint8_t>(uint64_t{(words[0] & 0xFu)});
   }
   bool operator==(const RdPlace& o) const {
     return qpn == o.qpn
@@ -2753,7 +2756,8 @@ struct RdPlace {
         && offset == o.offset
         && len == o.len
         && last == o.last
-        && drop == o.drop;
+        && drop == o.drop
+        && epoch == o.epoch;
   }
   bool operator!=(const RdPlace& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2765,6 +2769,7 @@ struct RdPlace {
     s += " len=" + hex_string(len);
     s += " last=" + hex_string(last);
     s += " drop=" + hex_string(drop);
+    s += " epoch=" + hex_string(epoch);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2776,6 +2781,7 @@ struct RdPlace {
     if (len != o.len) s += " len";
     if (last != o.last) s += " last";
     if (drop != o.drop) s += " drop";
+    if (epoch != o.epoch) s += " epoch";
     return s;
   }
 };

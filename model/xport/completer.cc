@@ -81,6 +81,24 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
     } else {
       break;  // the first entry not acknowledged
     }
+    if (read && q.rd_placed && mode != Walk::kRdd) {
+      // Partly placed: its earlier commands may still be writing. Fence, and
+      // fail it on rd_done (the QP is not in ERR before: a flush marks it then).
+      spec::RdPlace f;
+      f.qpn = static_cast<uint16_t>(qpn);
+      f.wqe_idx = e.wqe_idx;
+      f.last = 1;
+      f.drop = 1;
+      f.epoch = q.epoch;
+      out_.add(rd_place, f, t + w.n);
+      done_wait_ = true;
+      q.fail = true;
+      q.fail_idx = e.wqe_idx;
+      q.fail_st = st;
+      q.err = false;
+      w.fenced = true;
+      break;
+    }
     if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + w.n);
     if (fail) {
       q.err = true;
@@ -89,6 +107,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
     }
     const uint32_t next = (e.last_psn + 1) & kPsnMask;
     if (((next - q.una) & kPsnMask) < 0x800000u) q.una = next;  // una never goes back
+    q.rd_placed = false;  // (only the head READ has responses placed)
     q.window.pop_front();
     ++w.n;
   }
@@ -113,12 +132,12 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
   if (c.qpn >= qps_.size()) return 1;
   Qp& q = qps_[c.qpn];
   const auto act = static_cast<A>(c.action);
-  if (act == A::kReset) {
+  if (act == A::kReset || act == A::kDestroy) {
+    const uint8_t epoch = (q.epoch + 1) & 15u;
     q = Qp{};
-    q.valid = true;
-  } else if (act == A::kDestroy) {
-    q = Qp{};
-    return 1;
+    q.epoch = epoch;
+    q.valid = act == A::kReset;
+    if (!q.valid) return 1;
   } else if (!q.valid) {
     return 1;  // attributes of a QP that does not exist
   }
@@ -134,8 +153,9 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
     return 1;
   }
   bool failed = false;
-  const unsigned n = walk(c.qpn, q, Walk::kFlush, 0, 0, 0, &failed, t).n;
-  q.err = true;
+  const WalkEnd w = walk(c.qpn, q, Walk::kFlush, 0, 0, 0, &failed, t);
+  const unsigned n = w.n;
+  q.err = !w.fenced;  // (a fenced READ flushes the rest on its rd_done)
   set_timer(c.qpn, q, Timer::kKeep, 0, t);
   spec::SqRetire r;
   r.qpn = c.qpn;
@@ -153,7 +173,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
   if (k.amend) {
     // A tracked WQE failed while being sent: it fails when it reaches the
     // head (now, if it is there; the ones before it wait for their ACKs).
-    if (q.err) return 1;  // already flushed
+    if (q.err || q.fail) return 1;  // already flushed, or an earlier failure (amend, fence) will flush it
     q.fail = true;
     q.fail_idx = k.wqe_idx;
     q.fail_st = k.status;
@@ -255,6 +275,7 @@ void Completer::drop_read_response(const spec::RoceRxHdr& h, Cycle t) {
   c.qpn = static_cast<uint16_t>(h.dst_qpn);
   c.len = h.pay_len;
   c.drop = 1;
+  c.epoch = epoch_of(h.dst_qpn);
   out_.add(rd_place, c, t);
 }
 
@@ -268,6 +289,7 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
   c.qpn = static_cast<uint16_t>(h.dst_qpn);
   c.len = h.pay_len;
   c.drop = 1;
+  c.epoch = q.epoch;
   Timer how = Timer::kKeep;
   bool fits = false;
   if (w.rd_head && h.psn == q.una) {
@@ -288,6 +310,7 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
       q.una = (h.psn + 1) & kPsnMask;
       q.rd_mid = !last;
       q.rd_retry = false;
+      q.rd_placed = true;
       q.retry = q.retry_cnt;  // progress
       q.rnr_left = q.rnr_cfg;
       how = Timer::kRestart;
@@ -416,9 +439,9 @@ void Completer::run() {
   }
   // The input that arrived first (a blocked sq_track steps aside); ties in
   // the RTL's priority.
-  // (no response while a READ waits for rd_done)
+  // (no response and no qp_cfg while a READ waits for rd_done)
   const int pick = first_arrived(
-      {qp_cfg.next_at(), rd_done.next_at(),
+      {done_wait_ ? kNever : qp_cfg.next_at(), rd_done.next_at(),
        sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
        done_wait_ ? kNever : rx_ack.next_at()},
       now);

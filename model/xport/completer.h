@@ -19,6 +19,11 @@
 // waits. A response past the response an unfinished head READ waits for is
 // an implied NAK (responses were lost): back to una once per rewind
 // (docs/engine.md, "Completer"; IBTA 9.7.5.1.4; rxe_comp.c check_psn).
+// A READ with responses placed that completes otherwise (NAK, retry
+// exhaustion, flush, amend) first sends read_place a fence (len 0, last,
+// drop) and fails on its rd_done, so no data lands after its completion;
+// commands carry the QP's epoch (RESETs and DESTROYs counted), and no
+// qp_cfg is taken while a READ waits for rd_done.
 //
 // Timers, per QP, in simulated cycles: the local ACK timeout
 // (ACK_TIMEOUT_BASE << timeout, none for timeout 0) runs while requests are
@@ -107,6 +112,8 @@ class Completer : public Process {
     uint8_t pmtu = 0;
     bool rd_mid = false;    // the head READ's last response taken was FIRST or MIDDLE
     bool rd_retry = false;  // a rewind was sent and no response accepted since (no implied NAK)
+    bool rd_placed = false; // a response of the head READ went to read_place
+    uint8_t epoch = 0;      // RESETs and DESTROYs of this QP number (as read_place counts them)
     std::deque<spec::SqTrack> window;
   };
   // What an event does to the QP's timer: keep it, restart the ACK timeout,
@@ -128,6 +135,7 @@ class Completer : public Process {
     unsigned n = 0;        // entries completed
     bool rd_head = false;  // stopped at an unfinished READ ...
     spec::SqTrack head;    // ... this one
+    bool fenced = false;   // stopped at a partly placed READ that fails on its rd_done
   };
 
   // The protocol steps; each queues its completions and retire, and
@@ -138,6 +146,7 @@ class Completer : public Process {
   Cycle on_read_response(const spec::RoceRxHdr& h, Cycle t);
   Cycle on_read_done(const spec::RdDone& d, Cycle t);
   void drop_read_response(const spec::RoceRxHdr& h, Cycle t);  // its payload is discarded
+  uint8_t epoch_of(uint32_t qpn) const { return qpn < qps_.size() ? qps_[qpn].epoch : 0; }
   // A walk that stopped at an unfinished READ with p past the response it
   // waits for: responses were lost. Goes back to una (once per rewind, while
   // retries last); returns the timer action.

@@ -40,16 +40,24 @@ std::vector<std::pair<std::string, uint32_t>> ReadPlace::counters() const {
 // ---------------------------------------------------------------- control
 
 void ReadPlace::on_cfg(const spec::QpCfg& c) {
-  // Attributes from every qp_cfg; RESET (and DESTROY) forget a failure.
+  // Attributes from every qp_cfg; RESET (and DESTROY) forget a failure and
+  // start a new epoch.
   if (c.qpn == wqe_.qpn) wqe_.valid = false;  // its send queue may have moved
   if (c.qpn >= qps_.size()) return;
   Qp& q = qps_[c.qpn];
-  if (!q.valid) q = Qp{};  // a QP that does not exist reads as zero
+  if (!q.valid) {  // a QP that does not exist reads as zero, but for its epoch
+    const uint8_t epoch = q.epoch;
+    q = Qp{};
+    q.epoch = epoch;
+  }
   q.pd = c.pd;
   q.sq_base = c.sq_base;
   q.sq_lsz = c.sq_lsz;
   const auto a = static_cast<spec::QpAction>(c.action);
-  if (a == spec::QpAction::kReset || a == spec::QpAction::kDestroy) q.fail = false;
+  if (a == spec::QpAction::kReset || a == spec::QpAction::kDestroy) {
+    q.fail = false;
+    q.epoch = (q.epoch + 1) & 15u;
+  }
   q.valid = a != spec::QpAction::kDestroy;
 }
 
@@ -59,7 +67,7 @@ void ReadPlace::on_cmd(const spec::RdPlace& c) {
   job_.len = c.len;
   job_.last = c.last;
   const Qp q = c.qpn < qps_.size() ? qps_[c.qpn] : Qp{};
-  ok_ = q.valid;
+  ok_ = q.valid && q.epoch == c.epoch;  // (a command from before a RESET is dropped)
   old_fail_ = ok_ && q.fail && q.fail_idx == c.wqe_idx;
   failed_ = old_fail_;
   new_fail_ = false;

@@ -67,6 +67,7 @@ class ReadPlace : public Process {
     bool fail = false;  // WQE fail_idx failed with fail_st: its data is dropped until its last command
     uint16_t fail_idx = 0;
     uint8_t fail_st = 0;
+    uint8_t epoch = 0;  // RESETs and DESTROYs of this QP number (the completer counts them alike)
   };
   // The last fetched WQE's SGEs, and where its previous command ended.
   struct Cached {

@@ -704,14 +704,15 @@ package roce_pkg;
   } qp_err_t;
 
   // Completer to read_place: one RDMA READ RESPONSE packet to place into the local SGEs of the READ's send WQE; its payload (len bytes, none when 0) follows on the payload stream.
-  localparam int unsigned RD_PLACE_W = 79;
+  localparam int unsigned RD_PLACE_W = 83;
   typedef struct packed {
     logic [15:0] qpn;
     logic [15:0] wqe_idx;  // send-queue index of the READ WQE
     logic [31:0] offset;  // byte offset of this response's payload inside the READ message
     logic [12:0] len;  // payload bytes (0..4096)
     logic [0:0] last;  // the READ's last response: read_place answers on rd_done once its data is written
-    logic [0:0] drop;  // consume and discard the payload (a response the completer did not accept)
+    logic [0:0] drop;  // consume and discard the payload (a response the completer did not accept); with len 0 and last, a fence: answered on rd_done once every earlier command was placed
+    logic [3:0] epoch;  // the QP's incarnation (completer and read_place count its RESETs and DESTROYs alike): a command from before a RESET is dropped
   } rd_place_t;
 
   // read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.

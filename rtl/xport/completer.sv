@@ -45,6 +45,14 @@
 //   last response the READ completes when read_place answers rd_done with
 //   its status (data written, or a local failure); no response is taken
 //   meanwhile, so one READ at a time waits for rd_done.
+//   A READ whose data was partly placed (rd_placed) and that now completes
+//   otherwise (a NAK or retry exhaustion at its PSN, a flush to ERR, an
+//   amend) first sends read_place a fence {wqe_idx, len 0, last, drop}: it
+//   becomes the failed entry (fail_idx, fail_st), and completes failing on
+//   rd_done, after every earlier command of it was placed, so no data lands
+//   in its buffers after its completion. Every command carries the QP's
+//   epoch (its RESETs and DESTROYs counted), so read_place drops one from
+//   before a RESET. No qp_cfg is taken while a READ waits for rd_done.
 //   Implied NAK: a response (ACK, NAK, READ response) whose PSN lies past
 //   the next response an unfinished READ at the head waits for says that
 //   responses were lost: the QP goes back to una (counted implied_nak_seq_err),
@@ -67,9 +75,11 @@
 //   window of QP q: win_mem[{q, slot}], 16 slots, ring head/cnt in ctx_mem[q]
 //   ctx_mem[q] = {valid, err, fail, fail_st[3:0], fail_idx[15:0], retry_cnt[2:0], retry[2:0],
 //                 timeout[4:0], rnr_cfg[2:0], rnr_left[2:0], rnr_wait, armed, deadline[47:0],
-//                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0], pmtu[2:0], rd_mid, rd_retry}
+//                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0], pmtu[2:0], rd_mid, rd_retry,
+//                 rd_placed, epoch[3:0]}
 //
-// One input at a time, by priority: qp_cfg, rd_done, sq_track (held back
+// One input at a time, by priority: qp_cfg (held back while a READ waits
+// for rd_done), rd_done, sq_track (held back
 // while its QP's window is full), rx_ack (held back while a READ waits for
 // rd_done or a read_place command waits to be taken), then an expired timer
 // (not while a READ waits for rd_done). sq_track before rx_ack: an ACK can only cover
@@ -127,7 +137,7 @@ module completer #(
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int EW = roce_pkg::SQ_TRACK_W - 16;  // a window entry: sq_track without its qpn (the MSB field)
-  localparam int CW = 168;
+  localparam int CW = 173;
 
   initial begin
     if (MAX_QP < 2 || (1 << QW) != MAX_QP || MAX_QP > 65536) $error("completer: MAX_QP must be a power of two in 2..65536");
@@ -160,6 +170,8 @@ module completer #(
     logic [2:0]  pmtu;
     logic        rd_mid;                 // the head READ's last response taken was FIRST or MIDDLE
     logic        rd_retry;               // a rewind was sent and no response has been accepted since
+    logic        rd_placed;              // a response of the head READ went to read_place
+    logic [3:0]  epoch;                  // RESETs and DESTROYs of this QP number (as read_place counts them)
   } ctx_t;
   ctx_t ctx_wd;
 
@@ -272,7 +284,7 @@ module completer #(
   logic        cq_free, rt_free;
   logic        syn_ack, syn_nak, syn_seq, in_range;
   logic [7:0]  syn_st;
-  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_acked;
+  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_acked, e_fence, cfg_wait;
   logic [7:0]  e_st;
   logic [23:0] d_psn, d_una, a_off, a_rng, w_off, rd_k;
   logic        rd_head, rd_fits, rd_last, implied, rsp_syn_ok, rx_rsp, rx_ackop;
@@ -289,16 +301,17 @@ module completer #(
 
     trk_inr     = s_sq_track.qpn < 16'(MAX_QP);
     trk_blocked = trk_inr && full_q[s_sq_track.qpn[QW-1:0]] && !s_sq_track.amend;
-    s_qp_cfg_ready   = st_q == S_IDLE;
-    s_rd_done_ready  = st_q == S_IDLE && !s_qp_cfg_valid;
-    s_sq_track_ready = st_q == S_IDLE && !s_qp_cfg_valid && !s_rd_done_valid && !trk_blocked;
-    s_rx_ack_ready   = st_q == S_IDLE && !s_qp_cfg_valid && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+    cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
+    s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
+    s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
+    s_sq_track_ready = st_q == S_IDLE && !cfg_wait && !s_rd_done_valid && !trk_blocked;
+    s_rx_ack_ready   = st_q == S_IDLE && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
                        && !dw_q && !rp_v_q;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_rdd = s_rd_done_valid && s_rd_done_ready;
     take_trk = s_sq_track_valid && s_sq_track_ready;
     take_ack = s_rx_ack_valid && s_rx_ack_ready;
-    take_tmr = st_q == S_IDLE && hit_q && !s_qp_cfg_valid && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+    take_tmr = st_q == S_IDLE && hit_q && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
                && !s_rx_ack_valid && !dw_q;
     rx_rsp   = s_rx_ack.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_ack.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY;
     rx_ackop = s_rx_ack.opcode == roce_pkg::OP_RC_ACK;
@@ -361,6 +374,8 @@ module completer #(
       e_cq = 1'b0; e_stop = 1'b1;
     end
     e_una = (e.last_psn + 24'd1 - w_q.una) < 24'h800000 ? e.last_psn + 24'd1 : w_q.una;  // una never goes back
+    // a partly placed READ completing otherwise than by rd_done: fence first
+    e_fence = e_rd && w_q.rd_placed && mode_q != M_RDD && !e_stop;
 
     // where a walk stopped: at an unfinished READ (rd_head), which the
     // response at p answers (rd_fits: its next response, the opcode and
@@ -463,12 +478,14 @@ module completer #(
             ctx_wd.rnr_left = rnrcfg_q;
             if (act_q == roce_pkg::QP_ACTION_RESET) begin
               ctx_wd = '0;
+              ctx_wd.epoch = c.epoch + 4'd1;
               ctx_wd.valid = 1'b1; ctx_wd.cq = scq_q; ctx_wd.retry_cnt = rcfg_q; ctx_wd.retry = rcfg_q;
               ctx_wd.timeout = tocfg_q; ctx_wd.rnr_cfg = rnrcfg_q; ctx_wd.rnr_left = rnrcfg_q;
               ctx_wd.pmtu = pmtu_q;
               full_d[qpn_q] = 1'b0;
             end else if (act_q == roce_pkg::QP_ACTION_DESTROY) begin
               ctx_wd = '0;
+              ctx_wd.epoch = c.epoch + 4'd1;
               full_d[qpn_q] = 1'b0;
             end else if (!c.valid) begin
               ctx_we = 1'b0;                   // attributes of a QP that does not exist
@@ -488,8 +505,9 @@ module completer #(
               st_d = S_IDLE;                   // no such QP: dropped
             end else if (t.amend) begin
               // a tracked WQE failed while being sent: it fails when it
-              // reaches the head (now, if it is there)
-              if (!c.err) begin
+              // reaches the head (now, if it is there); an earlier failure
+              // still waiting (an amend, a fence) flushes it anyway
+              if (!c.err && !c.fail) begin
                 w_d.fail = 1'b1; w_d.fail_idx = t.wqe_idx; w_d.fail_st = t.status[3:0];
                 psn_d = c.una;                 // covers nothing
                 mode_d = M_SEQ;
@@ -524,6 +542,7 @@ module completer #(
           end
 
           default: begin  // K_ACK
+            rp_d.epoch = inr_q ? c.epoch : 4'd0;
             if (inr_q && c.valid && (ackop_q || rsp_q)) begin
               if (ackop_q && syn_nak) cnt_nak_d = cnt_nak_q + 32'd1;
               if (c.err || !in_range || (ackop_q ? !(syn_ack || syn_nak) : !rsp_syn_ok)) begin
@@ -591,7 +610,7 @@ module completer #(
         if (w_q.cnt == 5'd0 || e_stop) begin
           if (mode_q == M_RSP && rd_fits) begin
             // the READ's next response: its data goes to read_place
-            w_d.una = psn_q + 24'd1; w_d.rd_mid = !rd_last; w_d.rd_retry = 1'b0;
+            w_d.una = psn_q + 24'd1; w_d.rd_mid = !rd_last; w_d.rd_retry = 1'b0; w_d.rd_placed = 1'b1;
             w_d.retry = w_q.retry_cnt; w_d.rnr_left = w_q.rnr_cfg;  // progress
             tact_d = T_RESTART;
             rp_d.wqe_idx = e.wqe_idx; rp_d.offset = rd_offset; rp_d.last = rd_last; rp_d.drop = 1'b0;
@@ -624,6 +643,18 @@ module completer #(
           if (kind_q == K_ACK && rsp_q) rp_v_d = 1'b1;  // every READ response: a command (a drop unless accepted)
           if (kind_q == K_TRK && w_q.cnt == 5'd0) w_d.fail = 1'b0;  // acknowledged before it failed
           st_d = S_DONE;
+        end else if (e_fence) begin
+          // its earlier commands may still be placing data: it fails once
+          // read_place has answered the fence (K_RDD); the QP is not in ERR
+          // before (a flush marks it then)
+          if (!rp_v_q) begin
+            rp_d = '0;
+            rp_d.qpn = 16'(qpn_q); rp_d.wqe_idx = e.wqe_idx; rp_d.last = 1'b1; rp_d.drop = 1'b1;
+            rp_d.epoch = w_q.epoch;
+            rp_v_d = 1'b1; dw_d = 1'b1;
+            w_d.fail = 1'b1; w_d.fail_idx = e.wqe_idx; w_d.fail_st = e_st[3:0]; w_d.err = 1'b0;
+            st_d = S_DONE;
+          end
         end else if (!e_cq || cq_free) begin
           if (e_cq) begin
             cq_d = cq_new;
@@ -635,6 +666,7 @@ module completer #(
           w_d.head = w_q.head + 4'd1;
           w_d.cnt = w_q.cnt - 5'd1;
           w_d.una = e_una;
+          w_d.rd_placed = 1'b0;   // (only the head READ has responses placed)
           rcnt_d = rcnt_q + 5'd1;
           win_ra = {qpn_q, w_q.head + 4'd1};
         end
@@ -793,6 +825,11 @@ module completer #(
       // one READ at a time waits for rd_done: no response is taken meanwhile
       if (dw_q) a_no_response_while_read_done_waits: assert (!take_ack)
           else $error("a_no_response_while_read_done_waits");
+      // a READ with data placed leaves the window only on rd_done (its fence's,
+      // when it fails otherwise): no write of it lands after its completion
+      if (st_q == S_WALK && w_q.cnt != 5'd0 && !e_stop && !e_fence && (!e_cq || cq_free) && e_rd && w_q.rd_placed)
+        a_placed_read_completes_on_rd_done: assert (mode_q == M_RDD)
+          else $error("a_placed_read_completes_on_rd_done");
       // a rewind goes back to a PSN that was sent and not acknowledged: inside the WQE it names
       if (rt_v_q && rt_q.rewind) a_rewind_inside_window: assert (!rt_q.error && rt_q.rw_skip < 24'h800000)
           else $error("a_rewind_inside_window");

@@ -1,8 +1,9 @@
 // read_place_ctrl: the control stage of read_place (docs/engine.md, "READ
 // response placement"). One command at a time, in order:
 //
-//   cmd {qpn, wqe_idx, offset, len, last, drop}
-//     QP not valid                     -> drop the payload; done LOC_QP_OP_ERR
+//   cmd {qpn, wqe_idx, offset, len, last, drop, epoch}
+//     QP not valid, or epoch is not the QP's (the command is from before
+//       a RESET or DESTROY)            -> drop the payload; done LOC_QP_OP_ERR
 //     drop, len 0, or the WQE failed   -> drop the payload (done: the failure's status)
 //     SGEs: the cached WQE (one entry, tagged qpn + wqe_idx), else fetch the
 //       128-byte send WQE at sq_base + 128 * (wqe_idx mod 2^sq_lsz)
@@ -24,7 +25,9 @@
 // until that WQE's last command: its later data is dropped. Pieces leave on
 // m_pc ({pa, len, last, drop}: a DMA write and its slicer descriptor, or a
 // drop descriptor); the top counts them to hold `done` behind their data.
-// Inputs are taken only when idle: qp_cfg before cmd.
+// Inputs are taken only when idle: qp_cfg before cmd. The epoch counts a
+// QP's RESETs and DESTROYs (as the completer's does), so it outlives the QP:
+// the context memory is cleared by a sweep of MAX_QP cycles after reset.
 `default_nettype none
 
 module read_place_ctrl #(
@@ -77,8 +80,8 @@ module read_place_ctrl #(
   localparam int MAX_SGE = 6;
   localparam int SGE0 = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;
   localparam int SGE_W = 8 * roce_pkg::SGE_SIZE;
-  // the context word: {pd, sq_base, sq_lsz, fail_v, fail_idx, fail_st}, fields at these bits
-  localparam int F_ST = 0, F_IDX = 8, F_V = 24, F_LSZ = 25, F_BASE = 30, F_PD = 94, CTX_W = 110;
+  // the context word: {epoch, pd, sq_base, sq_lsz, fail_v, fail_idx, fail_st}, fields at these bits
+  localparam int F_ST = 0, F_IDX = 8, F_V = 24, F_LSZ = 25, F_BASE = 30, F_PD = 94, F_EP = 110, CTX_W = 114;
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("read_place_ctrl: MAX_QP must be a power of two <= 32768");
@@ -87,7 +90,7 @@ module read_place_ctrl #(
   end
 
   typedef enum logic [3:0] {
-    C_IDLE, C_CFG, C_CMD, C_WQE, C_CHK, C_SEEK, C_WALK, C_MRW, C_DROP, C_FIN
+    C_INIT, C_IDLE, C_CFG, C_CMD, C_WQE, C_CHK, C_SEEK, C_WALK, C_MRW, C_DROP, C_FIN
   } cst_e;
 
   // ---- per-QP context: valid bits in registers (they reset), the rest in a RAM
@@ -95,7 +98,7 @@ module read_place_ctrl #(
   logic [CTX_W-1:0]  ctx_mem [MAX_QP];
   logic [CTX_W-1:0]  ctx_rd_q, c0, ctx_wd;
   logic              ctx_re, ctx_we;
-  logic [QW-1:0]     ctx_ra;
+  logic [QW-1:0]     ctx_ra, ctx_wa, init_q;
 
   cst_e st_q, st_d;
   // the command
@@ -103,6 +106,7 @@ module read_place_ctrl #(
   logic [31:0] k_off_q, k_off_d;
   logic [12:0] k_len_q, k_len_d;
   logic        k_last_q, k_last_d, k_drop_q, k_drop_d;
+  logic [3:0]  k_ep_q, k_ep_d;
   logic [QW-1:0] idx_q, idx_d;                 // the QP's context index
   logic        qin_q, qin_d;                   // its number is below MAX_QP
   // the qp_cfg
@@ -166,8 +170,8 @@ module read_place_ctrl #(
     take_cmd = s_cmd_valid && s_cmd_ready;
     ctx_re = take_cfg || take_cmd;
     ctx_ra = take_cfg ? s_qp_cfg.qpn[QW-1:0] : s_cmd.qpn[QW-1:0];
-    // the context as read (a QP that does not exist reads as zero)
-    c0 = valid_q[idx_q] ? ctx_rd_q : '0;
+    // the context as read (a QP that does not exist reads as zero but for its epoch)
+    c0 = valid_q[idx_q] ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
     sq_mask = 16'((17'd1 << c0[F_LSZ +: 5]) - 17'd1);
     // the WQE's beats shift in from the top
     wqe_in = {s_dma_rd_tdata, wqe_q[WQE_W-1:DATA_W]};
@@ -190,7 +194,7 @@ module read_place_ctrl #(
 
     st_d = st_q;
     k_qpn_d = k_qpn_q; k_idx_d = k_idx_q; k_off_d = k_off_q; k_len_d = k_len_q;
-    k_last_d = k_last_q; k_drop_d = k_drop_q; idx_d = idx_q; qin_d = qin_q;
+    k_last_d = k_last_q; k_drop_d = k_drop_q; k_ep_d = k_ep_q; idx_d = idx_q; qin_d = qin_q;
     g_act_d = g_act_q; g_qpn_d = g_qpn_q; g_pd_d = g_pd_q; g_base_d = g_base_q; g_lsz_d = g_lsz_q;
     cx_d = cx_q; ok_d = ok_q; oldf_d = oldf_q; fail_d = fail_q; newf_d = newf_q; stat_d = stat_q;
     drop_d = drop_q;
@@ -201,6 +205,7 @@ module read_place_ctrl #(
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
     ctx_we = 1'b0;
+    ctx_wa = idx_q;
     ctx_wd = cx_q;
     m_pc_valid = 1'b0;
     m_pc_pa = run_pa_q;
@@ -215,6 +220,11 @@ module read_place_ctrl #(
     {i_pc, i_drop, i_rd, i_err} = '0;
 
     unique case (st_q)
+      C_INIT: begin
+        ctx_we = 1'b1; ctx_wa = init_q; ctx_wd = '0;
+        if (init_q == QW'(MAX_QP - 1)) st_d = C_IDLE;
+      end
+
       C_IDLE: begin
         if (take_cfg) begin
           g_act_d = s_qp_cfg.action; g_qpn_d = s_qp_cfg.qpn; g_pd_d = s_qp_cfg.pd;
@@ -224,7 +234,7 @@ module read_place_ctrl #(
           st_d = C_CFG;
         end else if (take_cmd) begin
           k_qpn_d = s_cmd.qpn; k_idx_d = s_cmd.wqe_idx; k_off_d = s_cmd.offset; k_len_d = s_cmd.len;
-          k_last_d = s_cmd.last; k_drop_d = s_cmd.drop;
+          k_last_d = s_cmd.last; k_drop_d = s_cmd.drop; k_ep_d = s_cmd.epoch;
           idx_d = s_cmd.qpn[QW-1:0];
           qin_d = s_cmd.qpn < 16'(MAX_QP);
           st_d = C_CMD;
@@ -233,14 +243,17 @@ module read_place_ctrl #(
 
       C_CFG: begin
         // attributes from every qp_cfg; RESET (and DESTROY) forget a failure
+        // and start a new epoch
         if (qin_q) begin
           ctx_we = 1'b1;
           ctx_wd = c0;
           ctx_wd[F_PD +: 16] = g_pd_q;
           ctx_wd[F_BASE +: 64] = g_base_q;
           ctx_wd[F_LSZ +: 5] = g_lsz_q;
-          if (g_act_q == roce_pkg::QP_ACTION_RESET || g_act_q == roce_pkg::QP_ACTION_DESTROY)
+          if (g_act_q == roce_pkg::QP_ACTION_RESET || g_act_q == roce_pkg::QP_ACTION_DESTROY) begin
             ctx_wd[F_V] = 1'b0;
+            ctx_wd[F_EP +: 4] = c0[F_EP +: 4] + 4'd1;
+          end
         end
         if (cqpn_q == g_qpn_q) cv_d = 1'b0;  // its send queue may have moved
         st_d = C_IDLE;
@@ -248,7 +261,7 @@ module read_place_ctrl #(
 
       C_CMD: begin
         cx_d = c0;
-        ok_d = qin_q && valid_q[idx_q];
+        ok_d = qin_q && valid_q[idx_q] && c0[F_EP +: 4] == k_ep_q;
         oldf_d = ok_d && c0[F_V] && c0[F_IDX +: 16] == k_idx_q;
         fail_d = oldf_d;
         newf_d = 1'b0;
@@ -412,20 +425,22 @@ module read_place_ctrl #(
 
   // ---- memories
   always_ff @(posedge clk) begin
-    if (ctx_we) ctx_mem[idx_q] <= ctx_wd;
+    if (ctx_we) ctx_mem[ctx_wa] <= ctx_wd;
     if (ctx_re) ctx_rd_q <= ctx_mem[ctx_ra];
   end
 
   // ---- registers
   always_ff @(posedge clk) begin
     if (rst) begin
-      st_q <= C_IDLE;
+      st_q <= C_INIT;
+      init_q <= '0;
       valid_q <= '0;
       cv_q <= 1'b0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0;
       {c_pc_q, c_drop_q, c_rd_q, c_err_q} <= '0;
     end else begin
       st_q <= st_d;
+      if (st_q == C_INIT) init_q <= init_q + 1'b1;
       if (st_q == C_CFG && qin_q) valid_q[idx_q] <= g_act_q != roce_pkg::QP_ACTION_DESTROY;
       cv_q <= cv_d;
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d;
@@ -438,7 +453,7 @@ module read_place_ctrl #(
 
   always_ff @(posedge clk) begin
     k_qpn_q <= k_qpn_d; k_idx_q <= k_idx_d; k_off_q <= k_off_d; k_len_q <= k_len_d;
-    k_last_q <= k_last_d; k_drop_q <= k_drop_d; idx_q <= idx_d; qin_q <= qin_d;
+    k_last_q <= k_last_d; k_drop_q <= k_drop_d; k_ep_q <= k_ep_d; idx_q <= idx_d; qin_q <= qin_d;
     g_act_q <= g_act_d; g_qpn_q <= g_qpn_d; g_pd_q <= g_pd_d; g_base_q <= g_base_d; g_lsz_q <= g_lsz_d;
     cx_q <= cx_d; ok_q <= ok_d; oldf_q <= oldf_d; fail_q <= fail_d; newf_q <= newf_d; stat_q <= stat_d;
     drop_q <= drop_d;

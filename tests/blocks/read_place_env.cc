@@ -271,6 +271,7 @@ void Scenario::cfg(TQp& q, spec::QpAction a) {
   c.rq_base = rng_();  // fields read_place has no use for
   c.dest_qpn = static_cast<uint32_t>(rng_() & 0xFFFFFF);
   c.pmtu = static_cast<uint8_t>(1 + rand(5));
+  if (a == spec::QpAction::kReset || a == spec::QpAction::kDestroy) q.epoch = (q.epoch + 1) & 15u;
   if (steps.empty() || !steps.back().in[1].empty()) new_step();
   steps.back().in[0].push_back(desc_to_flit(c));
 }
@@ -391,6 +392,8 @@ void Scenario::deliver(const std::vector<Part>& parts, double drops, double repe
     c.c.len = static_cast<uint16_t>(len);
     c.c.last = last;
     c.c.drop = drop;
+    c.c.epoch = reads[ri].qpn < qps.size() ? qps[reads[ri].qpn].epoch : 0;
+    if (reads[ri].meant == Meant::kStaleEpoch) c.c.epoch = (c.c.epoch - 1) & 15u;
     c.pay = std::move(pay);
     return c;
   };

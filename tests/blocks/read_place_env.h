@@ -74,7 +74,9 @@ struct TSge {
   unsigned mr = 0;      // the region it was placed in (a good SGE: the one its lkey names)
   bool broken = false;  // the scenario broke it (key, PD, rights, bounds): no byte may land in it or after it
 };
-enum class Meant : uint8_t { kGood, kBrokenSge, kTooLong, kPoisoned, kTooManySges, kNoQp, kNotARead };
+// kStaleEpoch: a good READ whose commands carry the epoch before the QP's last
+// RESET (the completer sent them before it): nothing may land.
+enum class Meant : uint8_t { kGood, kBrokenSge, kTooLong, kPoisoned, kTooManySges, kNoQp, kNotARead, kStaleEpoch };
 struct TRead {
   uint32_t qpn = 0;
   uint16_t idx = 0;  // send-queue index
@@ -96,6 +98,7 @@ struct TQp {
   uint32_t mtu = 1024;
   bool refused = false;  // the host refuses reads of its send ring (poisoned data)
   uint16_t next_idx = 0;
+  uint8_t epoch = 0;  // its RESETs and DESTROYs, as the completer stamps them on commands
 };
 
 class Scenario {

@@ -882,6 +882,88 @@ TEST(CompleterRead, FailuresTimeoutsAndZeroLength) {
   });
 }
 
+// A READ whose responses were partly placed and that now fails otherwise
+// (a NAK at its next PSN, retry exhaustion, a flush to ERR) must not complete
+// while read_place may still write its data: the completer sends a fence
+// (len 0, last, drop) and completes it, failing, only on the fence's rd_done;
+// meanwhile no qp_cfg, response or timer is taken. A READ with nothing
+// placed fails at once, as before. Every command carries the QP's epoch.
+TEST(CompleterRead, PartlyPlacedReadFailsOnlyAfterItsFence) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 35, 0.2, 0.2);
+    for (uint16_t q = 20; q < 23; ++q) b.push(0, rcfg(q, 5, 2, q == 22 ? 1 : 0));
+    b.push(0, rcfg(20, 5, 2));  // QP 20 reset again: epoch 2
+    b.settle();
+    // QP 20: NAK remote access at the READ's third packet
+    const auto a0 = rtrk(20, 0, 100, 1000), a1 = trk(20, 1, 105);
+    b.push(1, desc_to_flit(a0));
+    b.push(1, desc_to_flit(a1));
+    b.settle();
+    b.push(2, rsp(20, 100, kFirst, 256));
+    b.push(2, rsp(20, 101, kMiddle, 256));
+    b.settle();
+    b.push(2, ack(20, 102, 0x62));
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 3u) << side;
+    expect_place(b.out[2][1], 20, 0, 256, 256, false, false, side);
+    auto f = desc_from_flit<spec::RdPlace>(b.out[2][2]);
+    EXPECT_TRUE(f.wqe_idx == 0 && f.len == 0 && f.last && f.drop && f.offset == 0) << side << ": the fence";
+    EXPECT_EQ(f.epoch, 2u) << side;
+    EXPECT_EQ(desc_from_flit<spec::RdPlace>(b.out[2][0]).epoch, 2u) << side;
+    EXPECT_EQ(b.out[0].size(), 0u) << side << ": no CQE before the fence is answered";
+    b.push(0, cfg(23, spec::QpAction::kAttr, 5, 2));  // waits too (no qp_cfg while rd_done is due)
+    b.run(300);
+    if (std::string(side) == "rtl") {  // (the model's input channel holds one flit)
+      EXPECT_EQ(b.pending(0), 1u) << side;
+    }
+    b.push(3, done(20, 0));  // (its status says nothing: the NAK's counts)
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 2u) << side;
+    expect_compl(b.out[0][0], a0, 5, WcStatus::kRemAccessErr, side);
+    expect_compl(b.out[0][1], a1, 5, WcStatus::kWrFlushErr, side);
+    // QP 21: TO_ERR with one response placed; a READ behind it with none
+    const auto c0 = rtrk(21, 0, 200, 700), c1 = rtrk(21, 1, 203, 100);
+    b.push(1, desc_to_flit(c0));
+    b.push(1, desc_to_flit(c1));
+    b.settle();
+    b.push(2, rsp(21, 200, kFirst, 256));
+    b.settle();
+    b.push(0, cfg(21, spec::QpAction::kToErr, 5, 2));
+    b.settle();
+    ASSERT_EQ(b.out[2].size(), 5u) << side;
+    f = desc_from_flit<spec::RdPlace>(b.out[2][4]);
+    EXPECT_TRUE(f.qpn == 21 && f.wqe_idx == 0 && f.len == 0 && f.last && f.drop) << side << ": the fence";
+    EXPECT_EQ(b.out[0].size(), 2u) << side;
+    const auto late = trk(21, 2, 204);  // posted while the fence is out: flushed behind
+    b.push(1, desc_to_flit(late));
+    b.settle();
+    b.push(3, done(21, 0, WcStatus::kLocProtErr));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 5u) << side;
+    expect_compl(b.out[0][2], c0, 5, WcStatus::kWrFlushErr, side);
+    expect_compl(b.out[0][3], c1, 5, WcStatus::kWrFlushErr, side);
+    expect_compl(b.out[0][4], late, 5, WcStatus::kWrFlushErr, side);
+    // QP 22 (timeout 1, retry 2): responses placed, then silence until the retries are spent
+    const auto d0 = rtrk(22, 0, 300, 900);
+    b.push(1, desc_to_flit(d0));
+    b.settle();
+    b.push(2, rsp(22, 300, kFirst, 256));
+    b.run(20000);
+    ASSERT_EQ(b.out[2].size(), 7u) << side;
+    f = desc_from_flit<spec::RdPlace>(b.out[2][6]);
+    EXPECT_TRUE(f.qpn == 22 && f.len == 0 && f.last && f.drop) << side << ": the fence";
+    EXPECT_EQ(b.out[0].size(), 5u) << side;
+    b.push(3, done(22, 0));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 6u) << side;
+    expect_compl(b.out[0][5], d0, 5, WcStatus::kRetryExcErr, side);
+    EXPECT_EQ(counter(blk, kRetryExceeded), 1u) << side;
+    b.run(600);  // (the RTL's timer bound forgets the expired deadline after a scan lap)
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
 // Random traffic: per QP a run of WQEs with rising PSNs (some across the
 // wrap), ACKs that cover some of them (sometimes stale or ahead), rare NAKs,
 // local failures and QP commands. Whether an ACK covers a WQE depends on
@@ -1068,13 +1150,25 @@ Round read_round(uint64_t seed, int batches) {
             const uint16_t len = static_cast<uint16_t>(last ? t.byte_len - k * mtu : mtu);
             const uint32_t p = (t.first_psn + k) & 0xFFFFFF;
             const bool faults = attempt < 3;
+            if (lost < 0 && k > from && chance(25)) {
+              // abandoned with responses placed: a NAK at the READ's next PSN or a
+              // flush to ERR; it fails once read_place answers the fence
+              Atom a;
+              if (rng() % 2) a.push_back({2, ack(q, p, 0x62)});
+              else a.push_back({0, cfg(q, spec::QpAction::kToErr, static_cast<uint16_t>(q % 3))});
+              a.push_back({3, done(q, t.wqe_idx)});
+              out.push_back(a);
+              failed = true;
+              break;
+            }
             if (faults && lost < 0 && chance(40)) {  // lost
               lost = static_cast<int>(k);
               continue;
             }
             if (faults && lost < 0 && chance(20)) {  // corrupt: the wrong opcode or length
               lost = static_cast<int>(k);
-              out.push_back({{2, rng() % 2 ? rsp(q, p, op == kFirst ? kMiddle : kFirst, len)
+              // (not MIDDLE for FIRST: after a rewind that is a valid replay)
+              out.push_back({{2, rng() % 2 ? rsp(q, p, op == kFirst ? kLast : kFirst, len)
                                            : rsp(q, p, op, static_cast<uint16_t>(len + 1))}});
               continue;
             }
@@ -1087,13 +1181,19 @@ Round read_round(uint64_t seed, int batches) {
             out.push_back(a);
             if (faults && chance(30)) out.push_back({{2, rsp(q, p, op, len)}});  // duplicated
           }
-          if (lost < 0) break;
+          if (lost < 0 || failed) break;
           // the lost one was the last: the next response (an ACK here) says so
           if (lost == static_cast<int>(np - 1)) out.push_back({{2, ack(q, t.last_psn)}});
           from = static_cast<uint32_t>(lost);
         }
       }
+      // (a READ left partly placed, its retries spent, is fenced by the TO_ERR:
+      // read_place answers; without a fence the answer matches nothing)
+      uint16_t last_read = 0;
+      for (const W& w : ws)
+        if (w.read) last_read = w.t.wqe_idx;
       out.push_back({{0, cfg(q, spec::QpAction::kToErr, static_cast<uint16_t>(q % 3))},
+                     {3, done(q, last_read)},
                      {0, [&] {
                         auto c = desc_from_flit<spec::QpCfg>(cfg(q, spec::QpAction::kReset,
                                                                  static_cast<uint16_t>(q % 3),
@@ -1119,7 +1219,7 @@ Round read_round(uint64_t seed, int batches) {
 TEST(CompleterXcheck, RandomReadTrafficMatchesModel) {
   const double mix[][2] = {{0.0, 0.0}, {0.4, 0.3}, {0.2, 0.6}};
   std::map<int, size_t> by_status;
-  size_t compared = 0, placed = 0, dropped = 0, rewinds = 0;
+  size_t compared = 0, placed = 0, dropped = 0, rewinds = 0, fences = 0;
   uint64_t cycles = 0;
   for (unsigned round = 0; round < 3; ++round) {
     XcheckConfig xc;
@@ -1137,15 +1237,21 @@ TEST(CompleterXcheck, RandomReadTrafficMatchesModel) {
     cycles += r.rtl_cycles;
     for (const auto& t : r.rtl_out[0]) ++by_status[compl_of(t.flits[0]).status];
     for (const auto& t : r.rtl_out[1]) rewinds += retire_of(t.flits[0]).rewind;
-    for (const auto& t : r.rtl_out[2]) (desc_from_flit<spec::RdPlace>(t.flits[0]).drop ? dropped : placed) += 1;
+    for (const auto& t : r.rtl_out[2]) {
+      const auto c = desc_from_flit<spec::RdPlace>(t.flits[0]);
+      (c.drop ? dropped : placed) += 1;
+      fences += c.drop && c.last && c.len == 0;
+    }
   }
-  std::printf("3 rounds: compared %zu transactions, 0 divergences, %llu RTL cycles; rd_place %zu placed, %zu dropped;"
-              " %zu rewinds; CQEs", compared, static_cast<unsigned long long>(cycles), placed, dropped, rewinds);
+  std::printf("3 rounds: compared %zu transactions, 0 divergences, %llu RTL cycles; rd_place %zu placed, %zu dropped"
+              " (%zu fences); %zu rewinds; CQEs", compared, static_cast<unsigned long long>(cycles), placed, dropped,
+              fences, rewinds);
   for (const auto& [s, n] : by_status) std::printf(" %s:%zu", spec::to_string(static_cast<WcStatus>(s)), n);
   std::printf("\n");
   EXPECT_GT(placed, 1500u);
   EXPECT_GT(dropped, 100u);
   EXPECT_GT(rewinds, 50u);
+  EXPECT_GT(fences, 20u);
   EXPECT_GT(by_status[0], 800u);
   EXPECT_GT(by_status[static_cast<int>(WcStatus::kLocProtErr)], 5u);
 }

@@ -186,6 +186,25 @@ TEST(ReadPlace, QpCfgBetweenResponsesAndResetForgetsAFailure) {
   check_all(s, run_both(s, RunConfig{}), "qp_cfg between responses, RESET after a failure");
 }
 
+TEST(ReadPlace, CommandsFromBeforeAResetAreDropped) {
+  // The completer stamps every command with the QP's epoch (its RESETs and
+  // DESTROYs counted); one still queued from before a RESET meets a READ WQE
+  // posted since in the same slot, and must not land in its buffers.
+  Scenario s(6);
+  for (uint32_t n : {2u, 4u}) s.create(s.qps[n]);
+  s.deliver({{s.read(2, s.sges(6000, 2, false), 6000, Meant::kGood)}});
+  s.create(s.qps[2]);
+  s.deliver({{s.read(2, s.sges(6000, 3, false), 6000, Meant::kStaleEpoch)},
+             {s.read(4, s.sges(3000, 2, false), 3000, Meant::kGood)}});
+  for (int k = 0; k < 17; ++k) s.create(s.qps[4]);  // the 4-bit epoch wraps: 17 RESETs are 1 apart
+  s.deliver({{s.read(4, s.sges(2000, 1, false), 2000, Meant::kStaleEpoch)}});
+  s.deliver({{s.read(2, s.sges(5000, 2, true), 5000, Meant::kGood)}});  // slot 1: the same QP goes on
+  s.destroy(s.qps[4]);
+  s.create(s.qps[4]);  // (a DESTROY counts: the epoch outlives the QP)
+  s.deliver({{s.read(4, s.sges(4000, 2, false), 4000, Meant::kStaleEpoch)}});
+  check_all(s, run_both(s, RunConfig{}), "commands from before a RESET");
+}
+
 // ---------------------------------------------------------------- random
 
 void random_reads(Scenario& s, unsigned batches) {

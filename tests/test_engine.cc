@@ -165,6 +165,55 @@ TEST_P(Engine, RdmaReadBetweenTwoDevicesLandsInTheLocalSges) {
   }
 }
 
+// max_rd_atomic 1: eight READs posted at once go one at a time (each waits
+// for the one before to finish), interleaved with WRITEs behind them, and
+// all land; max_dest_rd_atomic 0 on the responder: the READ is NAKed invalid
+// request (REM_INV_REQ_ERR), as rxe answers it.
+TEST_P(Engine, ReadCreditsAndNoReadResources) {
+  TwoHosts w(GetParam());
+  End a, b;
+  a.make(*w.a, 65536);
+  b.make(*w.b, 65536);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB, 3,
+               [](host::Path& pa, host::Path&) { pa.max_rd_atomic = 1; });
+  fill(*b.buf, 8 * 4096, 77);
+  std::memset(a.buf->data(), 0xEE, 65536);
+  for (uint32_t i = 0; i < 800; ++i) a.buf->data()[50000 + i] = static_cast<uint8_t>(i * 7 + 1);
+  for (uint32_t i = 0; i < 8; ++i) {
+    w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaRead, 10 + i, 4096, b.buf->addr() + 4096 * i, b.mr.key),
+                   {{a.buf->addr() + 4096 * i, 4096, a.mr.key}});
+    w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 20 + i, 100, b.buf->addr() + 40000 + 100 * i, b.mr.key),
+                   {{a.buf->addr() + 50000 + 100 * i, 100, a.mr.key}});  // (not the READ's bytes: no fence)
+  }
+  w.settle();
+  const auto sc = w.a->poll(*a.scq);
+  ASSERT_EQ(sc.size(), 16u);
+  for (size_t k = 0; k < sc.size(); ++k) {
+    EXPECT_EQ(sc[k].status, 0) << k << ": " << to_string(static_cast<WcStatus>(sc[k].status));
+    EXPECT_EQ(sc[k].wr_id, k % 2 ? 20 + k / 2 : 10 + k / 2) << "in order";
+  }
+  EXPECT_EQ(0, std::memcmp(a.buf->data(), b.buf->data(), 8 * 4096));
+  for (uint32_t i = 0; i < 8; ++i)
+    EXPECT_EQ(0, std::memcmp(b.buf->data() + 40000 + 100 * i, a.buf->data() + 50000 + 100 * i, 100)) << "WRITE " << i;
+  // no READ resources at the responder
+  End c, d;
+  c.make(*w.a, 4096);
+  d.make(*w.b, 4096);
+  connect_pair(*w.a, c, kMacA, kIpA, *w.b, d, kMacB, kIpB, 3,
+               [](host::Path&, host::Path& pb) { pb.max_dest_rd_atomic = 0; });
+  w.a->post_send(*c.qp, send_wqe(WrOpcode::kRdmaRead, 7, 300, d.buf->addr(), d.mr.key),
+                 {{c.buf->addr(), 300, c.mr.key}});
+  w.settle();
+  const auto e = w.a->poll(*c.scq);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].status, static_cast<uint8_t>(WcStatus::kRemInvReqErr));
+  EXPECT_EQ(w.b->counter(XportCnt::kRemInvReq), 1u);
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 // Two QPs of one device talk through the internal loopback, as on real NICs.
 TEST_P(Engine, TwoQpsOfOneDeviceLoopBack) {
   auto dev = make_device(GetParam());

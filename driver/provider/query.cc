@@ -16,7 +16,7 @@ namespace {
 
 // Attributes with no CSR yet: documented in docs/driver.md.
 constexpr uint64_t kMaxMrSize = uint64_t{1} << 48;   // a 48-bit user virtual address space
-constexpr int kMaxQpRdAtom = 16;                     // outstanding RDMA READ/atomic per QP
+constexpr int kMaxQpRdAtom = static_cast<int>(spec::kMaxQpRdAtom);  // outstanding RDMA READ/atomic per QP (the engine enforces it)
 constexpr uint8_t kLocalCaAckDelay = 15;             // 4.096 us * 2^15 ~ 134 ms
 
 // IBV_MTU_* of the largest payload the engine carries (spec: MAX_PAYLOAD).

@@ -16,7 +16,9 @@ constexpr uint32_t kAccess = attr(spec::QpAttr::kAccessFlags), kPkey = attr(spec
                    kPathMtu = attr(spec::QpAttr::kPathMtu), kRqPsn = attr(spec::QpAttr::kRqPsn),
                    kMinRnrTimer = attr(spec::QpAttr::kMinRnrTimer), kSqPsn = attr(spec::QpAttr::kSqPsn),
                    kDestQpn = attr(spec::QpAttr::kDestQpn), kTimeout = attr(spec::QpAttr::kTimeout),
-                   kRetryCnt = attr(spec::QpAttr::kRetryCnt), kRnrRetry = attr(spec::QpAttr::kRnrRetry);
+                   kRetryCnt = attr(spec::QpAttr::kRetryCnt), kRnrRetry = attr(spec::QpAttr::kRnrRetry),
+                   kMaxRdAtomic = attr(spec::QpAttr::kMaxQpRdAtomic),
+                   kMaxDestRdAtomic = attr(spec::QpAttr::kMaxDestRdAtomic);
 
 unsigned log2u(unsigned v) {
   unsigned l = 0;
@@ -310,7 +312,9 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   // GID type 3 is no defined type: treated as unused.
   if (((mask & kPathMtu) && (m.path_mtu < 1 || m.path_mtu > 5)) ||
       ((mask & kAv) && (!g || g->type == 0 || g->type == 3)) || ((mask & kPort) && m.port_num != 1) ||
-      ((mask & kPkey) && m.pkey_index != 0) || ((mask & kAccess) && (m.access & ~0xFu)))
+      ((mask & kPkey) && m.pkey_index != 0) || ((mask & kAccess) && (m.access & ~0xFu)) ||
+      ((mask & kMaxRdAtomic) && m.max_rd_atomic > spec::kMaxQpRdAtom) ||
+      ((mask & kMaxDestRdAtomic) && m.max_dest_rd_atomic > spec::kMaxQpRdAtom))
     return CmdStatus::kBadParam;
   x.state = m.qp_state;
   if (mask & kAccess) x.access = m.access;
@@ -336,6 +340,8 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   if (mask & kTimeout) x.timeout = m.timeout & 0x1Fu;
   if (mask & kRetryCnt) x.retry_cnt = m.retry_cnt & 0x7u;
   if (mask & kRnrRetry) x.rnr_retry = m.rnr_retry & 0x7u;
+  if (mask & kMaxRdAtomic) x.max_rd_atomic = m.max_rd_atomic;  // (at most MAX_QP_RD_ATOM: checked above)
+  if (mask & kMaxDestRdAtomic) x.max_dest_rd_atomic = m.max_dest_rd_atomic;
   send_qp_cfg(m.qpn, static_cast<uint8_t>(rule.action));
   return CmdStatus::kOk;
 }

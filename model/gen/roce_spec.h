@@ -29,6 +29,7 @@ inline constexpr uint32_t kHdrMax = 128;
 inline constexpr uint32_t kClockMhz = 250;
 inline constexpr uint32_t kAckTimeoutBase = 1024;
 inline constexpr uint32_t kRnrTickCycles = 2500;
+inline constexpr uint32_t kMaxQpRdAtom = 16;
 
 // ---- header sizes and field byte offsets
 inline constexpr unsigned kEthSize = 14;
@@ -2244,8 +2245,8 @@ struct WqDb {
 // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
 // Bit-exact with roce_pkg::qp_cfg_t (first field most significant).
 struct QpCfg {
-  static constexpr unsigned kBits = 700;
-  static constexpr unsigned kWords = 22;
+  static constexpr unsigned kBits = 710;
+  static constexpr unsigned kWords = 23;
   uint16_t qpn = 0;
   uint8_t action = 0;  // qp_action enum: what changes besides the attributes
   uint8_t state = 0;
@@ -2275,143 +2276,159 @@ struct QpCfg {
   uint8_t ttl = 0;
   uint32_t flow_label = 0;
   uint8_t sl = 0;
+  uint8_t max_rd_atomic = 0;  // RDMA READs the requester keeps outstanding at most (0..MAX_QP_RD_ATOM; 0: none is sent)
+  uint8_t max_dest_rd_atomic = 0;  // responder READ resources (0: a READ request is answered NAK invalid request, as rxe)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 12;
-    words[21] |= static_cast<uint32_t>(uint64_t{action} & 0x7u) << 9;
-    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 6;
-    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 3;
-    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0x1FFFu) << 19;
-    words[21] |= static_cast<uint32_t>((uint64_t{pd} >> 13) & 0x7u);
-    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFFFu) << 3;
-    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0x1FFFu) << 19;
-    words[20] |= static_cast<uint32_t>((uint64_t{recv_cq} >> 13) & 0x7u);
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x1FFFu) << 19;
-    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 13) & 0xFFFFFFFFu);
-    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 45) & 0x7FFFFu);
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 14;
-    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x3FFFFu) << 14;
-    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 18) & 0xFFFFFFFFu);
-    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 50) & 0x3FFFu);
-    words[15] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu) << 9;
-    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 5;
-    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 2;
-    words[14] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0x3FFFFFu) << 10;
-    words[15] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 22) & 0x3u);
-    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0x3FFFu) << 18;
-    words[14] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 14) & 0x3FFu);
-    words[12] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x3Fu) << 26;
-    words[13] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 6) & 0x3FFFFu);
-    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 21;
-    words[12] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 16;
-    words[12] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 13;
-    words[12] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 10;
-    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 8;
-    words[10] |= static_cast<uint32_t>(uint64_t{src_mac} & 0xFFu) << 24;
-    words[11] |= static_cast<uint32_t>((uint64_t{src_mac} >> 8) & 0xFFFFFFFFu);
-    words[12] |= static_cast<uint32_t>((uint64_t{src_mac} >> 40) & 0xFFu);
-    words[9] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0xFFFFFFu) << 8;
-    words[10] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 24) & 0xFFFFFFu);
-    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu);
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 24;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0xFFu) << 16;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 8;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu);
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 24;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0xFFu) << 16;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 8;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu);
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 24;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0xFFu) << 16;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 8;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu);
-    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 24;
-    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0xFFu) << 16;
-    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 8;
-    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu);
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 24;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0xFFu) << 16;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 8;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu);
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 24;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0xFFu) << 16;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 8;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu);
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 24;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0xFFu) << 16;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 8;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 24;
-    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0xFFu) << 16;
-    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 8;
-    words[1] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 24;
-    words[0] |= static_cast<uint32_t>(uint64_t{flow_label} & 0xFFFFFu) << 4;
-    words[0] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu);
+    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0x3FFu) << 22;
+    words[22] |= static_cast<uint32_t>((uint64_t{qpn} >> 10) & 0x3Fu);
+    words[21] |= static_cast<uint32_t>(uint64_t{action} & 0x7u) << 19;
+    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 16;
+    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 13;
+    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0x7u) << 29;
+    words[21] |= static_cast<uint32_t>((uint64_t{pd} >> 3) & 0x1FFFu);
+    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFFFu) << 13;
+    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0x7u) << 29;
+    words[20] |= static_cast<uint32_t>((uint64_t{recv_cq} >> 3) & 0x1FFFu);
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x7u) << 29;
+    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 3) & 0xFFFFFFFFu);
+    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 35) & 0x1FFFFFFFu);
+    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 24;
+    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0xFFu) << 24;
+    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 8) & 0xFFFFFFFFu);
+    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 40) & 0xFFFFFFu);
+    words[15] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu) << 19;
+    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 15;
+    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 12;
+    words[14] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0xFFFu) << 20;
+    words[15] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 12) & 0xFFFu);
+    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0xFu) << 28;
+    words[14] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 4) & 0xFFFFFu);
+    words[13] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0xFFFFFFu) << 4;
+    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1u) << 31;
+    words[13] |= static_cast<uint32_t>((uint64_t{min_rnr_timer} >> 1) & 0xFu);
+    words[12] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 26;
+    words[12] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 23;
+    words[12] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 20;
+    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 18;
+    words[11] |= static_cast<uint32_t>(uint64_t{src_mac} & 0x3FFFFFFFu) << 2;
+    words[12] |= static_cast<uint32_t>((uint64_t{src_mac} >> 30) & 0x3FFFFu);
+    words[9] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0x3FFFu) << 18;
+    words[10] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 14) & 0xFFFFFFFFu);
+    words[11] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 46) & 0x3u);
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu) << 10;
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 2;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0x3Fu) << 26;
+    words[9] |= static_cast<uint32_t>((uint64_t{src_ip[2]} >> 6) & 0x3u);
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 18;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu) << 10;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 2;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0x3Fu) << 26;
+    words[8] |= static_cast<uint32_t>((uint64_t{src_ip[6]} >> 6) & 0x3u);
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 18;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu) << 10;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 2;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0x3Fu) << 26;
+    words[7] |= static_cast<uint32_t>((uint64_t{src_ip[10]} >> 6) & 0x3u);
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 18;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu) << 10;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 2;
+    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0x3Fu) << 26;
+    words[6] |= static_cast<uint32_t>((uint64_t{src_ip[14]} >> 6) & 0x3u);
+    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 18;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu) << 10;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 2;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0x3Fu) << 26;
+    words[5] |= static_cast<uint32_t>((uint64_t{dst_ip[2]} >> 6) & 0x3u);
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 18;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu) << 10;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 2;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0x3Fu) << 26;
+    words[4] |= static_cast<uint32_t>((uint64_t{dst_ip[6]} >> 6) & 0x3u);
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 18;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu) << 10;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 2;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0x3Fu) << 26;
+    words[3] |= static_cast<uint32_t>((uint64_t{dst_ip[10]} >> 6) & 0x3u);
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 18;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu) << 10;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 2;
+    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0x3Fu) << 26;
+    words[2] |= static_cast<uint32_t>((uint64_t{dst_ip[14]} >> 6) & 0x3u);
+    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 18;
+    words[1] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu) << 10;
+    words[1] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 2;
+    words[0] |= static_cast<uint32_t>(uint64_t{flow_label} & 0x3FFFFu) << 14;
+    words[1] |= static_cast<uint32_t>((uint64_t{flow_label} >> 18) & 0x3u);
+    words[0] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu) << 10;
+    words[0] |= static_cast<uint32_t>(uint64_t{max_rd_atomic} & 0x1Fu) << 5;
+    words[0] |= static_cast<uint32_t>(uint64_t{max_dest_rd_atomic} & 0x1Fu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 12) & 0xFFFFu)});
-    action = static_cast<uint8_t>(uint64_t{((words[21] >> 9) & 0x7u)});
-    state = static_cast<uint8_t>(uint64_t{((words[21] >> 6) & 0x7u)});
-    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 3) & 0x7u)});
-    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 19) & 0x1FFFu)} | (uint64_t{(words[21] & 0x7u)} << 13));
-    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 3) & 0xFFFFu)});
-    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 19) & 0x1FFFu)} | (uint64_t{(words[20] & 0x7u)} << 13));
-    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 19) & 0x1FFFu)} | (uint64_t{words[18]} << 13) | (uint64_t{(words[19] & 0x7FFFFu)} << 45));
-    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 14) & 0x1Fu)});
-    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 14) & 0x3FFFFu)} | (uint64_t{words[16]} << 18) | (uint64_t{(words[17] & 0x3FFFu)} << 50));
-    rq_lsz = static_cast<uint8_t>(uint64_t{((words[15] >> 9) & 0x1Fu)});
-    access = static_cast<uint8_t>(uint64_t{((words[15] >> 5) & 0xFu)});
-    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 2) & 0x7u)});
-    dest_qpn = static_cast<uint32_t>(uint64_t{((words[14] >> 10) & 0x3FFFFFu)} | (uint64_t{(words[15] & 0x3u)} << 22));
-    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 18) & 0x3FFFu)} | (uint64_t{(words[14] & 0x3FFu)} << 14));
-    rq_psn = static_cast<uint32_t>(uint64_t{((words[12] >> 26) & 0x3Fu)} | (uint64_t{(words[13] & 0x3FFFFu)} << 6));
-    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 21) & 0x1Fu)});
-    timeout = static_cast<uint8_t>(uint64_t{((words[12] >> 16) & 0x1Fu)});
-    retry_cnt = static_cast<uint8_t>(uint64_t{((words[12] >> 13) & 0x7u)});
-    rnr_retry = static_cast<uint8_t>(uint64_t{((words[12] >> 10) & 0x7u)});
-    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 8) & 0x3u)});
-    src_mac = static_cast<uint64_t>(uint64_t{((words[10] >> 24) & 0xFFu)} | (uint64_t{words[11]} << 8) | (uint64_t{(words[12] & 0xFFu)} << 40));
-    dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 8) & 0xFFFFFFu)} | (uint64_t{(words[10] & 0xFFFFFFu)} << 24));
-    src_ip[0] = static_cast<uint8_t>(uint64_t{(words[9] & 0xFFu)});
-    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[8] >> 24) & 0xFFu)});
-    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[8] >> 16) & 0xFFu)});
-    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[8] >> 8) & 0xFFu)});
-    src_ip[4] = static_cast<uint8_t>(uint64_t{(words[8] & 0xFFu)});
-    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[7] >> 24) & 0xFFu)});
-    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[7] >> 16) & 0xFFu)});
-    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[7] >> 8) & 0xFFu)});
-    src_ip[8] = static_cast<uint8_t>(uint64_t{(words[7] & 0xFFu)});
-    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[6] >> 24) & 0xFFu)});
-    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[6] >> 16) & 0xFFu)});
-    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[6] >> 8) & 0xFFu)});
-    src_ip[12] = static_cast<uint8_t>(uint64_t{(words[6] & 0xFFu)});
-    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[5] >> 24) & 0xFFu)});
-    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[5] >> 16) & 0xFFu)});
-    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[5] >> 8) & 0xFFu)});
-    dst_ip[0] = static_cast<uint8_t>(uint64_t{(words[5] & 0xFFu)});
-    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[4] >> 24) & 0xFFu)});
-    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[4] >> 16) & 0xFFu)});
-    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[4] >> 8) & 0xFFu)});
-    dst_ip[4] = static_cast<uint8_t>(uint64_t{(words[4] & 0xFFu)});
-    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[3] >> 24) & 0xFFu)});
-    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[3] >> 16) & 0xFFu)});
-    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[3] >> 8) & 0xFFu)});
-    dst_ip[8] = static_cast<uint8_t>(uint64_t{(words[3] & 0xFFu)});
-    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[2] >> 24) & 0xFFu)});
-    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[2] >> 16) & 0xFFu)});
-    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[2] >> 8) & 0xFFu)});
-    dst_ip[12] = static_cast<uint8_t>(uint64_t{(words[2] & 0xFFu)});
-    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[1] >> 24) & 0xFFu)});
-    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[1] >> 16) & 0xFFu)});
-    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[1] >> 8) & 0xFFu)});
-    tclass = static_cast<uint8_t>(uint64_t{(words[1] & 0xFFu)});
-    ttl = static_cast<uint8_t>(uint64_t{((words[0] >> 24) & 0xFFu)});
-    flow_label = static_cast<uint32_t>(uint64_t{((words[0] >> 4) & 0xFFFFFu)});
-    sl = static_cast<uint8_t>(uint64_t{(words[0] & 0xFu)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 22) & 0x3FFu)} | (uint64_t{(words[22] & 0x3Fu)} << 10));
+    action = static_cast<uint8_t>(uint64_t{((words[21] >> 19) & 0x7u)});
+    state = static_cast<uint8_t>(uint64_t{((words[21] >> 16) & 0x7u)});
+    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 13) & 0x7u)});
+    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 29) & 0x7u)} | (uint64_t{(words[21] & 0x1FFFu)} << 3));
+    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 13) & 0xFFFFu)});
+    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 29) & 0x7u)} | (uint64_t{(words[20] & 0x1FFFu)} << 3));
+    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 29) & 0x7u)} | (uint64_t{words[18]} << 3) | (uint64_t{(words[19] & 0x1FFFFFFFu)} << 35));
+    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 24) & 0x1Fu)});
+    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 24) & 0xFFu)} | (uint64_t{words[16]} << 8) | (uint64_t{(words[17] & 0xFFFFFFu)} << 40));
+    rq_lsz = static_cast<uint8_t>(uint64_t{((words[15] >> 19) & 0x1Fu)});
+    access = static_cast<uint8_t>(uint64_t{((words[15] >> 15) & 0xFu)});
+    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 12) & 0x7u)});
+    dest_qpn = static_cast<uint32_t>(uint64_t{((words[14] >> 20) & 0xFFFu)} | (uint64_t{(words[15] & 0xFFFu)} << 12));
+    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 28) & 0xFu)} | (uint64_t{(words[14] & 0xFFFFFu)} << 4));
+    rq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 4) & 0xFFFFFFu)});
+    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 31) & 0x1u)} | (uint64_t{(words[13] & 0xFu)} << 1));
+    timeout = static_cast<uint8_t>(uint64_t{((words[12] >> 26) & 0x1Fu)});
+    retry_cnt = static_cast<uint8_t>(uint64_t{((words[12] >> 23) & 0x7u)});
+    rnr_retry = static_cast<uint8_t>(uint64_t{((words[12] >> 20) & 0x7u)});
+    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 18) & 0x3u)});
+    src_mac = static_cast<uint64_t>(uint64_t{((words[11] >> 2) & 0x3FFFFFFFu)} | (uint64_t{(words[12] & 0x3FFFFu)} << 30));
+    dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 18) & 0x3FFFu)} | (uint64_t{words[10]} << 14) | (uint64_t{(words[11] & 0x3u)} << 46));
+    src_ip[0] = static_cast<uint8_t>(uint64_t{((words[9] >> 10) & 0xFFu)});
+    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[9] >> 2) & 0xFFu)});
+    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[8] >> 26) & 0x3Fu)} | (uint64_t{(words[9] & 0x3u)} << 6));
+    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[8] >> 18) & 0xFFu)});
+    src_ip[4] = static_cast<uint8_t>(uint64_t{((words[8] >> 10) & 0xFFu)});
+    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[8] >> 2) & 0xFFu)});
+    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[7] >> 26) & 0x3Fu)} | (uint64_t{(words[8] & 0x3u)} << 6));
+    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[7] >> 18) & 0xFFu)});
+    src_ip[8] = static_cast<uint8_t>(uint64_t{((words[7] >> 10) & 0xFFu)});
+    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[7] >> 2) & 0xFFu)});
+    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[6] >> 26) & 0x3Fu)} | (uint64_t{(words[7] & 0x3u)} << 6));
+    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[6] >> 18) & 0xFFu)});
+    src_ip[12] = static_cast<uint8_t>(uint64_t{((words[6] >> 10) & 0xFFu)});
+    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[6] >> 2) & 0xFFu)});
+    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[5] >> 26) & 0x3Fu)} | (uint64_t{(words[6] & 0x3u)} << 6));
+    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[5] >> 18) & 0xFFu)});
+    dst_ip[0] = static_cast<uint8_t>(uint64_t{((words[5] >> 10) & 0xFFu)});
+    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[5] >> 2) & 0xFFu)});
+    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[4] >> 26) & 0x3Fu)} | (uint64_t{(words[5] & 0x3u)} << 6));
+    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[4] >> 18) & 0xFFu)});
+    dst_ip[4] = static_cast<uint8_t>(uint64_t{((words[4] >> 10) & 0xFFu)});
+    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[4] >> 2) & 0xFFu)});
+    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[3] >> 26) & 0x3Fu)} | (uint64_t{(words[4] & 0x3u)} << 6));
+    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[3] >> 18) & 0xFFu)});
+    dst_ip[8] = static_cast<uint8_t>(uint64_t{((words[3] >> 10) & 0xFFu)});
+    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[3] >> 2) & 0xFFu)});
+    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[2] >> 26) & 0x3Fu)} | (uint64_t{(words[3] & 0x3u)} << 6));
+    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[2] >> 18) & 0xFFu)});
+    dst_ip[12] = static_cast<uint8_t>(uint64_t{((words[2] >> 10) & 0xFFu)});
+    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0xFFu)});
+    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[1] >> 26) & 0x3Fu)} | (uint64_t{(words[2] & 0x3u)} << 6));
+    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[1] >> 18) & 0xFFu)});
+    tclass = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0xFFu)});
+    ttl = static_cast<uint8_t>(uint64_t{((words[1] >> 2) & 0xFFu)});
+    flow_label = static_cast<uint32_t>(uint64_t{((words[0] >> 14) & 0x3FFFFu)} | (uint64_t{(words[1] & 0x3u)} << 18));
+    sl = static_cast<uint8_t>(uint64_t{((words[0] >> 10) & 0xFu)});
+    max_rd_atomic = static_cast<uint8_t>(uint64_t{((words[0] >> 5) & 0x1Fu)});
+    max_dest_rd_atomic = static_cast<uint8_t>(uint64_t{(words[0] & 0x1Fu)});
   }
   bool operator==(const QpCfg& o) const {
     return qpn == o.qpn
@@ -2442,7 +2459,9 @@ struct QpCfg {
         && tclass == o.tclass
         && ttl == o.ttl
         && flow_label == o.flow_label
-        && sl == o.sl;
+        && sl == o.sl
+        && max_rd_atomic == o.max_rd_atomic
+        && max_dest_rd_atomic == o.max_dest_rd_atomic;
   }
   bool operator!=(const QpCfg& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2477,6 +2496,8 @@ struct QpCfg {
     s += " ttl=" + hex_string(ttl);
     s += " flow_label=" + hex_string(flow_label);
     s += " sl=" + hex_string(sl);
+    s += " max_rd_atomic=" + hex_string(max_rd_atomic);
+    s += " max_dest_rd_atomic=" + hex_string(max_dest_rd_atomic);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2511,6 +2532,8 @@ struct QpCfg {
     if (ttl != o.ttl) s += " ttl";
     if (flow_label != o.flow_label) s += " flow_label";
     if (sl != o.sl) s += " sl";
+    if (max_rd_atomic != o.max_rd_atomic) s += " max_rd_atomic";
+    if (max_dest_rd_atomic != o.max_dest_rd_atomic) s += " max_dest_rd_atomic";
     return s;
   }
 };
@@ -2612,10 +2635,11 @@ struct SqTrack {
 // Completer to requester: count WQEs of the QP's window are done; error: a NAK, a failure or retry exhaustion moved the QP to ERR (the requester stops and flushes); rewind: go back N, send again from packet rw_skip of WQE rw_idx (whose first PSN is rw_psn).
 // Bit-exact with roce_pkg::sq_retire_t (first field most significant).
 struct SqRetire {
-  static constexpr unsigned kBits = 87;
+  static constexpr unsigned kBits = 92;
   static constexpr unsigned kWords = 3;
   uint16_t qpn = 0;
   uint8_t count = 0;
+  uint8_t rd_count = 0;  // how many of them are RDMA READs: the requester may start as many more (max_rd_atomic)
   uint8_t error = 0;
   uint8_t rewind = 0;
   uint16_t rw_idx = 0;  // send-queue index of the oldest unacknowledged WQE
@@ -2626,8 +2650,9 @@ struct SqRetire {
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[2] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 7;
-    words[2] |= static_cast<uint32_t>(uint64_t{count} & 0x1Fu) << 2;
+    words[2] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 12;
+    words[2] |= static_cast<uint32_t>(uint64_t{count} & 0x1Fu) << 7;
+    words[2] |= static_cast<uint32_t>(uint64_t{rd_count} & 0x1Fu) << 2;
     words[2] |= static_cast<uint32_t>(uint64_t{error} & 0x1u) << 1;
     words[2] |= static_cast<uint32_t>(uint64_t{rewind} & 0x1u);
     words[1] |= static_cast<uint32_t>(uint64_t{rw_idx} & 0xFFFFu) << 16;
@@ -2636,8 +2661,9 @@ struct SqRetire {
     words[0] |= static_cast<uint32_t>(uint64_t{rw_skip} & 0xFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[2] >> 7) & 0xFFFFu)});
-    count = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0x1Fu)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[2] >> 12) & 0xFFFFu)});
+    count = static_cast<uint8_t>(uint64_t{((words[2] >> 7) & 0x1Fu)});
+    rd_count = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0x1Fu)});
     error = static_cast<uint8_t>(uint64_t{((words[2] >> 1) & 0x1u)});
     rewind = static_cast<uint8_t>(uint64_t{(words[2] & 0x1u)});
     rw_idx = static_cast<uint16_t>(uint64_t{((words[1] >> 16) & 0xFFFFu)});
@@ -2647,6 +2673,7 @@ struct SqRetire {
   bool operator==(const SqRetire& o) const {
     return qpn == o.qpn
         && count == o.count
+        && rd_count == o.rd_count
         && error == o.error
         && rewind == o.rewind
         && rw_idx == o.rw_idx
@@ -2659,6 +2686,7 @@ struct SqRetire {
     std::string s;
     s += " qpn=" + hex_string(qpn);
     s += " count=" + hex_string(count);
+    s += " rd_count=" + hex_string(rd_count);
     s += " error=" + hex_string(error);
     s += " rewind=" + hex_string(rewind);
     s += " rw_idx=" + hex_string(rw_idx);
@@ -2671,6 +2699,7 @@ struct SqRetire {
     std::string s;
     if (qpn != o.qpn) s += " qpn";
     if (count != o.count) s += " count";
+    if (rd_count != o.rd_count) s += " rd_count";
     if (error != o.error) s += " error";
     if (rewind != o.rewind) s += " rewind";
     if (rw_idx != o.rw_idx) s += " rw_idx";

@@ -40,6 +40,8 @@ spec::CqCompl Completer::completion(unsigned qpn, const Qp& q, const spec::SqTra
 }
 
 void Completer::retire(spec::SqRetire r, Cycle t) {
+  r.rd_count = static_cast<uint8_t>(reads_done_);  // (the READs may start as many more: max_rd_atomic)
+  reads_done_ = 0;
   if (r.count == 0 && !r.error && !r.rewind) return;  // an ACK that covers nothing retires nothing
   out_.add(sq_retire, r, t);
 }
@@ -108,6 +110,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
     const uint32_t next = (e.last_psn + 1) & kPsnMask;
     if (((next - q.una) & kPsnMask) < 0x800000u) q.una = next;  // una never goes back
     q.rd_placed = false;  // (only the head READ has responses placed)
+    reads_done_ += read;
     q.window.pop_front();
     ++w.n;
   }
@@ -192,6 +195,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     q.err = true;
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
     out_.add(cq_compl, completion(k.qpn, q, k, st), t);
+    reads_done_ = k.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
     r.count = 1;
     r.error = true;
     retire(r, t + 1);

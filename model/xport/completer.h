@@ -175,6 +175,7 @@ class Completer : public Process {
   std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
   Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
   bool done_wait_ = false;     // a READ's last response went to read_place: waiting for rd_done
+  unsigned reads_done_ = 0;    // READ entries the event's walk completed (the retire's rd_count)
   uint32_t cnt_acks_ = 0, cnt_nak_ = 0, cnt_seq_ = 0, cnt_unmatched_ = 0, cnt_rewind_ = 0, cnt_exceeded_ = 0;
   uint32_t cnt_timeout_ = 0, cnt_rnr_ = 0, cnt_rnr_exc_ = 0, cnt_implied_ = 0;
 };

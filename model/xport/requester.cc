@@ -42,7 +42,8 @@ bool Requester::eligible(unsigned q) const {
   if (x.state == qs(spec::QpState::kErr)) return x.pi != x.hw;
   // SQD: what was started finishes (rewinds, sending again), nothing new starts
   if (x.state == qs(spec::QpState::kSqd)) return x.rw || x.ci != x.hw;
-  return x.state == qs(spec::QpState::kRts) && (x.rw || x.ci != x.hw || (x.pi != x.hw && x.outstanding < kWindow));
+  return x.state == qs(spec::QpState::kRts) &&
+         (x.rw || x.ci != x.hw || (x.pi != x.hw && x.outstanding < kWindow && !x.rdw));
 }
 
 bool Requester::any_eligible() const {
@@ -64,11 +65,13 @@ bool Requester::control(Cycle now) {
     if (c.qpn >= qps_.size()) return true;
     Qp& q = qps_[c.qpn];
     q.cfg = c;
+    q.rdw = false;  // (max_rd_atomic may have grown: a deferred READ looks again)
     switch (static_cast<A>(c.action)) {
       case A::kReset:
       case A::kDestroy:
         q.pi = q.ci = q.hw = 0;
         q.outstanding = 0;
+        q.rd_out = 0;
         q.rw = false;
         q.state = qs(S::kReset);
         break;
@@ -92,6 +95,8 @@ bool Requester::control(Cycle now) {
     if (r.qpn >= qps_.size()) return true;
     Qp& q = qps_[r.qpn];
     q.outstanding = r.count > q.outstanding ? 0 : static_cast<uint8_t>(q.outstanding - r.count);
+    q.rd_out = r.rd_count > q.rd_out ? 0 : static_cast<uint8_t>(q.rd_out - r.rd_count);
+    if (r.rd_count != 0) q.rdw = false;  // a READ finished: a deferred one may start
     const auto sending = [&] { return q.state == qs(S::kRts) || q.state == qs(S::kSqd); };
     if (r.error && sending()) q.state = qs(S::kErr);  // the completer saw it fail: flush the rest
     if (r.rewind && sending()) {
@@ -404,6 +409,7 @@ void Requester::finish(Cycle now) {
   if (new_) {
     q.hw = q.ci;
     q.outstanding = q.outstanding == 31 ? 31 : static_cast<uint8_t>(q.outstanding + 1);
+    if (w.read && q.rd_out != 31) ++q.rd_out;  // (failed ones too: the completer retires every tracked READ)
   }
   if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr)) q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
@@ -436,7 +442,12 @@ void Requester::run() {
         eng_at_ = now + kDecode;
         chk_sent_ = chk_got_ = 0;
         chk_err_ = false;
-        if (status_ != wc(spec::WcStatus::kSuccess)) {
+        if (status_ == wc(spec::WcStatus::kSuccess) && new_ && wqe_.read &&
+            qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) {
+          // max_rd_atomic READs outstanding: not started, picked again once one finishes
+          qps_[act_].rdw = true;
+          st_ = St::kIdle;
+        } else if (status_ != wc(spec::WcStatus::kSuccess)) {
           st_ = St::kTrack;
         } else if (active_ == 0) {
           st_ = St::kRun;

@@ -71,6 +71,8 @@ class Requester : public Process {
     uint32_t psn = 0;         // first PSN of WQE ci
     uint8_t outstanding = 0, state = 0;
     bool rw = false;          // a rewind waits for the next pick
+    uint8_t rd_out = 0;       // READ WQEs started and not retired (max_rd_atomic bounds it)
+    bool rdw = false;         // a new READ waits for one of them to finish
     uint16_t rw_idx = 0;
     uint32_t rw_psn = 0, rw_skip = 0;
     spec::QpCfg cfg;

@@ -103,6 +103,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   }
   n.pd = c.pd;
   n.access = c.access;
+  n.rd_res = c.max_dest_rd_atomic != 0;
   n.pmtu = c.pmtu;
   n.rq_base = c.rq_base;
   n.rq_lsz = c.rq_lsz;
@@ -206,6 +207,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       vd_.syn = syn(spec::Aeth::kAck);
       vd_.psn = (c.epsn - 1) & kPsnMask;
     } else if (len == 0 && h.reth_len <= spec::kMaxMsg && (c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)) &&
+               c.rd_res &&
                ((c.epsn - h.psn) & kPsnMask) >= read_packets(h.reth_len, c.pmtu)) {
       dup_ = true;  // from its own RETH, its responses all behind epsn; epsn and msn unchanged (else dropped, no NAK)
       return start_read();
@@ -229,6 +231,10 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
              (is_read_ && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))) {
     ++c_acc_;
     return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+  } else if (is_read_ && !c.rd_res) {
+    // no READ resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
+    ++c_inv_;
+    return fail(syn(spec::Aeth::kNakInvReq), false, 0);
   } else if (is_read_) {
     return start_read();
   } else {

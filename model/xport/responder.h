@@ -75,6 +75,7 @@ class Responder : public Process {
     uint8_t state = 0;
     uint16_t pd = 0;
     uint8_t access = 0, pmtu = 0;
+    bool rd_res = false;  // max_dest_rd_atomic > 0: it answers READ requests
     uint64_t rq_base = 0;
     uint8_t rq_lsz = 0;
     uint16_t recv_cq = 0;

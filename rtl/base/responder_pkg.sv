@@ -24,6 +24,7 @@ package responder_pkg;
     logic [23:0] dest_qpn;
     logic [4:0]  min_rnr;
     logic [3:0]  sl;
+    logic        rd_res;      // max_dest_rd_atomic > 0: READ requests are answered
     // receive queue and sequence state
     logic [15:0] pi;
     logic [15:0] ci;

@@ -26,6 +26,7 @@ package roce_pkg;
   localparam int unsigned CLOCK_MHZ = 250;
   localparam int unsigned ACK_TIMEOUT_BASE = 1024;
   localparam int unsigned RNR_TICK_CYCLES = 2500;
+  localparam int unsigned MAX_QP_RD_ATOM = 16;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
   localparam logic [31:0] ICRC_SEED = 32'hDEBB20E3;
@@ -637,7 +638,7 @@ package roce_pkg;
   } wq_db_t;
 
   // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
-  localparam int unsigned QP_CFG_W = 700;
+  localparam int unsigned QP_CFG_W = 710;
   typedef struct packed {
     logic [15:0] qpn;
     logic [2:0] action;  // qp_action enum: what changes besides the attributes
@@ -668,6 +669,8 @@ package roce_pkg;
     logic [7:0] ttl;
     logic [19:0] flow_label;
     logic [3:0] sl;
+    logic [4:0] max_rd_atomic;  // RDMA READs the requester keeps outstanding at most (0..MAX_QP_RD_ATOM; 0: none is sent)
+    logic [4:0] max_dest_rd_atomic;  // responder READ resources (0: a READ request is answered NAK invalid request, as rxe)
   } qp_cfg_t;
 
   // Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
@@ -686,10 +689,11 @@ package roce_pkg;
   } sq_track_t;
 
   // Completer to requester: count WQEs of the QP's window are done; error: a NAK, a failure or retry exhaustion moved the QP to ERR (the requester stops and flushes); rewind: go back N, send again from packet rw_skip of WQE rw_idx (whose first PSN is rw_psn).
-  localparam int unsigned SQ_RETIRE_W = 87;
+  localparam int unsigned SQ_RETIRE_W = 92;
   typedef struct packed {
     logic [15:0] qpn;
     logic [4:0] count;
+    logic [4:0] rd_count;  // how many of them are RDMA READs: the requester may start as many more (max_rd_atomic)
     logic [0:0] error;
     logic [0:0] rewind;
     logic [15:0] rw_idx;  // send-queue index of the oldest unacknowledged WQE

@@ -237,6 +237,7 @@ module roce_cmd #(
   logic [3:0]  m_sl;
   logic [4:0]  m_rnr, m_timeout;
   logic [2:0]  m_retry, m_rnr_retry;
+  logic [7:0]  m_rd_atom, m_dest_rd_atom;
   logic [15:0] m_pkey;
   logic [47:0] m_dmac;
   logic [127:0] m_dgid;
@@ -280,6 +281,8 @@ module roce_cmd #(
     m_timeout  = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_TIMEOUT_OFF +: 5];     // IBTA field widths: the rest
     m_retry    = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_RETRY_CNT_OFF +: 3];   // of the byte is ignored
     m_rnr_retry = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_RNR_RETRY_OFF +: 3];
+    m_rd_atom      = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_MAX_RD_ATOMIC_OFF +: 8];
+    m_dest_rd_atom = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFF +: 8];
     m_port     = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_PORT_NUM_OFF +: 8];
     m_pkey     = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_PKEY_INDEX_OFF +: 16];
   end
@@ -356,7 +359,10 @@ module roce_cmd #(
                ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0 && av_bad) ||
                ((m_mask & roce_qp_rules_pkg::ATTR_PORT) != 0 && m_port != 8'd1) ||
                ((m_mask & roce_qp_rules_pkg::ATTR_PKEY_INDEX) != 0 && m_pkey != 16'd0) ||
-               ((m_mask & roce_qp_rules_pkg::ATTR_ACCESS_FLAGS) != 0 && m_access[7:4] != 4'b0);
+               ((m_mask & roce_qp_rules_pkg::ATTR_ACCESS_FLAGS) != 0 && m_access[7:4] != 4'b0) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_MAX_QP_RD_ATOMIC) != 0 && m_rd_atom > 8'(roce_pkg::MAX_QP_RD_ATOM)) ||
+               ((m_mask & roce_qp_rules_pkg::ATTR_MAX_DEST_RD_ATOMIC) != 0
+                && m_dest_rd_atom > 8'(roce_pkg::MAX_QP_RD_ATOM));
 
     case (op)
       OP_NOP:        st1 = ST_OK;
@@ -438,6 +444,8 @@ module roce_cmd #(
     if ((m_mask & roce_qp_rules_pkg::ATTR_TIMEOUT) != 0) merged.timeout = m_timeout;
     if ((m_mask & roce_qp_rules_pkg::ATTR_RETRY_CNT) != 0) merged.retry_cnt = m_retry;
     if ((m_mask & roce_qp_rules_pkg::ATTR_RNR_RETRY) != 0) merged.rnr_retry = m_rnr_retry;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_MAX_QP_RD_ATOMIC) != 0) merged.max_rd_atomic = m_rd_atom[4:0];
+    if ((m_mask & roce_qp_rules_pkg::ATTR_MAX_DEST_RD_ATOMIC) != 0) merged.max_dest_rd_atomic = m_dest_rd_atom[4:0];
 
     // CREATE_QP: a new context in RESET
     fresh = '0;

@@ -247,6 +247,7 @@ module completer #(
   logic [7:0]  nst_q, nst_d;           // the failing NAK's status
   logic [7:0]  one_st_q, one_st_d;     // status of a single completion (S_ONE)
   logic [4:0]  rcnt_q, rcnt_d;         // entries retired in this event
+  logic [4:0]  rdc_q, rdc_d;           // ... READs among them (sq_retire.rd_count)
   logic        rerr_q, rerr_d;         // the event moved the QP to ERR
   logic        rrw_q, rrw_d;           // the event rewinds the requester ...
   logic [15:0] rw_idx_q, rw_idx_d;     // ... to this WQE
@@ -412,7 +413,7 @@ module completer #(
     psn_d = psn_q; syn_d = syn_q; ackop_d = ackop_q; w_d = w_q;
     rsp_d = rsp_q; rop_d = rop_q; plen_d = plen_q; didx_d = didx_q; dw_d = dw_q; una_a_d = una_a_q;
     rp_d = rp_q; rp_v_d = rp_v_q && !m_rd_place_ready;
-    mode_d = mode_q; nst_d = nst_q; one_st_d = one_st_q; rcnt_d = rcnt_q; rerr_d = rerr_q;
+    mode_d = mode_q; nst_d = nst_q; one_st_d = one_st_q; rcnt_d = rcnt_q; rdc_d = rdc_q; rerr_d = rerr_q;
     rrw_d = rrw_q; rw_idx_d = rw_idx_q; rw_psn_d = rw_psn_q;
     rwant_d = rwant_q; una_p_d = una_p_q; tact_d = tact_q; tact_w = T_KEEP; hit_d = hit_q; hit_qpn_d = hit_qpn_q;
     cq_d = cq_q; cq_v_d = cq_v_q && !m_cq_compl_ready;
@@ -463,7 +464,7 @@ module completer #(
       S_CTX: begin
         st_d = S_IDLE;
         w_d = c;
-        rcnt_d = '0; rerr_d = 1'b0; rrw_d = 1'b0; rwant_d = 1'b0; una_p_d = 1'b0; una_a_d = 1'b0; tact_d = T_KEEP;
+        rcnt_d = '0; rdc_d = '0; rerr_d = 1'b0; rrw_d = 1'b0; rwant_d = 1'b0; una_p_d = 1'b0; una_a_d = 1'b0; tact_d = T_KEEP;
         win_ra = {qpn_q, c.head};
         case (kind_q)
           K_CFG: if (inr_q) begin
@@ -518,6 +519,7 @@ module completer #(
               one_st_d = t.status != ST_SUCCESS ? t.status : ST_FLUSH;
               w_d.err = 1'b1;
               rcnt_d = 5'd1; rerr_d = 1'b1;
+              rdc_d = 5'(t.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ);
               st_d = S_ONE;
             end else if (!c.cnt[4]) begin      // append (a full window was held back)
               win_we = 1'b1;
@@ -668,6 +670,7 @@ module completer #(
           w_d.una = e_una;
           w_d.rd_placed = 1'b0;   // (only the head READ has responses placed)
           rcnt_d = rcnt_q + 5'd1;
+          rdc_d = rdc_q + 5'(e_rd);
           win_ra = {qpn_q, w_q.head + 4'd1};
         end
       end
@@ -686,6 +689,7 @@ module completer #(
             rt_d = '0;
             rt_d.qpn = 16'(qpn_q);
             rt_d.count = rcnt_q;
+            rt_d.rd_count = rdc_q;
             rt_d.error = rerr_q;
             rt_d.rewind = rrw_q;
             if (rrw_q) begin
@@ -773,7 +777,7 @@ module completer #(
     psn_q <= psn_d; syn_q <= syn_d; ackop_q <= ackop_d; w_q <= w_d;
     rsp_q <= rsp_d; rop_q <= rop_d; plen_q <= plen_d; didx_q <= didx_d; una_a_q <= una_a_d; pmtu_q <= pmtu_d;
     rp_q <= rp_d;
-    mode_q <= mode_d; nst_q <= nst_d; one_st_q <= one_st_d; rcnt_q <= rcnt_d; rerr_q <= rerr_d;
+    mode_q <= mode_d; nst_q <= nst_d; one_st_q <= one_st_d; rcnt_q <= rcnt_d; rdc_q <= rdc_d; rerr_q <= rerr_d;
     rrw_q <= rrw_d; rw_idx_q <= rw_idx_d; rw_psn_q <= rw_psn_d;
     rwant_q <= rwant_d; una_p_q <= una_p_d; tact_q <= tact_d; tocfg_q <= tocfg_d; rnrcfg_q <= rnrcfg_d;
     hit_qpn_q <= hit_qpn_d; scan_a_q <= scan_a_d; tn_q <= tn_d; lap_q <= lap_d;

@@ -2,14 +2,23 @@
 //
 //   per QP (LUT RAM, asynchronous read):  pi, ci, hw (high-water: the next WQE
 //                                          never sent), next_psn (of ci), outstanding,
-//                                          state, the pending rewind (rw_idx, rw_psn, rw_skip)
+//                                          READs outstanding (rd_out), state, the pending
+//                                          rewind (rw_idx, rw_psn, rw_skip)
 //   per QP (block RAM, registered read):   the attributes the engine needs
-//                                          (sq_base, sq_lsz, pd, pmtu, addressing)
+//                                          (sq_base, sq_lsz, pd, pmtu, addressing, max_rd_atomic)
 //   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
 //                                          rw (a rewind waits), rts, err, full
-//                                          (outstanding >= 16)
+//                                          (outstanding >= 16), rdw (a new READ waits for
+//                                          one of the QP's max_rd_atomic READs to finish)
 //
-//   eligible = rts & (rw | behind | has_new & ~full) | err & has_new
+//   eligible = rts & (rw | behind | has_new & ~full & ~rdw) | err & has_new
+//
+// READ credits (max_rd_atomic, as rxe's rd_atomic): every new READ WQE
+// written back counts in rd_out, every sq_retire takes its rd_count off. A
+// new READ that finds rd_out >= max_rd_atomic is not started: the engine
+// defers it (wb_defer, a cycle without control inputs, so rd_out cannot
+// change under the decision), rdw is set, and the next retire that finishes
+// a READ clears it.
 //   pick     = first eligible QP at or after the round-robin pointer, from
 //              WQE hw (ERR: the rest is flushed; what was sent is the
 //              completer's), rw_idx (a rewind: go back N, sending again from
@@ -52,15 +61,18 @@ module req_qp_ctx #(
   output logic                        pick_new,   // pick_ci was never sent: it is tracked
   output roce_pkg::qp_cfg_t           cfg,        // attributes of the last pick (registered read)
   output logic [2:0]                  act_state,  // current state of eng_qpn
+  output logic [4:0]                  act_rd_out, // READs eng_qpn has outstanding
+  input  wire logic                   wb_defer,   // eng_qpn's new READ waits for a READ credit
   input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
   input  wire logic [15:0]            wb_ci,
   input  wire logic [23:0]            wb_psn,
   input  wire logic                   wb_new,     // it was new: hw moves, one more outstanding
+  input  wire logic                   wb_read,    // ... and an RDMA READ: one more READ outstanding
   input  wire logic                   wb_err,     // the QP enters ERR
   output logic                        any_eligible
 );
   localparam int QW = $clog2(MAX_QP);
-  localparam int CFG_W = 64 + 5 + 16 + 3 + 24 + 2 + 48 + 48 + 128 + 128 + 8 + 8 + 20;
+  localparam int CFG_W = 64 + 5 + 16 + 3 + 24 + 2 + 48 + 48 + 128 + 128 + 8 + 8 + 20 + 5;
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 65536 || MAX_QP < 2) $error("req_qp_ctx: MAX_QP must be a power of two in 2..65536");
@@ -74,18 +86,20 @@ module req_qp_ctx #(
   logic [23:0]      rwp_mem   [MAX_QP];
   logic [23:0]      rws_mem   [MAX_QP];
   logic [4:0]       outst_mem [MAX_QP];
+  logic [4:0]       rdo_mem   [MAX_QP];
   logic [2:0]       state_mem [MAX_QP];
   logic [CFG_W-1:0] cfg_mem   [MAX_QP];
   logic [CFG_W-1:0] cfg_rd_q;
 
   logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, upper;
   logic [MAX_QP-1:0] sqd_q;  // SQD (with rts_q): WQEs started finish, no new one starts
+  logic [MAX_QP-1:0] rdw_q;  // a new READ waits for a READ credit
   logic [QW-1:0]     rr_q;
 
   logic take_cfg, take_ret, take_db, cfg_hold;
   logic [QW-1:0] c_idx, r_idx, d_idx;
   logic c_in, r_in, d_in;
-  logic [4:0] r_outst, wb_outst;
+  logic [4:0] r_outst, wb_outst, r_rdo;
   logic [15:0] wb_hw, r_behind;
   logic        r_rw_stale;
 
@@ -101,7 +115,7 @@ module req_qp_ctx #(
 
   logic [MAX_QP-1:0] sel, sel_below, sel_lowest;
   always_comb begin
-    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q))) | (err_q & has_new_q);
+    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q);
     any_eligible = |eligible;
     upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
     sel          = (|upper) ? upper : eligible;
@@ -128,6 +142,7 @@ module req_qp_ctx #(
     end
     pick_new = pick_ci == hw_mem[pick_qpn];
     act_state = state_mem[eng_qpn];
+    act_rd_out = rdo_mem[eng_qpn];
 
     c_idx = s_qp_cfg.qpn[QW-1:0];
     r_idx = s_sq_retire.qpn[QW-1:0];
@@ -137,14 +152,15 @@ module req_qp_ctx #(
     d_in  = s_sq_db.qpn < 16'(MAX_QP);
     cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn));
 
-    s_qp_cfg_ready    = !wb_en && !cfg_hold;
+    s_qp_cfg_ready    = !wb_en && !wb_defer && !cfg_hold;
     take_cfg          = s_qp_cfg_valid && s_qp_cfg_ready;
-    s_sq_retire_ready = !wb_en && !take_cfg;
+    s_sq_retire_ready = !wb_en && !wb_defer && !take_cfg;
     take_ret          = s_sq_retire_valid && s_sq_retire_ready;
-    s_sq_db_ready     = !wb_en && !take_cfg && !take_ret;
+    s_sq_db_ready     = !wb_en && !wb_defer && !take_cfg && !take_ret;
     take_db           = s_sq_db_valid && s_sq_db_ready;
 
     r_outst  = (s_sq_retire.count > outst_mem[r_idx]) ? 5'd0 : outst_mem[r_idx] - s_sq_retire.count;
+    r_rdo    = (s_sq_retire.rd_count > rdo_mem[r_idx]) ? 5'd0 : rdo_mem[r_idx] - s_sq_retire.rd_count;
     // a pending rewind whose WQE this retire acknowledges (or a failure) drops it
     r_behind   = hw_mem[r_idx] - rwi_mem[r_idx];
     r_rw_stale = s_sq_retire.error || r_behind > {11'b0, r_outst};
@@ -158,13 +174,14 @@ module req_qp_ctx #(
     if (take_cfg && c_in) begin
       cfg_mem[c_idx] <= {s_qp_cfg.sq_base, s_qp_cfg.sq_lsz, s_qp_cfg.pd, s_qp_cfg.pmtu, s_qp_cfg.dest_qpn,
                          s_qp_cfg.l3, s_qp_cfg.src_mac, s_qp_cfg.dst_mac, s_qp_cfg.src_ip, s_qp_cfg.dst_ip,
-                         s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label};
+                         s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label, s_qp_cfg.max_rd_atomic};
       case (s_qp_cfg.action)
         roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
           pi_mem[c_idx] <= '0;
           ci_mem[c_idx] <= '0;
           hw_mem[c_idx] <= '0;
           outst_mem[c_idx] <= '0;
+          rdo_mem[c_idx] <= '0;
           state_mem[c_idx] <= roce_pkg::QP_STATE_RESET;
         end
         roce_pkg::QP_ACTION_TO_INIT: state_mem[c_idx] <= roce_pkg::QP_STATE_INIT;
@@ -184,6 +201,7 @@ module req_qp_ctx #(
     end
     if (take_ret && r_in) begin
       outst_mem[r_idx] <= r_outst;
+      rdo_mem[r_idx] <= r_rdo;
       if (s_sq_retire.error && rts_q[r_idx]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
       if (s_sq_retire.rewind) begin
         rwi_mem[r_idx] <= s_sq_retire.rw_idx;
@@ -197,6 +215,7 @@ module req_qp_ctx #(
       hw_mem[eng_qpn] <= wb_hw;
       psn_mem[eng_qpn] <= wb_psn;
       outst_mem[eng_qpn] <= wb_outst;
+      if (wb_new && wb_read && rdo_mem[eng_qpn] != 5'd31) rdo_mem[eng_qpn] <= rdo_mem[eng_qpn] + 5'd1;
       if (wb_err) state_mem[eng_qpn] <= roce_pkg::QP_STATE_ERR;
     end
   end
@@ -211,12 +230,16 @@ module req_qp_ctx #(
       err_q <= '0;
       full_q <= '0;
       sqd_q <= '0;
+      rdw_q <= '0;
       rr_q <= '0;
     end else begin
       if (pick_valid) begin
         rr_q <= pick_qpn + QW'(1);
         rw_q[pick_qpn] <= 1'b0;  // applied (a rewind taken in this cycle stays: below)
       end
+      if (take_cfg && c_in) rdw_q[c_idx] <= 1'b0;  // (max_rd_atomic may have grown; a deferred READ looks again)
+      if (take_ret && r_in && s_sq_retire.rd_count != 5'd0) rdw_q[r_idx] <= 1'b0;
+      if (wb_defer) rdw_q[eng_qpn] <= 1'b1;
       if (take_cfg && c_in) begin
         sqd_q[c_idx] <= (s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
                      || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
@@ -272,7 +295,7 @@ module req_qp_ctx #(
   always_comb begin
     cfg = '0;
     {cfg.sq_base, cfg.sq_lsz, cfg.pd, cfg.pmtu, cfg.dest_qpn, cfg.l3, cfg.src_mac, cfg.dst_mac,
-     cfg.src_ip, cfg.dst_ip, cfg.tclass, cfg.ttl, cfg.flow_label} = cfg_rd_q;
+     cfg.src_ip, cfg.dst_ip, cfg.tclass, cfg.ttl, cfg.flow_label, cfg.max_rd_atomic} = cfg_rd_q;
   end
 endmodule
 

@@ -24,7 +24,8 @@
 //          the next new one (flushed)
 //   FETCH  dma_rd_req of the WQE;  WQE: take its beats
 //   DECODE ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
-//          READ over 2^31 bytes) -> LOC_QP_OP_ERR
+//          READ over 2^31 bytes) -> LOC_QP_OP_ERR; a new READ while the QP has
+//          max_rd_atomic READs outstanding -> back to IDLE, not started (wb_defer)
 //   CHECK  one mr_req per SGE carrying bytes (not for a READ); any failure ->
 //          LOC_PROT_ERR
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
@@ -139,7 +140,8 @@ module requester #(
   roce_pkg::qp_cfg_t cfg;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0]  act_state;
-  logic        wb_en, wb_err;
+  logic        wb_en, wb_err, wb_defer;
+  logic [4:0]  act_rd_out;
 
 
   // ---- the WQE's fields
@@ -209,8 +211,9 @@ module requester #(
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(st_q == S_IDLE), .eng_qpn(act_q),
-    .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state,
-    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q), .wb_err,
+    .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
+    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
+    .wb_read(op_read), .wb_err,
     .any_eligible);
 
   // ---- payload path: issuer -> read data buffer -> source -> gather
@@ -369,7 +372,11 @@ module requester #(
   always_comb begin
     chk_sel = (chk_iss_q < 3'd6) ? chk_iss_q : 3'd0;
     qidx = {16'b0, act_ci_q} & ((32'd1 << cfg.sq_lsz) - 32'd1);
-    go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && (w_inline || sge_act == '0)) ||
+    // a new READ beyond max_rd_atomic is not started: it waits for a READ credit
+    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q && op_read
+               && act_rd_out >= cfg.max_rd_atomic;
+    go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
+              && (w_inline || sge_act == '0)) ||
              (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q);
     iss_start = go_run && need_pkts;
     iss_offset = {8'b0, act_skip_q} << mtu_lg;
@@ -491,6 +498,7 @@ module requester #(
           chk_rsp_q <= next_act(sge_act, 3'd0);
           chk_err_q <= 1'b0;
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
+          else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes
           else st_q <= go_run ? S_RUN : S_CHECK;
         end
         S_CHECK: begin

@@ -10,7 +10,9 @@
 //     4 opcode sequence, lengths   else NAK INV_REQ, ERR
 //     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
 //       READ                       no payload, length <= 2^31 (else NAK INV_REQ, ERR); QP
-//                                  REMOTE_READ right, rkey check  else NAK REM_ACC, ERR
+//                                  REMOTE_READ right (else NAK REM_ACC, ERR), READ resources:
+//                                  max_dest_rd_atomic > 0 (else NAK INV_REQ, ERR, as rxe),
+//                                  rkey check  else NAK REM_ACC, ERR
 //     6 SEND FIRST/ONLY,           receive WQE: none -> RNR NAK; fetch (dma_rd_req);
 //       WRITE ..._IMM LAST/ONLY    poisoned / > 6 SGEs -> NAK REM_OP, CQE, ERR
 //       SEND                       message longer than the SGEs -> NAK INV_REQ, CQE, ERR
@@ -139,6 +141,7 @@ module responder_ctrl #(
     logic [23:0] rq_psn;
     logic [4:0]  min_rnr;
     logic [3:0]  sl;
+    logic        rd_res;     // max_dest_rd_atomic > 0
   } cfg_t;
   cfg_t cfg_q, cfg_d;
   logic [15:0]   db_pi_q, db_pi_d;
@@ -343,6 +346,7 @@ module responder_ctrl #(
           cfg_d.access = s_qp_cfg.access; cfg_d.pmtu = s_qp_cfg.pmtu; cfg_d.rq_base = s_qp_cfg.rq_base;
           cfg_d.rq_lsz = s_qp_cfg.rq_lsz; cfg_d.recv_cq = s_qp_cfg.recv_cq; cfg_d.dest_qpn = s_qp_cfg.dest_qpn;
           cfg_d.rq_psn = s_qp_cfg.rq_psn; cfg_d.min_rnr = s_qp_cfg.min_rnr_timer; cfg_d.sl = s_qp_cfg.sl;
+          cfg_d.rd_res = s_qp_cfg.max_dest_rd_atomic != 5'd0;
           idx_d = s_qp_cfg.qpn[QW-1:0];
           qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
           st_d = C_CFG;
@@ -374,7 +378,7 @@ module responder_ctrl #(
         if (qin_q) begin
           cx_d.pd = cfg_q.pd; cx_d.access = cfg_q.access; cx_d.pmtu = cfg_q.pmtu;
           cx_d.rq_base = cfg_q.rq_base; cx_d.rq_lsz = cfg_q.rq_lsz; cx_d.recv_cq = cfg_q.recv_cq;
-          cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr; cx_d.sl = cfg_q.sl;
+          cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr; cx_d.sl = cfg_q.sl; cx_d.rd_res = cfg_q.rd_res;
           unique case (cfg_q.action)
             roce_pkg::QP_ACTION_RESET: begin
               cx_d.state = roce_pkg::QP_STATE_RESET;
@@ -442,7 +446,7 @@ module responder_ctrl #(
             vd_d.syn = 8'(roce_pkg::AETH_ACK);
             vd_d.psn = c0.epsn - 24'd1;
           end else if (h_len_q == '0 && h_rlen_q <= RD_MAX && 24'(c0.epsn - h_psn_q) >= rd_npk
-                       && (c0.access & roce_pkg::ACCESS_REMOTE_READ) != 4'd0) begin
+                       && (c0.access & roce_pkg::ACCESS_REMOTE_READ) != 4'd0 && c0.rd_res) begin
             // executed again from its RETH when its responses all lie behind epsn (else dropped, no NAK)
             dup_d = 1'b1;
             rd_start = 1'b1;
@@ -468,6 +472,10 @@ module responder_ctrl #(
                      || (is_read_q && (c0.access & roce_pkg::ACCESS_REMOTE_READ) == 4'd0)) begin
           i_acc = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
+        end else if (is_read_q && !c0.rd_res) begin
+          // no READ resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
+          i_inv = 1'b1;
+          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
         end else if (is_read_q) begin
           rd_start = 1'b1;
         end else begin

@@ -219,7 +219,7 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   m.path_mtu = static_cast<uint8_t>(p.mtu);
   m.dest_qpn = p.dest_qpn;
   m.rq_psn = p.rq_psn;
-  m.max_dest_rd_atomic = 1;
+  m.max_dest_rd_atomic = p.max_dest_rd_atomic;
   m.min_rnr_timer = p.min_rnr_timer;
   m.sgid_index = static_cast<uint8_t>(p.sgid_index);
   m.hop_limit = 64;
@@ -236,7 +236,7 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   m.timeout = p.timeout;
   m.retry_cnt = p.retry_cnt;
   m.rnr_retry = p.rnr_retry;
-  m.max_rd_atomic = 1;
+  m.max_rd_atomic = p.max_rd_atomic;
   r = modify_qp(m);
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to RTS failed: ") + to_string(r.status));
 }

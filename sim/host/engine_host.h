@@ -70,6 +70,8 @@ struct Path {
   uint8_t timeout = 14;        // local ACK timeout 4.096 us * 2^timeout
   uint8_t retry_cnt = 7, rnr_retry = 7;
   uint8_t min_rnr_timer = 12;  // the RNR NAK timer code this QP sends
+  // RDMA READs outstanding as requester / answered as responder (perftest asks the device maximum)
+  uint8_t max_rd_atomic = 16, max_dest_rd_atomic = 16;
 };
 
 Ip128 ipv4_gid(uint32_t ipv4);

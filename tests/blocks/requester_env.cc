@@ -158,6 +158,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
         }
       }
       ret.count = static_cast<uint8_t>(count);
+      for (unsigned i = 0; i < count && i < q.size(); ++i) ret.rd_count = static_cast<uint8_t>(ret.rd_count + q[i].read);
       ret_offer = true;
     }
     if (ret_offer) b.set_input(kInRetire, true, desc_to_flit(ret));

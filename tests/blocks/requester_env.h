@@ -140,7 +140,7 @@ class Builder {
   void ring(uint16_t qpn);  // SQ doorbell with the QP's producer index
   void wait(uint64_t cycles) { script.push_back({Step::kWait, 0, {}, cycles}); }
   void wait_idle() { script.push_back({Step::kWaitIdle, 0, {}, 0}); }
-  void retire(uint16_t qpn, unsigned count, bool error);
+  void retire(uint16_t qpn, unsigned count, bool error, unsigned reads = 0);  // reads: READs among them
   // The completer's go-back-N: send again from packet `skip` of WQE idx (first PSN first_psn).
   void rewind(uint16_t qpn, uint16_t idx, uint32_t first_psn, uint32_t skip, unsigned count = 0);
   // SGEs covering `len` bytes of MR `mr` from a random offset, split into `n` pieces.

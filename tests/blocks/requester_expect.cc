@@ -75,6 +75,7 @@ void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_p
   c.tclass = static_cast<uint8_t>(rng_());
   c.ttl = static_cast<uint8_t>(rng_());
   c.flow_label = static_cast<uint32_t>(rng_() & 0xFFFFF);
+  c.max_rd_atomic = static_cast<uint8_t>(spec::kMaxQpRdAtom);
   qps[qpn].cfg = c;
   for (auto a : {spec::QpAction::kReset, spec::QpAction::kToInit, spec::QpAction::kToRtr, spec::QpAction::kToRts})
     cfg_action(qpn, a);
@@ -104,10 +105,11 @@ void Builder::ring(uint16_t qpn) {
   script.push_back({Step::kFlit, kInDb, desc_to_flit(d), 0});
 }
 
-void Builder::retire(uint16_t qpn, unsigned count, bool error) {
+void Builder::retire(uint16_t qpn, unsigned count, bool error, unsigned reads) {
   spec::SqRetire r;
   r.qpn = qpn;
   r.count = static_cast<uint8_t>(count);
+  r.rd_count = static_cast<uint8_t>(reads);
   r.error = error;
   script.push_back({Step::kFlit, kInRetire, desc_to_flit(r), 0});
 }

@@ -90,6 +90,7 @@ struct TWqe {
 struct TQp {
   uint32_t qpn = 0;
   uint8_t type = 2, pmtu = 1, access = 0, min_rnr = 0, sl = 0, rq_lsz = 4, l3 = 0;
+  uint8_t max_dest_rd_atomic = 16;  // 0: READ requests are NAKed invalid request
   uint16_t pd = 1, recv_cq = 0;
   uint32_t dest_qpn = 0;
   uint64_t rq_base = 0;

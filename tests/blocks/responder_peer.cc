@@ -148,6 +148,7 @@ void Peer::cfg(TQp& q, spec::QpAction a, uint8_t state) {
   c.rq_base = q.rq_base;
   c.rq_lsz = q.rq_lsz;
   c.access = q.access;
+  c.max_dest_rd_atomic = q.max_dest_rd_atomic;
   c.pmtu = q.pmtu;
   c.dest_qpn = q.dest_qpn;
   c.sq_psn = static_cast<uint32_t>(rng_() & kMask24);
@@ -422,8 +423,11 @@ void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint
   msg.completes = true;
   msg.pkts.push_back({q.next_psn, true, {}});
   // a QP that grants no REMOTE_READ refuses every READ
-  if (meant == Meant::kRefused || !(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))
+  if (!(q.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))
     return refuse(q, msg, sy(spec::Aeth::kNakRemAcc), false, 0);
+  // no READ resources (max_dest_rd_atomic 0): invalid request, before the rkey is looked at (rxe)
+  if (q.max_dest_rd_atomic == 0) return refuse(q, msg, sy(spec::Aeth::kNakInvReq), false, 0);
+  if (meant == Meant::kRefused) return refuse(q, msg, sy(spec::Aeth::kNakRemAcc), false, 0);
   msg.read = true;
   msg.rmr = m;
   msg.rva = va;

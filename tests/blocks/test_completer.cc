@@ -921,6 +921,8 @@ TEST(CompleterRead, PartlyPlacedReadFailsOnlyAfterItsFence) {
     ASSERT_EQ(b.out[0].size(), 2u) << side;
     expect_compl(b.out[0][0], a0, 5, WcStatus::kRemAccessErr, side);
     expect_compl(b.out[0][1], a1, 5, WcStatus::kWrFlushErr, side);
+    const auto rr = retire_of(b.out[1].back());  // (a READ among them: the requester may start another)
+    EXPECT_TRUE(rr.qpn == 20 && rr.count == 2 && rr.rd_count == 1 && rr.error) << side;
     // QP 21: TO_ERR with one response placed; a READ behind it with none
     const auto c0 = rtrk(21, 0, 200, 700), c1 = rtrk(21, 1, 203, 100);
     b.push(1, desc_to_flit(c0));

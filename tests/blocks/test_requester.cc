@@ -537,11 +537,11 @@ TEST(RequesterXcheck, ReadsReadNothingAndFillTheWindow) {
   for (int i = 0; i < 3; ++i) b.post(34, read_wqe(rng, 1u << 20));
   b.ring(33);
   b.ring(34);
-  b.wait_idle();  // QP 33 stops at 16 outstanding
-  b.retire(33, 3, false);
+  b.wait_idle();  // QP 33 stops at 16 outstanding (max_rd_atomic 16 too)
+  b.retire(33, 3, false, 3);
   b.wait_idle();
-  b.retire(33, 16, false);
-  b.retire(34, 3, false);
+  b.retire(33, 16, false, 16);
+  b.retire(34, 3, false, 3);
   b.wait_idle();
   EnvConfig cfg;
   cfg.seed = 83;
@@ -600,6 +600,52 @@ TEST(RequesterXcheck, SqdAsksForAReadAgainButStartsNothingNew) {
     EXPECT_EQ(h[6].opcode, spec::kRcReadReq);
     EXPECT_EQ(h[6].psn, psn0 + 5);
     EXPECT_EQ(h[7].psn, psn0 + 6);
+  }
+}
+
+// max_rd_atomic (as rxe's rd_atomic): a new READ beyond the QP's READs
+// outstanding is not started (its WQE was fetched and is fetched again
+// later), and the WQEs behind it wait in order; a retire that finishes a
+// READ (rd_count) lets the next one go. Resending is never held back.
+TEST(RequesterXcheck, MaxRdAtomicHoldsTheNextReadBackUntilOneFinishes) {
+  Builder b(97);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x300000000ull);
+  const uint32_t psn0 = 0xFFFFFE;
+  b.add_qp(36, 3, 5, psn0, 5);  // MTU 1024
+  b.qps[36].cfg.max_rd_atomic = 2;
+  b.cfg_action(36, spec::QpAction::kAttr);
+  for (int i = 0; i < 3; ++i) b.post(36, read_wqe(rng, 100 + 1000 * i));  // PSNs +0, +1..2, +3..5
+  b.post(36, wqe(rng, kWrite, b.sges_in(1, 2000, 2)));                     // +6, +7
+  b.post(36, read_wqe(rng, 10));                                           // +8
+  b.ring(36);
+  b.wait_idle();                      // READs 0 and 1 out; READ 2 waits
+  b.rewind(36, 0, psn0, 0, 0);        // sending again is not held back
+  b.wait_idle();
+  b.retire(36, 1, false, 1);          // READ 0 done: READ 2 and the WRITE go; READ 4 waits
+  b.wait_idle();
+  b.retire(36, 1, false, 1);          // READ 1 done: READ 4 goes
+  b.wait_idle();
+  b.retire(36, 3, false, 2);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 97;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  expect_good("max_rd_atomic 2", b, r);
+  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{2, 2, 4, 5, 5}));
+  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    EXPECT_EQ(e->out[kRdReq].size() - payload_reads(*e), 5u + 2u + 2u)
+        << "READs 2 and 4 fetched twice, READs 0 and 1 again for the rewind";
+    const auto h = headers(*e);
+    ASSERT_EQ(h.size(), 2u + 2u + 1u + 2u + 1u);
+    EXPECT_EQ(h[2].opcode, spec::kRcReadReq);  // the two sent again
+    EXPECT_EQ(h[2].psn, psn0);
+    EXPECT_EQ(h[4].opcode, spec::kRcReadReq);  // READ 2
+    EXPECT_EQ(h[4].psn, (psn0 + 3) & 0xFFFFFF);
+    EXPECT_EQ(h[7].opcode, spec::kRcReadReq);  // READ 4, last
+    EXPECT_EQ(h[7].psn, (psn0 + 8) & 0xFFFFFF);
   }
 }
 

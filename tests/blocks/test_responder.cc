@@ -509,6 +509,10 @@ TEST(Responder, ReadAnswersFromMemoryOnEveryMtu) {
   p.read(p.qps[5], Peer::kRd, p.va_in(Peer::kRd, 100), 100);  // QP 5 grants no remote access: REM_ACC
   p.read(p.qps[6], Peer::kRd, rd.ctx.iova + rd.ctx.length - 10, 11, Meant::kRefused);  // one byte past the MR
   p.read_too_long(p.qps[4]);
+  // max_dest_rd_atomic 0: no READ resources, NAK invalid request
+  p.qps[2].max_dest_rd_atomic = 0;
+  p.reset_qp(p.qps[2]);
+  p.read(p.qps[2], Peer::kRd, p.va_in(Peer::kRd, 100), 100, Meant::kRefused, 0xBAD00);  // (before the rkey)
   const Both b = run_both(p, RunConfig{});
   check_all(p, b, "READ on every mtu");
   size_t responses = 0, bytes = 0;
@@ -519,7 +523,7 @@ TEST(Responder, ReadAnswersFromMemoryOnEveryMtu) {
   std::printf("  %zu READ responses, %zu bytes, %zu dma reads\n", responses, bytes, b.rtl.out[kReadReq].size());
   EXPECT_GT(responses, 300u);
   EXPECT_EQ(counter(b.rtl, "rem_access_err"), 2u);
-  EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 1u);
+  EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 2u);
 }
 
 TEST(ResponderFacts, CatchesWhatAWrongResponderDoes) {

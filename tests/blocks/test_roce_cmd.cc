@@ -475,7 +475,18 @@ class StreamBuilder {
     spec::CmdModifyQp m = attrs(qpn, to, mask);
     bool bad_value = false;
     if (chance(10)) {
-      switch (rng_() % 5) {
+      switch (rng_() % 6) {
+        case 4: {  // above the device's max_qp_rd_atom (16): EINVAL, as rxe
+          const uint8_t v = static_cast<uint8_t>(spec::kMaxQpRdAtom + 1 + rng_() % (255 - spec::kMaxQpRdAtom));
+          if (rng_() % 2) {
+            m.max_rd_atomic = v;
+            bad_value = mask & kMaxQpRdAtomic;
+          } else {
+            m.max_dest_rd_atomic = v;
+            bad_value = mask & kMaxDestRdAtomic;
+          }
+          break;
+        }
         case 0:
           m.path_mtu = static_cast<uint8_t>(rng_() % 2 ? 0 : chance(50) ? 6 : 6 + rng_() % 250);
           bad_value = mask & kPathMtu;
@@ -696,8 +707,8 @@ class StreamBuilder {
     m.retry_cnt = static_cast<uint8_t>(rng_());
     m.rnr_retry = static_cast<uint8_t>(rng_());
     m.min_rnr_timer = static_cast<uint8_t>(rng_());
-    m.max_rd_atomic = static_cast<uint8_t>(rng_());
-    m.max_dest_rd_atomic = static_cast<uint8_t>(rng_());
+    m.max_rd_atomic = static_cast<uint8_t>(rng_() % (spec::kMaxQpRdAtom + 1));
+    m.max_dest_rd_atomic = static_cast<uint8_t>(rng_() % (spec::kMaxQpRdAtom + 1));
     m.port_num = 1;
     m.pkey_index = 0;
     return m;
@@ -885,6 +896,8 @@ void pingpong_sequence(Block& b) {
   EXPECT_EQ(c.dest_qpn, 0x211u);
   EXPECT_EQ(c.rq_psn, 0x5a5a5au);
   EXPECT_EQ(c.min_rnr_timer, 12u);
+  EXPECT_EQ(c.max_dest_rd_atomic, 1u);
+  EXPECT_EQ(c.max_rd_atomic, 0u);
   EXPECT_EQ(c.sq_psn, 0u);
   EXPECT_TRUE(c.pd == 0 && c.send_cq == 0 && c.recv_cq == 0 && c.sq_base == cq_args.sq_base && c.sq_lsz == 7 &&
               c.rq_base == cq_args.rq_base && c.rq_lsz == 9 && c.qp_type == 2);
@@ -898,7 +911,7 @@ void pingpong_sequence(Block& b) {
   m.retry_cnt = 7;
   m.rnr_retry = 7;
   m.sq_psn = 0xFF123456;  // 24 bits kept
-  m.max_rd_atomic = 1;
+  m.max_rd_atomic = 16;
   o = ok(cmd(CmdOp::kModifyQp, m));
   ASSERT_EQ(o.qp.size(), 1u);
   spec::QpCfg rts = o.qp[0];
@@ -908,12 +921,14 @@ void pingpong_sequence(Block& b) {
   EXPECT_EQ(rts.timeout, 14u);
   EXPECT_EQ(rts.retry_cnt, 7u);
   EXPECT_EQ(rts.rnr_retry, 7u);
+  EXPECT_EQ(rts.max_rd_atomic, 16u);
   rts.action = c.action;
   rts.state = c.state;
   rts.sq_psn = c.sq_psn;
   rts.timeout = c.timeout;
   rts.retry_cnt = c.retry_cnt;
   rts.rnr_retry = c.rnr_retry;
+  rts.max_rd_atomic = c.max_rd_atomic;
   EXPECT_EQ(rts, c) << "RTS keeps every other attribute";
   EXPECT_EQ(ok(cmd0(CmdOp::kQueryQp, 2)).resp.res, (std::array<uint32_t, 4>{kRts, 0x123456, 0x5a5a5a, 0x211}));
 

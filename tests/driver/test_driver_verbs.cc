@@ -402,12 +402,24 @@ TEST_F(Verbs, ModifyQpMapsTheEnginesVerdictToErrno) {
   r.ah_attr.is_global = 0;
   EXPECT_EQ(modify(q, r, rtr), EINVAL) << "RoCE needs the GRH";
   r.ah_attr.is_global = 1;
+  r.max_dest_rd_atomic = 17;
+  EXPECT_EQ(modify(q, r, rtr), EINVAL) << "max_dest_rd_atomic above max_qp_rd_atom (16)";
+  r.max_dest_rd_atomic = 16;
   testing::internal::CaptureStderr();
   EXPECT_EQ(to_rtr(q, 1, "10.9.9.9"), ETIMEDOUT) << "nobody has that address";
   const std::string msg = testing::internal::GetCapturedStderr();
   EXPECT_NE(msg.find("no member of wire 'default' has address 10.9.9.9"), std::string::npos) << msg;
   EXPECT_EQ(q->state, IBV_QPS_INIT) << "still INIT";
   ASSERT_EQ(to_rtr(q, q->qp_num), 0);
+  ibv_qp_attr rd{};
+  rd.qp_state = IBV_QPS_RTS;
+  rd.timeout = 14;
+  rd.retry_cnt = 7;
+  rd.rnr_retry = 7;
+  rd.max_rd_atomic = 17;
+  const int rts = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                  IBV_QP_MAX_QP_RD_ATOMIC;
+  EXPECT_EQ(modify(q, rd, rts), EINVAL) << "max_rd_atomic above max_qp_rd_atom (16)";
   ASSERT_EQ(to_rts(q), 0);
   ibv_qp_attr cur{};
   cur.qp_state = IBV_QPS_RTS;

@@ -98,6 +98,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
       q.fail_idx = e.wqe_idx;
       q.fail_st = st;
       q.err = false;
+      *failed = true;  // the requester stops now (sq_retire with error)
       w.fenced = true;
       break;
     }
@@ -430,7 +431,7 @@ void Completer::schedule_timer(Cycle not_before) {
 }
 
 bool Completer::window_full(unsigned qpn) const { return qpn < qps_.size() && qps_[qpn].window.size() == kWindow; }
-bool Completer::track_waits(const spec::SqTrack& k) const { return !k.amend && window_full(k.qpn); }
+bool Completer::track_waits(const spec::SqTrack& k) const { return k.amend ? done_wait_ : window_full(k.qpn); }
 
 void Completer::run() {
   const Cycle now = s_.now();

@@ -92,7 +92,8 @@ class Completer : public Process {
     return e ? e->at : kNever;
   }
   bool window_full(unsigned qpn) const;
-  bool track_waits(const spec::SqTrack& k) const;  // a new WQE for a full window (an amend never waits)
+  // a new WQE for a full window; an amend while a READ waits for rd_done (its walk may fence)
+  bool track_waits(const spec::SqTrack& k) const;
   void run() override;
 
  private:

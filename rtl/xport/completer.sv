@@ -301,7 +301,8 @@ module completer #(
     rt_free = !rt_v_q || m_sq_retire_ready;
 
     trk_inr     = s_sq_track.qpn < 16'(MAX_QP);
-    trk_blocked = trk_inr && full_q[s_sq_track.qpn[QW-1:0]] && !s_sq_track.amend;
+    // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
+    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && full_q[s_sq_track.qpn[QW-1:0]];
     cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
     s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
     s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
@@ -655,6 +656,7 @@ module completer #(
             rp_d.epoch = w_q.epoch;
             rp_v_d = 1'b1; dw_d = 1'b1;
             w_d.fail = 1'b1; w_d.fail_idx = e.wqe_idx; w_d.fail_st = e_st[3:0]; w_d.err = 1'b0;
+            rerr_d = 1'b1;           // the requester stops now (sq_retire with error)
             st_d = S_DONE;
           end
         end else if (!e_cq || cq_free) begin
@@ -834,6 +836,11 @@ module completer #(
       if (st_q == S_WALK && w_q.cnt != 5'd0 && !e_stop && !e_fence && (!e_cq || cq_free) && e_rd && w_q.rd_placed)
         a_placed_read_completes_on_rd_done: assert (mode_q == M_RDD)
           else $error("a_placed_read_completes_on_rd_done");
+      // one rd_done is due at a time: a fence only when none is (and never in
+      // place of a READ response's own command)
+      if (st_q == S_WALK && w_q.cnt != 5'd0 && e_fence)
+        a_one_fence_at_a_time: assert (!dw_q && !(kind_q == K_ACK && rsp_q))
+          else $error("a_one_fence_at_a_time");
       // a rewind goes back to a PSN that was sent and not acknowledged: inside the WQE it names
       if (rt_v_q && rt_q.rewind) a_rewind_inside_window: assert (!rt_q.error && rt_q.rw_skip < 24'h800000)
           else $error("a_rewind_inside_window");

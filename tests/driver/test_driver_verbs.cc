@@ -134,13 +134,13 @@ class Verbs : public ::testing::Test {
                   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
   }
-  int to_rts(ibv_qp* q) {
+  int to_rts(ibv_qp* q, uint8_t max_rd_atomic = 1) {
     ibv_qp_attr a{};
     a.qp_state = IBV_QPS_RTS;
     a.timeout = 14;
     a.retry_cnt = 7;
     a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
+    a.max_rd_atomic = max_rd_atomic;
     return modify(q, a,
                   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                       IBV_QP_MAX_QP_RD_ATOMIC);
@@ -411,16 +411,9 @@ TEST_F(Verbs, ModifyQpMapsTheEnginesVerdictToErrno) {
   EXPECT_NE(msg.find("no member of wire 'default' has address 10.9.9.9"), std::string::npos) << msg;
   EXPECT_EQ(q->state, IBV_QPS_INIT) << "still INIT";
   ASSERT_EQ(to_rtr(q, q->qp_num), 0);
-  ibv_qp_attr rd{};
-  rd.qp_state = IBV_QPS_RTS;
-  rd.timeout = 14;
-  rd.retry_cnt = 7;
-  rd.rnr_retry = 7;
-  rd.max_rd_atomic = 17;
-  const int rts = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                  IBV_QP_MAX_QP_RD_ATOMIC;
-  EXPECT_EQ(modify(q, rd, rts), EINVAL) << "max_rd_atomic above max_qp_rd_atom (16)";
-  ASSERT_EQ(to_rts(q), 0);
+  EXPECT_EQ(to_rts(q, 17), EINVAL) << "max_rd_atomic above max_qp_rd_atom (16)";
+  EXPECT_EQ(q->state, IBV_QPS_RTR) << "still RTR";
+  ASSERT_EQ(to_rts(q, 16), 0);
   ibv_qp_attr cur{};
   cur.qp_state = IBV_QPS_RTS;
   cur.cur_qp_state = IBV_QPS_INIT;

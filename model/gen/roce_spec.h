@@ -304,8 +304,8 @@ enum class WrOpcode : uint8_t {
   kSend = 2,
   kSendWithImm = 3,
   kRdmaRead = 4,  // one READ request; the responses' data lands in the SGEs (completer)
-  kAtomicCmpAndSwp = 5,  // later issue
-  kAtomicFetchAndAdd = 6,  // later issue
+  kAtomicCmpAndSwp = 5,  // one CMP_SWAP request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  kAtomicFetchAndAdd = 6,  // one FETCH_ADD request (AtomicETH); the original remote value lands in SGE 0 (completer)
 };
 inline constexpr unsigned kWrOpcodeCount = 7;
 inline const char* to_string(WrOpcode v) {
@@ -326,15 +326,19 @@ enum class WcOpcode : uint8_t {
   kSend = 0,
   kRdmaWrite = 1,
   kRdmaRead = 2,
+  kCompSwap = 3,
+  kFetchAdd = 4,
   kRecv = 128,
   kRecvRdmaWithImm = 129,
 };
-inline constexpr unsigned kWcOpcodeCount = 5;
+inline constexpr unsigned kWcOpcodeCount = 7;
 inline const char* to_string(WcOpcode v) {
   switch (v) {
     case WcOpcode::kSend: return "SEND";
     case WcOpcode::kRdmaWrite: return "RDMA_WRITE";
     case WcOpcode::kRdmaRead: return "RDMA_READ";
+    case WcOpcode::kCompSwap: return "COMP_SWAP";
+    case WcOpcode::kFetchAdd: return "FETCH_ADD";
     case WcOpcode::kRecv: return "RECV";
     case WcOpcode::kRecvRdmaWithImm: return "RECV_RDMA_WITH_IMM";
   }
@@ -2990,6 +2994,10 @@ inline constexpr unsigned kSendWqeSge0LengthOff = 40;
 inline constexpr unsigned kSendWqeSge0LengthBytes = 4;
 inline constexpr unsigned kSendWqeSge0LkeyOff = 44;
 inline constexpr unsigned kSendWqeSge0LkeyBytes = 4;
+inline constexpr unsigned kSendWqeAtomicCmpAddOff = 48;
+inline constexpr unsigned kSendWqeAtomicCmpAddBytes = 8;
+inline constexpr unsigned kSendWqeAtomicSwapOff = 56;
+inline constexpr unsigned kSendWqeAtomicSwapBytes = 8;
 struct SendWqe {
   static constexpr unsigned kSize = 128;
   uint64_t wr_id = 0;
@@ -2997,12 +3005,14 @@ struct SendWqe {
   uint8_t flags = 0;  // bit 0 signaled, bit 1 solicited, bit 2 inline, bit 3 fence
   uint8_t num_sge = 0;  // SGEs at offset 32 (0..6); ignored when inline
   uint32_t imm = 0;  // immediate data, bytes in network order as they go on the wire
-  uint64_t remote_addr = 0;  // RDMA WRITE target virtual address
+  uint64_t remote_addr = 0;  // RDMA WRITE / READ / atomic target virtual address
   uint32_t rkey = 0;
   uint32_t length = 0;  // message bytes: the sum of the SGE lengths, or the inline byte count (<= 96)
   uint64_t sge0_addr = 0;  // SGE i at 32 + 16*i: addr (8), length (4), lkey (4); or inline data from offset 32
   uint32_t sge0_length = 0;
   uint32_t sge0_lkey = 0;
+  uint64_t atomic_cmp_add = 0;  // atomics: the compare value (ATOMIC_CMP_AND_SWP) or the addend (ATOMIC_FETCH_AND_ADD), as ibv_send_wr's wr.atomic.compare_add; an atomic has one SGE (SGE 0: the 8-byte local buffer its original value lands in), these take SGE 1's place
+  uint64_t atomic_swap = 0;  // atomics: the swap value (ATOMIC_CMP_AND_SWP), as wr.atomic.swap
   void store(uint8_t* p) const {
     for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
     for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
@@ -3016,6 +3026,8 @@ struct SendWqe {
     for (unsigned i = 0; i < 8; ++i) p[32 + i] = static_cast<uint8_t>(uint64_t{sge0_addr} >> (8 * i));
     for (unsigned i = 0; i < 4; ++i) p[40 + i] = static_cast<uint8_t>(uint64_t{sge0_length} >> (8 * i));
     for (unsigned i = 0; i < 4; ++i) p[44 + i] = static_cast<uint8_t>(uint64_t{sge0_lkey} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[48 + i] = static_cast<uint8_t>(uint64_t{atomic_cmp_add} >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{atomic_swap} >> (8 * i));
   }
   void load(const uint8_t* p) {
     wr_id = 0;
@@ -3040,6 +3052,10 @@ struct SendWqe {
     for (unsigned i = 0; i < 4; ++i) sge0_length |= static_cast<decltype(sge0_length)>(uint64_t{p[40 + i]} << (8 * i));
     sge0_lkey = 0;
     for (unsigned i = 0; i < 4; ++i) sge0_lkey |= static_cast<decltype(sge0_lkey)>(uint64_t{p[44 + i]} << (8 * i));
+    atomic_cmp_add = 0;
+    for (unsigned i = 0; i < 8; ++i) atomic_cmp_add |= static_cast<decltype(atomic_cmp_add)>(uint64_t{p[48 + i]} << (8 * i));
+    atomic_swap = 0;
+    for (unsigned i = 0; i < 8; ++i) atomic_swap |= static_cast<decltype(atomic_swap)>(uint64_t{p[56 + i]} << (8 * i));
   }
   bool operator==(const SendWqe& o) const {
     return wr_id == o.wr_id
@@ -3052,7 +3068,9 @@ struct SendWqe {
         && length == o.length
         && sge0_addr == o.sge0_addr
         && sge0_length == o.sge0_length
-        && sge0_lkey == o.sge0_lkey;
+        && sge0_lkey == o.sge0_lkey
+        && atomic_cmp_add == o.atomic_cmp_add
+        && atomic_swap == o.atomic_swap;
   }
 };
 

@@ -195,15 +195,17 @@ package roce_pkg;
   localparam logic [2:0] WR_OPCODE_SEND = 3'd2;
   localparam logic [2:0] WR_OPCODE_SEND_WITH_IMM = 3'd3;
   localparam logic [2:0] WR_OPCODE_RDMA_READ = 3'd4;  // one READ request; the responses' data lands in the SGEs (completer)
-  localparam logic [2:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 3'd5;  // later issue
-  localparam logic [2:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 3'd6;  // later issue
+  localparam logic [2:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 3'd5;  // one CMP_SWAP request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  localparam logic [2:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 3'd6;  // one FETCH_ADD request (AtomicETH); the original remote value lands in SGE 0 (completer)
 
   // Completion opcode in a CQE (the ibv_wc_opcode values)
   localparam int unsigned WC_OPCODE_W = 8;
-  localparam int unsigned WC_OPCODE_COUNT = 5;
+  localparam int unsigned WC_OPCODE_COUNT = 7;
   localparam logic [7:0] WC_OPCODE_SEND = 8'd0;
   localparam logic [7:0] WC_OPCODE_RDMA_WRITE = 8'd1;
   localparam logic [7:0] WC_OPCODE_RDMA_READ = 8'd2;
+  localparam logic [7:0] WC_OPCODE_COMP_SWAP = 8'd3;
+  localparam logic [7:0] WC_OPCODE_FETCH_ADD = 8'd4;
   localparam logic [7:0] WC_OPCODE_RECV = 8'd128;
   localparam logic [7:0] WC_OPCODE_RECV_RDMA_WITH_IMM = 8'd129;
 
@@ -778,6 +780,10 @@ package roce_pkg;
   localparam int unsigned SEND_WQE_SGE0_LENGTH_BYTES = 4;
   localparam int unsigned SEND_WQE_SGE0_LKEY_OFF = 44;
   localparam int unsigned SEND_WQE_SGE0_LKEY_BYTES = 4;
+  localparam int unsigned SEND_WQE_ATOMIC_CMP_ADD_OFF = 48;
+  localparam int unsigned SEND_WQE_ATOMIC_CMP_ADD_BYTES = 8;
+  localparam int unsigned SEND_WQE_ATOMIC_SWAP_OFF = 56;
+  localparam int unsigned SEND_WQE_ATOMIC_SWAP_BYTES = 8;
   localparam int unsigned RECV_WQE_SIZE = 128;
   localparam int unsigned RECV_WQE_WR_ID_OFF = 0;
   localparam int unsigned RECV_WQE_WR_ID_BYTES = 8;

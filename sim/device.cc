@@ -356,7 +356,7 @@ class CosimDevice : public Device {
       if (overlay && r == q.model.front() && r.size() >= 8) {
         uint64_t addr = 0;
         for (int i = 0; i < 8; ++i) addr |= uint64_t{r[i]} << (8 * i);
-        overlay->forget(addr, r.size() - 8);
+        overlay->forget(addr, r.data() + 8, r.size() - 8);
       }
       if (r == q.model.front())
         ++compared_;  // the common case: no strings built

@@ -214,6 +214,126 @@ TEST_P(Engine, ReadCreditsAndNoReadResources) {
   }
 }
 
+// CMP_SWAP and FETCH_ADD (docs/engine.md, "Atomics"): 48 atomics on 6
+// counters, interleaved with a WRITE that sets a counter (the next atomic
+// sees it) and READs of the counters (each sees every atomic before it, on
+// one QP the responder executes in order). Every original value that comes
+// back, every completion and the final counters are checked against values
+// worked out here, one operation after the other. Then refusals: a
+// misaligned address (REM_INV_REQ_ERR) and an MR without REMOTE_ATOMIC
+// (REM_ACCESS_ERR), each on its own QP pair.
+TEST_P(Engine, AtomicsReturnTheOriginalAndUpdateMemoryInOrder) {
+  TwoHosts w(GetParam());
+  End a, b;
+  a.make(*w.a, 65536);
+  b.make(*w.b, 65536);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB, 3,
+               [](host::Path&, host::Path& pb) { pb.access |= static_cast<uint8_t>(Access::kRemoteAtomic); });
+  constexpr unsigned kCounters = 6;
+  const uint64_t base = b.buf->addr() + 0x1000;  // the counters: 8-byte aligned
+  auto load64 = [](const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; };
+  uint64_t want[kCounters];
+  std::mt19937_64 rng(5);
+  for (unsigned c = 0; c < kCounters; ++c) {
+    want[c] = rng();
+    std::memcpy(b.buf->data() + 0x1000 + 8 * c, &want[c], 8);
+  }
+  std::memset(a.buf->data(), 0xEE, 65536);
+  struct Op {
+    WrOpcode op;
+    uint64_t wr_id, orig;  // orig: what the remote counter held before it
+    unsigned c;
+    uint64_t read_value;   // a READ: what the counter holds when it reads
+  };
+  std::vector<Op> ops;
+  uint64_t id = 1;
+  for (unsigned k = 0; k < 48; ++k) {
+    const unsigned c = static_cast<unsigned>(rng() % kCounters);
+    const uint64_t res = a.buf->addr() + 8 * k;  // where its original lands
+    if (k == 20) {  // a WRITE sets counter c; the atomic after it must see that
+      const uint64_t v = 0x0123456789ABCDEFull;
+      std::memcpy(a.buf->data() + 0x8000, &v, 8);
+      w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, id, 8, base + 8 * c, b.mr.key),
+                     {{a.buf->addr() + 0x8000, 8, a.mr.key}});
+      ops.push_back({WrOpcode::kRdmaWrite, id++, 0, c, 0});
+      want[c] = v;
+    }
+    if (k % 8 == 7) {  // a READ of counter c: sees every atomic before it
+      w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaRead, id, 8, base + 8 * c, b.mr.key),
+                     {{a.buf->addr() + 0x4000 + 8 * k, 8, a.mr.key}});
+      ops.push_back({WrOpcode::kRdmaRead, id++, 0, c, want[c]});
+    }
+    SendWqe wqe;
+    const bool cas = rng() % 2;
+    if (cas) {
+      const bool match = rng() % 3 != 0;
+      wqe = send_wqe(WrOpcode::kAtomicCmpAndSwp, id, 8, base + 8 * c, b.mr.key);
+      wqe.atomic_cmp_add = match ? want[c] : want[c] ^ 1;
+      wqe.atomic_swap = rng();
+      ops.push_back({WrOpcode::kAtomicCmpAndSwp, id++, want[c], c, 0});
+      if (match) want[c] = wqe.atomic_swap;
+    } else {
+      wqe = send_wqe(WrOpcode::kAtomicFetchAndAdd, id, 8, base + 8 * c, b.mr.key);
+      wqe.atomic_cmp_add = k == 3 ? ~0ull : rng();  // (one that wraps modulo 2^64)
+      ops.push_back({WrOpcode::kAtomicFetchAndAdd, id++, want[c], c, 0});
+      want[c] += wqe.atomic_cmp_add;
+    }
+    w.a->post_send(*a.qp, wqe, {{res, 8, a.mr.key}});
+  }
+  w.settle();
+  const auto sc = w.a->poll(*a.scq);
+  ASSERT_EQ(sc.size(), ops.size());
+  unsigned k = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& o = ops[i];
+    EXPECT_EQ(sc[i].status, 0) << i << ": " << to_string(static_cast<WcStatus>(sc[i].status));
+    EXPECT_EQ(sc[i].wr_id, o.wr_id) << "in order";
+    if (o.op == WrOpcode::kRdmaRead) {
+      EXPECT_EQ(load64(a.buf->data() + 0x4000 + 8 * k), o.read_value) << "READ " << i;
+      continue;
+    }
+    if (o.op == WrOpcode::kRdmaWrite) continue;
+    const bool cas = o.op == WrOpcode::kAtomicCmpAndSwp;
+    EXPECT_EQ(sc[i].opcode, static_cast<uint8_t>(cas ? WcOpcode::kCompSwap : WcOpcode::kFetchAdd)) << i;
+    EXPECT_EQ(sc[i].byte_len, 8u) << i;
+    EXPECT_EQ(load64(a.buf->data() + 8 * k), o.orig) << "atomic " << k << " (counter " << o.c << ")";
+    ++k;
+  }
+  for (unsigned c = 0; c < kCounters; ++c)
+    EXPECT_EQ(load64(b.buf->data() + 0x1000 + 8 * c), want[c]) << "counter " << c;
+  for (unsigned i = 8 * 48; i < 0x4000; ++i) ASSERT_EQ(a.buf->data()[i], 0xEE) << "nothing else written at " << i;
+
+  // refusals: a misaligned address; an MR that grants no REMOTE_ATOMIC
+  End c, d, e, f;
+  c.make(*w.a, 4096);
+  d.make(*w.b, 4096);
+  e.make(*w.a, 4096);
+  f.make(*w.b, 4096, kAllAccess & ~static_cast<uint8_t>(Access::kRemoteAtomic));
+  auto atomic_qp = [](host::Path&, host::Path& pb) { pb.access |= static_cast<uint8_t>(Access::kRemoteAtomic); };
+  connect_pair(*w.a, c, kMacA, kIpA, *w.b, d, kMacB, kIpB, 3, atomic_qp);
+  connect_pair(*w.a, e, kMacA, kIpA, *w.b, f, kMacB, kIpB, 3, atomic_qp);
+  std::memset(d.buf->data(), 0x5A, 4096);
+  std::memset(f.buf->data(), 0x5A, 4096);
+  w.a->post_send(*c.qp, send_wqe(WrOpcode::kAtomicFetchAndAdd, 7, 8, d.buf->addr() + 4, d.mr.key),
+                 {{c.buf->addr(), 8, c.mr.key}});
+  w.a->post_send(*e.qp, send_wqe(WrOpcode::kAtomicFetchAndAdd, 8, 8, f.buf->addr() + 8, f.mr.key),
+                 {{e.buf->addr(), 8, e.mr.key}});
+  w.settle();
+  const auto ec = w.a->poll(*c.scq), ee = w.a->poll(*e.scq);
+  ASSERT_EQ(ec.size(), 1u);
+  ASSERT_EQ(ee.size(), 1u);
+  EXPECT_EQ(ec[0].status, static_cast<uint8_t>(WcStatus::kRemInvReqErr));
+  EXPECT_EQ(ee[0].status, static_cast<uint8_t>(WcStatus::kRemAccessErr));
+  for (unsigned i = 0; i < 4096; ++i) {
+    ASSERT_EQ(d.buf->data()[i], 0x5A) << i;
+    ASSERT_EQ(f.buf->data()[i], 0x5A) << i;
+  }
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 // Two QPs of one device talk through the internal loopback, as on real NICs.
 TEST_P(Engine, TwoQpsOfOneDeviceLoopBack) {
   auto dev = make_device(GetParam());

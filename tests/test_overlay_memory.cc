@@ -56,7 +56,7 @@ TEST(OverlayMemory, ForgetHandsBytesBackToRealMemory) {
   Fixture f;
   const std::vector<uint8_t> mine(300, 0x5A);
   ASSERT_TRUE(f.over.write(kBase + 4000, mine.data(), mine.size()));
-  f.over.forget(kBase + 4000, 96);  // page 0's part
+  f.over.forget(kBase + 4000, mine.data(), 96);  // page 0's part
   EXPECT_EQ(f.over.held(), 204u);
   // the application rewrites real memory: forgotten bytes follow it, held ones do not
   const std::vector<uint8_t> app(300, 0x11);
@@ -66,9 +66,26 @@ TEST(OverlayMemory, ForgetHandsBytesBackToRealMemory) {
   EXPECT_EQ(v[95], 0x11);
   EXPECT_EQ(v[96], 0x5A);
   EXPECT_EQ(v[299], 0x5A);
-  f.over.forget(kBase + 4096, 204);
+  f.over.forget(kBase + 4096, mine.data(), 204);
   EXPECT_EQ(f.over.held(), 0u);
   EXPECT_EQ(f.read_over(kBase + 4000, 300), app);
+}
+
+// The model wrote a counter twice (a WRITE, then an atomic); the scoreboard
+// matches the first write while the RTL has not done the second: the newer
+// value stays the model's view.
+TEST(OverlayMemory, ForgetKeepsBytesWrittenSinceWithAnotherValue) {
+  Fixture f;
+  const std::vector<uint8_t> first(8, 0x01), second(8, 0x02);
+  ASSERT_TRUE(f.over.write(kBase + 64, first.data(), 8));
+  ASSERT_TRUE(f.over.write(kBase + 68, second.data(), 4));  // half of it rewritten
+  f.over.forget(kBase + 64, first.data(), 8);
+  EXPECT_EQ(f.over.held(), 4u);
+  const auto v = f.read_over(kBase + 64, 8);
+  EXPECT_EQ(v[0], f.read_real(kBase + 64, 1)[0]) << "matched and unchanged: real memory again";
+  EXPECT_EQ(v[4], 0x02) << "written since: still the model's";
+  f.over.forget(kBase + 68, second.data(), 4);
+  EXPECT_EQ(f.over.held(), 0u);
 }
 
 TEST(OverlayMemory, RefusesOutsideAllowedRegions) {

@@ -1,6 +1,7 @@
 #include "engine/glue.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace rocenic::model {
 
@@ -11,19 +12,31 @@ void RxDispatch::run() {
     // every RC response (READ response, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE) is the requester side's
     const bool is_ack = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcAtomicAck;
     const bool is_rsp = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly;
-    if (h.pay_len != 0 && !pay.ready()) {  // its payload follows its header
+    const bool is_atom = h.opcode == spec::kRcAtomicAck;
+    const bool parsed = h.pay_len != 0;  // (never on an ATOMIC ACK: the parser refuses one; dropped if so)
+    if (parsed && !pay.ready()) {  // its payload follows its header
       if (!pay.empty()) s_.wake_at(this, pay.next_at());
       return;
     }
     Out<spec::RoceRxHdr>& o = is_ack ? ack : req;
     Out<Packet>* po = !is_ack ? &req_pay : is_rsp ? &rsp_pay : nullptr;  // (an ACK's payload: dropped)
-    if (!o->can_push() || (h.pay_len != 0 && po && !(*po)->can_push())) return;
+    if (!o->can_push() || (h.pay_len != 0 && po && !(*po)->can_push()) || (is_atom && !rsp_pay->can_push())) return;
     const Cycle t = std::max(hdr.next_at() + kLatency, now);
-    if (h.pay_len != 0) {
+    if (parsed) {
       Packet p = pay.pop();
       if (po) (*po)->push(std::move(p), std::max(t, now));
     }
-    o->push(hdr.pop(), t);
+    spec::RoceRxHdr v = hdr.pop();
+    if (is_atom) {
+      // the AtomicAckETH original value as the host stores a uint64
+      // (little-endian), an 8-byte payload for read_place in the payload
+      // order: the completer takes it as a READ RESPONSE ONLY of 8 bytes
+      std::vector<uint8_t> b(8);
+      for (unsigned i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(v.atomic_orig >> (8 * i));
+      rsp_pay->push(Packet{Bytes(std::move(b))}, t);
+      v.pay_len = 8;
+    }
+    o->push(v, t);
   }
 }
 

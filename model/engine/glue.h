@@ -82,7 +82,10 @@ class Split : public Process {
 // Received request headers and their payload (rtl/common/rx_dispatch.sv):
 // responses to the completer (a READ response's payload to read_place, any
 // other response's dropped), every other packet (header, and payload when
-// it has one) to the responder.
+// it has one) to the responder. An ATOMIC ACKNOWLEDGE goes to the completer
+// with pay_len 8, and read_place gets an 8-byte payload made of its
+// AtomicAckETH original value (little-endian, as the host stores a uint64)
+// in its place in the payload order (docs/engine.md, "Atomics").
 class RxDispatch : public Process {
  public:
   static constexpr Cycle kLatency = 1;

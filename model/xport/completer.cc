@@ -9,6 +9,17 @@ constexpr uint8_t kSuccess = static_cast<uint8_t>(spec::WcStatus::kSuccess);
 constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
+// A window entry answered by responses (a READ, or an atomic: a one-packet
+// READ of 8 bytes whose response is an ATOMIC ACKNOWLEDGE). They take the
+// requester's max_rd_atomic credits, which the retire's rd_count returns.
+bool atomic_entry(uint8_t wc_opcode) {
+  return wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kCompSwap) ||
+         wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kFetchAdd);
+}
+bool read_entry(uint8_t wc_opcode) {
+  return wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead) || atomic_entry(wc_opcode);
+}
+
 // AETH syndrome (IBTA 9.7.5.1) of a NAK that fails the WQE -> its completion
 // status (a PSN sequence NAK fails one only when the retries are spent).
 uint8_t nak_status(uint8_t syn) {
@@ -40,7 +51,7 @@ spec::CqCompl Completer::completion(unsigned qpn, const Qp& q, const spec::SqTra
 }
 
 void Completer::retire(spec::SqRetire r, Cycle t) {
-  r.rd_count = static_cast<uint8_t>(reads_done_);  // (the READs may start as many more: max_rd_atomic)
+  r.rd_count = static_cast<uint8_t>(reads_done_);  // (as many more READs and atomics may start: max_rd_atomic)
   reads_done_ = 0;
   if (r.count == 0 && !r.error && !r.rewind) return;  // an ACK that covers nothing retires nothing
   out_.add(sq_retire, r, t);
@@ -54,7 +65,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
     const uint32_t d = (psn - e.last_psn) & kPsnMask;  // the WQE's last PSN at or before psn: d < 2^23
     const bool covered = d < 0x800000u && (mode == Walk::kAck || d != 0);  // a NAK's own PSN is not acknowledged
     const bool acked = ((q.una - 1 - e.last_psn) & kPsnMask) < 0x800000u;  // before una
-    const bool read = e.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+    const bool read = read_entry(e.wc_opcode);  // (a READ or an atomic)
     const bool amended = q.fail && e.wqe_idx == q.fail_idx;
     uint8_t st;
     bool cqe = true, fail = false;
@@ -196,7 +207,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     q.err = true;
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
     out_.add(cq_compl, completion(k.qpn, q, k, st), t);
-    reads_done_ = k.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
+    reads_done_ = read_entry(k.wc_opcode);  // (a READ or an atomic returns its credit)
     r.count = 1;
     r.error = true;
     retire(r, t + 1);
@@ -214,7 +225,10 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   const unsigned cls = h.aeth_syndrome >> 5;  // 0 ACK, 1 RNR NAK, 3 NAK (2: reserved)
   const bool ack = cls == 0, nak = cls == 1 || cls == 3;
   const bool ackop = h.opcode == spec::kRcAck;
-  const bool rsp = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly;
+  // a READ RESPONSE, or an ATOMIC ACKNOWLEDGE (rx_dispatch made its original
+  // value an 8-byte payload: a READ RESPONSE ONLY of 8 bytes)
+  const bool rsp = (h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly) ||
+                   h.opcode == spec::kRcAtomicAck;
   if (h.dst_qpn >= qps_.size() || !(ackop || rsp) || !qps_[h.dst_qpn].valid) {
     ++cnt_unmatched_;
     if (rsp) drop_read_response(h, t);
@@ -223,7 +237,7 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   Qp& q = qps_[h.dst_qpn];
   if (ackop && nak) ++cnt_nak_;
   // Matches an outstanding request only with its PSN in [una, nxt); a READ
-  // response's AETH (all but MIDDLE carry one) must say ACK.
+  // response's (an ATOMIC ACK's) AETH (all but MIDDLE carry one) must say ACK.
   const uint32_t off = (h.psn - q.una) & kPsnMask, range = (q.nxt - q.una) & kPsnMask;
   const bool syn_ok = ackop ? ack || nak : h.opcode == spec::kRcReadRespMiddle || ack;
   if (q.err || !syn_ok || q.window.empty() || off >= range) {
@@ -298,8 +312,12 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
   Timer how = Timer::kKeep;
   bool fits = false;
   if (w.rd_head && h.psn == q.una) {
-    // the READ's next response: the opcode and length its position calls for
+    // the READ's next response: the opcode and length its position calls for.
+    // An ATOMIC ACK is a READ RESPONSE ONLY, and fits only an atomic entry
+    // (a READ response never does).
     const spec::SqTrack& e = w.head;
+    const bool atomic = h.opcode == spec::kRcAtomicAck;
+    const uint8_t op = atomic ? static_cast<uint8_t>(spec::kRcReadRespOnly) : h.opcode;
     const bool last = h.psn == e.last_psn;
     const uint8_t want = q.rd_mid ? (last ? spec::kRcReadRespLast : spec::kRcReadRespMiddle)
                                   : (last ? spec::kRcReadRespOnly : spec::kRcReadRespFirst);
@@ -310,7 +328,8 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
     // new message (FIRST/ONLY, as ours does) or replays the old one from
     // there (MIDDLE/LAST, as Linux rxe does)
     const uint8_t replay = last ? spec::kRcReadRespLast : spec::kRcReadRespMiddle;
-    fits = (h.opcode == want || (!q.rd_mid && h.psn != e.first_psn && h.opcode == replay)) && h.pay_len == len;
+    fits = atomic == atomic_entry(e.wc_opcode) && (op == want || (!q.rd_mid && h.psn != e.first_psn && op == replay)) &&
+           h.pay_len == len;
     if (fits) {
       q.una = (h.psn + 1) & kPsnMask;
       q.rd_mid = !last;

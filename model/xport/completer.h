@@ -25,6 +25,16 @@
 // commands carry the QP's epoch (RESETs and DESTROYs counted), and no
 // qp_cfg is taken while a READ waits for rd_done.
 //
+// Atomics (docs/engine.md, "Atomics"): an atomic entry (wc_opcode COMP_SWAP,
+// FETCH_ADD) is a one-packet READ of 8 bytes everywhere a READ entry is
+// special (only its answer completes it, implied NAKs, the fence, rd_done,
+// and the retire's rd_count: READs and atomics share max_rd_atomic). Its
+// answer, the ATOMIC ACKNOWLEDGE (0x12), comes from rx_dispatch with
+// pay_len 8 (its original value made the payload) and is taken as a READ
+// RESPONSE ONLY of 8 bytes that fits only an atomic entry (a READ response
+// never fits one): rd_place {offset 0, len 8, last}, or a drop command,
+// counted unmatched, when it does not fit.
+//
 // Timers, per QP, in simulated cycles: the local ACK timeout
 // (ACK_TIMEOUT_BASE << timeout, none for timeout 0) runs while requests are
 // outstanding and restarts with every WQE started and every response that
@@ -35,8 +45,8 @@
 // back to the NAKed PSN. Timers are scheduler timers: they do not keep the
 // simulation from being idle.
 //
-// Inputs: qp_cfg, sq_track, rx_ack (roce_rx_hdr_t of ACKNOWLEDGE and READ
-// RESPONSE packets), rd_done. Outputs: cq_compl, sq_retire (how many WQEs
+// Inputs: qp_cfg, sq_track, rx_ack (roce_rx_hdr_t of ACKNOWLEDGE, READ
+// RESPONSE and ATOMIC ACKNOWLEDGE packets), rd_done. Outputs: cq_compl, sq_retire (how many WQEs
 // left the window, whether the QP failed, and where to send again from),
 // rd_place.
 //
@@ -144,7 +154,7 @@ class Completer : public Process {
   Cycle on_cfg(const spec::QpCfg& c, Cycle t);
   Cycle on_track(const spec::SqTrack& k, Cycle t);
   Cycle on_ack(const spec::RoceRxHdr& h, Cycle t);
-  Cycle on_read_response(const spec::RoceRxHdr& h, Cycle t);
+  Cycle on_read_response(const spec::RoceRxHdr& h, Cycle t);  // (an ATOMIC ACK too)
   Cycle on_read_done(const spec::RdDone& d, Cycle t);
   void drop_read_response(const spec::RoceRxHdr& h, Cycle t);  // its payload is discarded
   uint8_t epoch_of(uint32_t qpn) const { return qpn < qps_.size() ? qps_[qpn].epoch : 0; }
@@ -176,7 +186,7 @@ class Completer : public Process {
   std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
   Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
   bool done_wait_ = false;     // a READ's last response went to read_place: waiting for rd_done
-  unsigned reads_done_ = 0;    // READ entries the event's walk completed (the retire's rd_count)
+  unsigned reads_done_ = 0;    // READ and atomic entries the event's walk completed (the retire's rd_count)
   uint32_t cnt_acks_ = 0, cnt_nak_ = 0, cnt_seq_ = 0, cnt_unmatched_ = 0, cnt_rewind_ = 0, cnt_exceeded_ = 0;
   uint32_t cnt_timeout_ = 0, cnt_rnr_ = 0, cnt_rnr_exc_ = 0, cnt_implied_ = 0;
 };

@@ -80,7 +80,7 @@ void ReadPlace::on_cmd(const spec::RdPlace& c) {
     ctl_at_ += kStep;
     return check();
   }
-  // The READ's send WQE: its SGEs are where the data goes.
+  // The READ's (atomic's) send WQE: its SGEs are where the data goes.
   const uint16_t mask = q.sq_lsz >= 16 ? 0xFFFF : static_cast<uint16_t>((1u << q.sq_lsz) - 1);
   spec::DmaRdReq r;
   r.addr = q.sq_base + (uint64_t{static_cast<uint16_t>(c.wqe_idx & mask)} << 7);
@@ -95,9 +95,12 @@ void ReadPlace::after_wqe(const Packet& p) {
   if (p.user) return fail(wc(spec::WcStatus::kLocProtErr));  // the host refused the read
   const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kSendWqeNumSgeOff, 1));
   const unsigned op = static_cast<unsigned>(le(p.data, spec::kSendWqeOpcodeOff, 1));
-  // (not a READ: the slot was posted again since, after a RESET)
-  if (nsge > kMaxSge || op != static_cast<unsigned>(spec::WrOpcode::kRdmaRead))
-    return fail(wc(spec::WcStatus::kLocQpOpErr));
+  // (not a READ or an atomic, whose 8 bytes land alike: the slot was posted
+  // again since, after a RESET)
+  using Op = spec::WrOpcode;
+  const bool rdat = op == static_cast<unsigned>(Op::kRdmaRead) || op == static_cast<unsigned>(Op::kAtomicCmpAndSwp) ||
+                    op == static_cast<unsigned>(Op::kAtomicFetchAndAdd);
+  if (nsge > kMaxSge || !rdat) return fail(wc(spec::WcStatus::kLocQpOpErr));
   wqe_.valid = true;
   wqe_.qpn = k_.qpn;
   wqe_.idx = k_.wqe_idx;

@@ -3,7 +3,10 @@
 // "READ response placement"). As Linux rxe's rxe_comp.c copies a READ
 // response into the WQE's scatter list (copy_data at the response's offset),
 // one command per response packet: find the WQE's SGEs, translate each page
-// run, write the payload, answer the READ's last response.
+// run, write the payload, answer the READ's last response. An atomic's
+// answer (its ATOMIC ACKNOWLEDGE's original value, 8 bytes: one command,
+// offset 0, last) lands in its SGEs alike: the send WQE may be a READ or
+// either atomic (docs/engine.md, "Atomics").
 //
 // Inputs: qp_cfg, cmd (rd_place_t) + payload (one Packet per cmd with
 // len > 0), dma_rd (one Packet per dma_rd_req, user = poisoned), mr_resp.

@@ -152,7 +152,10 @@ void Requester::decode(const Packet& p) {
   w.send = op == Op::kSend || op == Op::kSendWithImm;
   w.imm = op == Op::kSendWithImm || op == Op::kRdmaWriteWithImm;
   w.read = op == Op::kRdmaRead;
-  const bool op_ok = w.send || w.read || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
+  w.cas = op == Op::kAtomicCmpAndSwp;
+  w.atomic = w.cas || op == Op::kAtomicFetchAndAdd;
+  w.rdat = w.read || w.atomic;  // answered by responses: a max_rd_atomic credit, no payload
+  const bool op_ok = w.send || w.rdat || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
   const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
   w.mtu = 128u << pmtu;
   w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
@@ -168,18 +171,21 @@ void Requester::decode(const Packet& p) {
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
   else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
+  // an atomic's answer is 8 bytes, landing in its SGEs (never inline)
+  else if (w.atomic && (w.inl || w.w.length != 8)) w.status = wc(S::kLocQpOpErr);
   else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
   else w.status = wc(S::kSuccess);
-  // inline bytes come from the WQE; a READ's SGEs receive its response data
-  // later (checked by the block that places it): neither is checked nor read here
-  if (w.inl || w.read) active_ = 0;
+  // inline bytes come from the WQE; a READ's (an atomic's) SGEs receive its
+  // response data later (checked by the block that places it): neither is
+  // checked nor read here
+  if (w.inl || w.rdat) active_ = 0;
   status_ = w.status;
   sent_ = false;
 }
 
 uint32_t Requester::pay_len(uint32_t k) const {
   const uint32_t len = wqe_.w.length;
-  if (len == 0 || wqe_.read) return 0;
+  if (len == 0 || wqe_.rdat) return 0;
   return k + 1 < wqe_.npk ? wqe_.mtu : len - (wqe_.npk - 1) * wqe_.mtu;
 }
 
@@ -191,6 +197,8 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   using namespace spec;
   if (w.read)
     h.opcode = kRcReadReq;
+  else if (w.atomic)
+    h.opcode = w.cas ? kRcCmpSwap : kRcFetchAdd;
   else if (w.send)
     h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : kRcSendOnly)
                : first       ? kRcSendFirst
@@ -204,20 +212,27 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.psn = (act_psn_ + k) & kPsnMask;
-  // ACK coalescing (CSR ACK_REQ); a READ request always asks (its responses
-  // are the answer); and the first packet of a WQE sent again: after a
+  // ACK coalescing (CSR ACK_REQ); a READ or atomic request always asks (its
+  // responses are the answer); and the first packet of a WQE sent again: after a
   // rewind the responder may already be past it (a duplicate is answered
   // only when it asks), and its ACK tells how far -- else a long message
   // whose NAK was lost learns nothing until its last packet, which the
   // responder drops while it waits for the lost one (IBTA 9.7.5.1.1: one
   // PSN sequence NAK until the expected PSN arrives).
-  h.ack_req = last || w.read || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_);
+  h.ack_req = last || w.rdat || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_);
   if (w.read) {
     // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
     const uint32_t off = k * w.mtu;
     h.reth_va = w.w.remote_addr + off;
     h.reth_rkey = w.w.rkey;
     h.reth_len = w.w.length - off;
+  } else if (w.atomic) {
+    // AtomicETH: CMP_SWAP swaps in atomic_swap when the remote value equals
+    // atomic_cmp_add; FETCH_ADD adds atomic_cmp_add
+    h.reth_va = w.w.remote_addr;
+    h.reth_rkey = w.w.rkey;
+    h.swap_add = w.cas ? w.w.atomic_swap : w.w.atomic_cmp_add;
+    h.compare = w.cas ? w.w.atomic_cmp_add : 0;
   } else if (!w.send && first) {
     h.reth_va = w.w.remote_addr;
     h.reth_rkey = w.w.rkey;
@@ -340,7 +355,7 @@ bool Requester::send_packet(Cycle now) {
     tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
   }
   out_at_ = t + std::max<Cycle>(beats, 1);
-  pkt_k_ = w.read ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs
+  pkt_k_ = w.rdat ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs (an atomic's: one)
   ++cnt_pkts_;
   return true;
 }
@@ -351,7 +366,7 @@ bool Requester::send_packet(Cycle now) {
 void Requester::begin_run() {
   sge_ = 0;
   while (sge_ < kMaxSge && !((active_ >> sge_) & 1u)) ++sge_;
-  const bool reads = !wqe_.inl && !wqe_.read;  // its payload comes from its SGEs
+  const bool reads = !wqe_.inl && !wqe_.rdat;  // its payload comes from its SGEs
   uint64_t off = reads ? uint64_t{skip_} * wqe_.mtu : 0;
   msg_rem_ = reads ? static_cast<uint32_t>(wqe_.w.length - off) : 0;
   while (sge_ < kMaxSge && off >= wqe_.sge[sge_].length) {
@@ -388,6 +403,8 @@ spec::SqTrack Requester::track() const {
   const auto op = static_cast<Op>(w.w.opcode);
   t.wc_opcode = static_cast<uint8_t>(op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm ? spec::WcOpcode::kRdmaWrite
                                      : op == Op::kRdmaRead                             ? spec::WcOpcode::kRdmaRead
+                                     : op == Op::kAtomicCmpAndSwp                      ? spec::WcOpcode::kCompSwap
+                                     : op == Op::kAtomicFetchAndAdd                    ? spec::WcOpcode::kFetchAdd
                                                                                        : spec::WcOpcode::kSend);
   t.signaled = w.w.flags & 1u;
   t.byte_len = w.w.length;
@@ -409,7 +426,8 @@ void Requester::finish(Cycle now) {
   if (new_) {
     q.hw = q.ci;
     q.outstanding = q.outstanding == 31 ? 31 : static_cast<uint8_t>(q.outstanding + 1);
-    if (w.read && q.rd_out != 31) ++q.rd_out;  // (failed ones too: the completer retires every tracked READ)
+    // (failed ones too: the completer retires every tracked READ and atomic)
+    if (w.rdat && q.rd_out != 31) ++q.rd_out;
   }
   if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr)) q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
@@ -442,9 +460,9 @@ void Requester::run() {
         eng_at_ = now + kDecode;
         chk_sent_ = chk_got_ = 0;
         chk_err_ = false;
-        if (status_ == wc(spec::WcStatus::kSuccess) && new_ && wqe_.read &&
+        if (status_ == wc(spec::WcStatus::kSuccess) && new_ && wqe_.rdat &&
             qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) {
-          // max_rd_atomic READs outstanding: not started, picked again once one finishes
+          // max_rd_atomic READs and atomics outstanding: not started, picked again once one finishes
           qps_[act_].rdw = true;
           st_ = St::kIdle;
         } else if (status_ != wc(spec::WcStatus::kSuccess)) {

@@ -6,7 +6,14 @@
 // A SEND or WRITE is cut into MTU packets carrying its SGE (or inline) bytes;
 // a READ is one READ_REQUEST (RETH: remote address, rkey, length) that takes
 // one PSN per READ RESPONSE packet to come back, reads nothing and checks no
-// lkey (its SGEs are where the responses land, checked when they do).
+// lkey (its SGEs are where the responses land, checked when they do). An
+// atomic (ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD; docs/engine.md,
+// "Atomics") is handled as a one-packet READ: one CMP_SWAP or FETCH_ADD
+// request (AtomicETH: remote address, rkey, swap_add, compare), no payload,
+// one PSN, its 8-byte SGE neither checked nor read (the ATOMIC ACKNOWLEDGE's
+// original value lands there), tracked COMP_SWAP or FETCH_ADD (byte_len 8).
+// READs and atomics together take the QP's max_rd_atomic credits: a new one
+// beyond them waits (rdw) until the completer retires one.
 //
 // Inputs: qp_cfg, sq_db (wq_db_t), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
@@ -71,8 +78,8 @@ class Requester : public Process {
     uint32_t psn = 0;         // first PSN of WQE ci
     uint8_t outstanding = 0, state = 0;
     bool rw = false;          // a rewind waits for the next pick
-    uint8_t rd_out = 0;       // READ WQEs started and not retired (max_rd_atomic bounds it)
-    bool rdw = false;         // a new READ waits for one of them to finish
+    uint8_t rd_out = 0;       // READ and atomic WQEs started and not retired (max_rd_atomic bounds it)
+    bool rdw = false;         // a new READ or atomic waits for one of them to finish
     uint16_t rw_idx = 0;
     uint32_t rw_psn = 0, rw_skip = 0;
     spec::QpCfg cfg;
@@ -83,6 +90,8 @@ class Requester : public Process {
     std::array<spec::Sge, 6> sge{};
     Bytes raw;
     bool inl = false, send = false, imm = false, read = false;
+    bool atomic = false, cas = false;  // an atomic; CMP_SWAP (else FETCH_ADD)
+    bool rdat = false;                 // a READ or an atomic: answered by responses, no payload
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };

@@ -1,3 +1,6 @@
+// The RC responder of the event-driven model (responder.h says what it does):
+// the checker (steps 1-9 of docs/engine.md "Responder", an atomic's checks,
+// read and decision as in "Atomics"), placement and the sender.
 #include "xport/responder.h"
 
 #include <algorithm>
@@ -15,6 +18,7 @@ constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots, then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
+constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value decided
 
 constexpr unsigned kMaxSge = 6;
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
@@ -117,6 +121,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
       n.state = st(spec::QpState::kReset);
       n.pi = n.ci = 0;
       n.epsn = n.msn = 0;
+      n.atom_wp = n.atom_n = 0;  // the replay cache goes with the PSNs
       end_message(n);
       break;
     case spec::QpAction::kToInit:
@@ -126,6 +131,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
       if (!err) n.state = st(spec::QpState::kRtr);
       n.epsn = c.rq_psn;
       n.msn = 0;
+      n.atom_wp = n.atom_n = 0;
       end_message(n);
       break;
     case spec::QpAction::kToRts:
@@ -165,6 +171,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   is_send_ = h.opcode <= spec::kRcSendOnlyImm;
   is_write_ = h.opcode >= spec::kRcWriteFirst && h.opcode <= spec::kRcWriteOnlyImm;
   is_read_ = h.opcode == spec::kRcReadReq;
+  is_atomic_ = h.opcode == spec::kRcCmpSwap || h.opcode == spec::kRcFetchAdd;
   dup_ = false;
   const spec::OpInfo& oi = spec::kOpcodes[h.opcode];
   imm_ = oi.valid && (oi.ext & spec::kExtImmdt);
@@ -202,7 +209,17 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
     ++c_state_;
   } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed (a READ: executed again)
     ++c_dup_;
-    if (!is_read_) {
+    if (is_atomic_) {
+      // not checked or executed again: answered from the replay cache with
+      // the current msn, or dropped without an answer when its PSN is not there (rxe)
+      if (const AtomEntry* e = replayed(c, h.psn)) {
+        vd_.ack = true;
+        vd_.atomic = true;
+        vd_.syn = syn(spec::Aeth::kAck);
+        vd_.psn = h.psn;
+        vd_.orig = e->orig;
+      }
+    } else if (!is_read_) {
       vd_.ack = h.ack_req;
       vd_.syn = syn(spec::Aeth::kAck);
       vd_.psn = (c.epsn - 1) & kPsnMask;
@@ -220,23 +237,26 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       cx_.nak_sent = true;
       write_back_ = true;
     }
-  } else if (!(is_send_ || is_write_ || is_read_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok) ||
-             (is_read_ && (len != 0 || h.reth_len > spec::kMaxMsg))) {
+  } else if (!(is_send_ || is_write_ || is_read_ || is_atomic_) || !seq_ok || !len_ok || (is_write_ && !wlen_ok) ||
+             (is_read_ && (len != 0 || h.reth_len > spec::kMaxMsg)) || (is_atomic_ && len != 0)) {
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), false, 0);
   } else if (is_send_ && middle_or_last && len + c.placed > c.total) {
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
   } else if ((is_write_ && first && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteWrite))) ||
-             (is_read_ && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteRead)))) {
+             (is_read_ && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteRead))) ||
+             (is_atomic_ && !(c.access & static_cast<uint8_t>(spec::Access::kRemoteAtomic)))) {
     ++c_acc_;
     return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
-  } else if (is_read_ && !c.rd_res) {
-    // no READ resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
+  } else if ((is_read_ || is_atomic_) && !c.rd_res) {
+    // no READ/atomic resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
     ++c_inv_;
     return fail(syn(spec::Aeth::kNakInvReq), false, 0);
   } else if (is_read_) {
     return start_read();
+  } else if (is_atomic_) {
+    return start_atomic();
   } else {
     if (is_write_ && first) {
       cx_.kind = Kind::kWrite;
@@ -318,11 +338,61 @@ void Responder::walk_read() {
   decide();
 }
 
+// An atomic's rkey check: 8 bytes at its va with REMOTE_ATOMIC; its answer
+// is also the bus address the atomic reads and writes.
+void Responder::start_atomic() {
+  spec::MrReq r;
+  r.key = h_.reth_rkey;
+  r.pd = cx_.pd;
+  r.va = h_.reth_va;
+  r.len = 8;
+  r.access = static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  mr_req->push(r, s_.now());
+  st_ = St::kRkey;
+}
+
+// An atomic's 8 bytes have arrived (read once placement had drained): the
+// original value, and the new one (a CMP_SWAP that does not match writes nothing).
+void Responder::after_atomic(const Packet& p) {
+  if (p.user) {  // poisoned: remote operational error
+    ++c_op_;
+    return fail(syn(spec::Aeth::kNakRemOp), false, 0);
+  }
+  const uint64_t orig = le(p.data, 0, 8);
+  const bool cas = h_.opcode == spec::kRcCmpSwap;
+  vd_.atomic = true;
+  vd_.orig = orig;
+  if (!cas || orig == h_.compare) {
+    vd_.wdata = cas ? h_.swap_add : orig + h_.swap_add;
+    vd_.pieces.push_back({atom_pa_, 8});
+  }
+  check_at_ += kAtomic;
+  ok_ = true;
+  decide();
+}
+
+const Responder::AtomEntry* Responder::replayed(const Qp& q, uint32_t psn) {
+  for (unsigned i = 0; i < q.atom_n; ++i) {  // newest first
+    const AtomEntry& e = q.atom[(q.atom_wp + spec::kMaxQpRdAtom - 1 - i) % spec::kMaxQpRdAtom];
+    if (e.psn == psn) return &e;
+  }
+  return nullptr;
+}
+
 void Responder::after_rkey(const spec::MrResp& r) {
   if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
     if (is_read_ && dup_) return decide();  // a duplicate READ that fails its rkey check: dropped
     ++c_acc_;
     return fail(syn(spec::Aeth::kNakRemAcc), false, 0);
+  }
+  if (is_atomic_) {
+    if (h_.reth_va & 7) {  // not 8-byte aligned: checked after the key, as rxe
+      ++c_inv_;
+      return fail(syn(spec::Aeth::kNakInvReq), false, 0);
+    }
+    atom_pa_ = r.pa;  // 8 aligned bytes inside the MR: one page run
+    st_ = St::kAtomDrain;
+    return;
   }
   cx_.run_pa = r.pa;
   cx_.run_left = r.run;
@@ -496,6 +566,22 @@ void Responder::decide() {
       ++c_rx_;
     }
     v.msn = qps_[qpn_].msn;
+  } else if (ok_ && is_atomic_) {
+    // its write (none for a CMP_SWAP that did not match), then ATOMIC ACKNOWLEDGE {psn, ACK, msn + 1, orig};
+    // the replay cache records {psn, orig}
+    v.exec = true;
+    v.ack = true;
+    v.syn = syn(spec::Aeth::kAck);
+    v.psn = h_.psn;
+    cx_.epsn = (cx_.epsn + 1) & kPsnMask;
+    cx_.nak_sent = false;
+    cx_.msn = (cx_.msn + 1) & kPsnMask;
+    cx_.atom[cx_.atom_wp] = {h_.psn, v.orig};
+    cx_.atom_wp = static_cast<uint8_t>((cx_.atom_wp + 1) % spec::kMaxQpRdAtom);
+    cx_.atom_n = static_cast<uint8_t>(std::min<unsigned>(cx_.atom_n + 1u, spec::kMaxQpRdAtom));
+    v.msn = cx_.msn;
+    qps_[qpn_] = cx_;
+    ++c_rx_;
   } else if (ok_) {
     const bool last = is_last();
     v.exec = true;
@@ -576,6 +662,10 @@ spec::RoceTxHdr Responder::ack_of(const Verdict& v) const {
   h.aeth_syndrome = v.syn;
   h.aeth_msn = v.msn;
   h.src_qpn = v.qpn;
+  if (v.atomic) {
+    h.opcode = spec::kRcAtomicAck;
+    h.atomic_orig = v.orig;
+  }
   return h;
 }
 
@@ -595,17 +685,23 @@ bool Responder::place(Cycle now) {
     const size_t n = v.pieces.size();
     if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
     const Piece pc = v.pieces.front();
-    size_t off = 0;  // where this piece starts in the payload
-    for (const Piece& x : v.pieces) off += x.len;
-    off = v.pay_len - off;
     const Cycle start = std::max({now, place_at_, v.at + kPlace});
     const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
     spec::DmaWrReq r;
     r.addr = pc.pa;
     r.len = static_cast<uint16_t>(pc.len);
     dma_wr_req->push(r, start);
-    const uint8_t* p = rx_payload.front().data.data() + off;
-    dma_wr_data->push(Packet{Bytes(std::vector<uint8_t>(p, p + pc.len))}, start + beats - 1);
+    std::vector<uint8_t> data;
+    if (v.atomic) {  // an atomic's new value, as the host stores a 64-bit number
+      for (unsigned i = 0; i < 8; ++i) data.push_back(static_cast<uint8_t>(v.wdata >> (8 * i)));
+    } else {
+      size_t off = 0;  // where this piece starts in the payload
+      for (const Piece& x : v.pieces) off += x.len;
+      off = v.pay_len - off;
+      const uint8_t* p = rx_payload.front().data.data() + off;
+      data.assign(p, p + pc.len);
+    }
+    dma_wr_data->push(Packet{Bytes(std::move(data))}, start + beats - 1);
     ++writes_placed_;
     place_at_ = start + beats;
     v.pieces.erase(v.pieces.begin());
@@ -627,6 +723,7 @@ bool Responder::place(Cycle now) {
     } else {
       ++c_acks_;
     }
+    if (v.atomic && v.exec) j.after_writes = writes_placed_;  // after its write (and every earlier one) was taken
     tx_at_ = std::max(tx_at_, post);
     tx_jobs_.push_back(std::move(j));
   }
@@ -642,6 +739,8 @@ bool Responder::send_step(Cycle now) {
   bool moved = false;
   // a READ reads only once the writes placed before it were taken (the host then serves it after them)
   const uint64_t writes_taken = writes_placed_ - dma_wr_data->size();
+  // ... and their requests too (an atomic's answer waits for its write to be taken whole)
+  const uint64_t writes_done = writes_placed_ - std::max(dma_wr_data->size(), dma_wr_req->size());
   while (!rd_todo_.empty() && rd_todo_.front().after_writes <= writes_taken && read_dma_req->can_push()) {
     const Piece& p = rd_todo_.front().p;
     const unsigned beats = (p.len + bytes_ - 1) / bytes_;
@@ -660,6 +759,7 @@ bool Responder::send_step(Cycle now) {
   }
   while (!tx_jobs_.empty() && tx_hdr->can_push()) {
     TxJob& j = tx_jobs_.front();
+    if (j.after_writes > writes_done) break;  // woken when dma_wr_req / dma_wr_data is taken
     if (!j.read) {
       tx_hdr->push(j.hdr, std::max(now, tx_at_));
       tx_at_ = std::max(now, tx_at_) + 1;
@@ -755,6 +855,24 @@ void Responder::run() {
         if (!dma_rd_data.ready()) break;
         check_at_ = std::max(check_at_, now);
         after_wqe(dma_rd_data.pop());
+        moved = true;
+        break;
+      case St::kAtomDrain: {
+        // every earlier packet's writes taken (so the read sees them) and every earlier
+        // READ's data read (so it does not see the atomic), then the 8 bytes read
+        if (!drained() || !tx_jobs_.empty() || !dma_rd_req->can_push()) break;
+        spec::DmaRdReq r;
+        r.addr = atom_pa_;
+        r.len = 8;
+        dma_rd_req->push(r, std::max(now, check_at_));
+        st_ = St::kAtomRead;
+        moved = true;
+        break;
+      }
+      case St::kAtomRead:
+        if (!dma_rd_data.ready()) break;
+        check_at_ = std::max(check_at_, now);
+        after_atomic(dma_rd_data.pop());
         moved = true;
         break;
       case St::kFlushWait:

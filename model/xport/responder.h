@@ -1,27 +1,36 @@
 // The RC responder (rtl/xport/responder.sv) in the event-driven model:
 // request packets in, payload placed in host memory, receive completions
-// out, ACK/NAKs and READ responses (data read from host memory) out (docs/engine.md, "Responder"; IBTA 9.7, as Linux rxe's
-// rxe_resp.c splits it: check the PSN, the opcode sequence, the lengths,
-// the rights and keys, get a receive WQE, execute, acknowledge).
+// out, ACK/NAKs, READ responses (data read from host memory) and ATOMIC
+// ACKNOWLEDGEs out (docs/engine.md, "Responder" and "Atomics"; IBTA 9.7, as
+// Linux rxe's rxe_resp.c splits it: check the PSN, the opcode sequence, the
+// lengths, the rights and keys, get a receive WQE, execute, acknowledge).
 //
 // Inputs: qp_cfg, rq_db (wq_db_t), rx_hdr (roce_rx_hdr_t of request
 // packets) + rx_payload (one Packet per header with pay_len > 0),
 // dma_rd_data (one Packet per dma_rd_req, user = poisoned), mr_resp,
 // read_dma (one Packet per read_dma_req: a READ's data).
-// Outputs: dma_rd_req, mr_req, dma_wr_req + dma_wr_data (one Packet per
-// request), tx_hdr (roce_tx_hdr_t: ACK/NAKs, READ responses) + tx_payload
-// (one Packet per header with pay_len > 0), cq_compl, read_dma_req.
+// Outputs: dma_rd_req (receive WQEs, flushed WQEs' wr_id, an atomic's 8
+// bytes), mr_req, dma_wr_req + dma_wr_data (one Packet per request),
+// tx_hdr (roce_tx_hdr_t: ACK/NAKs, READ responses, ATOMIC ACKNOWLEDGEs) +
+// tx_payload (one Packet per header with pay_len > 0), cq_compl,
+// read_dma_req.
 //
 // Three stages, as in the RTL: the checker decides one packet at a time
 // (waiting for its key checks and receive WQE; a READ's walk cuts it into
 // pieces that never cross a page run, a 4 KiB bus-address boundary or a
-// response packet's end), placement writes the decided packets' payload in
-// order and then hands their ACK (or READ) to the sender and their
-// completion out, and the sender (rtl/xport/responder_tx.sv) sends ACKs
-// and READ responses in that order, reading a READ's pieces ahead against
-// a buffer of two 4096-byte packets. A QP entering ERR has its receive queue flushed
-// once placement has drained. Timing constants are at the top of
-// responder.cc.
+// response packet's end; an atomic (CMP_SWAP, FETCH_ADD) waits until
+// placement has drained and the sender has sent every earlier job (earlier
+// writes taken, earlier READs read), reads its 8 bytes through dma_rd_req
+// and decides the value to write and the original to answer), placement
+// writes the decided packets' payload (an atomic's new value) in order and
+// then hands their ACK (READ, ATOMIC ACKNOWLEDGE) to the sender and their
+// completion out, and the sender (rtl/xport/responder_tx.sv) sends ACKs,
+// ATOMIC ACKNOWLEDGEs (once the atomic's write was taken) and READ
+// responses in that order, reading a READ's pieces ahead against a buffer
+// of two 4096-byte packets. Each QP keeps a replay cache of its 16 newest
+// atomics' {psn, orig}: a duplicate atomic is answered from it, not
+// executed again. A QP entering ERR has its receive queue flushed once
+// placement has drained. Timing constants are at the top of responder.cc.
 #pragma once
 
 #include <array>
@@ -70,12 +79,17 @@ class Responder : public Process {
     uint64_t addr = 0;
     uint32_t len = 0, lkey = 0;
   };
+  // An executed atomic, for answering its duplicates.
+  struct AtomEntry {
+    uint32_t psn = 0;
+    uint64_t orig = 0;
+  };
   struct Qp {
     bool valid = false, rc = false;
     uint8_t state = 0;
     uint16_t pd = 0;
     uint8_t access = 0, pmtu = 0;
-    bool rd_res = false;  // max_dest_rd_atomic > 0: it answers READ requests
+    bool rd_res = false;  // max_dest_rd_atomic > 0: it answers READ requests and atomics
     uint64_t rq_base = 0;
     uint8_t rq_lsz = 0;
     uint16_t recv_cq = 0;
@@ -96,6 +110,9 @@ class Responder : public Process {
     uint64_t run_pa = 0;             // the current page run's bus address and bytes left in it
     uint32_t run_left = 0;
     std::array<Sge, 6> sge{};
+    // the replay cache: a ring of the newest atomics (written at atom_wp; atom_n valid, the newest before atom_wp)
+    std::array<AtomEntry, spec::kMaxQpRdAtom> atom{};
+    uint8_t atom_wp = 0, atom_n = 0;
     spec::QpCfg addr;  // where ACKs go (qp_cfg with source and destination as the QP sees them)
   };
   struct Piece {
@@ -118,6 +135,8 @@ class Responder : public Process {
     bool read = false;  // an RDMA READ: rlen bytes from pieces, responses from psn (msn in their AETH)
     uint32_t rlen = 0;
     uint8_t pmtu = 0;
+    bool atomic = false;  // the answer is an ATOMIC ACKNOWLEDGE carrying orig; a piece (if any) writes wdata
+    uint64_t orig = 0, wdata = 0;
     Cycle at = 0;  // decided
   };
   // What the sender sends next: an ACK/NAK, or a READ's responses.
@@ -127,13 +146,15 @@ class Responder : public Process {
     uint32_t rem = 0, mtu = 0;
     bool first = true;
     std::deque<Piece> pieces;  // not yet sent
+    uint64_t after_writes = 0;  // an executed atomic's answer: sent once this many write packets were taken
   };
   // A READ's pieces to read, and how many write packets had been placed before it.
   struct ReadPiece {
     Piece p;
     uint64_t after_writes = 0;
   };
-  enum class St { kIdle, kRkey, kWqe, kRun, kFlushWait, kFlush };
+  // kAtomDrain: an atomic waits until placement has drained and the sender is done; kAtomRead: for its 8 bytes
+  enum class St { kIdle, kRkey, kWqe, kRun, kAtomDrain, kAtomRead, kFlushWait, kFlush };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -146,6 +167,12 @@ class Responder : public Process {
   void start_read();
   void walk_read();
   void after_run(const spec::MrResp& r);
+  void start_atomic();
+  void after_atomic(const Packet& p);
+  static const AtomEntry* replayed(const Qp& q, uint32_t psn);  // the newest valid cache entry with that PSN
+  // placement has drained: every verdict carried out, every write request and data packet taken
+  // (rtl/xport/responder.sv's `drained`: the placement stage idle, its slicer included)
+  bool drained() { return placing_.empty() && dma_wr_req->empty() && dma_wr_data->empty(); }
   void fail(uint8_t syndrome, bool with_cqe, uint8_t status);
   static void end_message(Qp& q);  // no message in progress
   void decide();
@@ -172,6 +199,8 @@ class Responder : public Process {
   Qp cx_;               // working copy of the packet's QP
   bool is_send_ = false, is_write_ = false, imm_ = false;
   bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again
+  bool is_atomic_ = false;              // CMP_SWAP or FETCH_ADD
+  uint64_t atom_pa_ = 0;                // the atomic's bus address (from its rkey check)
   bool zero_ = false;                   // the READ's later run failed its translation
   uint32_t pk_left_ = 0;                // the READ's bytes left in its current response packet
   spec::Seg seg_ = spec::Seg::kOnly;

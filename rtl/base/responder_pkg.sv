@@ -9,6 +9,7 @@ package responder_pkg;
 
   localparam int unsigned MAX_SGE = 6;        // SGEs in a receive WQE
   localparam int unsigned PIECE_W = 80;       // rsp_piece_t
+  localparam int unsigned RES_N = 16;         // replay cache entries per QP (MAX_QP_RD_ATOM)
 
   // Per-QP context (one RAM word per QP): attributes from qp_cfg, receive
   // queue indexes, PSN state and the message in progress.
@@ -31,6 +32,8 @@ package responder_pkg;
     logic [23:0] epsn;
     logic [23:0] msn;
     logic        nak;         // a PSN sequence NAK was sent since the last good packet
+    logic [3:0]  res_wp;      // atomic replay cache: the next entry written (a ring)
+    logic [4:0]  res_n;       // ... entries valid (0..RES_N)
     logic [1:0]  kind;        // KIND_*
     // SEND in progress: the receive WQE at ci (its SGEs live in the SGE RAM)
     logic [63:0] wr_id;
@@ -76,6 +79,9 @@ package responder_pkg;
     logic                read;      // an RDMA READ: responses psn.. (msn in their AETH), its
     logic [31:0]         rlen;      // pieces follow the verdict on the piece FIFO (none for rlen 0)
     logic [2:0]          pmtu;
+    logic                atomic;    // the ACK is an ATOMIC ACKNOWLEDGE carrying orig; with exec,
+    logic [63:0]         orig;      // the one 8-byte piece writes adata (no payload follows)
+    logic [63:0]         adata;
   } rsp_verdict_t;
 
   // The addressing of a QP's ACKs (from qp_cfg).

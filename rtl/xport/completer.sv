@@ -53,6 +53,10 @@
 //   in its buffers after its completion. Every command carries the QP's
 //   epoch (its RESETs and DESTROYs counted), so read_place drops one from
 //   before a RESET. No qp_cfg is taken while a READ waits for rd_done.
+//   Atomics (docs/engine.md, "Atomics"): an atomic entry (wc_opcode COMP_SWAP,
+//   FETCH_ADD) is a one-packet READ of 8 bytes, and its ATOMIC ACKNOWLEDGE
+//   (0x12, pay_len 8: rx_dispatch made its original data a payload) a READ
+//   RESPONSE ONLY; neither fits the other kind (the response is dropped).
 //   Implied NAK: a response (ACK, NAK, READ response) whose PSN lies past
 //   the next response an unfinished READ at the head waits for says that
 //   responses were lost: the QP goes back to una (counted implied_nak_seq_err),
@@ -237,7 +241,8 @@ module completer #(
   logic [7:0]  syn_q, syn_d;
   logic        ackop_q, ackop_d;       // the packet is an ACKNOWLEDGE ...
   logic        rsp_q, rsp_d;           // ... or a READ RESPONSE ...
-  logic [1:0]  rop_q, rop_d;           // ... FIRST, MIDDLE, LAST, ONLY (opcode - 0x0D)
+  logic [1:0]  rop_q, rop_d;           // ... FIRST, MIDDLE, LAST, ONLY (opcode - 0x0D; an ATOMIC ACK: ONLY)
+  logic        atom_q, atom_d;         // ... an ATOMIC ACKNOWLEDGE (its 8 bytes: a READ response ONLY)
   logic [12:0] plen_q, plen_d;         // its payload bytes
   logic [15:0] didx_q, didx_d;         // rd_done: the READ's wqe_idx
   logic        dw_q, dw_d;             // a READ's last response went to read_place: waiting for rd_done
@@ -285,10 +290,11 @@ module completer #(
   logic        cq_free, rt_free;
   logic        syn_ack, syn_nak, syn_seq, in_range;
   logic [7:0]  syn_st;
-  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_acked, e_fence, cfg_wait;
+  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_atom, e_acked, e_fence, cfg_wait;
   logic [7:0]  e_st;
   logic [23:0] d_psn, d_una, a_off, a_rng, w_off, rd_k;
-  logic        rd_head, rd_fits, rd_last, implied, rsp_syn_ok, rx_rsp, rx_ackop;
+  logic        rd_head, rd_fits, rd_last, implied, rsp_syn_ok, rx_rsp, rx_atom, rx_ackop;
+  logic        trk_rd;
   logic [31:0] rd_mtu, rd_offset, rd_len;
   logic [1:0]  rd_rop;
   logic [23:0] e_una;                  // una once entry e is complete
@@ -315,7 +321,9 @@ module completer #(
     take_ack = s_rx_ack_valid && s_rx_ack_ready;
     take_tmr = st_q == S_IDLE && hit_q && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
                && !s_rx_ack_valid && !dw_q;
-    rx_rsp   = s_rx_ack.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_ack.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY;
+    rx_atom  = s_rx_ack.opcode == roce_pkg::OP_RC_ATOMIC_ACK;
+    rx_rsp   = (s_rx_ack.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_ack.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY)
+               || rx_atom;
     rx_ackop = s_rx_ack.opcode == roce_pkg::OP_RC_ACK;
 
     // AETH syndrome classes (IBTA 9.7.5.1)
@@ -347,7 +355,11 @@ module completer #(
     d_una  = w_q.una - 24'd1 - e.last_psn; // last_psn before una (acknowledged): d < 2^23
     e_amended = w_q.fail && e.wqe_idx == w_q.fail_idx;
     e_failed  = e.status != ST_SUCCESS || e_amended;
-    e_rd      = e.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ;
+    // an atomic entry is a one-packet READ whose response is an ATOMIC ACKNOWLEDGE
+    e_atom    = e.wc_opcode == roce_pkg::WC_OPCODE_COMP_SWAP || e.wc_opcode == roce_pkg::WC_OPCODE_FETCH_ADD;
+    e_rd      = e.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ || e_atom;
+    trk_rd    = t.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ || t.wc_opcode == roce_pkg::WC_OPCODE_COMP_SWAP
+                || t.wc_opcode == roce_pkg::WC_OPCODE_FETCH_ADD;
     e_acked   = d_una < 24'h800000;
     w_off     = psn_q - w_q.una;          // p past the walk's una: w_off in (0, 2^23)
     e_cq = 1'b1; e_err = 1'b0; e_stop = 1'b0; e_st = ST_FLUSH;
@@ -393,7 +405,7 @@ module completer #(
     // after a rewind into the READ (una past its first PSN) the responder
     // answers the re-request as a new message (FIRST/ONLY, as ours does) or
     // replays the old one from there (MIDDLE/LAST, as Linux rxe does)
-    rd_fits   = rd_head && w_off == 24'd0 && 32'(plen_q) == rd_len && rsp_syn_ok
+    rd_fits   = rd_head && w_off == 24'd0 && 32'(plen_q) == rd_len && rsp_syn_ok && atom_q == e_atom
                 && (rop_q == rd_rop || (!w_q.rd_mid && rd_k != 24'd0 && rop_q == (rd_last ? 2'd2 : 2'd1)));
     implied   = rd_head && !w_off[23] && (mode_q == M_ACK || w_off != 24'd0);
 
@@ -412,7 +424,7 @@ module completer #(
     kind_d = kind_q; qpn_d = qpn_q; inr_d = inr_q; act_d = act_q; scq_d = scq_q; rcfg_d = rcfg_q; trk_d = trk_q;
     tocfg_d = tocfg_q; rnrcfg_d = rnrcfg_q; pmtu_d = pmtu_q;
     psn_d = psn_q; syn_d = syn_q; ackop_d = ackop_q; w_d = w_q;
-    rsp_d = rsp_q; rop_d = rop_q; plen_d = plen_q; didx_d = didx_q; dw_d = dw_q; una_a_d = una_a_q;
+    rsp_d = rsp_q; rop_d = rop_q; atom_d = atom_q; plen_d = plen_q; didx_d = didx_q; dw_d = dw_q; una_a_d = una_a_q;
     rp_d = rp_q; rp_v_d = rp_v_q && !m_rd_place_ready;
     mode_d = mode_q; nst_d = nst_q; one_st_d = one_st_q; rcnt_d = rcnt_q; rdc_d = rdc_q; rerr_d = rerr_q;
     rrw_d = rrw_q; rw_idx_d = rw_idx_q; rw_psn_d = rw_psn_q;
@@ -446,7 +458,8 @@ module completer #(
           qpn_d = s_sq_track.qpn[QW-1:0]; inr_d = trk_inr;
         end else if (take_ack) begin
           kind_d = K_ACK; psn_d = s_rx_ack.psn; syn_d = s_rx_ack.aeth_syndrome;
-          ackop_d = rx_ackop; rsp_d = rx_rsp; rop_d = 2'(s_rx_ack.opcode - roce_pkg::OP_RC_READ_RESP_FIRST);
+          ackop_d = rx_ackop; rsp_d = rx_rsp; atom_d = rx_atom;
+          rop_d = rx_atom ? 2'd3 : 2'(s_rx_ack.opcode - roce_pkg::OP_RC_READ_RESP_FIRST);
           plen_d = s_rx_ack.pay_len;
           // a READ response's command for read_place (the slot is free: taking
           // a response waits for it): a drop unless the walk accepts it
@@ -520,7 +533,7 @@ module completer #(
               one_st_d = t.status != ST_SUCCESS ? t.status : ST_FLUSH;
               w_d.err = 1'b1;
               rcnt_d = 5'd1; rerr_d = 1'b1;
-              rdc_d = 5'(t.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ);
+              rdc_d = 5'(trk_rd);
               st_d = S_ONE;
             end else if (!c.cnt[4]) begin      // append (a full window was held back)
               win_we = 1'b1;
@@ -777,7 +790,7 @@ module completer #(
     // data registers: no reset needed (qualified by state and valid flags)
     kind_q <= kind_d; qpn_q <= qpn_d; inr_q <= inr_d; act_q <= act_d; scq_q <= scq_d; rcfg_q <= rcfg_d; trk_q <= trk_d;
     psn_q <= psn_d; syn_q <= syn_d; ackop_q <= ackop_d; w_q <= w_d;
-    rsp_q <= rsp_d; rop_q <= rop_d; plen_q <= plen_d; didx_q <= didx_d; una_a_q <= una_a_d; pmtu_q <= pmtu_d;
+    rsp_q <= rsp_d; rop_q <= rop_d; atom_q <= atom_d; plen_q <= plen_d; didx_q <= didx_d; una_a_q <= una_a_d; pmtu_q <= pmtu_d;
     rp_q <= rp_d;
     mode_q <= mode_d; nst_q <= nst_d; one_st_q <= one_st_d; rcnt_q <= rcnt_d; rdc_q <= rdc_d; rerr_q <= rerr_d;
     rrw_q <= rrw_d; rw_idx_q <= rw_idx_d; rw_psn_q <= rw_psn_d;

@@ -293,8 +293,11 @@ module read_place_ctrl #(
             if (poison_d) begin
               fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_PROT_ERR);
               st_d = C_DROP;
-            end else if (nsge_in > 8'(MAX_SGE) || op_in != 8'(roce_pkg::WR_OPCODE_RDMA_READ)) begin
-              // (not a READ: the slot was posted again since, after a RESET)
+            end else if (nsge_in > 8'(MAX_SGE) || !(op_in == 8'(roce_pkg::WR_OPCODE_RDMA_READ)
+                         || op_in == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP)
+                         || op_in == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD))) begin
+              // (not a READ or an atomic, whose 8 bytes land alike: the slot was
+              // posted again since, after a RESET)
               fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
               st_d = C_DROP;
             end else begin

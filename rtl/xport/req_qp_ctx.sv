@@ -13,7 +13,7 @@
 //
 //   eligible = rts & (rw | behind | has_new & ~full & ~rdw) | err & has_new
 //
-// READ credits (max_rd_atomic, as rxe's rd_atomic): every new READ WQE
+// READ credits (max_rd_atomic, as rxe's rd_atomic; atomics count as READs): every new READ WQE
 // written back counts in rd_out, every sq_retire takes its rd_count off. A
 // new READ that finds rd_out >= max_rd_atomic is not started: the engine
 // defers it (wb_defer, a cycle without control inputs, so rd_out cannot

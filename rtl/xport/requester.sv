@@ -3,12 +3,15 @@
 //   send WQE (128 bytes, docs/spec/layouts.md)
 //     0 wr_id | 8 opcode | 9 flags (signaled, solicited, inline) | 10 num_sge
 //     12 imm | 16 remote_addr | 24 rkey | 28 length | 32.. SGEs (addr, length, lkey) or inline bytes
+//     atomics: SGE 0 (8 bytes) | 48 atomic_cmp_add | 56 atomic_swap
 //
 //   request packets of one WQE (mtu = 128 << pmtu, n = max(1, ceil(length / mtu)))
 //     SEND:  FIRST MIDDLE... LAST[_IMM] | ONLY[_IMM]
 //     WRITE: FIRST(RETH) MIDDLE... LAST[_IMM] | ONLY(RETH)[_IMM](RETH)
 //     READ:  READ_REQUEST(RETH) alone, no payload: it takes the n PSNs of the n
 //            READ RESPONSE packets the responder sends back
+//     ATOMIC: CMP_SWAP | FETCH_ADD (AtomicETH) alone, one PSN, answered by an
+//            ATOMIC ACKNOWLEDGE; handled as a one-packet READ (docs/engine.md, "Atomics")
 //     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
 //     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request,
 //     and on the first packet of a WQE sent again; se on the last one
@@ -24,8 +27,9 @@
 //          the next new one (flushed)
 //   FETCH  dma_rd_req of the WQE;  WQE: take its beats
 //   DECODE ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
-//          READ over 2^31 bytes) -> LOC_QP_OP_ERR; a new READ while the QP has
-//          max_rd_atomic READs outstanding -> back to IDLE, not started (wb_defer)
+//          READ over 2^31 bytes, an inline atomic or one not of 8 bytes) ->
+//          LOC_QP_OP_ERR; a new READ or atomic while the QP has max_rd_atomic
+//          of them outstanding -> back to IDLE, not started (wb_defer)
 //   CHECK  one mr_req per SGE carrying bytes (not for a READ); any failure ->
 //          LOC_PROT_ERR
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
@@ -154,7 +158,8 @@ module requester #(
   logic [767:0] sge_tbl;
   logic [5:0]  sge_act;
   logic [34:0] sge_sum;
-  logic        w_inline, op_ok, op_send, op_imm, op_read, need_pkts;
+  logic [63:0] w_cmp_add, w_swap;
+  logic        w_inline, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
   logic [2:0]  pm;
   logic [3:0]  mtu_lg;
   logic [12:0] mtu, last_len;
@@ -175,19 +180,24 @@ module requester #(
     w_raddr  = wqe_q[8*roce_pkg::SEND_WQE_REMOTE_ADDR_OFF +: 64];
     w_rkey   = wqe_q[8*roce_pkg::SEND_WQE_RKEY_OFF +: 32];
     w_len    = wqe_q[8*roce_pkg::SEND_WQE_LENGTH_OFF +: 32];
+    w_cmp_add = wqe_q[8*roce_pkg::SEND_WQE_ATOMIC_CMP_ADD_OFF +: 64];
+    w_swap   = wqe_q[8*roce_pkg::SEND_WQE_ATOMIC_SWAP_OFF +: 64];
     sge_tbl  = wqe_q[8*roce_pkg::SEND_WQE_SIZE-1:INL];
     w_inline = w_flags[2];
     op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
-    op_ok    = w_op < 8'd4 || op_read;   // RDMA_WRITE(_WITH_IMM), SEND(_WITH_IMM), RDMA_READ
+    op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
+    op_atom  = op_cas || w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD);
+    op_rdat  = op_read || op_atom;       // answered by responses: a max_rd_atomic credit, no payload
+    op_ok    = w_op < 8'd4 || op_rdat;   // RDMA_WRITE(_WITH_IMM), SEND(_WITH_IMM), RDMA_READ, atomics
     op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM);
     op_imm   = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM);
     sge_sum  = '0;
     for (int i = 0; i < 6; i++) begin
-      // a READ's SGEs receive its response data later: none is checked or read here
-      sge_act[i] = !op_read && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
+      // a READ's (an atomic's) SGEs receive its response data later: none is checked or read here
+      sge_act[i] = !op_rdat && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
       if (8'(i) < w_nsge) sge_sum = sge_sum + 35'(sge_tbl[128*i + 64 +: 32]);
     end
-    need_pkts = !w_inline && !op_read && w_len != 32'd0;
+    need_pkts = !w_inline && !op_rdat && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
     pm       = (cfg.pmtu < 3'd1) ? 3'd1 : (cfg.pmtu > 3'd5) ? 3'd5 : cfg.pmtu;
     mtu_lg   = 4'd7 + {1'b0, pm};
@@ -199,6 +209,9 @@ module requester #(
     else if (poison_q || !op_ok)                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
     else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
+                                                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    // an atomic's answer is 8 bytes, landing in its SGEs (never inline)
+    else if (op_atom && (w_inline || w_len != 32'd8))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
@@ -213,7 +226,7 @@ module requester #(
     .eng_idle(st_q == S_IDLE), .eng_qpn(act_q),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
-    .wb_read(op_read), .wb_err,
+    .wb_read(op_rdat), .wb_err,
     .any_eligible);
 
   // ---- payload path: issuer -> read data buffer -> source -> gather
@@ -312,7 +325,7 @@ module requester #(
   always_comb begin
     hdr_first = hdr_k_q == 25'd0;
     hdr_last  = hdr_k_q == npk - 25'd1;
-    hdr_pay   = op_read ? 13'd0 : hdr_last ? last_len : mtu;
+    hdr_pay   = op_rdat ? 13'd0 : hdr_last ? last_len : mtu;
     hdr_d = '0;
     hdr_d.l3         = cfg.l3;
     hdr_d.dst_mac    = cfg.dst_mac;
@@ -324,6 +337,8 @@ module requester #(
     hdr_d.flow_label = cfg.flow_label;
     if (op_read)
       hdr_d.opcode = roce_pkg::OP_RC_READ_REQ;
+    else if (op_atom)
+      hdr_d.opcode = op_cas ? roce_pkg::OP_RC_CMP_SWAP : roce_pkg::OP_RC_FETCH_ADD;
     else if (op_send)
       hdr_d.opcode = (hdr_first && hdr_last) ? (op_imm ? roce_pkg::OP_RC_SEND_ONLY_IMM : roce_pkg::OP_RC_SEND_ONLY)
                    : hdr_first ? roce_pkg::OP_RC_SEND_FIRST
@@ -342,13 +357,20 @@ module requester #(
     // a READ request always (its responses are the answer it asks for); the
     // first packet of a WQE sent again (a rewind: the responder may be past
     // it, and answers a duplicate only when asked -- its ACK says how far)
-    hdr_d.ack_req = hdr_last || op_read || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
+    hdr_d.ack_req = hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
                     || (!new_q && hdr_k_q == {1'b0, act_skip_q});
     if (op_read) begin
       // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
       hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};
       hdr_d.reth_rkey = w_rkey;
       hdr_d.reth_len  = w_len - iss_offset;
+    end else if (op_atom) begin
+      // AtomicETH: CMP_SWAP swaps in atomic_swap when the remote value equals
+      // atomic_cmp_add; FETCH_ADD adds atomic_cmp_add
+      hdr_d.reth_va   = w_raddr;
+      hdr_d.reth_rkey = w_rkey;
+      hdr_d.swap_add  = op_cas ? w_swap : w_cmp_add;
+      hdr_d.compare   = op_cas ? w_cmp_add : 64'd0;
     end else if (!op_send && hdr_first) begin
       hdr_d.reth_va   = w_raddr;
       hdr_d.reth_rkey = w_rkey;
@@ -372,8 +394,8 @@ module requester #(
   always_comb begin
     chk_sel = (chk_iss_q < 3'd6) ? chk_iss_q : 3'd0;
     qidx = {16'b0, act_ci_q} & ((32'd1 << cfg.sq_lsz) - 32'd1);
-    // a new READ beyond max_rd_atomic is not started: it waits for a READ credit
-    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q && op_read
+    // a new READ or atomic beyond max_rd_atomic is not started: it waits for a credit
+    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q && op_rdat
                && act_rd_out >= cfg.max_rd_atomic;
     go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
               && (w_inline || sge_act == '0)) ||
@@ -417,6 +439,8 @@ module requester #(
     m_sq_track.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
                            : (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ)) ? roce_pkg::WC_OPCODE_RDMA_READ
+                           : op_cas ? roce_pkg::WC_OPCODE_COMP_SWAP
+                           : op_atom ? roce_pkg::WC_OPCODE_FETCH_ADD
                            : roce_pkg::WC_OPCODE_SEND;
     m_sq_track.signaled  = w_flags[0];
     m_sq_track.byte_len  = w_len;
@@ -524,7 +548,7 @@ module requester #(
           arrived_q <= arrived_q + (raw_push ? (NW + 1)'(1) : '0) - (pk_pop ? {1'b0, pk_head} : '0);
           if (hdr_load) begin
             hdr_valid_q <= 1'b1;
-            hdr_k_q <= op_read ? npk : hdr_k_q + 25'd1;   // a READ's one request covers all its PSNs
+            hdr_k_q <= op_rdat ? npk : hdr_k_q + 25'd1;   // a READ's one request covers all its PSNs
           end else if (m_tx_hdr_ready) begin
             hdr_valid_q <= 1'b0;
           end

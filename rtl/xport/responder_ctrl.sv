@@ -26,6 +26,16 @@
 //     (responder_tx reads them and sends the responses). A duplicate READ
 //     (PSN behind epsn) is executed again from its own RETH, epsn and msn
 //     unchanged; one that fails a check is dropped without a NAK.
+//   CMP_SWAP / FETCH_ADD (docs/engine.md, "Atomics"): no payload (else NAK INV_REQ,
+//     ERR); QP REMOTE_ATOMIC right (else NAK REM_ACC, ERR); resources as a READ;
+//     rkey check over 8 bytes (REMOTE_ATOMIC) else NAK REM_ACC, ERR; va 8-byte
+//     aligned else NAK INV_REQ, ERR. Then, once placement has drained and the
+//     sender is idle (earlier writes taken, earlier READs read), the 8 bytes are
+//     read through the WQE port (poisoned: NAK REM_OP, ERR), the new value is
+//     decided (one 8-byte piece, none for a CMP_SWAP that does not match), and
+//     the verdict carries the ATOMIC ACK's orig; {psn, orig} goes into the QP's
+//     replay cache (res_mem: RES_N entries, a ring). A duplicate atomic is
+//     answered from the cache (the current msn), or dropped when not there.
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
 //
@@ -84,6 +94,7 @@ module responder_ctrl #(
   output logic [$clog2(MAX_QP)-1:0]  m_addr_wa,
   output responder_pkg::rsp_addr_t   m_addr_wd,
   input  wire logic                  drained,        // placement stage has nothing left to do
+  input  wire logic                  tx_idle,        // ... and the sender neither (every READ read)
   output logic                       idle,
   output logic [31:0]                cnt_rx_pkts,
   output logic [31:0]                cnt_no_qp,
@@ -108,7 +119,8 @@ module responder_ctrl #(
   end
 
   typedef enum logic [3:0] {
-    C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH
+    C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH,
+    C_ATW, C_ATR, C_DUPA   // an atomic: wait for quiet, read its 8 bytes; a duplicate's replay search
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
@@ -118,6 +130,11 @@ module responder_ctrl #(
   logic [127:0] sge_mem [MAX_QP * 8];              // SGE slots as in the WQE (sge layout, little-endian)
   logic [127:0] sge_rd_q;
   logic          ctx_re, ctx_we, sge_we;
+  // atomic replay cache: entry {psn, orig} per QP and slot
+  logic [87:0]   res_mem [MAX_QP * responder_pkg::RES_N];
+  logic [87:0]   res_rd_q;
+  logic          res_we;
+  logic [QW+3:0] res_ra;
   logic [QW-1:0] ctx_ra;
   logic [QW+2:0] sge_ra;
   responder_pkg::rsp_ctx_t ctx_wd;
@@ -157,6 +174,11 @@ module responder_ctrl #(
   logic        is_send_q, is_send_d, is_write_q, is_write_d, imm_q, imm_d;
   logic        is_read_q, is_read_d, dup_q, dup_d;  // an RDMA READ; a duplicate one, executed again
   logic        rwk_q, rwk_d;                       // a READ's walk, after its verdict
+  logic        is_atom_q, is_atom_d, cas_q, cas_d; // an atomic; a CMP_SWAP
+  logic [63:0] h_swap_q, h_swap_d, h_cmp_q, h_cmp_d;  // its AtomicETH data
+  logic [63:0] orig_q, orig_d, adata_q, adata_d;   // the value read, the value written
+  logic [4:0]  dj_q, dj_d;                         // replay search: entries asked for
+  logic        dv_q, dv_d;                         // ... one was read last cycle (res_rd_q)
   logic        zero_q, zero_d;                     // ... whose later run failed its translation
   logic [12:0] pk_left_q, pk_left_d;               // ... bytes left in its current response packet
   logic [1:0]  seg_q, seg_d;
@@ -219,7 +241,7 @@ module responder_ctrl #(
   assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
   assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
-  assign s_dma_rd_tready = st_q == C_WQE
+  assign s_dma_rd_tready = st_q == C_WQE || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
   assign m_vd_valid      = st_q == C_PUSH;
 
@@ -274,6 +296,9 @@ module responder_ctrl #(
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
     is_read_d = is_read_q; dup_d = dup_q; rwk_d = rwk_q; zero_d = zero_q; pk_left_d = pk_left_q;
+    is_atom_d = is_atom_q; cas_d = cas_q; h_swap_d = h_swap_q; h_cmp_d = h_cmp_q;
+    orig_d = orig_q; adata_d = adata_q; dj_d = dj_q; dv_d = 1'b0;
+    res_we = 1'b0; res_ra = {idx_q, dj_q[3:0]};
     n_d = n_q; np_d = np_q; ok_d = ok_q; wctx_d = wctx_q; mr_rkey_d = mr_rkey_q;
     wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
@@ -330,6 +355,15 @@ module responder_ctrl #(
     vd_ok.syn = 8'(roce_pkg::AETH_ACK);
     vd_ok.psn = h_psn_q;
     vd_ok.msn = (is_read_q && dup_q) ? cx_q.msn : cx_fin.msn;
+    if (is_atom_q) begin
+      // its answer, after its write (if any); the replay cache records it
+      vd_ok.ack_v = 1'b1;
+      vd_ok.atomic = 1'b1;
+      vd_ok.orig = orig_q;
+      vd_ok.adata = adata_q;
+      cx_fin.res_wp = cx_q.res_wp + 4'd1;
+      if (cx_q.res_n != 5'(responder_pkg::RES_N)) cx_fin.res_n = cx_q.res_n + 5'd1;
+    end
     if (is_read_q) begin
       // the responses' first PSN and their AETH's msn; nothing to place, no ACK of its own
       vd_ok.exec = 1'b0;
@@ -366,6 +400,9 @@ module responder_ctrl #(
           is_write_d = s_rx_hdr.opcode >= roce_pkg::OP_RC_WRITE_FIRST
                        && s_rx_hdr.opcode <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
           is_read_d  = s_rx_hdr.opcode == roce_pkg::OP_RC_READ_REQ;
+          cas_d      = s_rx_hdr.opcode == roce_pkg::OP_RC_CMP_SWAP;
+          is_atom_d  = cas_d || s_rx_hdr.opcode == roce_pkg::OP_RC_FETCH_ADD;
+          h_swap_d = s_rx_hdr.swap_add; h_cmp_d = s_rx_hdr.compare;
           dup_d = 1'b0;
           imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
           seg_d = in_oi.seg;
@@ -384,6 +421,7 @@ module responder_ctrl #(
               cx_d.state = roce_pkg::QP_STATE_RESET;
               cx_d.pi = '0; cx_d.ci = '0; cx_d.epsn = '0; cx_d.msn = '0; cx_d.nak = 1'b0;
               cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+              cx_d.res_wp = '0; cx_d.res_n = '0;
             end
             roce_pkg::QP_ACTION_TO_INIT:
               if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_INIT;
@@ -391,6 +429,7 @@ module responder_ctrl #(
               if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_RTR;
               cx_d.epsn = cfg_q.rq_psn; cx_d.msn = '0; cx_d.nak = 1'b0;
               cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+              cx_d.res_wp = '0; cx_d.res_n = '0;
             end
             roce_pkg::QP_ACTION_TO_RTS:
               if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_RTS;
@@ -441,7 +480,11 @@ module responder_ctrl #(
           i_state = 1'b1;
         end else if (dpsn[23]) begin
           i_dup = 1'b1;
-          if (!is_read_q) begin
+          if (is_atom_q) begin
+            // answered from the replay cache, if it holds its PSN; not checked or executed again
+            dj_d = '0;
+            st_d = C_DUPA;
+          end else if (!is_read_q) begin
             vd_d.ack_v = h_ack_q;
             vd_d.syn = 8'(roce_pkg::AETH_ACK);
             vd_d.psn = c0.epsn - 24'd1;
@@ -459,8 +502,9 @@ module responder_ctrl #(
             cx_d.nak = 1'b1;
             wctx_d = 1'b1;
           end
-        end else if (!(is_send_q || is_write_q || is_read_q) || !seq_ok || !len_ok || (is_write_q && !wlen_ok)
-                     || (is_read_q && (h_len_q != '0 || h_rlen_q > RD_MAX))) begin
+        end else if (!(is_send_q || is_write_q || is_read_q || is_atom_q) || !seq_ok || !len_ok
+                     || (is_write_q && !wlen_ok)
+                     || (is_read_q && (h_len_q != '0 || h_rlen_q > RD_MAX)) || (is_atom_q && h_len_q != '0)) begin
           i_inv = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
         end else if (is_send_q && (s_mid || s_last) && {22'b0, h_len_q} + c0.placed > c0.total) begin
@@ -469,15 +513,23 @@ module responder_ctrl #(
           err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
         end else if ((is_write_q && (s_first || s_only)
                       && (c0.access & roce_pkg::ACCESS_REMOTE_WRITE) == 4'd0)
-                     || (is_read_q && (c0.access & roce_pkg::ACCESS_REMOTE_READ) == 4'd0)) begin
+                     || (is_read_q && (c0.access & roce_pkg::ACCESS_REMOTE_READ) == 4'd0)
+                     || (is_atom_q && (c0.access & roce_pkg::ACCESS_REMOTE_ATOMIC) == 4'd0)) begin
           i_acc = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
-        end else if (is_read_q && !c0.rd_res) begin
-          // no READ resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
+        end else if ((is_read_q || is_atom_q) && !c0.rd_res) begin
+          // no READ/atomic resources (max_dest_rd_atomic 0): invalid request, as rxe's check_resource
           i_inv = 1'b1;
           err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
         end else if (is_read_q) begin
           rd_start = 1'b1;
+        end else if (is_atom_q) begin
+          // the rkey check over its 8 bytes; its answer is where they are
+          mr_v_d = 1'b1;
+          mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = 32'd8;
+          mr_d.access = roce_pkg::ACCESS_REMOTE_ATOMIC;
+          mr_rkey_d = 1'b1;
+          st_d = C_MRW;
         end else begin
           if (is_write_q && (s_first || s_only)) begin
             cx_d.kind = responder_pkg::KIND_WRITE;
@@ -554,7 +606,7 @@ module responder_ctrl #(
             st_d = C_PUSH;   // a duplicate READ that fails its rkey check: dropped
           end else if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
             err = 1'b1;
-            if (is_write_q || is_read_q) begin
+            if (is_write_q || is_read_q || is_atom_q) begin
               i_acc = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_ACC);
             end else begin
               i_op = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
@@ -564,7 +616,13 @@ module responder_ctrl #(
             cx_d.xpa = s_mr_resp.pa;
             cx_d.xleft = s_mr_resp.run;
             mr_rkey_d = 1'b0;
-            if (mr_rkey_q && is_read_q) begin
+            if (is_atom_q && h_va_q[2:0] != 3'd0) begin
+              // misaligned: invalid request, checked after the key as rxe does
+              i_inv = 1'b1;
+              err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+            end else if (is_atom_q) begin
+              st_d = C_ATW;
+            end else if (mr_rkey_q && is_read_q) begin
               st_d = C_PUSH;
               ok_d = 1'b1;
             end else if (mr_rkey_q && needs_wqe) begin
@@ -707,6 +765,7 @@ module responder_ctrl #(
             i_rd = is_read_q;
             cx_d = cx_fin;
             ctx_we = !(is_read_q && dup_q);   // a duplicate READ changes nothing
+            res_we = is_atom_q;
             ctx_wd = cx_fin;
             m_pc_commit = 1'b1;
           end else begin
@@ -720,6 +779,54 @@ module responder_ctrl #(
             rwk_d = 1'b1;
             st_d = C_WALK;
           end
+        end
+      end
+
+      C_ATW: begin
+        // earlier packets' writes taken and earlier READs read: the 8 bytes are current
+        if (drained && tx_idle && !rd_v_q) begin
+          rd_v_d = 1'b1;
+          rd_d.tag = '0;
+          rd_d.addr = cx_q.xpa;
+          rd_d.len = 13'd8;
+          st_d = C_ATR;
+        end
+      end
+
+      C_ATR: begin
+        if (s_dma_rd_tvalid && s_dma_rd_tlast) begin
+          orig_d = s_dma_rd_tdata[63:0];
+          if (s_dma_rd_tuser) begin
+            i_op = 1'b1;
+            err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
+          end else begin
+            // CMP_SWAP writes swap_add when the value equals compare; FETCH_ADD the sum
+            adata_d = cas_q ? h_swap_q : s_dma_rd_tdata[63:0] + h_swap_q;
+            if (cas_q && s_dma_rd_tdata[63:0] != h_cmp_q) begin
+              ok_d = 1'b1;
+              st_d = C_PUSH;      // nothing to write
+            end else begin
+              n_d = 13'd8;        // one 8-byte piece inside the checked run
+              st_d = C_WALK;
+            end
+          end
+        end
+      end
+
+      C_DUPA: begin
+        // one entry read a cycle (res_rd_q: the one asked for last cycle)
+        if (dv_q && res_rd_q[87:64] == h_psn_q) begin
+          vd_d.ack_v = 1'b1;
+          vd_d.atomic = 1'b1;
+          vd_d.syn = 8'(roce_pkg::AETH_ACK);
+          vd_d.psn = h_psn_q;
+          vd_d.orig = res_rd_q[63:0];
+          st_d = C_PUSH;
+        end else if (dj_q < cx_q.res_n) begin
+          dv_d = 1'b1;
+          dj_d = dj_q + 5'd1;
+        end else if (!dv_q) begin
+          st_d = C_PUSH;          // not there: dropped without an answer
         end
       end
 
@@ -804,6 +911,10 @@ module responder_ctrl #(
     if (ctx_re) ctx_rd_q <= ctx_mem[ctx_ra];
   end
   always_ff @(posedge clk) begin
+    if (res_we) res_mem[{idx_q, cx_q.res_wp}] <= {h_psn_q, orig_q};
+    res_rd_q <= res_mem[res_ra];
+  end
+  always_ff @(posedge clk) begin
     if (sge_we) sge_mem[{idx_q, sg_q}] <= sge_of_wqe;
     sge_rd_q <= sge_mem[sge_ra];
   end
@@ -846,6 +957,8 @@ module responder_ctrl #(
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d;
     is_read_q <= is_read_d; dup_q <= dup_d; zero_q <= zero_d; pk_left_q <= pk_left_d;
+    is_atom_q <= is_atom_d; cas_q <= cas_d; h_swap_q <= h_swap_d; h_cmp_q <= h_cmp_d;
+    orig_q <= orig_d; adata_q <= adata_d; dj_q <= dj_d; dv_q <= dv_d;
     n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;
     wqe_q <= wqe_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;

@@ -9,6 +9,10 @@
 //                        +--> READ pieces --> m_rpc (after the READ's job, once the data of every
 //                                             packet before it was written; responder_tx reads them)
 //
+// An atomic's verdict (no payload) carries its one 8-byte write: the value is
+// sent as its own data beat (ab_v_q), after every earlier beat of the slicer,
+// and its ATOMIC ACKNOWLEDGE (orig) follows once that write was taken.
+//
 // A completion or ACK never leaves before the data it reports: a post entry
 // of a packet with data waits until that packet's last request and last data
 // beat were taken. Consecutive packets stream without gaps: the issuer runs
@@ -77,6 +81,8 @@ module responder_place #(
     logic                read;      // a READ: its responses (rlen bytes, pmtu) instead of an ACK
     logic [31:0]         rlen;
     logic [2:0]          pmtu;
+    logic                atomic;    // an ATOMIC ACKNOWLEDGE with orig
+    logic [63:0]         orig;
   } post_t;
 
   // ---- issuer: works on the verdict at the head of its FIFO (popped when done):
@@ -89,13 +95,18 @@ module responder_place #(
   logic [4:0] left_q, left_d;
   logic [7:0] iss_seq_q, iss_seq_d;       // packets with data issued
   logic [7:0] data_done_q, req_done_q;    // ... whose last data beat / last request was taken
+  logic ab_v_q;                           // an atomic's data beat waits to leave
+  logic [63:0] ab_data_q;
+  logic ab_set, ab_take;
 
   logic desc_push, desc_rdy, req_push, req_rdy, post_push, post_rdy, d_ok, r_ok;
   logic [DESC_W-1:0] desc_in;
   logic [REQ_W-1:0]  req_in;
   post_t             post_in;
 
-  assign desc_push = cur_v_q && (drop_q || (left_q != '0 && s_pc_valid && !dsent_q));
+  // an atomic's data is its own beat, once the slicer has nothing before it
+  assign desc_push = cur_v_q && !s_vd.atomic && (drop_q || (left_q != '0 && s_pc_valid && !dsent_q));
+
   assign req_push  = cur_v_q && !drop_q && left_q != '0 && s_pc_valid && !rsent_q;
   assign post_push = cur_v_q && !drop_q && left_q == '0 && post_q;
   assign desc_in   = drop_q ? {s_vd.pay_len, 1'b1, 1'b1} : {s_pc.len, left_q == 5'd1, 1'b0};
@@ -113,6 +124,8 @@ module responder_place #(
     post_in.read = s_vd.read;
     post_in.rlen = s_vd.rlen;
     post_in.pmtu = s_vd.pmtu;
+    post_in.atomic = s_vd.atomic;
+    post_in.orig = s_vd.orig;
   end
   // A READ's pieces go on only once every earlier packet's data writes were taken
   // (the host serves a read after the writes before it: the READ sees them)
@@ -126,7 +139,7 @@ module responder_place #(
     dsent_d = dsent_q; rsent_d = rsent_q;
     iss_seq_d = iss_seq_q;
     s_pc_ready = 1'b0;
-    d_ok = desc_push && desc_rdy;
+    d_ok = (desc_push && desc_rdy) || ab_set;
     r_ok = req_push && req_rdy;
     if (fin_q) begin
       cur_v_d = 1'b0;  // popped in this cycle
@@ -171,7 +184,10 @@ module responder_place #(
       cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0; rdp_q <= 1'b0;
       dsent_q <= 1'b0; rsent_q <= 1'b0;
       iss_seq_q <= '0;
+      ab_v_q <= 1'b0;
     end else begin
+      if (ab_set) ab_v_q <= 1'b1;
+      else if (ab_take) ab_v_q <= 1'b0;
       cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d; rdp_q <= rdp_d;
       dsent_q <= dsent_d; rsent_q <= rsent_d;
       iss_seq_q <= iss_seq_d;
@@ -203,6 +219,9 @@ module responder_place #(
 
   // ---- payload slicer
   logic desc_rdy_sl, sl_end, sl_idle;
+  logic [DATA_W-1:0] sl_tdata;
+  logic [DATA_W/8-1:0] sl_tkeep;
+  logic sl_tlast, sl_tvalid;
   assign desc_take = desc_v && desc_rdy_sl;
   stream_slice #(.DATA_W(DATA_W)) u_slice (
     .clk, .rst,
@@ -210,9 +229,18 @@ module responder_place #(
     .s_desc_valid(desc_v), .s_desc_ready(desc_rdy_sl),
     .s_axis_tdata(s_pay_tdata), .s_axis_tlast(s_pay_tlast), .s_axis_tvalid(s_pay_tvalid),
     .s_axis_tready(s_pay_tready),
-    .m_axis_tdata(m_axis_dma_wr_tdata), .m_axis_tkeep(m_axis_dma_wr_tkeep),
-    .m_axis_tlast(m_axis_dma_wr_tlast), .m_axis_tvalid(m_axis_dma_wr_tvalid),
-    .m_axis_tready(m_axis_dma_wr_tready), .m_end(sl_end), .idle(sl_idle));
+    .m_axis_tdata(sl_tdata), .m_axis_tkeep(sl_tkeep),
+    .m_axis_tlast(sl_tlast), .m_axis_tvalid(sl_tvalid),
+    .m_axis_tready(m_axis_dma_wr_tready && !ab_v_q), .m_end(sl_end), .idle(sl_idle));
+  // the atomic's beat goes first: the slicer's later pieces wait behind it
+  assign m_axis_dma_wr_tdata  = ab_v_q ? DATA_W'(ab_data_q) : sl_tdata;
+  assign m_axis_dma_wr_tkeep  = ab_v_q ? (DATA_W/8)'(8'hFF) : sl_tkeep;
+  assign m_axis_dma_wr_tlast  = ab_v_q || sl_tlast;
+  assign m_axis_dma_wr_tvalid = ab_v_q || sl_tvalid;
+  assign ab_take = ab_v_q && m_axis_dma_wr_tready;
+  assign ab_set = cur_v_q && s_vd.atomic && left_q != '0 && s_pc_valid && !dsent_q && !ab_v_q
+                  && desc_n_q == '0 && sl_idle;
+  always_ff @(posedge clk) if (ab_set) ab_data_q <= s_vd.adata;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -222,7 +250,7 @@ module responder_place #(
       desc_n_q <= desc_n_q + 4'(desc_push && desc_rdy) - 4'(desc_take);
       req_n_q  <= req_n_q + 4'(req_push && req_rdy) - 4'(req_v && m_dma_wr_req_ready);
       post_n_q <= post_n_q + 4'(post_push && post_rdy) - 4'(post_pop);
-      if (m_axis_dma_wr_tvalid && m_axis_dma_wr_tready && sl_end) data_done_q <= data_done_q + 8'd1;
+      if ((sl_tvalid && m_axis_dma_wr_tready && !ab_v_q && sl_end) || ab_take) data_done_q <= data_done_q + 8'd1;
       if (req_v && m_dma_wr_req_ready && req_out[0]) req_done_q <= req_done_q + 8'd1;
     end
   end
@@ -259,7 +287,8 @@ module responder_place #(
     m_job.tclass = addr_rd_q.tclass;
     m_job.ttl = addr_rd_q.ttl;
     m_job.flow_label = addr_rd_q.flow_label;
-    m_job.opcode = roce_pkg::OP_RC_ACK;
+    m_job.opcode = post_out.atomic ? roce_pkg::OP_RC_ATOMIC_ACK : roce_pkg::OP_RC_ACK;
+    m_job.atomic_orig = post_out.orig;
     m_job.pkey = 16'(roce_pkg::DEFAULT_PKEY);
     m_job.dst_qpn = addr_rd_q.dest_qpn;
     m_job.psn = post_out.psn;
@@ -294,7 +323,7 @@ module responder_place #(
     end
   end
 
-  assign idle = !cur_v_q && desc_n_q == '0 && req_n_q == '0 && post_n_q == '0 && !emit_q && sl_idle;
+  assign idle = !cur_v_q && desc_n_q == '0 && req_n_q == '0 && post_n_q == '0 && !emit_q && sl_idle && !ab_v_q;
   assign cnt_tx_acks = c_acks_q;
 endmodule
 

@@ -41,11 +41,12 @@ void OverlayMemory::do_write(uint64_t addr, const uint8_t* in, size_t n) {
   });
 }
 
-void OverlayMemory::forget(uint64_t addr, size_t n) {
-  pieces(addr, n, [&](uint64_t page, size_t off, size_t, size_t len) {
+void OverlayMemory::forget(uint64_t addr, const uint8_t* matched, size_t n) {
+  pieces(addr, n, [&](uint64_t page, size_t off, size_t done, size_t len) {
     const auto it = pages_.find(page);
     if (it == pages_.end()) return;
-    for (size_t i = 0; i < len; ++i) it->second->held.reset(off + i);
+    for (size_t i = 0; i < len; ++i)
+      if (it->second->data[off + i] == matched[done + i]) it->second->held.reset(off + i);
     if (it->second->held.none()) pages_.erase(it);
   });
 }

@@ -22,8 +22,11 @@ class OverlayMemory : public HostMemory {
   // Drop [addr, addr + n) from the overlay: the RTL has written the same
   // bytes to real memory (the scoreboard matched the two writes), so real
   // memory is the model's view again -- and must stay so when the
-  // application rewrites that buffer later (e.g. to send from it).
-  void forget(uint64_t addr, size_t n);
+  // application rewrites that buffer later (e.g. to send from it). A byte
+  // the model has written since with another value (an atomic after a
+  // WRITE to the same counter, the RTL not there yet) stays: `matched` is
+  // the matched write's data.
+  void forget(uint64_t addr, const uint8_t* matched, size_t n);
   // Bytes the overlay holds (written by the model and not yet forgotten).
   size_t held() const;
 

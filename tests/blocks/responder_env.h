@@ -165,6 +165,10 @@ class Peer {
   // an RDMA READ of [va, va + len) in MR m (kRefused: the scenario broke its rkey or bounds)
   void read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant = Meant::kGood, uint32_t rkey_override = 0);
   void read_too_long(TQp& q);  // a READ longer than 2^31 bytes: an invalid request
+  // a CMP_SWAP / FETCH_ADD packet at `psn` (the next one when -1; only then
+  // does next_psn move). Not logged: tests of atomics check their answers
+  // themselves (the intents above know no atomics).
+  void atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn = -1);
   // only the FIRST packet of a WRITE of rlen (> mtu) bytes: the message stays in progress
   void write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen);
   void duplicate(TQp& q);

@@ -436,6 +436,23 @@ void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint
   q.next_psn = (q.next_psn + npk) & kMask24;
 }
 
+void Peer::atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn) {
+  spec::RoceRxHdr h;
+  h.l3 = static_cast<uint8_t>(rand(3));
+  h.src_mac = rng_() & 0xFFFFFFFFFFFFull;
+  h.pkey = 0xFFFF;
+  h.opcode = cas ? spec::kRcCmpSwap : spec::kRcFetchAdd;
+  h.dst_qpn = q.qpn;
+  h.ack_req = true;
+  h.psn = static_cast<uint32_t>(psn < 0 ? q.next_psn : psn) & kMask24;
+  h.reth_va = va;
+  h.reth_rkey = rkey;
+  h.swap_add = swap_add;
+  h.compare = compare;
+  step_for(2).in[2].push_back(desc_to_flit(h));
+  if (psn < 0) q.next_psn = (q.next_psn + 1) & kMask24;
+}
+
 void Peer::read_too_long(TQp& q) {
   if (!q.live) scenario_error("a READ to a QP that is not ready (use stray)");
   pkt(q, spec::kRcReadReq, q.next_psn, {}, true, false, mr(kRd).ctx.iova, mr(kRd).key(),

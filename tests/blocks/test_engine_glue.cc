@@ -302,12 +302,14 @@ TEST(LoopbackSplit, XcheckRoutesByDestinationMacAndCounts) {
 // Random received traffic: requests (with and without payload), READ
 // responses (0x0D..0x10, with payload), ACKs and ATOMIC ACKs (0x11, 0x12: an
 // occasional malformed one with payload): the stimulus, and what each output
-// must carry, in order.
+// must carry, in order. An ATOMIC ACK reaches the completer with pay_len 8,
+// and read_place gets its original data as an 8-byte payload in its place
+// (little-endian), after any payload of its own was dropped.
 struct RxTraffic {
   std::vector<std::vector<Flit>> stim = std::vector<std::vector<Flit>>(2);  // 0 headers, 1 payload beats
   std::vector<Flit> acks, reqs;               // headers: to the completer, to the responder
   std::vector<std::vector<uint8_t>> req_pay;  // each request's payload bytes
-  std::vector<std::vector<Flit>> rsp_pay;     // each READ response's payload beats (tdata as sent)
+  std::vector<std::vector<Flit>> rsp_pay;     // each READ response's (ATOMIC ACK's) payload beats
   unsigned dropped = 0;                       // payload packets of other responses
 };
 RxTraffic rx_traffic(uint64_t seed, unsigned n) {
@@ -328,9 +330,17 @@ RxTraffic rx_traffic(uint64_t seed, unsigned n) {
     // an ACK with payload is malformed but must not derail the payload stream
     h.pay_len = static_cast<uint16_t>(is_ack ? (rng() % 8 == 0 ? 1 + rng() % 100 : 0)
                                              : (rng() % 5 == 0 ? 0 : 1 + rng() % 500));
+    const bool is_atom = h.opcode == spec::kRcAtomicAck;
+    if (is_atom) h.atomic_orig = rng();
     const Flit hf = desc_to_flit(h);
     t.stim[0].push_back(hf);
-    (is_ack || is_rsp ? t.acks : t.reqs).push_back(hf);
+    if (is_atom) {
+      spec::RoceRxHdr seen = h;
+      seen.pay_len = 8;
+      t.acks.push_back(desc_to_flit(seen));
+    } else {
+      (is_ack || is_rsp ? t.acks : t.reqs).push_back(hf);
+    }
     if (h.pay_len) {
       auto p = tagged_frame(rng, is_ack ? 2 : is_rsp ? 1 : 0, i, h.pay_len < 3 ? 3 : h.pay_len);
       p.resize(h.pay_len);
@@ -339,6 +349,11 @@ RxTraffic rx_traffic(uint64_t seed, unsigned n) {
       if (is_rsp) t.rsp_pay.push_back(beats);
       else if (is_ack) ++t.dropped;
       else t.req_pay.push_back(p);
+    }
+    if (is_atom) {
+      std::vector<uint8_t> le(8);
+      for (unsigned b = 0; b < 8; ++b) le[b] = static_cast<uint8_t>(h.atomic_orig >> (8 * b));
+      t.rsp_pay.push_back(frame_to_beats(le, kBytes));
     }
   }
   return t;

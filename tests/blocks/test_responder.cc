@@ -409,7 +409,7 @@ TEST(Responder, OpcodeSequenceAndLengthErrors) {
     uint8_t op;
     int len;  // -1: one mtu, -2: one less, -3: one more
   } cases[] = {{1, spec::kRcSendMiddle, -1}, {2, spec::kRcWriteLast, 10},  {3, spec::kRcSendFirst, -2},
-               {4, spec::kRcSendOnly, -3},   {6, spec::kRcReadReq, 16},    {1, spec::kRcFetchAdd, 0},
+               {4, spec::kRcSendOnly, -3},   {6, spec::kRcReadReq, 16},    {1, spec::kRcFetchAdd, 8},  // (an atomic carries no payload)
                {2, spec::kUcWriteOnly, 20},  {3, spec::kRcSendLast, 0}};
   for (const auto& c : cases) {
     TQp& q = p.qps[c.qpn];
@@ -522,6 +522,107 @@ TEST(Responder, ReadAnswersFromMemoryOnEveryMtu) {
   }
   std::printf("  %zu READ responses, %zu bytes, %zu dma reads\n", responses, bytes, b.rtl.out[kReadReq].size());
   EXPECT_GT(responses, 300u);
+  EXPECT_EQ(counter(b.rtl, "rem_access_err"), 2u);
+  EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 2u);
+}
+
+// Atomics (docs/engine.md, "Atomics"), RTL against the model and against
+// values worked out here: a WRITE sets a counter, FETCH_ADD (one wrapping
+// modulo 2^64) and CMP_SWAP (matching and not) answer its value before and
+// write the new one, duplicates are answered from the replay cache (the
+// current MSN, nothing written) or dropped when their PSN was no atomic, a
+// READ sees the last value; refusals: no REMOTE_ATOMIC on the QP, no
+// resources, a wrong rkey, a misaligned address.
+TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
+  Peer p(21);
+  MrDef& big = p.world.mrs[Peer::kBig];
+  big.ctx.access |= static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  const uint64_t va = big.ctx.iova + 0x2008;
+  TQp& q = p.qps[1];
+  q.access |= static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  p.setup(q);
+  p.write(q, Peer::kBig, va, 8, false);  // the counter's first value: what the WRITE carried
+  const uint32_t write_psn = (q.next_psn - 1) & 0xFFFFFF;
+  const uint32_t first = q.next_psn;
+  const uint64_t add = 0x8000000000000001ull;
+  p.atomic(q, va, big.key(), false, add, 0);
+  p.atomic(q, va, big.key(), false, add, 0);        // wraps past 2^64
+  p.atomic(q, va, big.key(), true, 0x5555, 12345);  // no match: nothing written
+  p.atomic(q, va, big.key(), true, 0x7777, 0);      // compare filled in below: a match
+  p.atomic(q, va, big.key(), false, 0, 0, first + 1);  // a duplicate: the second answer again
+  p.atomic(q, va, big.key(), true, 1, 1, write_psn);   // a duplicate whose PSN was the WRITE: dropped
+  p.read(q, Peer::kBig, va, 8);
+  // refusals, each on its own QP
+  TQp& no_right = p.qps[2];
+  p.setup(no_right);
+  p.atomic(no_right, va, big.key(), false, 1, 0);
+  TQp& no_res = p.qps[3];
+  no_res.access |= static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  no_res.max_dest_rd_atomic = 0;
+  p.setup(no_res);
+  p.atomic(no_res, va, big.key(), false, 1, 0);
+  TQp& bad_key = p.qps[4];
+  bad_key.access |= static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  p.setup(bad_key);
+  p.atomic(bad_key, va, big.key() ^ 1, false, 1, 0);
+  TQp& misaligned = p.qps[6];
+  misaligned.access |= static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  p.setup(misaligned);
+  p.atomic(misaligned, va + 4, big.key(), false, 1, 0);
+
+  // the WRITE's value (its payload, the step's one payload packet on QP 1)
+  uint64_t v0 = 0;
+  for (const Step& st : p.steps)
+    if (!st.in[3].empty()) {
+      for (int i = 7; i >= 0; --i) v0 = v0 << 8 | st.in[3][0].data[i];
+      break;
+    }
+  // the matching CMP_SWAP's compare: the value after two adds
+  const uint64_t v2 = v0 + add + add;
+  for (Step& st : p.steps)
+    for (Flit& f : st.in[2]) {
+      auto h = desc_from_flit<spec::RoceRxHdr>(f);
+      if (h.opcode == spec::kRcCmpSwap && h.swap_add == 0x7777) {
+        h.compare = v2;
+        f = desc_to_flit(h);
+      }
+    }
+  const Both b = run_both(p, RunConfig{});
+  ASSERT_EQ(b.rtl.error, "");
+  ASSERT_EQ(b.model.error, "");
+  EXPECT_EQ(compare(b.rtl, b.model), "");
+  std::map<uint32_t, std::vector<spec::RoceTxHdr>> by_qp;
+  for (const Txn& t : b.rtl.out[kAck]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    by_qp[h.src_qpn].push_back(h);
+  }
+  const auto& a = by_qp[1];
+  ASSERT_EQ(a.size(), 7u) << "the WRITE's ACK, four answers, one replayed, one READ response";
+  const uint64_t want_orig[] = {v0, v0 + add, v2, v2};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(a[1 + i].opcode, spec::kRcAtomicAck) << i;
+    EXPECT_EQ(a[1 + i].psn, (first + i) & 0xFFFFFF) << i;
+    EXPECT_EQ(a[1 + i].aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kAck)) << i;
+    EXPECT_EQ(a[1 + i].aeth_msn, 2u + i) << i;
+    EXPECT_EQ(a[1 + i].atomic_orig, want_orig[i]) << "answer " << i;
+  }
+  EXPECT_EQ(a[5].opcode, spec::kRcAtomicAck);
+  EXPECT_EQ(a[5].psn, (first + 1) & 0xFFFFFF);
+  EXPECT_EQ(a[5].atomic_orig, v0 + add) << "replayed from the cache";
+  EXPECT_EQ(a[5].aeth_msn, 5u) << "the current MSN";
+  EXPECT_EQ(a[6].opcode, spec::kRcReadRespOnly);
+  uint64_t last = 0;
+  const auto rb = beats_to_bytes(b.rtl.out[kTxPay].back().flits);
+  ASSERT_GE(rb.size(), 8u);
+  for (int i = 7; i >= 0; --i) last = last << 8 | rb[i];
+  EXPECT_EQ(last, 0x7777u) << "the READ sees the matching CMP_SWAP's value";
+  // writes: the WRITE, then one per atomic that changes the counter (3)
+  ASSERT_EQ(b.rtl.out[kWrReq].size(), 4u);
+  EXPECT_EQ(by_qp[2].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakRemAcc)) << "no REMOTE_ATOMIC";
+  EXPECT_EQ(by_qp[3].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakInvReq)) << "no resources";
+  EXPECT_EQ(by_qp[4].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakRemAcc)) << "wrong rkey";
+  EXPECT_EQ(by_qp[6].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakInvReq)) << "misaligned";
+  EXPECT_EQ(counter(b.rtl, "duplicate_request"), 2u);
   EXPECT_EQ(counter(b.rtl, "rem_access_err"), 2u);
   EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 2u);
 }

@@ -41,9 +41,11 @@ static_assert(rocenic::spec::kWcStatusCount == 12, "a new wc_status value needs 
 ROCENIC_SAME_OPCODE(kSend, IBV_WC_SEND);
 ROCENIC_SAME_OPCODE(kRdmaWrite, IBV_WC_RDMA_WRITE);
 ROCENIC_SAME_OPCODE(kRdmaRead, IBV_WC_RDMA_READ);
+ROCENIC_SAME_OPCODE(kCompSwap, IBV_WC_COMP_SWAP);
+ROCENIC_SAME_OPCODE(kFetchAdd, IBV_WC_FETCH_ADD);
 ROCENIC_SAME_OPCODE(kRecv, IBV_WC_RECV);
 ROCENIC_SAME_OPCODE(kRecvRdmaWithImm, IBV_WC_RECV_RDMA_WITH_IMM);
-static_assert(rocenic::spec::kWcOpcodeCount == 5, "a new wc_opcode value needs its check above");
+static_assert(rocenic::spec::kWcOpcodeCount == 7, "a new wc_opcode value needs its check above");
 #undef ROCENIC_SAME_OPCODE
 
 namespace rocenic::driver {

@@ -43,6 +43,17 @@ inline uint32_t wqe_imm(uint32_t be_imm) {
   return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
 }
 
+// Atomics (docs/engine.md "Atomics"): the compare/add and swap values take
+// SGE 1's place, so an atomic WQE has exactly one SGE, the 8 bytes where the
+// original remote value lands.
+constexpr uint32_t kAtomicBytes = 8;
+static_assert(spec::kSendWqeAtomicCmpAddOff == kWqeDataOffset + spec::Sge::kSize &&
+                  spec::kSendWqeAtomicSwapOff == spec::kSendWqeAtomicCmpAddOff + kAtomicBytes,
+              "atomic_cmp_add and atomic_swap sit where SGE 1 would");
+inline bool is_atomic(unsigned opcode) {
+  return opcode == IBV_WR_ATOMIC_CMP_AND_SWP || opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 // CSR command mailbox: CMD_STATUS polls before the provider gives up on a
 // command (each poll is one AXI transaction of simulated time).
 constexpr unsigned kCmdPolls = 100000;

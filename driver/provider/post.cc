@@ -8,9 +8,16 @@
 //   EINVAL     num_sge beyond the QP's SGEs, inline data beyond max_inline,
 //              an inline RDMA READ (its SGEs receive data: nothing to inline),
 //              an opcode outside ibv_wr_opcode, a message over 2^31 bytes,
-//              posting sends before RTS / receives in RESET (rxe)
-//   EOPNOTSUPP a valid opcode this engine does not execute (atomics,
-//              SEND_WITH_INV, ...), as mlx5 answers for atomics it lacks
+//              posting sends before RTS / receives in RESET (rxe); an atomic
+//              of another shape than one 8-byte SGE, an 8-byte aligned
+//              remote_addr and no inline, or on a QP other than RC (rxe
+//              refuses a misaligned or short one and atomics off RC)
+//   EOPNOTSUPP a valid opcode this engine does not execute (ATOMIC_WRITE,
+//              SEND_WITH_INV, LOCAL_INV, ...), as mlx5 answers for atomics it lacks
+//
+// CMP_AND_SWP and FETCH_AND_ADD (docs/engine.md "Atomics"): the WQE carries
+// remote_addr and rkey, atomic_cmp_add (the compare value or the addend),
+// atomic_swap, and SGE 0, where the original remote value lands.
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -36,9 +43,9 @@ int check_opcode(ibv_wr_opcode op) {
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM:
     case IBV_WR_RDMA_READ:
-      return 0;
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD:
+      return 0;
     case IBV_WR_LOCAL_INV:
     case IBV_WR_BIND_MW:
     case IBV_WR_SEND_WITH_INV:
@@ -50,10 +57,36 @@ int check_opcode(ibv_wr_opcode op) {
   return EINVAL;
 }
 
+// The one shape an atomic may have (docs/engine.md "Atomics"), checked here
+// rather than left to fail at the engine (decode: LOC_QP_OP_ERR) or at the
+// responder (a misaligned address: NAK, both QPs in ERR); rxe too refuses a
+// misaligned or short atomic with EINVAL. Only RC carries atomics (IBTA: UC
+// and UD have none). Its one SGE is the 8 bytes the original remote value
+// lands in, so it has nothing to inline either.
+int check_atomic(ibv_qp_type type, const ibv_send_wr& wr) {
+  if (type != IBV_QPT_RC) return EINVAL;
+  if (wr.num_sge != 1 || wr.sg_list[0].length != kAtomicBytes) return EINVAL;
+  if (wr.send_flags & IBV_SEND_INLINE) return EINVAL;
+  if (wr.wr.atomic.remote_addr % kAtomicBytes) return EINVAL;
+  return 0;
+}
+
+// The atomic's operands, from wr.atomic (not wr.rdma: the union places its
+// rkey elsewhere). A fetch-add has no swap value: 0 in the WQE, whatever the
+// union holds there.
+void put_atomic(const ibv_send_wr& wr, spec::SendWqe* w) {
+  w->remote_addr = wr.wr.atomic.remote_addr;
+  w->rkey = wr.wr.atomic.rkey;
+  w->atomic_cmp_add = wr.wr.atomic.compare_add;
+  w->atomic_swap = wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wr.wr.atomic.swap : 0;
+}
+
 // One send WQE at `wqe` (128 bytes), or an errno.
-int build_send(const QpState& s, const ibv_send_wr& wr, uint32_t max_inline, uint8_t* wqe) {
+int build_send(const QpState& s, ibv_qp_type type, const ibv_send_wr& wr, uint32_t max_inline, uint8_t* wqe) {
   if (const int e = check_opcode(wr.opcode)) return e;
   if (wr.num_sge < 0) return EINVAL;
+  if (is_atomic(wr.opcode))
+    if (const int e = check_atomic(type, wr)) return e;
   const bool inl = wr.send_flags & IBV_SEND_INLINE;
   if (inl && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
   uint64_t length = 0;
@@ -70,6 +103,7 @@ int build_send(const QpState& s, const ibv_send_wr& wr, uint32_t max_inline, uin
     w.remote_addr = wr.wr.rdma.remote_addr;
     w.rkey = wr.wr.rdma.rkey;
   }
+  if (is_atomic(wr.opcode)) put_atomic(wr, &w);
   if (wr.opcode == IBV_WR_SEND_WITH_IMM || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM) w.imm = wqe_imm(wr.imm_data);
   w.length = static_cast<uint32_t>(length);
   uint8_t buf[spec::SendWqe::kSize];
@@ -81,6 +115,7 @@ int build_send(const QpState& s, const ibv_send_wr& wr, uint32_t max_inline, uin
       p += wr.sg_list[i].length;
     }
   } else {
+    // (An atomic's one SGE leaves atomic_cmp_add and atomic_swap, in SGE 1's place, as stored.)
     for (int i = 0; i < wr.num_sge; ++i) put_sge(buf, i, wr.sg_list[i]);
   }
   std::memcpy(wqe, buf, sizeof buf);
@@ -106,7 +141,7 @@ int post_send(ibv_qp* ibqp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
         break;
       }
       uint8_t* wqe = s->sq + size_t(s->sq_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
-      if ((err = build_send(*s, *wr, s->cap.max_inline_data, wqe))) break;
+      if ((err = build_send(*s, ibqp->qp_type, *wr, s->cap.max_inline_data, wqe))) break;
       ++s->sq_pi;
     }
     const uint16_t pi = s->sq_pi;

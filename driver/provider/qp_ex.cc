@@ -5,11 +5,14 @@
 // posts nothing of the batch and returns that errno.
 //
 // Supported send_ops_flags: WITH_SEND, WITH_SEND_WITH_IMM, WITH_RDMA_WRITE,
-// WITH_RDMA_WRITE_WITH_IMM, WITH_RDMA_READ; anything else (atomics, ...)
+// WITH_RDMA_WRITE_WITH_IMM, WITH_RDMA_READ, WITH_ATOMIC_CMP_AND_SWP,
+// WITH_ATOMIC_FETCH_AND_ADD; anything else (ATOMIC_WRITE, LOCAL_INV, ...)
 // EOPNOTSUPP. wr_complete errors: ENOMEM (queue full), EINVAL (too many
-// SGEs, inline data beyond max_inline_data or on a READ, a QP not yet in
-// RTS, a setter without a WQE), EOPNOTSUPP (an opcode or setter this engine
-// has not).
+// SGEs, inline data beyond max_inline_data or on a READ or an atomic, an
+// atomic whose remote address is not 8-byte aligned or whose data is not one
+// SGE of 8 bytes -- checked when the WQE is finished, since ibv_wr_set_sge
+// comes after ibv_wr_atomic_* --, a QP not yet in RTS, a setter without a
+// WQE), EOPNOTSUPP (an opcode or setter this engine has not).
 #include <cerrno>
 #include <cstring>
 
@@ -20,7 +23,8 @@ namespace rocenic::driver {
 namespace {
 
 constexpr uint64_t kSupportedOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
-                                   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
+                                   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+                                   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 
 QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
 
@@ -31,12 +35,24 @@ struct Builder {
   uint8_t data[kWqeDataBytes];
 };
 
+// An atomic is whole only once its setters ran: one SGE of 8 bytes (where
+// the original value lands), not inline data. As post_send refuses other
+// shapes, so does the batch (EINVAL at wr_complete).
+int finished_atomic_error(const spec::SendWqe& h) {
+  if (h.flags & kWqeInline) return EINVAL;
+  if (h.num_sge != 1 || h.length != kAtomicBytes) return EINVAL;
+  return 0;
+}
+
 void flush(QpState* s) {
   if (!s->wr_cur) return;
   auto* b = reinterpret_cast<Builder*>(s->wr_builder);
+  const bool atomic = is_atomic(b->hdr.opcode);
+  if (atomic && !s->wr_err) s->wr_err = finished_atomic_error(b->hdr);
   uint8_t buf[spec::SendWqe::kSize];
   b->hdr.store(buf);
-  std::memcpy(buf + kWqeDataOffset, b->data, kWqeDataBytes);
+  // An atomic's compare/swap values sit in SGE 1's place: only its SGE 0 comes from the data area.
+  std::memcpy(buf + kWqeDataOffset, b->data, atomic ? spec::Sge::kSize : kWqeDataBytes);
   std::memcpy(s->wr_cur, buf, sizeof buf);
   s->wr_cur = nullptr;
 }
@@ -89,6 +105,30 @@ void wr_rdma_read(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr) {
   if (Builder* b = begin_wqe(qx, IBV_WR_RDMA_READ)) b->hdr.remote_addr = addr, b->hdr.rkey = rkey;
 }
 
+// A remote address of an atomic: the same checks as post_send's check_atomic
+// (RC only, 8-byte aligned); the SGE is checked when the WQE is finished.
+void wr_atomic(ibv_qp_ex* qx, ibv_wr_opcode op, uint32_t rkey, uint64_t addr, uint64_t cmp_add, uint64_t swap) {
+  Builder* b = begin_wqe(qx, op);
+  if (!b) return;
+  QpState* s = state_of(qx);
+  if (qx->qp_base.qp_type != IBV_QPT_RC || addr % kAtomicBytes) {
+    s->wr_err = EINVAL;
+    return;
+  }
+  b->hdr.remote_addr = addr;
+  b->hdr.rkey = rkey;
+  b->hdr.atomic_cmp_add = cmp_add;
+  b->hdr.atomic_swap = swap;
+}
+
+void wr_atomic_cmp_swp(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, uint64_t compare, uint64_t swap) {
+  wr_atomic(qx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, addr, compare, swap);
+}
+
+void wr_atomic_fetch_add(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, uint64_t add) {
+  wr_atomic(qx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
+}
+
 void wr_set_sge_list(ibv_qp_ex* qx, size_t n, const ibv_sge* list) {
   QpState* s = state_of(qx);
   Builder* b = current(s);
@@ -126,7 +166,9 @@ void wr_set_inline_data_list(ibv_qp_ex* qx, size_t n, const ibv_data_buf* bufs) 
   if (!b) return;
   size_t length = 0;
   for (size_t i = 0; i < n; ++i) length += bufs[i].length;
-  if (length > s->cap.max_inline_data || length > kWqeDataBytes || b->hdr.opcode == IBV_WR_RDMA_READ) {
+  // A READ's or an atomic's SGEs receive data: nothing to inline.
+  if (length > s->cap.max_inline_data || length > kWqeDataBytes || b->hdr.opcode == IBV_WR_RDMA_READ ||
+      is_atomic(b->hdr.opcode)) {
     s->wr_err = EINVAL;
     return;
   }
@@ -178,8 +220,6 @@ void unsupported(ibv_qp_ex* qx) {
   QpState* s = state_of(qx);
   if (!s->wr_err) s->wr_err = EOPNOTSUPP;
 }
-void wr_atomic_cmp_swp(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t, uint64_t) { unsupported(qx); }
-void wr_atomic_fetch_add(ibv_qp_ex* qx, uint32_t, uint64_t, uint64_t) { unsupported(qx); }
 void wr_bind_mw(ibv_qp_ex* qx, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { unsupported(qx); }
 void wr_local_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
 void wr_send_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
@@ -199,7 +239,7 @@ ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* ax) {
   if (!ax->create_flags) known |= IBV_QP_INIT_ATTR_CREATE_FLAGS;  // asking for no flag is no request
   if ((ax->comp_mask & ~known) ||
       ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (ax->send_ops_flags & ~kSupportedOps))) {
-    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; READ and atomics on the wr_* API
+    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; ATOMIC_WRITE, LOCAL_INV, BIND_MW, ... on the wr_* API
     return nullptr;
   }
   ibv_qp_init_attr a{};

@@ -59,7 +59,11 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.max_qp_rd_atom = kMaxQpRdAtom;
   a.max_qp_init_rd_atom = kMaxQpRdAtom;
   a.max_res_rd_atom = kMaxQpRdAtom * static_cast<int>(caps.max_qp);
-  a.atomic_cap = IBV_ATOMIC_NONE;  // the engine executes no atomics yet (post_send: EOPNOTSUPP)
+  // CMP_AND_SWP and FETCH_AND_ADD, atomic against each other (the responder
+  // executes them one at a time), not against the host CPU: HCA, not GLOB.
+  // No masked atomics (no verb asks for them) and no PCIe AtomicOps
+  // (pci_atomic_caps stays 0, as rxe reports).
+  a.atomic_cap = IBV_ATOMIC_HCA;
   a.max_pkeys = 1;
   a.local_ca_ack_delay = kLocalCaAckDelay;
   a.phys_port_cnt = 1;

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -107,11 +108,11 @@ class Verbs : public ::testing::Test {
     if (!e && (mask & IBV_QP_STATE)) q->state = a.qp_state;
     return e;
   }
-  int to_init(ibv_qp* q) {
+  int to_init(ibv_qp* q, int access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE) {
     ibv_qp_attr a{};
     a.qp_state = IBV_QPS_INIT;
     a.port_num = 1;
-    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
+    a.qp_access_flags = access;
     return modify(q, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
   }
   int to_rtr(ibv_qp* q, uint32_t dest, const char* dgid_ip = "10.1.2.3") {
@@ -150,12 +151,28 @@ class Verbs : public ::testing::Test {
     *a = qp(pd, c, c, wr);
     *b = qp(pd, c, c, wr);
     ASSERT_TRUE(*a && *b);
-    ASSERT_EQ(to_init(*a), 0);
-    ASSERT_EQ(to_init(*b), 0);
-    ASSERT_EQ(to_rtr(*a, (*b)->qp_num), 0);
-    ASSERT_EQ(to_rtr(*b, (*a)->qp_num), 0);
-    ASSERT_EQ(to_rts(*a), 0);
-    ASSERT_EQ(to_rts(*b), 0);
+    connect(*a, *b);
+  }
+  // Two QPs to RTS, each the other's destination.
+  void connect(ibv_qp* a, ibv_qp* b, int access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE) {
+    ASSERT_EQ(to_init(a, access), 0);
+    ASSERT_EQ(to_init(b, access), 0);
+    ASSERT_EQ(to_rtr(a, b->qp_num), 0);
+    ASSERT_EQ(to_rtr(b, a->qp_num), 0);
+    ASSERT_EQ(to_rts(a), 0);
+    ASSERT_EQ(to_rts(b), 0);
+  }
+  // An RC QP from create_qp_ex with these send_ops_flags (the ibv_wr_* API).
+  ibv_qp* qp_ex(ibv_pd* pd, ibv_cq* c, uint64_t ops, uint32_t wr = 16) {
+    ibv_qp_init_attr_ex x{};
+    x.send_cq = x.recv_cq = c;
+    x.qp_type = IBV_QPT_RC;
+    x.cap.max_send_wr = x.cap.max_recv_wr = wr;
+    x.cap.max_send_sge = x.cap.max_recv_sge = 2;
+    x.pd = pd;
+    x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    x.send_ops_flags = ops;
+    return create_qp_ex(ctx_, &x);
   }
   // Polls until n completions arrived (the simulation thread delivers them).
   std::vector<ibv_wc> poll(ibv_cq* c, size_t n) {
@@ -464,8 +481,8 @@ TEST_F(Verbs, PostSendRefusesWhatRealProvidersRefuseAndPointsBadWr) {
   w[1].send_flags = IBV_SEND_INLINE;
   EXPECT_EQ(post_send(q, &w[1], &bad), EINVAL) << "a READ's SGEs receive: nothing to inline";
   w[1].send_flags = 0;
-  w[1].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-  EXPECT_EQ(post_send(q, &w[1], &bad), EOPNOTSUPP);
+  w[1].opcode = IBV_WR_ATOMIC_WRITE;
+  EXPECT_EQ(post_send(q, &w[1], &bad), EOPNOTSUPP) << "no ATOMIC_WRITE in the engine";
   w[1].opcode = static_cast<ibv_wr_opcode>(99);
   EXPECT_EQ(post_send(q, &w[1], &bad), EINVAL);
   w[1].opcode = IBV_WR_SEND;
@@ -715,11 +732,16 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
     errno = 0;
     return create_qp_ex(ctx_, &x);
   };
-  EXPECT_EQ(make(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD), nullptr);
-  EXPECT_EQ(errno, EOPNOTSUPP) << "no atomics in the engine yet";
+  EXPECT_EQ(make(IBV_QP_EX_WITH_ATOMIC_WRITE), nullptr);
+  EXPECT_EQ(errno, EOPNOTSUPP) << "no ATOMIC_WRITE in the engine";
+  EXPECT_EQ(make(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_LOCAL_INV), nullptr);
+  EXPECT_EQ(errno, EOPNOTSUPP) << "no LOCAL_INV either";
   ibv_qp* with_read = make(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ);
   ASSERT_NE(with_read, nullptr) << "READ on the wr_* API: errno " << errno;
   EXPECT_EQ(destroy_qp(with_read), 0);
+  ibv_qp* with_atomics = make(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+  ASSERT_NE(with_atomics, nullptr) << "atomics on the wr_* API: errno " << errno;
+  EXPECT_EQ(destroy_qp(with_atomics), 0);
   EXPECT_EQ(make(IBV_QP_EX_WITH_SEND, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS), nullptr);
   EXPECT_EQ(errno, EINVAL) << "no PD";
   EXPECT_EQ(make(IBV_QP_EX_WITH_SEND, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_XRCD),
@@ -772,7 +794,8 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
   x->wr_set_sge_list(x, 7, many);
   EXPECT_EQ(x->wr_complete(x), EINVAL);
   x->wr_start(x);
-  x->wr_atomic_fetch_add(x, 0, 0, 1);
+  const uint64_t eight = 8;
+  x->wr_atomic_write(x, mt->rkey, reinterpret_cast<uintptr_t>(tgt), &eight);
   EXPECT_EQ(x->wr_complete(x), EOPNOTSUPP);
   x->wr_start(x);
   x->wr_rdma_read(x, 0, 0);
@@ -794,6 +817,405 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
   x->wr_abort(x);
   EXPECT_EQ(destroy_qp(a), 0);
   EXPECT_EQ(destroy_qp(b), 0);
+}
+
+// ---- Atomics (docs/engine.md "Atomics"): CMP_AND_SWP and FETCH_AND_ADD.
+
+constexpr int kAtomicAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+
+uint64_t addr_of(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// One atomic work request: the original remote value lands in `sg` (8 bytes).
+ibv_send_wr atomic_wr(ibv_wr_opcode op, ibv_sge* sg, uint64_t remote, uint32_t rkey, uint64_t cmp_add,
+                      uint64_t swap, uint64_t wr_id) {
+  ibv_send_wr w{};
+  w.wr_id = wr_id;
+  w.opcode = op;
+  w.sg_list = sg;
+  w.num_sge = 1;
+  w.send_flags = IBV_SEND_SIGNALED;
+  w.wr.atomic.remote_addr = remote;
+  w.wr.atomic.rkey = rkey;
+  w.wr.atomic.compare_add = cmp_add;
+  w.wr.atomic.swap = swap;
+  return w;
+}
+
+// The send WQE in the ring slot of producer index `pi`, as the engine will fetch it.
+spec::SendWqe wqe_at(ibv_qp* q, uint16_t pi) {
+  const QpState* s = to_qp(q)->s;
+  spec::SendWqe w;
+  w.load(s->sq + size_t(pi & (s->sq_size - 1)) * spec::SendWqe::kSize);
+  return w;
+}
+
+// What real providers refuse (rxe: a misaligned address or fewer than 8
+// bytes; the contract: exactly one SGE of 8 bytes, no inline) never reaches
+// the queue: EINVAL, *bad_wr on it, the producer index where it was.
+TEST_F(Verbs, AtomicsOfAnotherShapeAreRefusedBeforeTheQueue) {
+  ibv_device_attr_ex dev{};
+  ASSERT_EQ(query_device_ex(ctx_, nullptr, &dev, sizeof dev), 0);
+  EXPECT_EQ(dev.orig_attr.atomic_cap, IBV_ATOMIC_HCA) << "atomic against each other, not against the CPU";
+  EXPECT_EQ(dev.orig_attr.max_qp_rd_atom, 16);
+  EXPECT_EQ(dev.orig_attr.max_qp_init_rd_atom, 16);
+
+  ibv_pd* pd = alloc_pd(ctx_);
+  ibv_cq* c = cq(16);
+  alignas(8) static uint64_t words[4];
+  ibv_mr* mr = reg_mr(pd, words, sizeof words, addr_of(words), kAtomicAccess);
+  ibv_qp* q = qp(pd, c, c, 4);
+  ASSERT_TRUE(mr && q);
+  ibv_sge sg[2] = {{addr_of(&words[0]), 8, mr->lkey}, {addr_of(&words[1]), 8, mr->lkey}};
+  ibv_send_wr* bad = nullptr;
+  ibv_send_wr early = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, sg, addr_of(&words[2]), mr->rkey, 1, 0, 1);
+  ASSERT_EQ(to_init(q, kAtomicAccess), 0);
+  EXPECT_EQ(post_send(q, &early, &bad), EINVAL) << "before RTS, as every send";
+  EXPECT_EQ(bad, &early);
+  ASSERT_EQ(to_rtr(q, q->qp_num), 0);
+  ASSERT_EQ(to_rts(q), 0);
+  const uint16_t pi = to_qp(q)->s->sq_pi;
+
+  const struct {
+    const char* what;
+    void (*tweak)(ibv_send_wr&);
+  } shapes[] = {
+      {"remote_addr 4 bytes past alignment", [](ibv_send_wr& w) { w.wr.atomic.remote_addr += 4; }},
+      {"remote_addr 1 byte past alignment", [](ibv_send_wr& w) { w.wr.atomic.remote_addr += 1; }},
+      {"no SGE", [](ibv_send_wr& w) { w.num_sge = 0; }},
+      {"two SGEs of 8 bytes", [](ibv_send_wr& w) { w.num_sge = 2; }},
+      {"one SGE of 4 bytes", [](ibv_send_wr& w) { w.sg_list[0].length = 4; }},
+      {"one SGE of 16 bytes", [](ibv_send_wr& w) { w.sg_list[0].length = 16; }},
+      {"inline", [](ibv_send_wr& w) { w.send_flags |= IBV_SEND_INLINE; }},
+  };
+  for (const ibv_wr_opcode op : {IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD}) {
+    for (const auto& shape : shapes) {
+      ibv_sge s[2] = {sg[0], sg[1]};
+      ibv_send_wr w = atomic_wr(op, s, addr_of(&words[2]), mr->rkey, 1, 2, 10);
+      ibv_sge s2 = sg[0];
+      ibv_send_wr good = atomic_wr(op, &s2, addr_of(&words[3]), mr->rkey, 1, 2, 11);
+      w.next = &good;
+      shape.tweak(w);
+      bad = nullptr;
+      EXPECT_EQ(post_send(q, &w, &bad), EINVAL) << op << ": " << shape.what;
+      EXPECT_EQ(bad, &w) << op << ": " << shape.what;
+      EXPECT_EQ(to_qp(q)->s->sq_pi, pi) << op << ": " << shape.what << ": nothing posted, nor what followed";
+    }
+  }
+  ibv_send_wr w = atomic_wr(IBV_WR_ATOMIC_WRITE, sg, addr_of(&words[2]), mr->rkey, 0, 0, 12);
+  EXPECT_EQ(post_send(q, &w, &bad), EOPNOTSUPP) << "no ATOMIC_WRITE in the engine";
+  EXPECT_EQ(bad, &w);
+  EXPECT_EQ(to_qp(q)->s->sq_pi, pi);
+  ASSERT_TRUE(eng_->wait_idle(2000));
+  ibv_wc none[4];
+  EXPECT_EQ(poll_cq(c, 4, none), 0) << "nothing ran";
+  EXPECT_EQ(words[2], 0u);
+  EXPECT_EQ(words[3], 0u);
+}
+
+// The same shapes on the ibv_wr_* API: the batch fails at wr_complete and
+// nothing of it is posted. The SGE comes after wr_atomic_*, so a missing or
+// wrong one is found when the WQE is finished.
+TEST_F(Verbs, TheWrApiRefusesTheSameAtomicShapesAtComplete) {
+  ibv_pd* pd = alloc_pd(ctx_);
+  ibv_cq* c = cq(16);
+  alignas(8) static uint64_t words[4];
+  ibv_mr* mr = reg_mr(pd, words, sizeof words, addr_of(words), kAtomicAccess);
+  ibv_qp* q = qp_ex(pd, c, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 4);
+  ASSERT_TRUE(mr && q);
+  ASSERT_EQ(to_init(q, kAtomicAccess), 0);
+  ASSERT_EQ(to_rtr(q, q->qp_num), 0);
+  ASSERT_EQ(to_rts(q), 0);
+  ibv_qp_ex* x = &to_qp(q)->vqp.qp_ex;
+  const uint16_t pi = to_qp(q)->s->sq_pi;
+  const uint64_t target = addr_of(&words[2]), result = addr_of(&words[0]);
+  const uint32_t rkey = mr->rkey, lkey = mr->lkey;
+  const ibv_sge two[2] = {{result, 8, lkey}, {addr_of(&words[1]), 8, lkey}};
+  uint64_t value = 0;
+
+  struct Case {
+    const char* what;
+    std::function<void()> post;
+  };
+  const Case cases[] = {
+      {"CMP_AND_SWP at a misaligned address",
+       [&] {
+         x->wr_atomic_cmp_swp(x, rkey, target + 4, 0, 1);
+         x->wr_set_sge(x, lkey, result, 8);
+       }},
+      {"FETCH_AND_ADD at a misaligned address",
+       [&] {
+         x->wr_atomic_fetch_add(x, rkey, target + 2, 1);
+         x->wr_set_sge(x, lkey, result, 8);
+       }},
+      {"no SGE set", [&] { x->wr_atomic_fetch_add(x, rkey, target, 1); }},
+      {"an SGE of 4 bytes",
+       [&] {
+         x->wr_atomic_fetch_add(x, rkey, target, 1);
+         x->wr_set_sge(x, lkey, result, 4);
+       }},
+      {"two SGEs",
+       [&] {
+         x->wr_atomic_cmp_swp(x, rkey, target, 0, 1);
+         x->wr_set_sge_list(x, 2, two);
+       }},
+      {"inline data",
+       [&] {
+         x->wr_atomic_cmp_swp(x, rkey, target, 0, 1);
+         x->wr_set_inline_data(x, &value, sizeof value);
+       }},
+      {"a good atomic, then one without its SGE",
+       [&] {
+         x->wr_atomic_fetch_add(x, rkey, target, 1);
+         x->wr_set_sge(x, lkey, result, 8);
+         x->wr_atomic_cmp_swp(x, rkey, target, 0, 1);
+       }},
+  };
+  for (const Case& k : cases) {
+    x->wr_start(x);
+    x->wr_flags = IBV_SEND_SIGNALED;
+    k.post();
+    EXPECT_EQ(x->wr_complete(x), EINVAL) << k.what;
+    EXPECT_EQ(to_qp(q)->s->sq_pi, pi) << k.what << ": nothing of the batch posted";
+  }
+  x->wr_start(x);
+  x->wr_atomic_write(x, rkey, target, &value);
+  x->wr_set_sge(x, lkey, result, 8);
+  EXPECT_EQ(x->wr_complete(x), EOPNOTSUPP) << "no ATOMIC_WRITE in the engine";
+  EXPECT_EQ(to_qp(q)->s->sq_pi, pi);
+  ASSERT_TRUE(eng_->wait_idle(2000));
+  ibv_wc none[4];
+  EXPECT_EQ(poll_cq(c, 4, none), 0) << "nothing ran";
+  EXPECT_EQ(words[2], 0u);
+}
+
+// The WQE of an atomic, read back from the ring as the engine fetches it
+// (layouts.md send_wqe): opcode 5/6, remote_addr and rkey from wr.atomic,
+// atomic_cmp_add and atomic_swap (0 for a fetch-add, whatever wr.atomic.swap
+// holds), SGE 0 the 8-byte result, num_sge 1, length 8, nothing past them.
+// Both post paths. (This checks the provider alone: whatever the engine then
+// does with the WQEs, the ring keeps their bytes.)
+TEST_F(Verbs, AnAtomicWqeCarriesItsOperandsWhereTheContractSays) {
+  ibv_pd* pd = alloc_pd(ctx_);
+  ibv_cq* c = cq(16);
+  alignas(8) static uint64_t words[4];
+  ibv_mr* mr = reg_mr(pd, words, sizeof words, addr_of(words), kAtomicAccess);
+  ibv_qp* q = qp_ex(pd, c, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 8);
+  ASSERT_TRUE(mr && q);
+  ASSERT_EQ(to_init(q, kAtomicAccess), 0);
+  ASSERT_EQ(to_rtr(q, q->qp_num), 0);
+  ASSERT_EQ(to_rts(q), 0);
+  const uint16_t pi = to_qp(q)->s->sq_pi;
+  ibv_sge r0{addr_of(&words[0]), 8, mr->lkey}, r1{addr_of(&words[1]), 8, mr->lkey};
+  ibv_send_wr w[2] = {
+      atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, &r0, addr_of(&words[2]), mr->rkey, 0x1122334455667788u,
+                0x99aabbccddeeff00u, 101),
+      atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, &r1, addr_of(&words[3]), mr->rkey, 0x0102030405060708u,
+                0xdeadbeefdeadbeefu /* not for a fetch-add */, 102),
+  };
+  w[1].send_flags = 0;  // unsignaled
+  w[0].next = &w[1];
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(post_send(q, w, &bad), 0);
+  ibv_qp_ex* x = &to_qp(q)->vqp.qp_ex;
+  x->wr_start(x);
+  x->wr_id = 103;
+  x->wr_flags = IBV_SEND_SIGNALED;
+  x->wr_atomic_cmp_swp(x, mr->rkey, addr_of(&words[3]), 0x0fedcba987654321u, 0x0123456789abcdefu);
+  x->wr_set_sge(x, mr->lkey, addr_of(&words[1]), 8);
+  x->wr_id = 104;
+  x->wr_flags = 0;
+  x->wr_atomic_fetch_add(x, mr->rkey, addr_of(&words[2]), 0x8000000000000001u);
+  x->wr_set_sge(x, mr->lkey, addr_of(&words[0]), 8);
+  ASSERT_EQ(x->wr_complete(x), 0);
+  ASSERT_EQ(to_qp(q)->s->sq_pi, static_cast<uint16_t>(pi + 4));
+
+  const struct {
+    uint8_t opcode;
+    uint64_t wr_id, remote, result, cmp_add, swap;
+    uint8_t flags;
+  } want[] = {
+      {5, 101, addr_of(&words[2]), addr_of(&words[0]), 0x1122334455667788u, 0x99aabbccddeeff00u, kWqeSignaled},
+      {6, 102, addr_of(&words[3]), addr_of(&words[1]), 0x0102030405060708u, 0, 0},
+      {5, 103, addr_of(&words[3]), addr_of(&words[1]), 0x0fedcba987654321u, 0x0123456789abcdefu, kWqeSignaled},
+      {6, 104, addr_of(&words[2]), addr_of(&words[0]), 0x8000000000000001u, 0, 0},
+  };
+  static_assert(uint8_t(spec::WrOpcode::kAtomicCmpAndSwp) == 5 && uint8_t(spec::WrOpcode::kAtomicFetchAndAdd) == 6,
+                "the ibv_wr_opcode values");
+  for (unsigned i = 0; i < 4; ++i) {
+    const spec::SendWqe g = wqe_at(q, static_cast<uint16_t>(pi + i));
+    EXPECT_EQ(g.opcode, want[i].opcode) << i;
+    EXPECT_EQ(g.wr_id, want[i].wr_id) << i;
+    EXPECT_EQ(g.flags, want[i].flags) << i;
+    EXPECT_EQ(g.remote_addr, want[i].remote) << i;
+    EXPECT_EQ(g.rkey, mr->rkey) << i;
+    EXPECT_EQ(g.atomic_cmp_add, want[i].cmp_add) << i;
+    EXPECT_EQ(g.atomic_swap, want[i].swap) << i;
+    EXPECT_EQ(g.num_sge, 1u) << i;
+    EXPECT_EQ(g.length, 8u) << i;
+    EXPECT_EQ(g.sge0_addr, want[i].result) << i;
+    EXPECT_EQ(g.sge0_length, 8u) << i;
+    EXPECT_EQ(g.sge0_lkey, mr->lkey) << i;
+    const uint8_t* raw = to_qp(q)->s->sq + size_t((pi + i) & (to_qp(q)->s->sq_size - 1)) * spec::SendWqe::kSize;
+    for (unsigned b = spec::kSendWqeAtomicSwapOff + 8; b < spec::SendWqe::kSize; ++b)
+      ASSERT_EQ(raw[b], 0u) << i << ": byte " << b << " past the atomic's fields";
+  }
+  eng_->wait_idle(2000);
+}
+
+// End to end on the engine: FETCH_AND_ADD and CMP_AND_SWP (matching and
+// not) from ibv_post_send and from the ibv_wr_* API against counters in an
+// MR with REMOTE_ATOMIC. Each completion, each original value returned and
+// the final memory are checked against the sequence computed here (RC
+// executes a QP's requests in order). Needs the engine's atomics.
+TEST_F(Verbs, AtomicsExecuteInOrderAndReturnTheOriginalValues) {
+  ibv_pd* pd = alloc_pd(ctx_);
+  ibv_cq* c = cq(64);
+  alignas(8) static uint64_t counters[4];
+  alignas(8) static uint64_t results[16];
+  const uint64_t initial[4] = {5, 0x0123456789abcdefu, 0x00000000ffffffffu, 0xdeadbeefcafef00du};
+  std::memcpy(counters, initial, sizeof counters);
+  const uint64_t poison = 0x5a5a5a5a5a5a5a5au;
+  for (uint64_t& r : results) r = poison;
+  ibv_mr* mt = reg_mr(pd, counters, sizeof counters, addr_of(counters),
+                      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+  ibv_mr* ml = reg_mr(pd, results, sizeof results, addr_of(results), IBV_ACCESS_LOCAL_WRITE);
+  ibv_qp* a = qp_ex(pd, c, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 16);
+  ibv_qp* b = qp(pd, c, c, 16);
+  ASSERT_TRUE(mt && ml && a && b);
+  connect(a, b, kAtomicAccess);
+
+  struct Op {
+    bool cas;
+    unsigned idx;  // which counter
+    uint64_t cmp_add, swap;
+  };
+  // Through ibv_post_send (one list), then through ibv_wr_* (one batch).
+  const Op by_post[] = {
+      {false, 0, 1, 0},                                      // 5 + 1
+      {false, 0, ~uint64_t{0}, 0},                           // + (2^64 - 1): back to 5, modulo 2^64
+      {true, 1, 0x0123456789abcdefu, 0x1111111111111111u},  // matches: swapped
+      {true, 1, 0x0123456789abcdefu, 0x2222222222222222u},  // no longer matches: unchanged
+      {false, 2, 1, 0},                                      // carry into the upper 32 bits
+      {true, 3, 0xdeadbeefcafef00cu, 0},                     // off by one bit: unchanged
+  };
+  const Op by_wr[] = {
+      {false, 2, 0x8000000000000000u, 0},  // the top bit
+      {true, 0, 5, 0xffffffffffffffffu},   // matches
+      {true, 3, 0xdeadbeefcafef00du, 7},   // matches
+      {false, 1, 0x1000000000000000u, 0},
+  };
+  const size_t n_post = sizeof by_post / sizeof by_post[0], n = n_post + sizeof by_wr / sizeof by_wr[0];
+  // The reference: each op's original value and the memory after all of them.
+  uint64_t mem[4], orig[n];
+  std::memcpy(mem, initial, sizeof mem);
+  auto apply = [&](const Op& o, size_t i) {
+    orig[i] = mem[o.idx];
+    if (!o.cas)
+      mem[o.idx] += o.cmp_add;
+    else if (mem[o.idx] == o.cmp_add)
+      mem[o.idx] = o.swap;
+  };
+  for (size_t i = 0; i < n_post; ++i) apply(by_post[i], i);
+  for (size_t i = n_post; i < n; ++i) apply(by_wr[i - n_post], i);
+
+  // A misaligned target is refused at post, and the QP is none the worse.
+  ibv_sge sg[n];
+  for (size_t i = 0; i < n; ++i) sg[i] = ibv_sge{addr_of(&results[i]), 8, ml->lkey};
+  ibv_send_wr* bad = nullptr;
+  ibv_send_wr skew = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, &sg[0], addr_of(&counters[0]) + 4, mt->rkey, 1, 0, 99);
+  EXPECT_EQ(post_send(a, &skew, &bad), EINVAL);
+  EXPECT_EQ(bad, &skew);
+
+  ibv_send_wr w[n_post];
+  for (size_t i = 0; i < n_post; ++i) {
+    const Op& o = by_post[i];
+    w[i] = atomic_wr(o.cas ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD, &sg[i],
+                     addr_of(&counters[o.idx]), mt->rkey, o.cmp_add, o.cas ? o.swap : 0x7777777777777777u, 1000 + i);
+    if (i) w[i - 1].next = &w[i];
+  }
+  ASSERT_EQ(post_send(a, w, &bad), 0);
+  ibv_qp_ex* x = &to_qp(a)->vqp.qp_ex;
+  x->wr_start(x);
+  x->wr_flags = IBV_SEND_SIGNALED;
+  for (size_t i = n_post; i < n; ++i) {
+    const Op& o = by_wr[i - n_post];
+    x->wr_id = 1000 + i;
+    if (o.cas)
+      x->wr_atomic_cmp_swp(x, mt->rkey, addr_of(&counters[o.idx]), o.cmp_add, o.swap);
+    else
+      x->wr_atomic_fetch_add(x, mt->rkey, addr_of(&counters[o.idx]), o.cmp_add);
+    x->wr_set_sge(x, ml->lkey, addr_of(&results[i]), 8);
+  }
+  ASSERT_EQ(x->wr_complete(x), 0);
+
+  const auto wcs = poll(c, n);
+  ASSERT_EQ(wcs.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    const ibv_wc& wc = wcs[i];
+    const Op& o = i < n_post ? by_post[i] : by_wr[i - n_post];
+    EXPECT_EQ(wc.wr_id, 1000 + i) << "completions in posting order";
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << i << ": " << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(wc.opcode, o.cas ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD) << i;
+    EXPECT_EQ(wc.byte_len, 8u) << i;
+    EXPECT_EQ(wc.qp_num, a->qp_num) << i;
+    EXPECT_EQ(results[i], orig[i]) << i << ": the original remote value";
+  }
+  for (size_t i = n; i < 16; ++i) EXPECT_EQ(results[i], poison) << i << ": no other byte written";
+  for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(counters[k], mem[k]) << "counter " << k;
+  EXPECT_EQ(mem[0], 0xffffffffffffffffu) << "the reference itself: 5 + 1 - 1, then swapped";
+  EXPECT_EQ(mem[2], 0x8000000100000000u) << "the reference itself: carried, then the top bit";
+  ASSERT_TRUE(eng_->wait_idle(2000));
+  ibv_wc extra[4];
+  EXPECT_EQ(poll_cq(c, 4, extra), 0) << "one completion per atomic, none at the responder";
+  EXPECT_EQ(dev_->dma_refused(), 0u);
+}
+
+// A responder without REMOTE_ATOMIC rights (on the MR, or on the QP) NAKs
+// with remote access error: the atomic completes IBV_WC_REM_ACCESS_ERR, no
+// byte of the target or of the result buffer changes. Needs the engine's atomics.
+TEST_F(Verbs, AnAtomicWithoutRemoteAtomicRightsFailsWithRemoteAccessError) {
+  ibv_pd* pd = alloc_pd(ctx_);
+  alignas(8) static uint64_t words[2];
+  alignas(8) static uint64_t result;
+  ibv_mr* plain = reg_mr(pd, words, sizeof words, addr_of(words), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  ibv_mr* atomic = reg_mr(pd, &words[1], 8, addr_of(&words[1]), kAtomicAccess);
+  ibv_mr* ml = reg_mr(pd, &result, sizeof result, addr_of(&result), IBV_ACCESS_LOCAL_WRITE);
+  ASSERT_TRUE(plain && atomic && ml);
+  const struct {
+    const char* what;
+    ibv_mr* target;
+    int qp_access;
+  } cases[] = {
+      {"an MR without REMOTE_ATOMIC", plain, kAtomicAccess},
+      {"a QP without REMOTE_ATOMIC", atomic, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+  };
+  for (const auto& k : cases) {
+    SCOPED_TRACE(k.what);
+    words[0] = words[1] = 41;
+    result = 0x5a5a5a5a5a5a5a5au;
+    ibv_cq* c = cq(8);
+    ibv_qp* a = qp(pd, c, c);
+    ibv_qp* b = qp(pd, c, c);
+    ASSERT_TRUE(c && a && b);
+    connect(a, b, k.qp_access);
+    ibv_sge sg{addr_of(&result), 8, ml->lkey};
+    const uint64_t target = k.target == plain ? addr_of(&words[0]) : addr_of(&words[1]);
+    ibv_send_wr w = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, &sg, target, k.target->rkey, 1, 0, 7);
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(post_send(a, &w, &bad), 0);
+    const auto wcs = poll(c, 1);
+    ASSERT_EQ(wcs.size(), 1u);
+    EXPECT_EQ(wcs[0].wr_id, 7u);
+    EXPECT_EQ(wcs[0].qp_num, a->qp_num);
+    EXPECT_EQ(wcs[0].status, IBV_WC_REM_ACCESS_ERR) << ibv_wc_status_str(wcs[0].status);
+    EXPECT_EQ(words[0], 41u);
+    EXPECT_EQ(words[1], 41u);
+    EXPECT_EQ(result, 0x5a5a5a5a5a5a5a5au) << "nothing placed";
+    ASSERT_TRUE(eng_->wait_idle(2000));
+    EXPECT_EQ(destroy_qp(a), 0);
+    EXPECT_EQ(destroy_qp(b), 0);
+    EXPECT_EQ(destroy_cq(c), 0);
+  }
 }
 
 TEST(Resources, MttAllocatorFirstFitAndMerge) {

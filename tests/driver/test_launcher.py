@@ -173,7 +173,7 @@ class Devinfo(unittest.TestCase):
         for key in ("max_qp", "max_cq", "max_mr", "max_pd", "max_qp_wr", "max_sge", "max_cqe", "gid_tbl_len"):
             self.assertEqual(int(f[key]), caps[key], key)
         self.assertEqual(f["port_lid"], "0")
-        self.assertEqual(f["atomic_cap"], "ATOMIC_NONE (0)")  # no atomics in the engine yet
+        self.assertEqual(f["atomic_cap"], "ATOMIC_HCA (1)")  # CMP_AND_SWP, FETCH_AND_ADD
         gids = devinfo_gids(r.stdout)
         expect = {0: (eui64_link_local(MAC), "RoCE v1"), 1: (eui64_link_local(MAC), "RoCE v2")}
         for n, ip in enumerate(ips):
@@ -522,12 +522,13 @@ class HwCounters(unittest.TestCase):
 
 class PerftestBase:
     """Unmodified perftest at its defaults (bandwidth: 5000 iterations of 64 KiB; ib_read_lat:
-    1000 of 2 bytes), two processes; ROCENIC_PERFTEST_ITERS=N shortens a run."""
+    1000 of 2 bytes; ib_atomic_bw and ib_atomic_lat: 8-byte FETCH_AND_ADD or CMP_AND_SWAP),
+    two processes; ROCENIC_PERFTEST_ITERS=N shortens a run."""
     backend = None
 
-    def check(self, tool, size=65536):
+    def check(self, tool, size=65536, extra=()):
         iters = os.environ.get("ROCENIC_PERFTEST_ITERS")
-        args = [tool, "-d", "rocenic0", "-x", "3", "-F"] + (["-n", iters] if iters else [])
+        args = [tool, "-d", "rocenic0", "-x", "3", "-F"] + list(extra) + (["-n", iters] if iters else [])
         (sr, sout, serr), (cr, cout, cerr) = client_server(args, self.backend, timeout=3000)
         self.assertEqual(sr, 0, "server: " + sout + serr)
         self.assertEqual(cr, 0, "client: " + cout + cerr)
@@ -546,6 +547,15 @@ class PerftestBase:
 
     def test_ib_read_lat(self):  # 1000 READs of 2 bytes, one at a time
         self.check("ib_read_lat", size=2)
+
+    def test_ib_atomic_bw_fetch_add(self):  # 8-byte atomics, 16 outstanding (max_rd_atomic)
+        self.check("ib_atomic_bw", size=8, extra=["-A", "FETCH_AND_ADD"])
+
+    def test_ib_atomic_bw_cmp_swap(self):
+        self.check("ib_atomic_bw", size=8, extra=["-A", "CMP_AND_SWAP"])
+
+    def test_ib_atomic_lat(self):  # one at a time
+        self.check("ib_atomic_lat", size=8)
 
 
 class PerftestModel(PerftestBase, unittest.TestCase):

@@ -180,6 +180,10 @@ void check_errno(Dev& d) {
   CHECK(ibv_post_send(q, &sw, &bad_s) == EINVAL && bad_s == &sw);
   sw.num_sge = 1;
   sw.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+  sw.wr.atomic.remote_addr = reinterpret_cast<uintptr_t>(buf) + 4;  // not 8-byte aligned
+  bad_s = nullptr;
+  CHECK(ibv_post_send(q, &sw, &bad_s) == EINVAL && bad_s == &sw);
+  sw.opcode = IBV_WR_ATOMIC_WRITE;  // the engine has no ATOMIC_WRITE
   bad_s = nullptr;
   CHECK(ibv_post_send(q, &sw, &bad_s) == EOPNOTSUPP && bad_s == &sw);
   ibv_recv_wr rw{};

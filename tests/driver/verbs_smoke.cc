@@ -70,7 +70,7 @@ void check_queries(ibv_context* ctx, ibv_device* dev, unsigned mtu_enum, unsigne
   const uint32_t version = csr(*ref, s::kCsrVersion);
   const std::string fw = std::to_string((version >> 8) & 0xff) + "." + std::to_string(version & 0xff);
   CHECK(fw == a.fw_ver);
-  CHECK(a.atomic_cap == IBV_ATOMIC_NONE);  // no atomics in the engine yet
+  CHECK(a.atomic_cap == IBV_ATOMIC_HCA);  // CMP_AND_SWP, FETCH_AND_ADD: atomic against each other
   CHECK(a.phys_port_cnt == 1);
   CHECK(a.node_guid == ibv_get_device_guid(dev));
 

@@ -219,7 +219,8 @@ TEST_P(Engine, ReadCreditsAndNoReadResources) {
 // sees it) and READs of the counters (each sees every atomic before it, on
 // one QP the responder executes in order). Every original value that comes
 // back, every completion and the final counters are checked against values
-// worked out here, one operation after the other. Then refusals: a
+// worked out here, one operation after the other. Then refusals: two SGEs
+// (LOC_QP_OP_ERR, nothing sent), a
 // misaligned address (REM_INV_REQ_ERR) and an MR without REMOTE_ATOMIC
 // (REM_ACCESS_ERR), each on its own QP pair.
 TEST_P(Engine, AtomicsReturnTheOriginalAndUpdateMemoryInOrder) {
@@ -302,6 +303,15 @@ TEST_P(Engine, AtomicsReturnTheOriginalAndUpdateMemoryInOrder) {
   for (unsigned c = 0; c < kCounters; ++c)
     EXPECT_EQ(load64(b.buf->data() + 0x1000 + 8 * c), want[c]) << "counter " << c;
   for (unsigned i = 8 * 48; i < 0x4000; ++i) ASSERT_EQ(a.buf->data()[i], 0xEE) << "nothing else written at " << i;
+  // an atomic with two SGEs (4 + 4 bytes; the second would lie on the operands): a local QP error
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kAtomicFetchAndAdd, 99, 8, base, b.mr.key),
+                 {{a.buf->addr() + 0x6000, 4, a.mr.key}, {a.buf->addr() + 0x6004, 4, a.mr.key}});
+  w.settle();
+  const auto two = w.a->poll(*a.scq);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].status, static_cast<uint8_t>(WcStatus::kLocQpOpErr));
+  for (unsigned c = 0; c < kCounters; ++c)
+    EXPECT_EQ(load64(b.buf->data() + 0x1000 + 8 * c), want[c]) << "counter " << c << " untouched";
 
   // refusals: a misaligned address; an MR that grants no REMOTE_ATOMIC
   End c, d, e, f;

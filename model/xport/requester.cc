@@ -171,8 +171,9 @@ void Requester::decode(const Packet& p) {
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
   else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
-  // an atomic's answer is 8 bytes, landing in its SGEs (never inline)
-  else if (w.atomic && (w.inl || w.w.length != 8)) w.status = wc(S::kLocQpOpErr);
+  // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
+  // second SGE would lie where the operands are)
+  else if (w.atomic && (w.inl || w.w.length != 8 || w.w.num_sge != 1)) w.status = wc(S::kLocQpOpErr);
   else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
   else w.status = wc(S::kSuccess);
   // inline bytes come from the WQE; a READ's (an atomic's) SGEs receive its

@@ -210,8 +210,9 @@ module requester #(
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
     else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
-    // an atomic's answer is 8 bytes, landing in its SGEs (never inline)
-    else if (op_atom && (w_inline || w_len != 32'd8))
+    // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
+    // second SGE would lie where the operands are)
+    else if (op_atom && (w_inline || w_len != 32'd8 || w_nsge != 8'd1))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;

@@ -298,7 +298,7 @@ module responder_ctrl #(
     is_read_d = is_read_q; dup_d = dup_q; rwk_d = rwk_q; zero_d = zero_q; pk_left_d = pk_left_q;
     is_atom_d = is_atom_q; cas_d = cas_q; h_swap_d = h_swap_q; h_cmp_d = h_cmp_q;
     orig_d = orig_q; adata_d = adata_q; dj_d = dj_q; dv_d = 1'b0;
-    res_we = 1'b0; res_ra = {idx_q, dj_q[3:0]};
+    res_we = 1'b0; res_ra = {idx_q, cx_q.res_wp - 4'd1 - dj_q[3:0]};  // the replay search: newest first
     n_d = n_q; np_d = np_q; ok_d = ok_q; wctx_d = wctx_q; mr_rkey_d = mr_rkey_q;
     wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;

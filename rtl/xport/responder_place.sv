@@ -105,7 +105,8 @@ module responder_place #(
   post_t             post_in;
 
   // an atomic's data is its own beat, once the slicer has nothing before it
-  assign desc_push = cur_v_q && !s_vd.atomic && (drop_q || (left_q != '0 && s_pc_valid && !dsent_q));
+  // (a payload to drop goes to the slicer for an atomic's verdict too)
+  assign desc_push = cur_v_q && (drop_q || (!s_vd.atomic && left_q != '0 && s_pc_valid && !dsent_q));
 
   assign req_push  = cur_v_q && !drop_q && left_q != '0 && s_pc_valid && !rsent_q;
   assign post_push = cur_v_q && !drop_q && left_q == '0 && post_q;

@@ -168,7 +168,9 @@ class Peer {
   // a CMP_SWAP / FETCH_ADD packet at `psn` (the next one when -1; only then
   // does next_psn move). Not logged: tests of atomics check their answers
   // themselves (the intents above know no atomics).
-  void atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn = -1);
+  // pay_len: a (malformed) payload of that many bytes rides along.
+  void atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn = -1,
+              uint32_t pay_len = 0);
   // only the FIRST packet of a WRITE of rlen (> mtu) bytes: the message stays in progress
   void write_first(TQp& q, unsigned m, uint64_t va, uint32_t rlen);
   void duplicate(TQp& q);

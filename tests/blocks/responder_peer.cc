@@ -436,7 +436,8 @@ void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint
   q.next_psn = (q.next_psn + npk) & kMask24;
 }
 
-void Peer::atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn) {
+void Peer::atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn,
+                  uint32_t pay_len) {
   spec::RoceRxHdr h;
   h.l3 = static_cast<uint8_t>(rand(3));
   h.src_mac = rng_() & 0xFFFFFFFFFFFFull;
@@ -449,7 +450,11 @@ void Peer::atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_ad
   h.reth_rkey = rkey;
   h.swap_add = swap_add;
   h.compare = compare;
-  step_for(2).in[2].push_back(desc_to_flit(h));
+  h.pay_len = static_cast<uint16_t>(pay_len);
+  Step& s = step_for(2);
+  s.in[2].push_back(desc_to_flit(h));
+  if (pay_len)
+    for (Flit& f : frame_to_beats(bytes(pay_len), 64)) s.in[3].push_back(std::move(f));
   if (psn < 0) q.next_psn = (q.next_psn + 1) & kMask24;
 }
 

@@ -530,7 +530,8 @@ TEST(Responder, ReadAnswersFromMemoryOnEveryMtu) {
 // values worked out here: a WRITE sets a counter, FETCH_ADD (one wrapping
 // modulo 2^64) and CMP_SWAP (matching and not) answer its value before and
 // write the new one, duplicates are answered from the replay cache (the
-// current MSN, nothing written) or dropped when their PSN was no atomic, a
+// current MSN, nothing written; a payload one carries dropped) or dropped
+// when their PSN was no atomic, a
 // READ sees the last value; refusals: no REMOTE_ATOMIC on the QP, no
 // resources, a wrong rkey, a misaligned address.
 TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
@@ -551,6 +552,7 @@ TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
   p.atomic(q, va, big.key(), true, 0x7777, 0);      // compare filled in below: a match
   p.atomic(q, va, big.key(), false, 0, 0, first + 1);  // a duplicate: the second answer again
   p.atomic(q, va, big.key(), true, 1, 1, write_psn);   // a duplicate whose PSN was the WRITE: dropped
+  p.atomic(q, va, big.key(), false, 0, 0, first, 100);  // a duplicate with a payload: answered, payload dropped
   p.read(q, Peer::kBig, va, 8);
   // refusals, each on its own QP
   TQp& no_right = p.qps[2];
@@ -597,7 +599,7 @@ TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
     by_qp[h.src_qpn].push_back(h);
   }
   const auto& a = by_qp[1];
-  ASSERT_EQ(a.size(), 7u) << "the WRITE's ACK, four answers, one replayed, one READ response";
+  ASSERT_EQ(a.size(), 8u) << "the WRITE's ACK, four answers, two replayed, one READ response";
   const uint64_t want_orig[] = {v0, v0 + add, v2, v2};
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(a[1 + i].opcode, spec::kRcAtomicAck) << i;
@@ -610,7 +612,10 @@ TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
   EXPECT_EQ(a[5].psn, (first + 1) & 0xFFFFFF);
   EXPECT_EQ(a[5].atomic_orig, v0 + add) << "replayed from the cache";
   EXPECT_EQ(a[5].aeth_msn, 5u) << "the current MSN";
-  EXPECT_EQ(a[6].opcode, spec::kRcReadRespOnly);
+  EXPECT_EQ(a[6].opcode, spec::kRcAtomicAck);
+  EXPECT_EQ(a[6].psn, first & 0xFFFFFF);
+  EXPECT_EQ(a[6].atomic_orig, v0) << "replayed, its payload dropped";
+  EXPECT_EQ(a[7].opcode, spec::kRcReadRespOnly);
   uint64_t last = 0;
   const auto rb = beats_to_bytes(b.rtl.out[kTxPay].back().flits);
   ASSERT_GE(rb.size(), 8u);
@@ -622,7 +627,7 @@ TEST(Responder, AtomicsAnswerTheOriginalAndDuplicatesReplay) {
   EXPECT_EQ(by_qp[3].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakInvReq)) << "no resources";
   EXPECT_EQ(by_qp[4].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakRemAcc)) << "wrong rkey";
   EXPECT_EQ(by_qp[6].at(0).aeth_syndrome, static_cast<uint8_t>(spec::Aeth::kNakInvReq)) << "misaligned";
-  EXPECT_EQ(counter(b.rtl, "duplicate_request"), 2u);
+  EXPECT_EQ(counter(b.rtl, "duplicate_request"), 3u);
   EXPECT_EQ(counter(b.rtl, "rem_access_err"), 2u);
   EXPECT_EQ(counter(b.rtl, "rem_inv_req"), 2u);
 }

@@ -162,6 +162,12 @@ class Verbs : public ::testing::Test {
     ASSERT_EQ(to_rts(a), 0);
     ASSERT_EQ(to_rts(b), 0);
   }
+  // One QP whose destination is itself, to RTS.
+  void self_connect(ibv_qp* q, int access) {
+    ASSERT_EQ(to_init(q, access), 0);
+    ASSERT_EQ(to_rtr(q, q->qp_num), 0);
+    ASSERT_EQ(to_rts(q), 0);
+  }
   // An RC QP from create_qp_ex with these send_ops_flags (the ibv_wr_* API).
   ibv_qp* qp_ex(ibv_pd* pd, ibv_cq* c, uint64_t ops, uint32_t wr = 16) {
     ibv_qp_init_attr_ex x{};
@@ -922,9 +928,7 @@ TEST_F(Verbs, TheWrApiRefusesTheSameAtomicShapesAtComplete) {
   ibv_mr* mr = reg_mr(pd, words, sizeof words, addr_of(words), kAtomicAccess);
   ibv_qp* q = qp_ex(pd, c, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 4);
   ASSERT_TRUE(mr && q);
-  ASSERT_EQ(to_init(q, kAtomicAccess), 0);
-  ASSERT_EQ(to_rtr(q, q->qp_num), 0);
-  ASSERT_EQ(to_rts(q), 0);
+  ASSERT_NO_FATAL_FAILURE(self_connect(q, kAtomicAccess));
   ibv_qp_ex* x = &to_qp(q)->vqp.qp_ex;
   const uint16_t pi = to_qp(q)->s->sq_pi;
   const uint64_t target = addr_of(&words[2]), result = addr_of(&words[0]);
@@ -1001,9 +1005,7 @@ TEST_F(Verbs, AnAtomicWqeCarriesItsOperandsWhereTheContractSays) {
   ibv_mr* mr = reg_mr(pd, words, sizeof words, addr_of(words), kAtomicAccess);
   ibv_qp* q = qp_ex(pd, c, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, 8);
   ASSERT_TRUE(mr && q);
-  ASSERT_EQ(to_init(q, kAtomicAccess), 0);
-  ASSERT_EQ(to_rtr(q, q->qp_num), 0);
-  ASSERT_EQ(to_rts(q), 0);
+  ASSERT_NO_FATAL_FAILURE(self_connect(q, kAtomicAccess));
   const uint16_t pi = to_qp(q)->s->sq_pi;
   ibv_sge r0{addr_of(&words[0]), 8, mr->lkey}, r1{addr_of(&words[1]), 8, mr->lkey};
   ibv_send_wr w[2] = {

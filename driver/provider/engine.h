@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -109,6 +110,17 @@ class Engine {
   // ETIMEDOUT (what the kernel answers when no neighbour replies) with *err.
   int resolve_dmac(const Gid& dgid, Mac* mac, std::string* err);
 
+  // Before an RC QP that may still answer is destroyed: waits (at most
+  // kPeerWaitBudget per engine, all destroys together) while another member
+  // of the wire waits on a transport timer. That peer may be waiting for an
+  // ACK of this QP that the wire lost: the QP, still alive, answers the
+  // retransmission. Without this the last request of a program such as
+  // ibv_rc_pingpong, whose peer exits right after, fails RETRY_EXC_ERR on a
+  // lossy wire. Simulated time stands still meanwhile, so this only picks a
+  // run in which the program destroyed its QP a little later.
+  void await_waiting_peers();
+  static constexpr auto kPeerWaitBudget = std::chrono::seconds(3);
+
   // The engine stopped (cosim divergence, backend fault): verbs answer EIO.
   bool failed() const { return failed_.load(std::memory_order_acquire); }
 
@@ -156,6 +168,8 @@ class Engine {
   MttAllocator mtt_;
   DmaWindows windows_;
   int event_fd_ = -1;
+  std::chrono::steady_clock::duration peer_wait_spent_{};  // of kPeerWaitBudget (destroy_qp's caller thread)
+  std::mutex peer_wait_mu_;
   bool trace_ = false;  // ROCENIC_TRACE=1: commands, doorbells, events and frames on stderr
   struct LoopStats {
     uint64_t iterations = 0, slices = 0, cycles = 0, run_ns = 0, run_cpu_ns = 0, sleeps = 0, sleep_ns = 0, rx_frames = 0,

@@ -157,10 +157,23 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   return &q;
 }
 
+namespace {
+
+// Whether the QP, as the application last moved it, still answers requests
+// (RTR, RTS, SQD: its responder ACKs a retransmitted duplicate).
+bool answers(QpState* s) {
+  std::lock_guard<std::mutex> g(s->attr_lock);
+  const ibv_qp_state st = s->attr.qp_state;
+  return st == IBV_QPS_RTR || st == IBV_QPS_RTS || st == IBV_QPS_SQD;
+}
+
+}  // namespace
+
 int destroy_qp(ibv_qp* ibqp) {
   RocenicQp* qp = to_qp(ibqp);
   QpState* s = qp->s;
   Engine* eng = engine_of(ibqp->context);
+  if (ibqp->qp_type == IBV_QPT_RC && answers(s)) eng->await_waiting_peers();
   uint8_t args[4];
   put32(args, s->qpn);
   uint32_t res[4] = {};

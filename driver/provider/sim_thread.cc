@@ -108,6 +108,23 @@ void Engine::expire_timer() {
   dev_->skip_to(at);
 }
 
+void Engine::await_waiting_peers() {
+  if (!wire_ || failed()) return;
+  std::lock_guard<std::mutex> g(peer_wait_mu_);
+  const auto t0 = std::chrono::steady_clock::now();
+  bool waited = false;
+  while (peer_wait_spent_ + (std::chrono::steady_clock::now() - t0) < kPeerWaitBudget && !failed() &&
+         wire_->peers_waiting()) {
+    waited = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(kQuietPollMs));
+  }
+  const auto spent = std::chrono::steady_clock::now() - t0;
+  peer_wait_spent_ += spent;
+  if (waited)
+    trace("destroy_qp waited %.3f s for a peer's transport timer",
+          std::chrono::duration<double>(spent).count());
+}
+
 void Engine::loop() {
   std::vector<std::vector<uint8_t>> rx;
   uint64_t slice = 256;
@@ -118,6 +135,7 @@ void Engine::loop() {
     {
       std::lock_guard<std::mutex> g(mu_);
       if (failed_) {
+        if (wire_) wire_->set_waiting(false);  // nothing will be retransmitted
         sleeping_.store(true, std::memory_order_release);
       } else {
         try {
@@ -150,6 +168,7 @@ void Engine::loop() {
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);
+          if (wire_) wire_->set_waiting(dev_->timer_at() != UINT64_MAX);
           if (dev_->idle() && rx.empty()) {
             timer = dev_->timer_at() != UINT64_MAX;
             sleeping_.store(true, std::memory_order_release);

@@ -74,6 +74,18 @@ void Activity::set_busy(bool busy) {
   slot_->changes.fetch_add(1);
 }
 
+bool Activity::others_waiting(const std::vector<std::string>& paths) const {
+  bool waiting = false;
+  for (const std::string& p : paths) {
+    if (p == path_) continue;
+    if (const ActivitySlot* a = map_slot(p)) {
+      waiting = waiting || a->waiting.load() != 0;
+      munmap(const_cast<ActivitySlot*>(a), sizeof(ActivitySlot));
+    }
+  }
+  return waiting;
+}
+
 bool Activity::quiet(const std::vector<std::string>& paths) {
   std::vector<const ActivitySlot*> slots;
   for (const std::string& p : paths) slots.push_back(p == path_ ? slot_ : map_slot(p));

@@ -1,7 +1,7 @@
 // What the members of a wire are doing, in shared memory: how the
 // simulation threads of separate processes agree that the wire is quiet.
 //
-// Each member publishes a slot (<dir>/<mac>.act, 64 bytes, mmap'd): frames
+// Each member publishes a slot (<dir>/<mac>.act, 32 bytes, mmap'd): frames
 // it handed to peer sockets, frames it read from its own, and whether its
 // NIC is busy (engine running, frames held back). The wire is quiet when
 // every live member is idle and every frame sent has been read: nothing can
@@ -17,6 +17,11 @@
 // member starved of the CPU also leaves frames unread, and taking that for
 // quiet lets the peer's timers expire spuriously (on a loaded 2-core
 // machine a 0.5 s wait was seen to exhaust ibv_rc_pingpong's retry count).
+//
+// A slot also says whether its NIC waits on a transport timer (a request
+// not yet acknowledged). A program about to destroy an RC QP looks at its
+// peers' flags: the peer may be waiting for this QP's ACK, the last one
+// lost on a lossy wire (see Engine::await_waiting_peers).
 #pragma once
 
 #include <atomic>
@@ -31,6 +36,7 @@ struct ActivitySlot {
   std::atomic<uint64_t> sent;      // frames handed to peer sockets
   std::atomic<uint64_t> received;  // datagrams read from the own socket
   std::atomic<uint32_t> busy;      // 1: the NIC has work or frames waiting
+  std::atomic<uint32_t> waiting;   // 1: a transport timer is armed (a request awaits its answer)
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "slots are shared between processes");
 
@@ -47,6 +53,9 @@ class Activity {
   void sent() { bump(slot_->sent); }
   void received() { bump(slot_->received); }
   void set_busy(bool busy);
+  void set_waiting(bool waiting) { slot_->waiting.store(waiting); }
+  // Whether any slot among `paths` but this one's waits on a transport timer.
+  bool others_waiting(const std::vector<std::string>& paths) const;
   // Whether every slot among `paths` (the live members', this one's
   // included) is idle with the wire drained.
   bool quiet(const std::vector<std::string>& paths);

@@ -287,6 +287,18 @@ bool Wire::quiet() {
   return activity_->quiet(paths);
 }
 
+void Wire::set_waiting(bool waiting) {
+  std::lock_guard<std::mutex> lock(mu_);
+  activity_->set_waiting(waiting);
+}
+
+bool Wire::peers_waiting() const {
+  std::vector<std::string> paths;
+  for (const Member& m : live_members(dir_)) paths.push_back(dir_ + "/" + mac_hex(m.mac) + ".act");
+  std::lock_guard<std::mutex> lock(mu_);
+  return activity_->others_waiting(paths);
+}
+
 bool Wire::resolve(const Addr& addr, Mac* mac) const {
   for (const Member& m : live_members(dir_))
     for (const Addr& a : m.addrs)

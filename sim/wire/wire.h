@@ -126,6 +126,9 @@ class Wire {
   // sent on the wire has been read (or nothing changed for a while).
   void set_busy(bool busy);
   bool quiet();
+  // This member's NIC waits on a transport timer; does another's?
+  void set_waiting(bool waiting);
+  bool peers_waiting() const;
 
   // Neighbour table: the MAC of the live member that publishes addr.
   bool resolve(const Addr& addr, Mac* mac) const;

@@ -183,6 +183,22 @@ TEST_F(WireTest, NeighbourTableResolvesLiveMembersOnly) {
   EXPECT_EQ(b->members(), std::vector<Mac>{mac(2)});
 }
 
+
+// What Engine::await_waiting_peers looks at before destroying an RC QP.
+TEST_F(WireTest, AMemberSeesOnlyOtherLiveMembersWaitOnATimer) {
+  auto a = join(1), b = join(2), c = join(3);
+  EXPECT_FALSE(a->peers_waiting());
+  a->set_waiting(true);
+  EXPECT_FALSE(a->peers_waiting()) << "its own timer is not a peer's";
+  EXPECT_TRUE(b->peers_waiting());
+  EXPECT_TRUE(c->peers_waiting());
+  a->set_waiting(false);
+  EXPECT_FALSE(b->peers_waiting());
+  c->set_waiting(true);
+  EXPECT_TRUE(a->peers_waiting());
+  c.reset();
+  EXPECT_FALSE(a->peers_waiting()) << "a member that left waits on nothing";
+}
 TEST_F(WireTest, ALiveMacOrAddressIsRefusedWithTheReason) {
   auto a = join(1, {addr("10.0.0.1")});
   try {

@@ -149,6 +149,7 @@ void Requester::decode(const Packet& p) {
   using Op = spec::WrOpcode;
   const auto op = static_cast<Op>(w.w.opcode);
   w.inl = (w.w.flags >> 2) & 1u;
+  w.fence = (w.w.flags >> 3) & 1u;
   w.send = op == Op::kSend || op == Op::kSendWithImm;
   w.imm = op == Op::kSendWithImm || op == Op::kRdmaWriteWithImm;
   w.read = op == Op::kRdmaRead;
@@ -461,9 +462,11 @@ void Requester::run() {
         eng_at_ = now + kDecode;
         chk_sent_ = chk_got_ = 0;
         chk_err_ = false;
-        if (status_ == wc(spec::WcStatus::kSuccess) && new_ && wqe_.rdat &&
-            qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) {
-          // max_rd_atomic READs and atomics outstanding: not started, picked again once one finishes
+        if (status_ == wc(spec::WcStatus::kSuccess) && new_ &&
+            ((wqe_.rdat && qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) ||
+             (wqe_.fence && qps_[act_].rd_out != 0))) {
+          // max_rd_atomic READs and atomics outstanding, or a fenced WQE
+          // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
           qps_[act_].rdw = true;
           st_ = St::kIdle;
         } else if (status_ != wc(spec::WcStatus::kSuccess)) {

@@ -13,7 +13,8 @@
 // one PSN, its 8-byte SGE neither checked nor read (the ATOMIC ACKNOWLEDGE's
 // original value lands there), tracked COMP_SWAP or FETCH_ADD (byte_len 8).
 // READs and atomics together take the QP's max_rd_atomic credits: a new one
-// beyond them waits (rdw) until the completer retires one.
+// beyond them waits (rdw) until the completer retires one. A new WQE with the
+// fence flag (IBV_SEND_FENCE) waits the same way until none is outstanding.
 //
 // Inputs: qp_cfg, sq_db (wq_db_t), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
@@ -89,7 +90,7 @@ class Requester : public Process {
     spec::SendWqe w;
     std::array<spec::Sge, 6> sge{};
     Bytes raw;
-    bool inl = false, send = false, imm = false, read = false;
+    bool inl = false, fence = false, send = false, imm = false, read = false;
     bool atomic = false, cas = false;  // an atomic; CMP_SWAP (else FETCH_ADD)
     bool rdat = false;                 // a READ or an atomic: answered by responses, no payload
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)

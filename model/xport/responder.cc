@@ -858,9 +858,11 @@ void Responder::run() {
         moved = true;
         break;
       case St::kAtomDrain: {
-        // every earlier packet's writes taken (so the read sees them) and every earlier
-        // READ's data read (so it does not see the atomic), then the 8 bytes read
-        if (!drained() || !tx_jobs_.empty() || !dma_rd_req->can_push()) break;
+        // every earlier packet's writes taken (so the read sees them), then the 8 bytes
+        // read. Not the sender's jobs: an earlier READ's data may be read after the
+        // atomic's write (IBTA; the requester fences when it needs the order), and
+        // over the loopback those responses queue behind the requests that follow.
+        if (!drained() || !dma_rd_req->can_push()) break;
         spec::DmaRdReq r;
         r.addr = atom_pa_;
         r.len = 8;

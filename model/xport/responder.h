@@ -153,7 +153,7 @@ class Responder : public Process {
     Piece p;
     uint64_t after_writes = 0;
   };
-  // kAtomDrain: an atomic waits until placement has drained and the sender is done; kAtomRead: for its 8 bytes
+  // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
   enum class St { kIdle, kRkey, kWqe, kRun, kAtomDrain, kAtomRead, kFlushWait, kFlush };
 
   // checker steps

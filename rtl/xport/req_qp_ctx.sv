@@ -9,7 +9,8 @@
 //   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
 //                                          rw (a rewind waits), rts, err, full
 //                                          (outstanding >= 16), rdw (a new READ waits for
-//                                          one of the QP's max_rd_atomic READs to finish)
+//                                          one of the QP's max_rd_atomic READs to finish,
+//                                          or a fenced WQE for all of them)
 //
 //   eligible = rts & (rw | behind | has_new & ~full & ~rdw) | err & has_new
 //

@@ -151,7 +151,7 @@ module requester #(
   // ---- the WQE's fields
   logic [63:0] w_wr_id, w_raddr;
   logic [7:0]  w_op, w_nsge;
-  /* verilator lint_off UNUSEDSIGNAL */  // flags bit 3 (fence) is not honoured yet: no WQE waits for READ responses
+  /* verilator lint_off UNUSEDSIGNAL */  // flags: bit 2 inline and bit 3 fence are the requester's
   logic [7:0]  w_flags;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] w_imm, w_rkey, w_len;
@@ -159,7 +159,7 @@ module requester #(
   logic [5:0]  sge_act;
   logic [34:0] sge_sum;
   logic [63:0] w_cmp_add, w_swap;
-  logic        w_inline, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
+  logic        w_inline, w_fence, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
   logic [2:0]  pm;
   logic [3:0]  mtu_lg;
   logic [12:0] mtu, last_len;
@@ -184,6 +184,7 @@ module requester #(
     w_swap   = wqe_q[8*roce_pkg::SEND_WQE_ATOMIC_SWAP_OFF +: 64];
     sge_tbl  = wqe_q[8*roce_pkg::SEND_WQE_SIZE-1:INL];
     w_inline = w_flags[2];
+    w_fence  = w_flags[3];
     op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
     op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
     op_atom  = op_cas || w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD);
@@ -395,9 +396,12 @@ module requester #(
   always_comb begin
     chk_sel = (chk_iss_q < 3'd6) ? chk_iss_q : 3'd0;
     qidx = {16'b0, act_ci_q} & ((32'd1 << cfg.sq_lsz) - 32'd1);
-    // a new READ or atomic beyond max_rd_atomic is not started: it waits for a credit
-    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q && op_rdat
-               && act_rd_out >= cfg.max_rd_atomic;
+    // a new READ or atomic beyond max_rd_atomic is not started: it waits for a
+    // credit. A new fenced WQE (IBV_SEND_FENCE) waits until every earlier READ
+    // and atomic has completed: it then sees what they read, and they do not
+    // see it (the responder lets later operations overtake a READ's data).
+    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
+               ((op_rdat && act_rd_out >= cfg.max_rd_atomic) || (w_fence && act_rd_out != 5'd0));
     go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
               && (w_inline || sge_act == '0)) ||
              (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q);

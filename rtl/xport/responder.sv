@@ -164,7 +164,7 @@ module responder #(
     .m_vd(vd_in), .m_vd_cqe(vd_cqe_in), .m_vd_valid(vd_push), .m_vd_ready(vd_rdy),
     .m_pc(pc_in), .m_pc_valid(pc_push), .m_pc_ready(pc_rdy), .m_pc_commit(pc_commit), .m_pc_abort(pc_abort),
     .m_addr_we(addr_we), .m_addr_wa(addr_wa), .m_addr_wd(addr_wd),
-    .drained, .tx_idle(t_idle), .idle(c_idle),
+    .drained, .idle(c_idle),
     .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
     .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests);
 

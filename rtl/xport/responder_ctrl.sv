@@ -29,8 +29,8 @@
 //   CMP_SWAP / FETCH_ADD (docs/engine.md, "Atomics"): no payload (else NAK INV_REQ,
 //     ERR); QP REMOTE_ATOMIC right (else NAK REM_ACC, ERR); resources as a READ;
 //     rkey check over 8 bytes (REMOTE_ATOMIC) else NAK REM_ACC, ERR; va 8-byte
-//     aligned else NAK INV_REQ, ERR. Then, once placement has drained and the
-//     sender is idle (earlier writes taken, earlier READs read), the 8 bytes are
+//     aligned else NAK INV_REQ, ERR. Then, once placement has drained (earlier
+//     writes taken; earlier READs' data may be read later: the requester fences), the 8 bytes are
 //     read through the WQE port (poisoned: NAK REM_OP, ERR), the new value is
 //     decided (one 8-byte piece, none for a CMP_SWAP that does not match), and
 //     the verdict carries the ATOMIC ACK's orig; {psn, orig} goes into the QP's
@@ -94,7 +94,6 @@ module responder_ctrl #(
   output logic [$clog2(MAX_QP)-1:0]  m_addr_wa,
   output responder_pkg::rsp_addr_t   m_addr_wd,
   input  wire logic                  drained,        // placement stage has nothing left to do
-  input  wire logic                  tx_idle,        // ... and the sender neither (every READ read)
   output logic                       idle,
   output logic [31:0]                cnt_rx_pkts,
   output logic [31:0]                cnt_no_qp,
@@ -120,7 +119,7 @@ module responder_ctrl #(
 
   typedef enum logic [3:0] {
     C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH,
-    C_ATW, C_ATR, C_DUPA   // an atomic: wait for quiet, read its 8 bytes; a duplicate's replay search
+    C_ATW, C_ATR, C_DUPA   // an atomic: wait for placement to drain, read its 8 bytes; a duplicate's replay search
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
@@ -783,8 +782,13 @@ module responder_ctrl #(
       end
 
       C_ATW: begin
-        // earlier packets' writes taken and earlier READs read: the 8 bytes are current
-        if (drained && tx_idle && !rd_v_q) begin
+        // earlier packets' writes taken: the 8 bytes are current. Earlier READs'
+        // data may still be read after the atomic's write (IBTA lets later
+        // operations overtake a READ's data; a requester that needs the order
+        // fences). Waiting for the sender instead would couple the receive
+        // path to the transmit path: over the internal loopback the READ's
+        // own responses queue behind the requests after the atomic.
+        if (drained && !rd_v_q) begin
           rd_v_d = 1'b1;
           rd_d.tag = '0;
           rd_d.addr = cx_q.xpa;

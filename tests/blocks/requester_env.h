@@ -56,7 +56,7 @@ struct Sge {
 
 struct WqeSpec {
   uint8_t op = 2;  // wr_opcode
-  bool signaled = true, solicited = false, inl = false;
+  bool signaled = true, solicited = false, inl = false, fence = false;
   std::vector<Sge> sges;
   std::vector<uint8_t> inline_data;
   int64_t len_override = -1;  // length field other than the sum / inline count

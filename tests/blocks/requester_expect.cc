@@ -160,7 +160,7 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   spec::SendWqe sw;
   sw.wr_id = e.w.wr_id;
   sw.opcode = w.op;
-  sw.flags = static_cast<uint8_t>((w.signaled ? 1 : 0) | (w.solicited ? 2 : 0) | (w.inl ? 4 : 0));
+  sw.flags = static_cast<uint8_t>((w.signaled ? 1 : 0) | (w.solicited ? 2 : 0) | (w.inl ? 4 : 0) | (w.fence ? 8 : 0));
   sw.num_sge = static_cast<uint8_t>(nsge);
   sw.imm = w.imm;
   sw.remote_addr = w.raddr;

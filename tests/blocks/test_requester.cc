@@ -649,6 +649,51 @@ TEST(RequesterXcheck, MaxRdAtomicHoldsTheNextReadBackUntilOneFinishes) {
   }
 }
 
+// IBV_SEND_FENCE: a new fenced WQE is not started while any READ or atomic
+// of its QP is outstanding (so it sees what they read, and they do not see
+// it); the WQEs behind it wait in order. Unfenced WQEs after a READ go at once.
+TEST(RequesterXcheck, AFencedWqeWaitsForEveryReadAndAtomicToFinish) {
+  Builder b(98);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x300000000ull);
+  const uint32_t psn0 = 1000;
+  b.add_qp(37, 3, 5, psn0, 5);  // MTU 1024, max_rd_atomic 16
+  b.post(37, read_wqe(rng, 3000));                          // PSNs +0..2
+  b.post(37, read_wqe(rng, 200));                           // +3 (an atomic counts as a READ: rd_out)
+  b.post(37, wqe(rng, kWrite, b.sges_in(1, 500, 1)));       // +4: not fenced, goes
+  WqeSpec fenced = wqe(rng, kSend, b.sges_in(1, 700, 2));
+  fenced.fence = true;
+  b.post(37, fenced);                                       // +5: waits for both READs
+  b.post(37, wqe(rng, kWrite, b.sges_in(1, 100, 1)));       // +6: behind it
+  b.ring(37);
+  b.wait_idle();
+  b.retire(37, 1, false, 1);  // the first READ done: the second is still outstanding
+  b.wait_idle();
+  b.retire(37, 1, false, 1);  // the second done: the SEND and the WRITE behind it go
+  b.wait_idle();
+  b.retire(37, 3, false, 0);
+  b.wait_idle();
+  WqeSpec late = wqe(rng, kSend, b.sges_in(1, 50, 1));  // fenced with nothing outstanding: goes at once
+  late.fence = true;
+  b.post(37, late);
+  b.ring(37);
+  b.wait_idle();
+  EnvConfig cfg;
+  cfg.seed = 98;
+  cfg.auto_retire = false;
+  const Both r = run_both(b, cfg);
+  expect_good("fence", b, r);
+  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{3, 3, 5, 5, 6}));
+  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    const auto h = headers(*e);
+    ASSERT_EQ(h.size(), 1u + 1u + 1u + 1u + 1u + 1u);
+    EXPECT_EQ(h[3].opcode, spec::kRcSendOnly) << "the fenced SEND, after both READs retired";
+    EXPECT_EQ(h[3].psn, psn0 + 5);
+    EXPECT_EQ(h[5].psn, psn0 + 7);
+  }
+}
+
 TEST(RequesterXcheck, RandomMix) {
   bool reasked = false;
   for (uint64_t seed : {101u, 102u, 103u}) {

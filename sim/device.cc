@@ -153,6 +153,7 @@ class CosimDevice : public Device {
  public:
   CosimDevice(std::unique_ptr<Block> rtl, const DeviceOptions& opt)
       : opt_(opt), overlay_(mem_), rtl_(std::move(rtl), mem_, opt.dma), model_(overlay_, opt.dma) {
+    mem_.shadow = &overlay_;
     rtl_.record_writes(true);
     model_.record_writes(true);
     // The waveform: the RTL is traced from the start (opt-in, it is slow) and
@@ -300,10 +301,12 @@ class CosimDevice : public Device {
       if (byp_) byp_(f.data(), f.size());
     }
     for (auto& f : model_.take_bypass()) byp_q_.model.push_back(f);
-    // Per page and writer: payload and CQEs that share a page are two
-    // sequences (how they interleave is timing, not content).
-    for (auto& w : rtl_.take_dma_writes()) wr_q_[(w.addr >> 12) << 1 | (w.tag & 1)].rtl.push_back(encode(w));
-    for (auto& w : model_.take_dma_writes()) wr_q_[(w.addr >> 12) << 1 | (w.tag & 1)].model.push_back(encode(w));
+    // Per page and writer (the DMA write tag: responder 0, CQ writer 1,
+    // read_place 2): what several write to one page -- payload and CQEs, a
+    // peer's WRITEs or atomics and the own READ data or atomic originals --
+    // are separate sequences (how they interleave is timing, not content).
+    for (auto& w : rtl_.take_dma_writes()) wr_q_[(w.addr >> 12) << 2 | (w.tag & 3)].rtl.push_back(encode(w));
+    for (auto& w : model_.take_dma_writes()) wr_q_[(w.addr >> 12) << 2 | (w.tag & 3)].model.push_back(encode(w));
     for (auto& e : rtl_.take_events()) {
       events_.push_back({e.first, e.second});
       ev_q_.rtl.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
@@ -313,7 +316,10 @@ class CosimDevice : public Device {
     // (the descriptions are built only for a divergence)
     for (auto& [key, q] : tx_q_) drain(q, [key = key] { return FrameStream{uint32_t(key >> 1), (key & 1) != 0}.name(); });
     for (auto& [key, q] : wr_q_)
-      drain(q, [key = key] { return std::string(key & 1 ? "CQE" : "payload") + " DMA write to page 0x" + to_hex(key >> 1 << 12); },
+      drain(q, [key = key] {
+              static const char* const kWriter[] = {"responder payload", "CQE", "read_place payload", "writer 3"};
+              return std::string(kWriter[key & 3]) + " DMA write to page 0x" + to_hex(key >> 2 << 12);
+            },
             &overlay_);
     drain(byp_q_, [] { return std::string("bypass frame"); });
     drain(ev_q_, [] { return std::string("event"); });
@@ -356,7 +362,7 @@ class CosimDevice : public Device {
       if (overlay && r == q.model.front() && r.size() >= 8) {
         uint64_t addr = 0;
         for (int i = 0; i < 8; ++i) addr |= uint64_t{r[i]} << (8 * i);
-        overlay->forget(addr, r.data() + 8, r.size() - 8);
+        overlay->forget(addr, r.size() - 8);
       }
       if (r == q.model.front())
         ++compared_;  // the common case: no strings built
@@ -407,8 +413,26 @@ class CosimDevice : public Device {
   }
   static constexpr size_t kRecentFrames = 256;
 
+  // Real memory, written by the RTL's DMA: before each write the bytes it
+  // replaces go to the model's overlay (OverlayMemory::preserve), so a model
+  // that is behind does not see the RTL's future.
+  class RtlMemory : public ProcessMemory {
+   public:
+    OverlayMemory* shadow = nullptr;
+
+   protected:
+    void do_write(uint64_t addr, const uint8_t* in, size_t n) override {
+      if (shadow) {
+        std::vector<uint8_t> old(n);
+        ProcessMemory::do_read(addr, old.data(), n);
+        shadow->preserve(addr, old.data(), n);
+      }
+      ProcessMemory::do_write(addr, in, n);
+    }
+  };
+
   DeviceOptions opt_;
-  ProcessMemory mem_;
+  RtlMemory mem_;
   OverlayMemory overlay_;
   EngineHarness rtl_;
   ModelWorld model_;

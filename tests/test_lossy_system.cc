@@ -1,10 +1,14 @@
 // Whole engines on a hostile wire: two devices exchange thousands of RC
 // messages in both directions at once -- SEND, SEND with immediate, RDMA
-// WRITE, WRITE with immediate, RDMA READ, 0 bytes to 1 MiB -- while every frame may be
+// WRITE, WRITE with immediate, RDMA READ, 0 bytes to 1 MiB, and the atomics
+// CMP_SWAP and FETCH_ADD on counters of the peer -- while every frame may be
 // dropped, duplicated, held back behind later ones or have a bit flipped
 // (sim/wire/faults.h, seeded). Every work request must complete successfully,
 // in order, with the CQE fields its message implies; the memory of both
-// sides must equal an image the test builds itself from what it sent; the
+// sides must equal an image the test builds itself from what it sent, every
+// atomic must return the value its counter held just before it (worked out
+// one operation after another: retransmitted atomics answer from the
+// responder's replay cache, never execute twice); the
 // counters must agree with the traffic (each packet accepted exactly once,
 // no more parser drops than flipped frames). On cosim, zero divergences.
 //
@@ -26,18 +30,26 @@ namespace {
 using namespace spec;
 using test::End;
 using test::TwoHosts;
+using test::kAllAccess;
 
 constexpr size_t kHalf = 4 << 20;         // per side one MR: source, destination of the peer's
                                           // SENDs and WRITEs, destination of the own READs
 constexpr size_t kBatchBytes = 3 << 20;   // message bytes per direction and batch
 constexpr unsigned kBatchMsgs = 24;       // messages per direction and batch
 constexpr unsigned kMtuCode = 5, kMtu = 4096;
+constexpr size_t kAtomicArea = 3 * kHalf;  // per side: the counters the peer's atomics work on,
+constexpr unsigned kCounters = 16;         // then where the own atomics' originals land
+constexpr size_t kResultArea = kAtomicArea + 8 * kCounters;
 
 struct Msg {
   WrOpcode op;
   uint32_t len;
   uint64_t src_off, dst_off, id;
-  bool needs_recv() const { return op != WrOpcode::kRdmaWrite && op != WrOpcode::kRdmaRead; }
+  unsigned counter = 0;              // an atomic's: which of the peer's counters,
+  uint64_t cmp_add = 0, swap = 0;    // its operands,
+  uint64_t orig = 0;                 // and what that counter holds just before it
+  bool is_atomic() const { return op == WrOpcode::kAtomicCmpAndSwp || op == WrOpcode::kAtomicFetchAndAdd; }
+  bool needs_recv() const { return op != WrOpcode::kRdmaWrite && op != WrOpcode::kRdmaRead && !is_atomic(); }
   bool is_read() const { return op == WrOpcode::kRdmaRead; }
   bool is_write() const { return op == WrOpcode::kRdmaWrite || op == WrOpcode::kRdmaWriteWithImm; }
   // request packets the responder accepts (a READ: its one request)
@@ -72,7 +84,12 @@ struct Direction {
   uint64_t next_id = 1, packets = 0, bytes = 0;
   unsigned done = 0;
   std::vector<uint8_t> read_image = {};  // what s's READ area must hold (READs copy d's source half there)
+  uint64_t counters[kCounters] = {};     // what d's counters hold once every atomic posted so far ran
 
+  void init_counters(std::mt19937_64& r) {
+    for (uint64_t& c : counters) c = r();
+    std::memcpy(d.buf->data() + kAtomicArea, counters, sizeof counters);
+  }
   uint8_t* src() const { return s.buf->data(); }
   uint8_t* dst() const { return d.buf->data() + kHalf; }
   uint64_t dst_addr() const { return d.buf->addr() + kHalf; }
@@ -86,11 +103,28 @@ struct Direction {
     read_image.assign(kHalf, 0);
     std::memset(rd(), 0, kHalf);
     uint64_t cursor = 0, rcursor = 0;
-    static const WrOpcode kOps[] = {WrOpcode::kSend, WrOpcode::kSendWithImm, WrOpcode::kRdmaWrite,
-                                    WrOpcode::kRdmaWriteWithImm, WrOpcode::kRdmaRead};
+    std::memset(s.buf->data() + kResultArea, 0, 8 * kBatchMsgs);
+    static const WrOpcode kOps[] = {WrOpcode::kSend,           WrOpcode::kSendWithImm,     WrOpcode::kRdmaWrite,
+                                    WrOpcode::kRdmaWriteWithImm, WrOpcode::kRdmaRead,      WrOpcode::kAtomicCmpAndSwp,
+                                    WrOpcode::kAtomicFetchAndAdd};
     while (batch.size() < kBatchMsgs && batch.size() < left) {
       Msg m;
-      m.op = kOps[r() % 5];
+      m.op = kOps[r() % 7];
+      if (m.is_atomic()) {
+        // (a CMP_SWAP that matches two times in three)
+        m.len = 8;
+        m.counter = static_cast<unsigned>(r() % kCounters);
+        uint64_t& c = counters[m.counter];
+        m.orig = c;
+        const bool cas = m.op == WrOpcode::kAtomicCmpAndSwp, match = r() % 3 != 0;
+        m.cmp_add = cas ? (match ? c : c ^ 0x8000) : r();
+        m.swap = cas ? r() : 0;
+        c = cas ? (match ? m.swap : c) : c + m.cmp_add;
+        m.src_off = m.dst_off = 0;
+        m.id = next_id++;
+        batch.push_back(m);
+        continue;
+      }
       m.len = pick_len(r);
       uint64_t& at = m.is_read() ? rcursor : cursor;
       if (at + m.len > kBatchBytes) break;
@@ -102,9 +136,17 @@ struct Direction {
     }
   }
   void post() {
-    for (const Msg& m : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Msg& m = batch[i];
       packets += m.packets();
       bytes += m.len;
+      if (m.is_atomic()) {  // its original lands in s's result slot i
+        spec::SendWqe w = test::send_wqe(m.op, m.id, 8, d.buf->addr() + kAtomicArea + 8 * m.counter, d.mr.key);
+        w.atomic_cmp_add = m.cmp_add;
+        w.atomic_swap = m.swap;
+        hs.post_send(*s.qp, w, {{s.buf->addr() + kResultArea + 8 * i, 8, s.mr.key}});
+        continue;
+      }
       if (m.is_read()) {  // s reads d's source half into its READ area
         std::memcpy(read_image.data() + m.dst_off, d.buf->data() + m.src_off, m.len);
         std::vector<Sge> sg;
@@ -135,7 +177,16 @@ struct Direction {
       ASSERT_EQ(sc[i].wr_id, m.id);
       ASSERT_EQ(sc[i].opcode, static_cast<uint8_t>(m.is_read()    ? WcOpcode::kRdmaRead
                                                    : m.is_write() ? WcOpcode::kRdmaWrite
+                                                   : m.op == WrOpcode::kAtomicCmpAndSwp ? WcOpcode::kCompSwap
+                                                   : m.op == WrOpcode::kAtomicFetchAndAdd ? WcOpcode::kFetchAdd
                                                                   : WcOpcode::kSend));
+      if (m.is_atomic()) {
+        uint64_t got;
+        std::memcpy(&got, s.buf->data() + kResultArea + 8 * i, 8);
+        ASSERT_EQ(sc[i].byte_len, 8u) << "wr " << m.id;
+        ASSERT_EQ(got, m.orig) << "the original of atomic wr " << m.id << " (counter " << m.counter << ")";
+        continue;
+      }
       if (m.is_read()) {
         ASSERT_EQ(sc[i].byte_len, m.len) << "wr " << m.id;
       }
@@ -154,6 +205,7 @@ struct Direction {
     ASSERT_EQ(k, rc.size()) << "a receive completed twice";
     ASSERT_EQ(0, std::memcmp(dst(), image.data(), kHalf)) << "destination memory";
     ASSERT_EQ(0, std::memcmp(rd(), read_image.data(), kHalf)) << "READ destination memory";
+    ASSERT_EQ(0, std::memcmp(d.buf->data() + kAtomicArea, counters, sizeof counters)) << "the counters";
     done += static_cast<unsigned>(batch.size());
   }
 };
@@ -177,12 +229,13 @@ uint32_t parser_drops(host::EngineHost& h) {
 void run_system(const Config& cfg) {
   TwoHosts w(cfg.backend, kMtuCode);
   End a, b;
-  a.make(*w.a, 3 * kHalf);
-  b.make(*w.b, 3 * kHalf);
+  a.make(*w.a, 3 * kHalf + 4096);
+  b.make(*w.b, 3 * kHalf + 4096);
   test::fill(*a.buf, kHalf, static_cast<uint32_t>(cfg.seed) + 11);
   test::fill(*b.buf, kHalf, static_cast<uint32_t>(cfg.seed) + 12);
   test::connect_pair(*w.a, a, test::kMacA, test::kIpA, *w.b, b, test::kMacB, test::kIpB, kMtuCode,
                      [&](host::Path& pa, host::Path& pb) {
+                       pa.access = pb.access = kAllAccess;  // (with REMOTE_ATOMIC)
                        pa.sq_psn = pb.rq_psn = cfg.sq_psn_a;
                        pb.sq_psn = pa.rq_psn = cfg.sq_psn_b;
                      });
@@ -193,6 +246,8 @@ void run_system(const Config& cfg) {
   Direction ab{*w.a, a, *w.b, b, {}, {}};
   Direction ba{*w.b, b, *w.a, a, {}, {}};
   std::mt19937_64 r(cfg.seed);
+  ab.init_counters(r);
+  ba.init_counters(r);
   const unsigned per_dir = cfg.messages / 2;
   unsigned batches = 0;
   while (ab.done < per_dir || ba.done < per_dir) {

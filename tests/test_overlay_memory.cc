@@ -56,7 +56,7 @@ TEST(OverlayMemory, ForgetHandsBytesBackToRealMemory) {
   Fixture f;
   const std::vector<uint8_t> mine(300, 0x5A);
   ASSERT_TRUE(f.over.write(kBase + 4000, mine.data(), mine.size()));
-  f.over.forget(kBase + 4000, mine.data(), 96);  // page 0's part
+  f.over.forget(kBase + 4000, 96);  // page 0's part
   EXPECT_EQ(f.over.held(), 204u);
   // the application rewrites real memory: forgotten bytes follow it, held ones do not
   const std::vector<uint8_t> app(300, 0x11);
@@ -66,7 +66,7 @@ TEST(OverlayMemory, ForgetHandsBytesBackToRealMemory) {
   EXPECT_EQ(v[95], 0x11);
   EXPECT_EQ(v[96], 0x5A);
   EXPECT_EQ(v[299], 0x5A);
-  f.over.forget(kBase + 4096, mine.data(), 204);
+  f.over.forget(kBase + 4096, 204);
   EXPECT_EQ(f.over.held(), 0u);
   EXPECT_EQ(f.read_over(kBase + 4000, 300), app);
 }
@@ -79,13 +79,35 @@ TEST(OverlayMemory, ForgetKeepsBytesWrittenSinceWithAnotherValue) {
   const std::vector<uint8_t> first(8, 0x01), second(8, 0x02);
   ASSERT_TRUE(f.over.write(kBase + 64, first.data(), 8));
   ASSERT_TRUE(f.over.write(kBase + 68, second.data(), 4));  // half of it rewritten
-  f.over.forget(kBase + 64, first.data(), 8);
+  f.over.forget(kBase + 64, 8);
   EXPECT_EQ(f.over.held(), 4u);
   const auto v = f.read_over(kBase + 64, 8);
   EXPECT_EQ(v[0], f.read_real(kBase + 64, 1)[0]) << "matched and unchanged: real memory again";
   EXPECT_EQ(v[4], 0x02) << "written since: still the model's";
-  f.over.forget(kBase + 68, second.data(), 4);
+  f.over.forget(kBase + 68, 4);
   EXPECT_EQ(f.over.held(), 0u);
+}
+
+// The RTL is ahead: it wrote a counter twice (v1, v2) before the model wrote
+// v1. The model keeps seeing the old value, then its own v1 once matched,
+// and real memory (v2) only when both sides have matched every write.
+TEST(OverlayMemory, TheModelDoesNotSeeWritesOfTheRtlBeforeItMakesThem) {
+  Fixture f;
+  const std::vector<uint8_t> v1(8, 0x01), v2(8, 0x02);
+  const auto old = f.read_real(kBase + 64, 8);
+  f.over.preserve(kBase + 64, old.data(), 8);  // the RTL writes v1
+  ASSERT_TRUE(f.real.write(kBase + 64, v1.data(), 8));
+  const auto before = f.read_real(kBase + 64, 8);
+  f.over.preserve(kBase + 64, before.data(), 8);  // then v2
+  ASSERT_TRUE(f.real.write(kBase + 64, v2.data(), 8));
+  EXPECT_EQ(f.read_over(kBase + 64, 8), old) << "the model, behind, sees what it would";
+  ASSERT_TRUE(f.over.write(kBase + 64, v1.data(), 8));  // the model writes v1: matched
+  f.over.forget(kBase + 64, 8);
+  EXPECT_EQ(f.read_over(kBase + 64, 8), v1) << "not yet the RTL's v2";
+  ASSERT_TRUE(f.over.write(kBase + 64, v2.data(), 8));
+  f.over.forget(kBase + 64, 8);
+  EXPECT_EQ(f.over.held(), 0u);
+  EXPECT_EQ(f.read_over(kBase + 64, 8), v2);
 }
 
 TEST(OverlayMemory, RefusesOutsideAllowedRegions) {

@@ -70,6 +70,14 @@ void DmaWriteArb::run() {
     for (int i = 0; i < 3; ++i) at[i] = reqs[i]->ready() && datas[i]->ready() ? reqs[i]->next_at() : kNever;
     const int pick = first_arrived({at[0], at[1], at[2]}, now);
     if (pick < 0 || !m_req->can_push() || !m_data->can_push()) break;
+    if (free_ > now + kLatency) {
+      // Still moving the previous write: the next is taken only when it can
+      // go on at once (as the RTL's combinational arbiter), so a client that
+      // sees its write taken knows it reaches host memory right after (the
+      // responder reads an atomic's target once its earlier writes were taken).
+      s_.wake_at(this, free_ - kLatency);
+      break;
+    }
     spec::DmaWrReq r = reqs[pick]->pop();
     Packet d = datas[pick]->pop();
     r.tag = static_cast<uint8_t>(pick);

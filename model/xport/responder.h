@@ -19,8 +19,8 @@
 // (waiting for its key checks and receive WQE; a READ's walk cuts it into
 // pieces that never cross a page run, a 4 KiB bus-address boundary or a
 // response packet's end; an atomic (CMP_SWAP, FETCH_ADD) waits until
-// placement has drained and the sender has sent every earlier job (earlier
-// writes taken, earlier READs read), reads its 8 bytes through dma_rd_req
+// placement has drained (earlier writes taken; not for earlier READs' data:
+// the requester fences), reads its 8 bytes through dma_rd_req
 // and decides the value to write and the original to answer), placement
 // writes the decided packets' payload (an atomic's new value) in order and
 // then hands their ACK (READ, ATOMIC ACKNOWLEDGE) to the sender and their

@@ -29,7 +29,8 @@
 //   DECODE ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
 //          READ over 2^31 bytes, an inline atomic or one not of 8 bytes) ->
 //          LOC_QP_OP_ERR; a new READ or atomic while the QP has max_rd_atomic
-//          of them outstanding -> back to IDLE, not started (wb_defer)
+//          of them outstanding, or a new fenced WQE while it has any -> back
+//          to IDLE, not started (wb_defer)
 //   CHECK  one mr_req per SGE carrying bytes (not for a READ); any failure ->
 //          LOC_PROT_ERR
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header

@@ -37,17 +37,40 @@ void OverlayMemory::do_write(uint64_t addr, const uint8_t* in, size_t n) {
     std::unique_ptr<Page>& p = pages_[page];
     if (!p) p = std::make_unique<Page>();
     std::copy(in + at, in + at + len, p->data.begin() + static_cast<std::ptrdiff_t>(off));
-    for (size_t i = 0; i < len; ++i) p->held.set(off + i);
+    for (size_t i = 0; i < len; ++i) {
+      p->held.set(off + i);
+      if (p->model_n[off + i] != UINT16_MAX) ++p->model_n[off + i];
+    }
   });
 }
 
-void OverlayMemory::forget(uint64_t addr, const uint8_t* matched, size_t n) {
-  pieces(addr, n, [&](uint64_t page, size_t off, size_t done, size_t len) {
+void OverlayMemory::preserve(uint64_t addr, const uint8_t* old, size_t n) {
+  pieces(addr, n, [&](uint64_t page, size_t off, size_t at, size_t len) {
+    std::unique_ptr<Page>& p = pages_[page];
+    if (!p) p = std::make_unique<Page>();
+    for (size_t i = 0; i < len; ++i) {
+      if (!p->held[off + i]) {
+        p->data[off + i] = old[at + i];
+        p->held.set(off + i);
+      }
+      if (p->rtl_n[off + i] != UINT16_MAX) ++p->rtl_n[off + i];
+    }
+  });
+}
+
+void OverlayMemory::forget(uint64_t addr, size_t n) {
+  pieces(addr, n, [&](uint64_t page, size_t off, size_t, size_t len) {
     const auto it = pages_.find(page);
     if (it == pages_.end()) return;
-    for (size_t i = 0; i < len; ++i)
-      if (it->second->data[off + i] == matched[done + i]) it->second->held.reset(off + i);
-    if (it->second->held.none()) pages_.erase(it);
+    Page& p = *it->second;
+    for (size_t i = 0; i < len; ++i) {
+      uint16_t& m = p.model_n[off + i];
+      uint16_t& r = p.rtl_n[off + i];
+      if (m) --m;
+      if (r) --r;
+      if (!m && !r) p.held.reset(off + i);
+    }
+    if (p.held.none()) pages_.erase(it);
   });
 }
 

@@ -19,14 +19,19 @@ class OverlayMemory : public HostMemory {
   explicit OverlayMemory(HostMemory& base) : base_(base) {}
   // The overlay's bytes in [addr, addr + n) (real memory where the model wrote nothing).
   void peek(uint64_t addr, uint8_t* out, size_t n);
-  // Drop [addr, addr + n) from the overlay: the RTL has written the same
-  // bytes to real memory (the scoreboard matched the two writes), so real
-  // memory is the model's view again -- and must stay so when the
-  // application rewrites that buffer later (e.g. to send from it). A byte
-  // the model has written since with another value (an atomic after a
-  // WRITE to the same counter, the RTL not there yet) stays: `matched` is
-  // the matched write's data.
-  void forget(uint64_t addr, const uint8_t* matched, size_t n);
+  // The RTL is about to write [addr, addr + n), whose bytes are now `old`:
+  // where the model has not written (it is behind), it keeps seeing `old`
+  // until it makes that write itself -- an atomic of the model must not
+  // read the counter the RTL already moved on.
+  void preserve(uint64_t addr, const uint8_t* old, size_t n);
+  // The scoreboard matched a write of [addr, addr + n) from both sides.
+  // Each byte counts the writes of either side not yet matched; one with
+  // none left goes back to real memory, which now holds what the model
+  // wrote (and must stay its view when the application rewrites that
+  // buffer later, e.g. to send from it). A byte the model has written again
+  // since (an atomic after a WRITE to the same counter, the RTL not there
+  // yet), or the RTL has (the model not there yet), stays.
+  void forget(uint64_t addr, size_t n);
   // Bytes the overlay holds (written by the model and not yet forgotten).
   size_t held() const;
 
@@ -41,6 +46,7 @@ class OverlayMemory : public HostMemory {
   struct Page {
     std::array<uint8_t, kPage> data;
     std::bitset<kPage> held;
+    std::array<uint16_t, kPage> model_n{}, rtl_n{};  // writes not yet matched, per side
   };
   // Calls f(page number, offset in page, offset in the range, length) for
   // each page-sized piece of [addr, addr + n).

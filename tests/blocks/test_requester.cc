@@ -126,6 +126,19 @@ WqeSpec inline_wqe(std::mt19937_64& rng, uint8_t op, unsigned len) {
   return w;
 }
 
+// A scripted run (the script retires): both sides good, and the sq_track
+// count at each wait_idle as given, in RTL and model alike.
+Both run_scripted(Builder& b, uint64_t seed, const char* what, const std::vector<size_t>& tracks) {
+  EnvConfig cfg;
+  cfg.seed = seed;
+  cfg.auto_retire = false;
+  Both r = run_both(b, cfg);
+  expect_good(what, b, r);
+  EXPECT_EQ(r.rtl.idle_tracks, tracks) << what;
+  EXPECT_EQ(r.mdl.idle_tracks, tracks) << what;
+  return r;
+}
+
 TEST(RequesterXcheck, EveryOpcodeSizeAndMtu) {
   Builder b(11);
   auto& rng = b.rng();
@@ -222,13 +235,7 @@ TEST(RequesterXcheck, WindowOfSixteenWaitsForRetire) {
   b.wait_idle();
   b.retire(30, 16, false);
   b.wait_idle();
-  EnvConfig cfg;
-  cfg.seed = 41;
-  cfg.auto_retire = false;
-  const Both r = run_both(b, cfg);
-  expect_good("window", b, r);
-  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{32, 37, 41, 57, 60}));
-  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  const Both r = run_scripted(b, 41, "window", {32, 37, 41, 57, 60});
 }
 
 TEST(RequesterXcheck, LocalErrorsThenFlush) {
@@ -543,13 +550,7 @@ TEST(RequesterXcheck, ReadsReadNothingAndFillTheWindow) {
   b.retire(33, 16, false, 16);
   b.retire(34, 3, false, 3);
   b.wait_idle();
-  EnvConfig cfg;
-  cfg.seed = 83;
-  cfg.auto_retire = false;
-  const Both r = run_both(b, cfg);
-  expect_good("READs only", b, r);
-  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{19, 22, 23}));
-  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  const Both r = run_scripted(b, 83, "READs only", {19, 22, 23});
   for (const EnvResult* e : {&r.rtl, &r.mdl}) {
     EXPECT_EQ(payload_reads(*e), 0u);
     EXPECT_EQ(e->out[kRdReq].size(), 23u) << "the WQE fetches only";
@@ -583,13 +584,7 @@ TEST(RequesterXcheck, SqdAsksForAReadAgainButStartsNothingNew) {
   b.wait_idle();
   b.retire(35, 4, false);
   b.wait_idle();
-  EnvConfig cfg;
-  cfg.seed = 89;
-  cfg.auto_retire = false;
-  const Both r = run_both(b, cfg);
-  expect_good("SQD", b, r);
-  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{2, 2, 2, 4, 4}));
-  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  const Both r = run_scripted(b, 89, "SQD", {2, 2, 2, 4, 4});
   for (const EnvResult* e : {&r.rtl, &r.mdl}) {
     const auto h = headers(*e);
     ASSERT_EQ(h.size(), 3u + 3u + 2u);
@@ -628,13 +623,7 @@ TEST(RequesterXcheck, MaxRdAtomicHoldsTheNextReadBackUntilOneFinishes) {
   b.wait_idle();
   b.retire(36, 3, false, 2);
   b.wait_idle();
-  EnvConfig cfg;
-  cfg.seed = 97;
-  cfg.auto_retire = false;
-  const Both r = run_both(b, cfg);
-  expect_good("max_rd_atomic 2", b, r);
-  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{2, 2, 4, 5, 5}));
-  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  const Both r = run_scripted(b, 97, "max_rd_atomic 2", {2, 2, 4, 5, 5});
   for (const EnvResult* e : {&r.rtl, &r.mdl}) {
     EXPECT_EQ(e->out[kRdReq].size() - payload_reads(*e), 5u + 2u + 2u)
         << "READs 2 and 4 fetched twice, READs 0 and 1 again for the rewind";
@@ -678,13 +667,7 @@ TEST(RequesterXcheck, AFencedWqeWaitsForEveryReadAndAtomicToFinish) {
   b.post(37, late);
   b.ring(37);
   b.wait_idle();
-  EnvConfig cfg;
-  cfg.seed = 98;
-  cfg.auto_retire = false;
-  const Both r = run_both(b, cfg);
-  expect_good("fence", b, r);
-  EXPECT_EQ(r.rtl.idle_tracks, (std::vector<size_t>{3, 3, 5, 5, 6}));
-  EXPECT_EQ(r.mdl.idle_tracks, r.rtl.idle_tracks);
+  const Both r = run_scripted(b, 98, "fence", {3, 3, 5, 5, 6});
   for (const EnvResult* e : {&r.rtl, &r.mdl}) {
     const auto h = headers(*e);
     ASSERT_EQ(h.size(), 1u + 1u + 1u + 1u + 1u + 1u);

@@ -12,10 +12,14 @@
 //   - recovery (issue 9): the cycles one lost packet adds to a 64 KiB WRITE
 //     (16 packets), when a later packet reveals the gap (PSN sequence NAK,
 //     go-back-N) and when the last packet is lost (only the local ACK
-//     timeout finds it; timeout 4: 16,384 cycles).
+//     timeout finds it; timeout 4: 16,384 cycles);
+//   - atomics (issue 9): FETCH_ADD and CMP_SWAP operations per cycle on 1
+//     and 64 QPs, each QP holding max_rd_atomic (16) in flight, all on one
+//     8-byte counter of B's (the responder executes them one at a time).
 // Besides the table, machine-readable lines (a contract, parsed by scripts):
 //   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   read_row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
+//   atomic_row op=fetch_add|cmp_swap qps=Q ops=N rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
 //   recovery by=nak rtl=C model=C
@@ -65,6 +69,7 @@ struct Pair {
   // A's local ACK timeout `timeout` (the rest as ibv_rc_pingpong sets them).
   void connect(const host::Qp& qa, const host::Qp& qb, unsigned mtu, uint8_t timeout = host::Path{}.timeout) {
     host::Path pa, pb;
+    pb.access = 0xF;  // B's QPs also take atomics
     pa.dest_qpn = qb.qpn;
     pa.dmac = kMacB;
     pa.dgid = host::ipv4_gid(kIpB);
@@ -115,7 +120,7 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   Buffer src(size), dst(size);
   for (uint32_t i = 0; i < size; ++i) src.data()[i] = static_cast<uint8_t>(i * 7);
   const host::Mr mra = p.a->reg_mr(pda, src.data(), size, 0x1);   // local write (a READ's data lands there)
-  const host::Mr mrb = p.b->reg_mr(pdb, dst.data(), size, 0x7);   // + remote write, remote read
+  const host::Mr mrb = p.b->reg_mr(pdb, dst.data(), size, 0xF);   // + remote write, read, atomic
   std::vector<Conn> conns(nqp);
   unsigned lsz = 0;
   while ((1u << lsz) < per_qp) ++lsz;
@@ -134,6 +139,8 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   w.length = size;
   w.remote_addr = dst.addr();
   w.rkey = mrb.key;
+  w.atomic_cmp_add = 1;  // FETCH_ADD adds 1; CMP_SWAP compares with 1 (swaps 1 for 2 once)
+  w.atomic_swap = 2;
   for (unsigned m = 0; m < per_qp; ++m)
     for (auto& c : conns) {
       w.wr_id = m;
@@ -286,6 +293,25 @@ int main(int argc, char** argv) {
         rows.push_back(line);
       }
   }
+  std::printf("atomics on one 8-byte counter of B's (operations per cycle):\n");
+  for (const WrOpcode op : {WrOpcode::kAtomicFetchAndAdd, WrOpcode::kAtomicCmpAndSwp})
+    for (const unsigned nqp : {1u, 64u}) {
+      const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
+      const char* name = op == WrOpcode::kAtomicFetchAndAdd ? "fetch_add" : "cmp_swap";
+      const Figures r = goodput("rtl", nqp, 8, n, op);
+      const Figures m = goodput("model", nqp, 8, n, op);
+      rtl_wall += r.wall_s;
+      model_wall += m.wall_s;
+      const double ops = double(nqp) * n;
+      std::printf("%-9s %5u %8u ops  rtl %.4f op/cyc  model %.4f op/cyc  m/r cyc %.3f\n", name, nqp, nqp * n,
+                  ops / double(r.cycles), ops / double(m.cycles), double(m.cycles) / double(r.cycles));
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "atomic_row op=%s qps=%u ops=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
+                    name, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
+                    static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
+      rows.push_back(line);
+    }
   const Latency lr = latency("rtl"), lm = latency("model");
   std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));

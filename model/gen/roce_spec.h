@@ -166,8 +166,9 @@ enum class MrStatus : uint8_t {
   kBadPd = 2,  // the region belongs to another protection domain
   kNoAccess = 3,  // a requested right is not granted
   kOutOfBounds = 4,  // [va, va+len) not inside the region, or its page not in the MTT
+  kBadState = 5,  // BIND: the key is no window's, or a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
 };
-inline constexpr unsigned kMrStatusCount = 5;
+inline constexpr unsigned kMrStatusCount = 6;
 inline const char* to_string(MrStatus v) {
   switch (v) {
     case MrStatus::kOk: return "OK";
@@ -175,6 +176,23 @@ inline const char* to_string(MrStatus v) {
     case MrStatus::kBadPd: return "BAD_PD";
     case MrStatus::kNoAccess: return "NO_ACCESS";
     case MrStatus::kOutOfBounds: return "OUT_OF_BOUNDS";
+    case MrStatus::kBadState: return "BAD_STATE";
+  }
+  return "?";
+}
+
+// What an mr_req asks of the MR table
+enum class MrOp : uint8_t {
+  kCheck = 0,  // check an access (key, PD, rights, bounds) and translate its first page
+  kBind = 1,  // bind the window at key to [va, va+len) of the MR at mr_key with the rights in access (IBV_WR_BIND_MW, ibv_bind_mw)
+  kInvalidate = 2,  // invalidate the type 2 window at key (LOCAL_INV, SEND_WITH_INV): it becomes free
+};
+inline constexpr unsigned kMrOpCount = 3;
+inline const char* to_string(MrOp v) {
+  switch (v) {
+    case MrOp::kCheck: return "CHECK";
+    case MrOp::kBind: return "BIND";
+    case MrOp::kInvalidate: return "INVALIDATE";
   }
   return "?";
 }
@@ -1539,8 +1557,8 @@ struct RoceRxHdr {
 // One memory region: the MR table entry at index key >> 8.
 // Bit-exact with roce_pkg::mr_ctx_t (first field most significant).
 struct MrCtx {
-  static constexpr unsigned kBits = 179;
-  static constexpr unsigned kWords = 6;
+  static constexpr unsigned kBits = 230;
+  static constexpr unsigned kWords = 8;
   uint8_t valid = 0;
   uint8_t key = 0;  // low byte of lkey/rkey (changes on re-registration)
   uint16_t pd = 0;  // protection domain
@@ -1549,34 +1567,54 @@ struct MrCtx {
   uint64_t length = 0;  // bytes
   uint16_t mtt_base = 0;  // MTT index of the page holding iova
   uint8_t page_shift = 0;  // log2 of the page size (12 = 4 KiB)
+  uint8_t mw_bind = 0;  // MR: memory windows may be bound to it (IBV_ACCESS_MW_BIND)
+  uint8_t mw = 0;  // a memory window, not an MR: pd/access/iova/length are the window's, its bytes are translated through the MR at mr_index; valid = bound
+  uint8_t mw_type2 = 0;  // MW type 2: bound to one QP (qpn), invalidated by LOCAL_INV or SEND_WITH_INV; type 1: bound again at will, never invalidated
+  uint32_t qpn = 0;  // MW type 2: the QP it is bound to (remote access and SEND_WITH_INV only through it)
+  uint16_t mr_index = 0;  // MW: the entry of the MR it is bound to
+  uint8_t mr_key = 0;  // MW: that MR's key byte when bound (the MR registered again under a new key does not revive the window)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[5] |= static_cast<uint32_t>(uint64_t{valid} & 0x1u) << 18;
-    words[5] |= static_cast<uint32_t>(uint64_t{key} & 0xFFu) << 10;
-    words[4] |= static_cast<uint32_t>(uint64_t{pd} & 0x3Fu) << 26;
-    words[5] |= static_cast<uint32_t>((uint64_t{pd} >> 6) & 0x3FFu);
-    words[4] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 22;
-    words[2] |= static_cast<uint32_t>(uint64_t{iova} & 0x3FFu) << 22;
-    words[3] |= static_cast<uint32_t>((uint64_t{iova} >> 10) & 0xFFFFFFFFu);
-    words[4] |= static_cast<uint32_t>((uint64_t{iova} >> 42) & 0x3FFFFFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{length} & 0x3FFu) << 22;
-    words[1] |= static_cast<uint32_t>((uint64_t{length} >> 10) & 0xFFFFFFFFu);
-    words[2] |= static_cast<uint32_t>((uint64_t{length} >> 42) & 0x3FFFFFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{mtt_base} & 0xFFFFu) << 6;
-    words[0] |= static_cast<uint32_t>(uint64_t{page_shift} & 0x3Fu);
+    words[7] |= static_cast<uint32_t>(uint64_t{valid} & 0x1u) << 5;
+    words[6] |= static_cast<uint32_t>(uint64_t{key} & 0x7u) << 29;
+    words[7] |= static_cast<uint32_t>((uint64_t{key} >> 3) & 0x1Fu);
+    words[6] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 13;
+    words[6] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 9;
+    words[4] |= static_cast<uint32_t>(uint64_t{iova} & 0x7FFFFFu) << 9;
+    words[5] |= static_cast<uint32_t>((uint64_t{iova} >> 23) & 0xFFFFFFFFu);
+    words[6] |= static_cast<uint32_t>((uint64_t{iova} >> 55) & 0x1FFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{length} & 0x7FFFFFu) << 9;
+    words[3] |= static_cast<uint32_t>((uint64_t{length} >> 23) & 0xFFFFFFFFu);
+    words[4] |= static_cast<uint32_t>((uint64_t{length} >> 55) & 0x1FFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{mtt_base} & 0x7Fu) << 25;
+    words[2] |= static_cast<uint32_t>((uint64_t{mtt_base} >> 7) & 0x1FFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{page_shift} & 0x3Fu) << 19;
+    words[1] |= static_cast<uint32_t>(uint64_t{mw_bind} & 0x1u) << 18;
+    words[1] |= static_cast<uint32_t>(uint64_t{mw} & 0x1u) << 17;
+    words[1] |= static_cast<uint32_t>(uint64_t{mw_type2} & 0x1u) << 16;
+    words[0] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFu) << 24;
+    words[1] |= static_cast<uint32_t>((uint64_t{qpn} >> 8) & 0xFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{mr_index} & 0xFFFFu) << 8;
+    words[0] |= static_cast<uint32_t>(uint64_t{mr_key} & 0xFFu);
   }
   void unpack(const uint32_t* words) {
-    valid = static_cast<uint8_t>(uint64_t{((words[5] >> 18) & 0x1u)});
-    key = static_cast<uint8_t>(uint64_t{((words[5] >> 10) & 0xFFu)});
-    pd = static_cast<uint16_t>(uint64_t{((words[4] >> 26) & 0x3Fu)} | (uint64_t{(words[5] & 0x3FFu)} << 6));
-    access = static_cast<uint8_t>(uint64_t{((words[4] >> 22) & 0xFu)});
-    iova = static_cast<uint64_t>(uint64_t{((words[2] >> 22) & 0x3FFu)} | (uint64_t{words[3]} << 10) | (uint64_t{(words[4] & 0x3FFFFFu)} << 42));
-    length = static_cast<uint64_t>(uint64_t{((words[0] >> 22) & 0x3FFu)} | (uint64_t{words[1]} << 10) | (uint64_t{(words[2] & 0x3FFFFFu)} << 42));
-    mtt_base = static_cast<uint16_t>(uint64_t{((words[0] >> 6) & 0xFFFFu)});
-    page_shift = static_cast<uint8_t>(uint64_t{(words[0] & 0x3Fu)});
+    valid = static_cast<uint8_t>(uint64_t{((words[7] >> 5) & 0x1u)});
+    key = static_cast<uint8_t>(uint64_t{((words[6] >> 29) & 0x7u)} | (uint64_t{(words[7] & 0x1Fu)} << 3));
+    pd = static_cast<uint16_t>(uint64_t{((words[6] >> 13) & 0xFFFFu)});
+    access = static_cast<uint8_t>(uint64_t{((words[6] >> 9) & 0xFu)});
+    iova = static_cast<uint64_t>(uint64_t{((words[4] >> 9) & 0x7FFFFFu)} | (uint64_t{words[5]} << 23) | (uint64_t{(words[6] & 0x1FFu)} << 55));
+    length = static_cast<uint64_t>(uint64_t{((words[2] >> 9) & 0x7FFFFFu)} | (uint64_t{words[3]} << 23) | (uint64_t{(words[4] & 0x1FFu)} << 55));
+    mtt_base = static_cast<uint16_t>(uint64_t{((words[1] >> 25) & 0x7Fu)} | (uint64_t{(words[2] & 0x1FFu)} << 7));
+    page_shift = static_cast<uint8_t>(uint64_t{((words[1] >> 19) & 0x3Fu)});
+    mw_bind = static_cast<uint8_t>(uint64_t{((words[1] >> 18) & 0x1u)});
+    mw = static_cast<uint8_t>(uint64_t{((words[1] >> 17) & 0x1u)});
+    mw_type2 = static_cast<uint8_t>(uint64_t{((words[1] >> 16) & 0x1u)});
+    qpn = static_cast<uint32_t>(uint64_t{((words[0] >> 24) & 0xFFu)} | (uint64_t{(words[1] & 0xFFFFu)} << 8));
+    mr_index = static_cast<uint16_t>(uint64_t{((words[0] >> 8) & 0xFFFFu)});
+    mr_key = static_cast<uint8_t>(uint64_t{(words[0] & 0xFFu)});
   }
   bool operator==(const MrCtx& o) const {
     return valid == o.valid
@@ -1586,7 +1624,13 @@ struct MrCtx {
         && iova == o.iova
         && length == o.length
         && mtt_base == o.mtt_base
-        && page_shift == o.page_shift;
+        && page_shift == o.page_shift
+        && mw_bind == o.mw_bind
+        && mw == o.mw
+        && mw_type2 == o.mw_type2
+        && qpn == o.qpn
+        && mr_index == o.mr_index
+        && mr_key == o.mr_key;
   }
   bool operator!=(const MrCtx& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -1600,6 +1644,12 @@ struct MrCtx {
     s += " length=" + hex_string(length);
     s += " mtt_base=" + hex_string(mtt_base);
     s += " page_shift=" + hex_string(page_shift);
+    s += " mw_bind=" + hex_string(mw_bind);
+    s += " mw=" + hex_string(mw);
+    s += " mw_type2=" + hex_string(mw_type2);
+    s += " qpn=" + hex_string(qpn);
+    s += " mr_index=" + hex_string(mr_index);
+    s += " mr_key=" + hex_string(mr_key);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -1613,44 +1663,63 @@ struct MrCtx {
     if (length != o.length) s += " length";
     if (mtt_base != o.mtt_base) s += " mtt_base";
     if (page_shift != o.page_shift) s += " page_shift";
+    if (mw_bind != o.mw_bind) s += " mw_bind";
+    if (mw != o.mw) s += " mw";
+    if (mw_type2 != o.mw_type2) s += " mw_type2";
+    if (qpn != o.qpn) s += " qpn";
+    if (mr_index != o.mr_index) s += " mr_index";
+    if (mr_key != o.mr_key) s += " mr_key";
     return s;
   }
 };
 
-// A request to check an access against the MR table and translate its first page.
+// A request to the MR table: check an access and translate its first page, or bind or invalidate a memory window (op).
 // Bit-exact with roce_pkg::mr_req_t (first field most significant).
 struct MrReq {
-  static constexpr unsigned kBits = 156;
-  static constexpr unsigned kWords = 5;
+  static constexpr unsigned kBits = 215;
+  static constexpr unsigned kWords = 7;
   uint8_t tag = 0;  // returned with the response
-  uint32_t key = 0;  // lkey or rkey: index << 8 | key byte
-  uint16_t pd = 0;
-  uint64_t va = 0;
-  uint32_t len = 0;
-  uint8_t access = 0;  // rights needed (access enum bits); 0 = local read
+  uint32_t key = 0;  // lkey or rkey: index << 8 | key byte (BIND: the window's new rkey)
+  uint16_t pd = 0;  // the asking QP's PD
+  uint64_t va = 0;  // CHECK: the first byte; BIND: the window's first byte
+  uint32_t len = 0;  // CHECK: bytes; BIND: the window's bytes (0: unbind)
+  uint8_t access = 0;  // CHECK: rights needed (access enum bits; 0 = local read); BIND: the window's remote rights
+  uint8_t op = 0;  // mr_op enum
+  uint8_t remote = 0;  // CHECK: an rkey from the wire (windows allowed); 0: an lkey (a window's key is refused). INVALIDATE: from SEND_WITH_INV (type 2: only its QP)
+  uint32_t qpn = 0;  // the asking QP (type 2 windows answer only the QP they are bound to)
+  uint32_t mr_key = 0;  // BIND: the lkey of the MR the window is bound to
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[4] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 20;
-    words[3] |= static_cast<uint32_t>(uint64_t{key} & 0xFFFu) << 20;
-    words[4] |= static_cast<uint32_t>((uint64_t{key} >> 12) & 0xFFFFFu);
-    words[3] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 4;
-    words[1] |= static_cast<uint32_t>(uint64_t{va} & 0xFFFFFFFu) << 4;
-    words[2] |= static_cast<uint32_t>((uint64_t{va} >> 28) & 0xFFFFFFFFu);
-    words[3] |= static_cast<uint32_t>((uint64_t{va} >> 60) & 0xFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{len} & 0xFFFFFFFu) << 4;
-    words[1] |= static_cast<uint32_t>((uint64_t{len} >> 28) & 0xFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{access} & 0xFu);
+    words[6] |= static_cast<uint32_t>(uint64_t{tag} & 0xFFu) << 15;
+    words[5] |= static_cast<uint32_t>(uint64_t{key} & 0x1FFFFu) << 15;
+    words[6] |= static_cast<uint32_t>((uint64_t{key} >> 17) & 0x7FFFu);
+    words[4] |= static_cast<uint32_t>(uint64_t{pd} & 0x1u) << 31;
+    words[5] |= static_cast<uint32_t>((uint64_t{pd} >> 1) & 0x7FFFu);
+    words[2] |= static_cast<uint32_t>(uint64_t{va} & 0x1u) << 31;
+    words[3] |= static_cast<uint32_t>((uint64_t{va} >> 1) & 0xFFFFFFFFu);
+    words[4] |= static_cast<uint32_t>((uint64_t{va} >> 33) & 0x7FFFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{len} & 0x1u) << 31;
+    words[2] |= static_cast<uint32_t>((uint64_t{len} >> 1) & 0x7FFFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 27;
+    words[1] |= static_cast<uint32_t>(uint64_t{op} & 0x3u) << 25;
+    words[1] |= static_cast<uint32_t>(uint64_t{remote} & 0x1u) << 24;
+    words[1] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{mr_key} & 0xFFFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    tag = static_cast<uint8_t>(uint64_t{((words[4] >> 20) & 0xFFu)});
-    key = static_cast<uint32_t>(uint64_t{((words[3] >> 20) & 0xFFFu)} | (uint64_t{(words[4] & 0xFFFFFu)} << 12));
-    pd = static_cast<uint16_t>(uint64_t{((words[3] >> 4) & 0xFFFFu)});
-    va = static_cast<uint64_t>(uint64_t{((words[1] >> 4) & 0xFFFFFFFu)} | (uint64_t{words[2]} << 28) | (uint64_t{(words[3] & 0xFu)} << 60));
-    len = static_cast<uint32_t>(uint64_t{((words[0] >> 4) & 0xFFFFFFFu)} | (uint64_t{(words[1] & 0xFu)} << 28));
-    access = static_cast<uint8_t>(uint64_t{(words[0] & 0xFu)});
+    tag = static_cast<uint8_t>(uint64_t{((words[6] >> 15) & 0xFFu)});
+    key = static_cast<uint32_t>(uint64_t{((words[5] >> 15) & 0x1FFFFu)} | (uint64_t{(words[6] & 0x7FFFu)} << 17));
+    pd = static_cast<uint16_t>(uint64_t{((words[4] >> 31) & 0x1u)} | (uint64_t{(words[5] & 0x7FFFu)} << 1));
+    va = static_cast<uint64_t>(uint64_t{((words[2] >> 31) & 0x1u)} | (uint64_t{words[3]} << 1) | (uint64_t{(words[4] & 0x7FFFFFFFu)} << 33));
+    len = static_cast<uint32_t>(uint64_t{((words[1] >> 31) & 0x1u)} | (uint64_t{(words[2] & 0x7FFFFFFFu)} << 1));
+    access = static_cast<uint8_t>(uint64_t{((words[1] >> 27) & 0xFu)});
+    op = static_cast<uint8_t>(uint64_t{((words[1] >> 25) & 0x3u)});
+    remote = static_cast<uint8_t>(uint64_t{((words[1] >> 24) & 0x1u)});
+    qpn = static_cast<uint32_t>(uint64_t{(words[1] & 0xFFFFFFu)});
+    mr_key = static_cast<uint32_t>(uint64_t{words[0]});
   }
   bool operator==(const MrReq& o) const {
     return tag == o.tag
@@ -1658,7 +1727,11 @@ struct MrReq {
         && pd == o.pd
         && va == o.va
         && len == o.len
-        && access == o.access;
+        && access == o.access
+        && op == o.op
+        && remote == o.remote
+        && qpn == o.qpn
+        && mr_key == o.mr_key;
   }
   bool operator!=(const MrReq& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -1670,6 +1743,10 @@ struct MrReq {
     s += " va=" + hex_string(va);
     s += " len=" + hex_string(len);
     s += " access=" + hex_string(access);
+    s += " op=" + hex_string(op);
+    s += " remote=" + hex_string(remote);
+    s += " qpn=" + hex_string(qpn);
+    s += " mr_key=" + hex_string(mr_key);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -1681,6 +1758,10 @@ struct MrReq {
     if (va != o.va) s += " va";
     if (len != o.len) s += " len";
     if (access != o.access) s += " access";
+    if (op != o.op) s += " op";
+    if (remote != o.remote) s += " remote";
+    if (qpn != o.qpn) s += " qpn";
+    if (mr_key != o.mr_key) s += " mr_key";
     return s;
   }
 };

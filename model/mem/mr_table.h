@@ -1,12 +1,14 @@
 // The MR table (rtl/mem/mr_table.sv) in the event-driven model: memory
-// region checks and MTT translation, the IBTA rules of docs/engine.md.
+// region checks, memory-window binds and invalidations, and MTT
+// translation, the IBTA rules of docs/engine.md and rtl/mem/mr_table.sv.
 //
 // Inputs: mr_wr / mtt_wr (table writes from roce_cmd, always taken), req
 // (mr_req_t). Output: resp (mr_resp_t), one per request, in order.
 // Timing: a request is answered kLatency cycles after it arrives (the RTL's
-// two stages: MR entry, then MTT), one per cycle. A request reads the
-// tables before writes that arrive in the same cycle; like the RTL, the
-// model assumes the command path does not rewrite entries in use.
+// two stages: MR entry, then MTT), one per cycle; a CHECK through a bound
+// window and a BIND read a second entry (the MR): one cycle more each. A
+// request sees the table writes that arrive in the same cycle; like the RTL,
+// the model assumes the command path does not rewrite entries in use.
 #pragma once
 
 #include <memory>
@@ -27,20 +29,28 @@ struct MttWrite {
   uint64_t pa = 0;
 };
 
-// The registered regions and their translation table: the check itself,
-// without timing (tests use it directly).
+// The registered regions, the memory windows and their translation table:
+// the requests themselves, without timing (tests use them directly).
 class MrRegions {
  public:
   explicit MrRegions(unsigned max_mr = 1024, unsigned mtt_depth = 4096) : mr_(max_mr), mtt_(mtt_depth) {}
+  // CHECK: an access (key, PD, rights, bounds) and its first page's translation.
   spec::MrResp check(const spec::MrReq& r) const;
+  // Any op: CHECK, or BIND / INVALIDATE, which change the window they name.
+  spec::MrResp execute(const spec::MrReq& r);
+  // Whether the request reads a second entry (a window's MR): one more cycle.
+  bool reads_two(const spec::MrReq& r) const;
   void write_mr(unsigned index, const spec::MrCtx& c) {
     if (index < mr_.size()) mr_[index] = c;
   }
   void write_mtt(unsigned index, uint64_t pa) {
     if (index < mtt_.size()) mtt_[index] = pa;
   }
+  const spec::MrCtx* entry(uint32_t key) const { return (key >> 8) < mr_.size() ? &mr_[key >> 8] : nullptr; }
 
  private:
+  spec::MrStatus bind(const spec::MrReq& r, spec::MrCtx* out) const;
+  spec::MrStatus invalidate(const spec::MrReq& r) const;
   std::vector<spec::MrCtx> mr_;
   std::vector<uint64_t> mtt_;
 };

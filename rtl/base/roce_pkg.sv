@@ -125,12 +125,20 @@ package roce_pkg;
 
   // Outcome of a memory-region check (first failing check wins, in this order)
   localparam int unsigned MR_STATUS_W = 3;
-  localparam int unsigned MR_STATUS_COUNT = 5;
+  localparam int unsigned MR_STATUS_COUNT = 6;
   localparam logic [2:0] MR_STATUS_OK = 3'd0;  // allowed; pa/run give the translation
   localparam logic [2:0] MR_STATUS_BAD_KEY = 3'd1;  // key index beyond the table, entry not valid, or key byte mismatch
   localparam logic [2:0] MR_STATUS_BAD_PD = 3'd2;  // the region belongs to another protection domain
   localparam logic [2:0] MR_STATUS_NO_ACCESS = 3'd3;  // a requested right is not granted
   localparam logic [2:0] MR_STATUS_OUT_OF_BOUNDS = 3'd4;  // [va, va+len) not inside the region, or its page not in the MTT
+  localparam logic [2:0] MR_STATUS_BAD_STATE = 3'd5;  // BIND: the key is no window's, or a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
+
+  // What an mr_req asks of the MR table
+  localparam int unsigned MR_OP_W = 2;
+  localparam int unsigned MR_OP_COUNT = 3;
+  localparam logic [1:0] MR_OP_CHECK = 2'd0;  // check an access (key, PD, rights, bounds) and translate its first page
+  localparam logic [1:0] MR_OP_BIND = 2'd1;  // bind the window at key to [va, va+len) of the MR at mr_key with the rights in access (IBV_WR_BIND_MW, ibv_bind_mw)
+  localparam logic [1:0] MR_OP_INVALIDATE = 2'd2;  // invalidate the type 2 window at key (LOCAL_INV, SEND_WITH_INV): it becomes free
 
   // QP state (the ibv_qp_state values)
   localparam int unsigned QP_STATE_W = 3;
@@ -528,7 +536,7 @@ package roce_pkg;
   } roce_rx_hdr_t;
 
   // One memory region: the MR table entry at index key >> 8.
-  localparam int unsigned MR_CTX_W = 179;
+  localparam int unsigned MR_CTX_W = 230;
   typedef struct packed {
     logic [0:0] valid;
     logic [7:0] key;  // low byte of lkey/rkey (changes on re-registration)
@@ -538,17 +546,27 @@ package roce_pkg;
     logic [63:0] length;  // bytes
     logic [15:0] mtt_base;  // MTT index of the page holding iova
     logic [5:0] page_shift;  // log2 of the page size (12 = 4 KiB)
+    logic [0:0] mw_bind;  // MR: memory windows may be bound to it (IBV_ACCESS_MW_BIND)
+    logic [0:0] mw;  // a memory window, not an MR: pd/access/iova/length are the window's, its bytes are translated through the MR at mr_index; valid = bound
+    logic [0:0] mw_type2;  // MW type 2: bound to one QP (qpn), invalidated by LOCAL_INV or SEND_WITH_INV; type 1: bound again at will, never invalidated
+    logic [23:0] qpn;  // MW type 2: the QP it is bound to (remote access and SEND_WITH_INV only through it)
+    logic [15:0] mr_index;  // MW: the entry of the MR it is bound to
+    logic [7:0] mr_key;  // MW: that MR's key byte when bound (the MR registered again under a new key does not revive the window)
   } mr_ctx_t;
 
-  // A request to check an access against the MR table and translate its first page.
-  localparam int unsigned MR_REQ_W = 156;
+  // A request to the MR table: check an access and translate its first page, or bind or invalidate a memory window (op).
+  localparam int unsigned MR_REQ_W = 215;
   typedef struct packed {
     logic [7:0] tag;  // returned with the response
-    logic [31:0] key;  // lkey or rkey: index << 8 | key byte
-    logic [15:0] pd;
-    logic [63:0] va;
-    logic [31:0] len;
-    logic [3:0] access;  // rights needed (access enum bits); 0 = local read
+    logic [31:0] key;  // lkey or rkey: index << 8 | key byte (BIND: the window's new rkey)
+    logic [15:0] pd;  // the asking QP's PD
+    logic [63:0] va;  // CHECK: the first byte; BIND: the window's first byte
+    logic [31:0] len;  // CHECK: bytes; BIND: the window's bytes (0: unbind)
+    logic [3:0] access;  // CHECK: rights needed (access enum bits; 0 = local read); BIND: the window's remote rights
+    logic [1:0] op;  // mr_op enum
+    logic [0:0] remote;  // CHECK: an rkey from the wire (windows allowed); 0: an lkey (a window's key is refused). INVALIDATE: from SEND_WITH_INV (type 2: only its QP)
+    logic [23:0] qpn;  // the asking QP (type 2 windows answer only the QP they are bound to)
+    logic [31:0] mr_key;  // BIND: the lkey of the MR the window is bound to
   } mr_req_t;
 
   // The answer to an mr_req.

@@ -15,7 +15,9 @@
 //     timeout finds it; timeout 4: 16,384 cycles);
 //   - atomics (issue 9): FETCH_ADD and CMP_SWAP operations per cycle on 1
 //     and 64 QPs, each QP holding max_rd_atomic (16) in flight, all on one
-//     8-byte counter of B's (the responder executes them one at a time).
+//     8-byte counter of B's (the responder executes them one at a time),
+//     whose final value is checked (FETCH_ADD: one per operation; CMP_SWAP:
+//     only the first swaps).
 // Besides the table, machine-readable lines (a contract, parsed by scripts):
 //   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   read_row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
@@ -30,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -139,7 +142,12 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   w.length = size;
   w.remote_addr = dst.addr();
   w.rkey = mrb.key;
-  w.atomic_cmp_add = 1;  // FETCH_ADD adds 1; CMP_SWAP compares with 1 (swaps 1 for 2 once)
+  // Atomics work on B's first 8 bytes: FETCH_ADD adds 1 each (0 -> ops);
+  // CMP_SWAP swaps 1 for 2, which only the first one finds (1 -> 2).
+  const bool fetch_add = op == WrOpcode::kAtomicFetchAndAdd, cmp_swap = op == WrOpcode::kAtomicCmpAndSwp;
+  uint64_t counter = cmp_swap ? 1 : 0;
+  if (fetch_add || cmp_swap) std::memcpy(dst.data(), &counter, sizeof counter);
+  w.atomic_cmp_add = 1;
   w.atomic_swap = 2;
   for (unsigned m = 0; m < per_qp; ++m)
     for (auto& c : conns) {
@@ -158,6 +166,13 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
       std::fprintf(stderr, "engine_bench: completion status %u\n", e.status);
       std::exit(1);
     }
+  std::memcpy(&counter, dst.data(), sizeof counter);
+  const uint64_t want = fetch_add ? uint64_t{nqp} * per_qp : 2;
+  if ((fetch_add || cmp_swap) && counter != want) {
+    std::fprintf(stderr, "engine_bench: B's counter is %llu after the atomics, not %llu\n",
+                 static_cast<unsigned long long>(counter), static_cast<unsigned long long>(want));
+    std::exit(1);
+  }
   Figures f;
   f.cycles = cycles;
   f.goodput_bpc = double(size) * nqp * per_qp / double(cycles);

@@ -166,7 +166,7 @@ enum class MrStatus : uint8_t {
   kBadPd = 2,  // the region belongs to another protection domain
   kNoAccess = 3,  // a requested right is not granted
   kOutOfBounds = 4,  // [va, va+len) not inside the region, or its page not in the MTT
-  kBadState = 5,  // BIND: the key is no window's, or a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
+  kBadState = 5,  // BIND: a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
 };
 inline constexpr unsigned kMrStatusCount = 6;
 inline const char* to_string(MrStatus v) {

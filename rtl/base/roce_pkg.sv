@@ -131,7 +131,7 @@ package roce_pkg;
   localparam logic [2:0] MR_STATUS_BAD_PD = 3'd2;  // the region belongs to another protection domain
   localparam logic [2:0] MR_STATUS_NO_ACCESS = 3'd3;  // a requested right is not granted
   localparam logic [2:0] MR_STATUS_OUT_OF_BOUNDS = 3'd4;  // [va, va+len) not inside the region, or its page not in the MTT
-  localparam logic [2:0] MR_STATUS_BAD_STATE = 3'd5;  // BIND: the key is no window's, or a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
+  localparam logic [2:0] MR_STATUS_BAD_STATE = 3'd5;  // BIND: a type 2 window is bound already; INVALIDATE: the key is an MR's or a type 1 window's (neither can be invalidated, as in rxe and mlx5)
 
   // What an mr_req asks of the MR table
   localparam int unsigned MR_OP_W = 2;

@@ -24,7 +24,7 @@
 //     BAD_PD    A's or B's pd differs from the QP's
 //     BAD_STATE A is type 2 and bound already
 //     NO_ACCESS B lacks mw_bind, or the window grants remote write / atomic
-//               and B lacks local write (IBTA C10-?: as rxe)
+//               and B lacks local write (as rxe's bind check)
 //     OUT_OF_BOUNDS [va, va+len) not inside B
 //     OK: A = {bound unless len = 0, key byte from key, va, len, access, qpn
 //         (type 2), B's index and key byte}
@@ -39,15 +39,14 @@
 // Pipeline: S1 holds the request with its entry A (a registered read of the
 // table); a CHECK through a window and a BIND stay one more cycle in S1 to
 // read their MR (B) through the same read port. S1 decides, writes a BIND's
-// or INVALIDATE's entry as the request moves on (forwarded to a read in the
-// same cycle, so the next request sees it) and reads the MTT; the response
+// or INVALIDATE's entry as the request moves on (the read port is
+// write-first, so the next request sees it) and reads the MTT; the response
 // leaves from S2. Both stages stall together when the response is not taken.
 // Table writes from the command path are always accepted (an index beyond
 // the table is ignored) and seen by a read in the same cycle; an op's own
-// write waits a cycle for one. The
-// command path must not rewrite an MR or MTT entry while requests that use
-// it are in flight -- the model assumes the same; its cross-check loads
-// tables first.
+// write waits a cycle for one. The command path must not rewrite an MR or
+// MTT entry while requests that use it are in flight -- the model assumes
+// the same; its cross-check loads tables first.
 `default_nettype none
 
 module mr_table #(

@@ -345,7 +345,7 @@ module read_place_ctrl #(
         end else if (run_left_q == '0) begin
           // a new page run: its translation (and the lkey check)
           mr_v_d = 1'b1;
-          mr_d = '0; mr_d.tag = '0;
+          mr_d = '0;
           mr_d.key = sge_lkey;
           mr_d.pd = cx_q[F_PD +: 16];
           mr_d.va = sge_addr + {32'b0, soff_q};

@@ -525,7 +525,7 @@ module responder_ctrl #(
         end else if (is_atom_q) begin
           // the rkey check over its 8 bytes; its answer is where they are
           mr_v_d = 1'b1;
-          mr_d = '0; mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = 32'd8;
+          mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = 32'd8;
           mr_d.access = roce_pkg::ACCESS_REMOTE_ATOMIC;
           mr_rkey_d = 1'b1;
           st_d = C_MRW;
@@ -539,7 +539,7 @@ module responder_ctrl #(
             // step 5: the rkey check (a zero-length WRITE needs none, IBTA C9-88);
             // its answer is also the first page run's translation
             mr_v_d = 1'b1;
-            mr_d = '0; mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
+            mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
             mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE;
             mr_rkey_d = 1'b1;
             st_d = C_MRW;
@@ -558,7 +558,7 @@ module responder_ctrl #(
           pk_left_d = h_rlen_q < {17'b0, mtu} ? h_rlen_q[12:0] : mtu[12:0];
           if (h_rlen_q != '0) begin
             mr_v_d = 1'b1;
-            mr_d = '0; mr_d.tag = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
+            mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
             mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
             mr_rkey_d = 1'b1;
             st_d = C_MRW;
@@ -684,7 +684,7 @@ module responder_ctrl #(
         if (rwk_q) begin
           if (cx_q.xleft == '0) begin
             mr_v_d = 1'b1;
-            mr_d = '0; mr_d.tag = '0; mr_d.key = cx_q.rkey; mr_d.pd = cx_q.pd; mr_d.va = cx_q.va; mr_d.len = cx_q.left;
+            mr_d = '0; mr_d.key = cx_q.rkey; mr_d.pd = cx_q.pd; mr_d.va = cx_q.va; mr_d.len = cx_q.left;
             mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
             st_d = C_MRW;
           end else begin
@@ -719,7 +719,7 @@ module responder_ctrl #(
         end else if (cx_q.xleft == '0) begin
           // a new page run: its translation (for a SEND, the SGE's lkey check too)
           mr_v_d = 1'b1;
-          mr_d = '0; mr_d.tag = '0;
+          mr_d = '0;
           mr_d.pd = cx_q.pd;
           if (is_send_q) begin
             mr_d.key = sge_lkey;

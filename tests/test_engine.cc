@@ -346,6 +346,139 @@ TEST_P(Engine, AtomicsReturnTheOriginalAndUpdateMemoryInOrder) {
   }
 }
 
+// Memory windows end to end (IBTA 10.6.7, as rxe): B allocates windows on
+// its MR (registered with MW_BIND), binds them with BIND_MW work requests
+// (CQE BIND_MW), and A's WRITEs through a window's rkey land inside the
+// window and nowhere else. A SEND_WITH_INV from A invalidates B's type 2
+// window (B's receive CQE says WITH_INV and carries the rkey); LOCAL_INV
+// does it on B's side (CQE LOCAL_INV); a type 1 window is bound again
+// freely. Every later access through an invalidated window, one outside a
+// window, and one through a type 2 window by another QP of its PD is NAKed
+// remote access error with B's memory unchanged; a bind onto an MR without
+// MW_BIND fails MW_BIND_ERR.
+TEST_P(Engine, MemoryWindowsBindInvalidateAndSendWithInvalidate) {
+  TwoHosts w(GetParam());
+  constexpr uint8_t kMwBind = static_cast<uint8_t>(kAccessMwBind);
+  const auto alloc_mw = [&](uint32_t pd, uint8_t type) {
+    CmdAllocMw m;
+    m.pd = pd;
+    m.type = type;
+    uint8_t args[64] = {};
+    m.store(args);
+    const auto r = w.b->command(CmdOp::kAllocMw, args);
+    EXPECT_TRUE(r.ok()) << to_string(r.status);
+    return r.res[0];
+  };
+  const auto next_key = [](uint32_t k) { return (k & ~0xFFu) | ((k + 1) & 0xFFu); };  // ibv_inc_rkey
+  const auto bind_wqe = [](uint64_t id, uint32_t rkey, uint32_t lkey, uint64_t va, uint32_t len, uint8_t acc) {
+    SendWqe b = send_wqe(WrOpcode::kBindMw, id, len, va, rkey);
+    b.bind_mr_lkey = lkey;
+    b.bind_access = acc;
+    return b;
+  };
+  const auto inv_wqe = [](WrOpcode op, uint64_t id, uint32_t rkey, uint32_t len) {
+    SendWqe s = send_wqe(op, id, len);
+    s.imm = rkey;  // invalidate_rkey, a number
+    return s;
+  };
+  const auto one = [](std::vector<Cqe> v) {
+    EXPECT_EQ(v.size(), 1u);
+    return v.empty() ? Cqe{} : v[0];
+  };
+  constexpr uint8_t kRw = static_cast<uint8_t>(Access::kRemoteWrite) | static_cast<uint8_t>(Access::kRemoteRead);
+  End a, b, c, d;
+  a.make(*w.a, 65536);
+  b.make(*w.b, 65536, kAllAccess | kMwBind);
+  c.make(*w.a, 4096);
+  d.make(*w.b, 4096, kAllAccess | kMwBind);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+  connect_pair(*w.a, c, kMacA, kIpA, *w.b, d, kMacB, kIpB);
+  std::memset(b.buf->data(), 0x5A, 65536);
+  fill(*a.buf, 65536, 7);
+  std::vector<uint8_t> want(b.buf->data(), b.buf->data() + 65536);
+  const uint64_t win_va = b.buf->addr() + 0x1000;
+
+  // type 2: bound by B's QP to [+0x1000, +0x2000) with remote write and read
+  uint32_t t2 = next_key(alloc_mw(b.pd, 2));
+  w.b->post_send(*b.qp, bind_wqe(1, t2, b.mr.key, win_va, 0x1000, kRw), {});
+  w.settle();
+  Cqe e = one(w.b->poll(*b.scq));
+  EXPECT_EQ(e.status, 0) << to_string(static_cast<WcStatus>(e.status));
+  EXPECT_EQ(e.opcode, static_cast<uint8_t>(WcOpcode::kBindMw));
+  EXPECT_EQ(e.wr_id, 1u);
+  // A writes 300 bytes through it
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 2, 300, win_va + 0x100, t2), {{a.buf->addr(), 300, a.mr.key}});
+  w.settle();
+  EXPECT_EQ(one(w.a->poll(*a.scq)).status, 0);
+  std::memcpy(want.data() + 0x1100, a.buf->data(), 300);
+  EXPECT_EQ(0, std::memcmp(b.buf->data(), want.data(), 65536)) << "the WRITE landed in the window only";
+  // A's SEND_WITH_INV of that rkey: B's receive completes WITH_INV, the rkey in imm (IETH bytes in wire order)
+  w.b->post_recv(*b.qp, 50, {{b.buf->addr() + 0x8000, 4096, b.mr.key}});
+  w.a->post_send(*a.qp, inv_wqe(WrOpcode::kSendWithInv, 3, t2, 2000), {{a.buf->addr() + 0x400, 2000, a.mr.key}});
+  w.settle();
+  e = one(w.a->poll(*a.scq));
+  EXPECT_EQ(e.status, 0) << to_string(static_cast<WcStatus>(e.status));
+  EXPECT_EQ(e.opcode, static_cast<uint8_t>(WcOpcode::kSend));
+  e = one(w.b->poll(*b.rcq));
+  EXPECT_EQ(e.status, 0) << to_string(static_cast<WcStatus>(e.status));
+  EXPECT_EQ(e.opcode, static_cast<uint8_t>(WcOpcode::kRecv));
+  EXPECT_EQ(e.wc_flags, 8u) << "IBV_WC_WITH_INV";
+  EXPECT_EQ(__builtin_bswap32(e.imm), t2) << "the invalidated rkey";
+  EXPECT_EQ(e.byte_len, 2000u);
+  std::memcpy(want.data() + 0x8000, a.buf->data() + 0x400, 2000);
+  // bound again with a new key: a type 2 window is free again after the invalidation
+  const uint32_t t2b = next_key(t2);
+  w.b->post_send(*b.qp, bind_wqe(4, t2b, b.mr.key, win_va, 0x800, kRw), {});
+  // type 1 on QP d's side, bound twice (a type 1 window is bound again freely)
+  uint32_t t1 = next_key(alloc_mw(d.pd, 1));
+  w.b->post_send(*d.qp, bind_wqe(5, t1, d.mr.key, d.buf->addr(), 4096, kRw), {});
+  t1 = next_key(t1);
+  w.b->post_send(*d.qp, bind_wqe(6, t1, d.mr.key, d.buf->addr() + 0x800, 0x800, kRw), {});
+  w.settle();
+  EXPECT_EQ(one(w.b->poll(*b.scq)).status, 0);
+  const auto dc = w.b->poll(*d.scq);
+  ASSERT_EQ(dc.size(), 2u);
+  EXPECT_EQ(dc[0].status, 0);
+  EXPECT_EQ(dc[1].status, 0);
+  // C writes through the type 1 window (any QP of its PD may use it)
+  w.a->post_send(*c.qp, send_wqe(WrOpcode::kRdmaWrite, 7, 64, d.buf->addr() + 0x900, t1), {{c.buf->addr(), 64, c.mr.key}});
+  w.settle();
+  EXPECT_EQ(one(w.a->poll(*c.scq)).status, 0);
+  // B invalidates its type 2 window locally: LOCAL_INV
+  w.b->post_send(*b.qp, inv_wqe(WrOpcode::kLocalInv, 8, t2b, 0), {});
+  w.settle();
+  e = one(w.b->poll(*b.scq));
+  EXPECT_EQ(e.status, 0) << to_string(static_cast<WcStatus>(e.status));
+  EXPECT_EQ(e.opcode, static_cast<uint8_t>(WcOpcode::kLocalInv));
+  EXPECT_EQ(0, std::memcmp(b.buf->data(), want.data(), 65536));
+  // refusals, B's memory unchanged: a WRITE through the invalidated window (A)
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 9, 64, win_va, t2b), {{a.buf->addr(), 64, a.mr.key}});
+  w.settle();
+  EXPECT_EQ(one(w.a->poll(*a.scq)).status, static_cast<uint8_t>(WcStatus::kRemAccessErr));
+  // C writes past its type 1 window (inside the MR)
+  w.a->post_send(*c.qp, send_wqe(WrOpcode::kRdmaWrite, 10, 64, d.buf->addr() + 0x7F0, t1), {{c.buf->addr(), 64, c.mr.key}});
+  w.settle();
+  EXPECT_EQ(one(w.a->poll(*c.scq)).status, static_cast<uint8_t>(WcStatus::kRemAccessErr));
+  EXPECT_EQ(0, std::memcmp(b.buf->data(), want.data(), 65536));
+  // a bind onto an MR without MW_BIND (a fresh QP of d's PD: the NAKs put d in ERR): MW_BIND_ERR
+  End g, h;
+  g.make(*w.a, 4096);
+  h.pd = d.pd;
+  h.scq = w.b->create_cq(8);
+  h.rcq = w.b->create_cq(8);
+  h.qp = w.b->create_qp(d.pd, *h.scq, *h.rcq, 7, 7);
+  h.buf = std::make_unique<host::Buffer>(4096);
+  h.mr = w.b->reg_mr(d.pd, h.buf->data(), 4096, kAllAccess);
+  connect_pair(*w.a, g, kMacA, kIpA, *w.b, h, kMacB, kIpB);
+  w.b->post_send(*h.qp, bind_wqe(11, next_key(alloc_mw(d.pd, 2)), h.mr.key, h.buf->addr(), 64, kRw), {});
+  w.settle();
+  EXPECT_EQ(one(w.b->poll(*h.scq)).status, static_cast<uint8_t>(WcStatus::kMwBindErr));
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 // Two QPs of one device talk through the internal loopback, as on real NICs.
 TEST_P(Engine, TwoQpsOfOneDeviceLoopBack) {
   auto dev = make_device(GetParam());

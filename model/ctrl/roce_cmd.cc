@@ -142,6 +142,10 @@ spec::CmdStatus RoceCmd::execute(const spec::CmdReq& c, spec::CmdResp& r) {
       return reg_mr(a, r);
     case Op::kDeregMr:
       return dereg_mr(c.args[0]);
+    case Op::kAllocMw:
+      return alloc_mw(a, r);
+    case Op::kDeallocMw:
+      return dealloc_mw(c.args[0]);
     case Op::kWriteMtt:
       return write_mtt(a);
     case Op::kCreateQp:
@@ -207,7 +211,7 @@ spec::CmdStatus RoceCmd::reg_mr(const uint8_t* a, spec::CmdResp& r) {
   const uint32_t lw = static_cast<uint32_t>(spec::Access::kLocalWrite);
   const uint32_t needs_lw =
       static_cast<uint32_t>(spec::Access::kRemoteWrite) | static_cast<uint32_t>(spec::Access::kRemoteAtomic);
-  bool bad = (m.access & ~0xFu) || ((m.access & needs_lw) && !(m.access & lw));
+  bool bad = (m.access & ~(0xFu | spec::kAccessMwBind)) || ((m.access & needs_lw) && !(m.access & lw));
   bad = bad || m.length == 0 || m.page_shift < 12 || m.page_shift > 30;
   if (!bad) {
     const uint64_t last = m.iova + (m.length - 1);  // the region's last byte must not wrap
@@ -215,31 +219,72 @@ spec::CmdStatus RoceCmd::reg_mr(const uint8_t* a, spec::CmdResp& r) {
     bad = last < m.iova || need > m.npages || uint64_t{m.mtt_base} + m.npages > p_.mtt_depth;
   }
   if (bad) return CmdStatus::kBadParam;
-  size_t idx = 0;
-  while (idx < mr_.size() && mr_[idx].valid) ++idx;
+  const size_t idx = claim_mr_index(static_cast<uint16_t>(m.pd), false);
   if (idx >= mr_.size()) return CmdStatus::kNoResources;
-  Mr& x = mr_[idx];
-  x.valid = true;
-  x.key = x.key == 255 ? 1 : static_cast<uint8_t>(x.key + 1);
-  x.pd = static_cast<uint16_t>(m.pd);
-  ++pd_refs_[m.pd];
   spec::MrCtx ctx;
   ctx.valid = 1;
-  ctx.key = x.key;
-  ctx.pd = x.pd;
-  ctx.access = static_cast<uint8_t>(m.access);
+  ctx.key = mr_[idx].key;
+  ctx.pd = static_cast<uint16_t>(m.pd);
+  ctx.access = static_cast<uint8_t>(m.access & 0xFu);
+  ctx.mw_bind = (m.access & spec::kAccessMwBind) ? 1 : 0;
   ctx.iova = m.iova;
   ctx.length = m.length;
   ctx.mtt_base = static_cast<uint16_t>(m.mtt_base);
   ctx.page_shift = m.page_shift;
   pending_.push_back(MrWrite{static_cast<uint16_t>(idx), ctx});
-  r.res[0] = static_cast<uint32_t>(idx << 8 | x.key);
+  r.res[0] = static_cast<uint32_t>(idx << 8 | mr_[idx].key);
   return CmdStatus::kOk;
+}
+
+// The lowest free MR-table index, taken for a region or a window of pd: its
+// key byte moves on (0, never used, becomes 1), so that a key of an earlier
+// tenant of the index no longer matches. mr_.size() when the table is full.
+size_t RoceCmd::claim_mr_index(uint16_t pd, bool mw) {
+  size_t idx = 0;
+  while (idx < mr_.size() && mr_[idx].valid) ++idx;
+  if (idx >= mr_.size()) return idx;
+  Mr& x = mr_[idx];
+  x.valid = true;
+  x.key = x.key == 255 ? 1 : static_cast<uint8_t>(x.key + 1);
+  x.pd = pd;
+  x.mw = mw;
+  ++pd_refs_[pd];
+  return idx;
 }
 
 spec::CmdStatus RoceCmd::dereg_mr(uint32_t key) {
   const uint32_t idx = key >> 8;
-  if (idx >= mr_.size() || !mr_[idx].valid || mr_[idx].key != (key & 0xFFu)) return CmdStatus::kNotFound;
+  if (idx >= mr_.size() || !mr_[idx].valid || mr_[idx].mw || mr_[idx].key != (key & 0xFFu))
+    return CmdStatus::kNotFound;
+  mr_[idx].valid = false;
+  --pd_refs_[mr_[idx].pd];
+  pending_.push_back(MrWrite{static_cast<uint16_t>(idx), spec::MrCtx{}});
+  return CmdStatus::kOk;
+}
+
+// ALLOC_MW: an unbound window (entry not valid until a BIND) in its own MR
+// table index; its rkey is the index and a fresh key byte, as REG_MR's.
+spec::CmdStatus RoceCmd::alloc_mw(const uint8_t* a, spec::CmdResp& r) {
+  spec::CmdAllocMw m;
+  m.load(a);
+  if (m.pd >= pd_used_.size() || !pd_used_[m.pd]) return CmdStatus::kNotFound;
+  if (m.type != 1 && m.type != 2) return CmdStatus::kBadParam;
+  const size_t idx = claim_mr_index(static_cast<uint16_t>(m.pd), true);
+  if (idx >= mr_.size()) return CmdStatus::kNoResources;
+  spec::MrCtx ctx;
+  ctx.key = mr_[idx].key;
+  ctx.pd = static_cast<uint16_t>(m.pd);
+  ctx.mw = 1;
+  ctx.mw_type2 = m.type == 2 ? 1 : 0;
+  pending_.push_back(MrWrite{static_cast<uint16_t>(idx), ctx});
+  r.res[0] = static_cast<uint32_t>(idx << 8 | mr_[idx].key);
+  return CmdStatus::kOk;
+}
+
+// DEALLOC_MW: by index alone (binds change the key byte behind our back).
+spec::CmdStatus RoceCmd::dealloc_mw(uint32_t key) {
+  const uint32_t idx = key >> 8;
+  if (idx >= mr_.size() || !mr_[idx].valid || !mr_[idx].mw) return CmdStatus::kNotFound;
   mr_[idx].valid = false;
   --pd_refs_[mr_[idx].pd];
   pending_.push_back(MrWrite{static_cast<uint16_t>(idx), spec::MrCtx{}});

@@ -72,6 +72,7 @@ class RoceCmd : public Process {
     bool valid = false;
     uint8_t key = 0;  // key byte of the last registration (0: never registered)
     uint16_t pd = 0;
+    bool mw = false;  // a memory window (ALLOC_MW), not a region
   };
 
   spec::CmdStatus execute(const spec::CmdReq& c, spec::CmdResp& r);
@@ -81,6 +82,9 @@ class RoceCmd : public Process {
   spec::CmdStatus destroy_cq(uint32_t cq);
   spec::CmdStatus reg_mr(const uint8_t* a, spec::CmdResp& r);
   spec::CmdStatus dereg_mr(uint32_t key);
+  spec::CmdStatus alloc_mw(const uint8_t* a, spec::CmdResp& r);
+  spec::CmdStatus dealloc_mw(uint32_t key);
+  size_t claim_mr_index(uint16_t pd, bool mw);
   spec::CmdStatus write_mtt(const uint8_t* a);
   spec::CmdStatus create_qp(const uint8_t* a, spec::CmdResp& r);
   spec::CmdStatus modify_qp(const uint8_t* a);

@@ -29,6 +29,7 @@ inline constexpr uint32_t kHdrMax = 128;
 inline constexpr uint32_t kClockMhz = 250;
 inline constexpr uint32_t kAckTimeoutBase = 1024;
 inline constexpr uint32_t kRnrTickCycles = 2500;
+inline constexpr uint32_t kAccessMwBind = 16;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 
 // ---- header sizes and field byte offsets
@@ -324,8 +325,11 @@ enum class WrOpcode : uint8_t {
   kRdmaRead = 4,  // one READ request; the responses' data lands in the SGEs (completer)
   kAtomicCmpAndSwp = 5,  // one CMP_SWAP request (AtomicETH); the original remote value lands in SGE 0 (completer)
   kAtomicFetchAndAdd = 6,  // one FETCH_ADD request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  kLocalInv = 7,  // invalidate the type 2 memory window whose rkey is in imm (local: no packet; MR table INVALIDATE)
+  kBindMw = 8,  // bind the window rkey names to [remote_addr, +length) of the MR bind_mr_lkey names (local: no packet; MR table BIND)
+  kSendWithInv = 9,  // a SEND whose last packet carries the rkey in imm (IETH): the responder invalidates that window
 };
-inline constexpr unsigned kWrOpcodeCount = 7;
+inline constexpr unsigned kWrOpcodeCount = 10;
 inline const char* to_string(WrOpcode v) {
   switch (v) {
     case WrOpcode::kRdmaWrite: return "RDMA_WRITE";
@@ -335,6 +339,9 @@ inline const char* to_string(WrOpcode v) {
     case WrOpcode::kRdmaRead: return "RDMA_READ";
     case WrOpcode::kAtomicCmpAndSwp: return "ATOMIC_CMP_AND_SWP";
     case WrOpcode::kAtomicFetchAndAdd: return "ATOMIC_FETCH_AND_ADD";
+    case WrOpcode::kLocalInv: return "LOCAL_INV";
+    case WrOpcode::kBindMw: return "BIND_MW";
+    case WrOpcode::kSendWithInv: return "SEND_WITH_INV";
   }
   return "?";
 }
@@ -346,10 +353,12 @@ enum class WcOpcode : uint8_t {
   kRdmaRead = 2,
   kCompSwap = 3,
   kFetchAdd = 4,
+  kBindMw = 5,
+  kLocalInv = 6,
   kRecv = 128,
   kRecvRdmaWithImm = 129,
 };
-inline constexpr unsigned kWcOpcodeCount = 7;
+inline constexpr unsigned kWcOpcodeCount = 9;
 inline const char* to_string(WcOpcode v) {
   switch (v) {
     case WcOpcode::kSend: return "SEND";
@@ -357,6 +366,8 @@ inline const char* to_string(WcOpcode v) {
     case WcOpcode::kRdmaRead: return "RDMA_READ";
     case WcOpcode::kCompSwap: return "COMP_SWAP";
     case WcOpcode::kFetchAdd: return "FETCH_ADD";
+    case WcOpcode::kBindMw: return "BIND_MW";
+    case WcOpcode::kLocalInv: return "LOCAL_INV";
     case WcOpcode::kRecv: return "RECV";
     case WcOpcode::kRecvRdmaWithImm: return "RECV_RDMA_WITH_IMM";
   }
@@ -370,15 +381,16 @@ enum class WcStatus : uint8_t {
   kLocQpOpErr = 2,  // malformed WQE: unknown or unsupported opcode, too many SGEs
   kLocProtErr = 4,  // an SGE's lkey, PD, rights or bounds check failed
   kWrFlushErr = 5,  // flushed: the QP went to ERR before this work request completed
+  kMwBindErr = 6,  // a BIND_MW the MR table refused (window, MR, PD, rights or range)
   kBadRespErr = 7,  // a PSN sequence NAK (until retransmission lands) or a response the request cannot accept
   kLocAccessErr = 8,  // a local protection error on data the responder returned
-  kRemInvReqErr = 9,  // the responder NAKed with invalid request
+  kRemInvReqErr = 9,  // the responder NAKed with invalid request; on the responder, a SEND_WITH_INV whose rkey could not be invalidated (as rxe)
   kRemAccessErr = 10,  // the responder NAKed with remote access error (rkey, rights, bounds)
   kRemOpErr = 11,  // the responder NAKed with remote operational error
   kRetryExcErr = 12,  // no ACK within the timeout, or PSN sequence NAKs, retry_cnt times
   kRnrRetryExcErr = 13,  // the responder had no receive WQE (RNR NAK) and no retry is left
 };
-inline constexpr unsigned kWcStatusCount = 12;
+inline constexpr unsigned kWcStatusCount = 13;
 inline const char* to_string(WcStatus v) {
   switch (v) {
     case WcStatus::kSuccess: return "SUCCESS";
@@ -386,6 +398,7 @@ inline const char* to_string(WcStatus v) {
     case WcStatus::kLocQpOpErr: return "LOC_QP_OP_ERR";
     case WcStatus::kLocProtErr: return "LOC_PROT_ERR";
     case WcStatus::kWrFlushErr: return "WR_FLUSH_ERR";
+    case WcStatus::kMwBindErr: return "MW_BIND_ERR";
     case WcStatus::kBadRespErr: return "BAD_RESP_ERR";
     case WcStatus::kLocAccessErr: return "LOC_ACCESS_ERR";
     case WcStatus::kRemInvReqErr: return "REM_INV_REQ_ERR";
@@ -433,8 +446,10 @@ enum class CmdOp : uint8_t {
   kModifyQp = 9,  // cmd_modify_qp
   kQueryQp = 10,  // arg0 = QP; res0 state, res1 sq_psn, res2 rq_psn, res3 dest_qpn
   kDestroyQp = 11,  // arg0 = QP
+  kAllocMw = 12,  // cmd_alloc_mw; res0 = the window's rkey (index << 8 | key byte), unbound
+  kDeallocMw = 13,  // arg0 = rkey: the window at its index (any key byte: binds change it) is freed
 };
-inline constexpr unsigned kCmdOpCount = 12;
+inline constexpr unsigned kCmdOpCount = 14;
 inline const char* to_string(CmdOp v) {
   switch (v) {
     case CmdOp::kNop: return "NOP";
@@ -449,6 +464,8 @@ inline const char* to_string(CmdOp v) {
     case CmdOp::kModifyQp: return "MODIFY_QP";
     case CmdOp::kQueryQp: return "QUERY_QP";
     case CmdOp::kDestroyQp: return "DESTROY_QP";
+    case CmdOp::kAllocMw: return "ALLOC_MW";
+    case CmdOp::kDeallocMw: return "DEALLOC_MW";
   }
   return "?";
 }
@@ -3079,21 +3096,27 @@ inline constexpr unsigned kSendWqeAtomicCmpAddOff = 48;
 inline constexpr unsigned kSendWqeAtomicCmpAddBytes = 8;
 inline constexpr unsigned kSendWqeAtomicSwapOff = 56;
 inline constexpr unsigned kSendWqeAtomicSwapBytes = 8;
+inline constexpr unsigned kSendWqeBindMrLkeyOff = 64;
+inline constexpr unsigned kSendWqeBindMrLkeyBytes = 4;
+inline constexpr unsigned kSendWqeBindAccessOff = 68;
+inline constexpr unsigned kSendWqeBindAccessBytes = 4;
 struct SendWqe {
   static constexpr unsigned kSize = 128;
   uint64_t wr_id = 0;
   uint8_t opcode = 0;  // wr_opcode enum (ibv_wr_opcode)
   uint8_t flags = 0;  // bit 0 signaled, bit 1 solicited, bit 2 inline, bit 3 fence
   uint8_t num_sge = 0;  // SGEs at offset 32 (0..6); ignored when inline
-  uint32_t imm = 0;  // immediate data, bytes in network order as they go on the wire
+  uint32_t imm = 0;  // immediate data, bytes in network order as they go on the wire; LOCAL_INV and SEND_WITH_INV: the rkey to invalidate, little-endian (ibv_send_wr's invalidate_rkey)
   uint64_t remote_addr = 0;  // RDMA WRITE / READ / atomic target virtual address
-  uint32_t rkey = 0;
-  uint32_t length = 0;  // message bytes: the sum of the SGE lengths, or the inline byte count (<= 96)
+  uint32_t rkey = 0;  // WRITE / READ / atomic target; BIND_MW: the window's rkey after the bind (index << 8 | new key byte, ibv_inc_rkey)
+  uint32_t length = 0;  // BIND_MW: the window's bytes (0 unbinds) from remote_addr; otherwise message bytes: the sum of the SGE lengths, or the inline byte count (<= 96)
   uint64_t sge0_addr = 0;  // SGE i at 32 + 16*i: addr (8), length (4), lkey (4); or inline data from offset 32
   uint32_t sge0_length = 0;
   uint32_t sge0_lkey = 0;
   uint64_t atomic_cmp_add = 0;  // atomics: the compare value (ATOMIC_CMP_AND_SWP) or the addend (ATOMIC_FETCH_AND_ADD), as ibv_send_wr's wr.atomic.compare_add; an atomic has one SGE (SGE 0: the 8-byte local buffer its original value lands in), these take SGE 1's place
   uint64_t atomic_swap = 0;  // atomics: the swap value (ATOMIC_CMP_AND_SWP), as wr.atomic.swap
+  uint32_t bind_mr_lkey = 0;  // BIND_MW (num_sge 0; SGE 2's place): the lkey of the MR the window is bound to (bind_info.mr)
+  uint32_t bind_access = 0;  // BIND_MW: the window's rights, IBV_ACCESS_REMOTE_* bits (bind_info.mw_access_flags)
   void store(uint8_t* p) const {
     for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
     for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
@@ -3109,6 +3132,8 @@ struct SendWqe {
     for (unsigned i = 0; i < 4; ++i) p[44 + i] = static_cast<uint8_t>(uint64_t{sge0_lkey} >> (8 * i));
     for (unsigned i = 0; i < 8; ++i) p[48 + i] = static_cast<uint8_t>(uint64_t{atomic_cmp_add} >> (8 * i));
     for (unsigned i = 0; i < 8; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{atomic_swap} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[64 + i] = static_cast<uint8_t>(uint64_t{bind_mr_lkey} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[68 + i] = static_cast<uint8_t>(uint64_t{bind_access} >> (8 * i));
   }
   void load(const uint8_t* p) {
     wr_id = 0;
@@ -3137,6 +3162,10 @@ struct SendWqe {
     for (unsigned i = 0; i < 8; ++i) atomic_cmp_add |= static_cast<decltype(atomic_cmp_add)>(uint64_t{p[48 + i]} << (8 * i));
     atomic_swap = 0;
     for (unsigned i = 0; i < 8; ++i) atomic_swap |= static_cast<decltype(atomic_swap)>(uint64_t{p[56 + i]} << (8 * i));
+    bind_mr_lkey = 0;
+    for (unsigned i = 0; i < 4; ++i) bind_mr_lkey |= static_cast<decltype(bind_mr_lkey)>(uint64_t{p[64 + i]} << (8 * i));
+    bind_access = 0;
+    for (unsigned i = 0; i < 4; ++i) bind_access |= static_cast<decltype(bind_access)>(uint64_t{p[68 + i]} << (8 * i));
   }
   bool operator==(const SendWqe& o) const {
     return wr_id == o.wr_id
@@ -3151,7 +3180,9 @@ struct SendWqe {
         && sge0_length == o.sge0_length
         && sge0_lkey == o.sge0_lkey
         && atomic_cmp_add == o.atomic_cmp_add
-        && atomic_swap == o.atomic_swap;
+        && atomic_swap == o.atomic_swap
+        && bind_mr_lkey == o.bind_mr_lkey
+        && bind_access == o.bind_access;
   }
 };
 
@@ -3285,7 +3316,7 @@ struct CmdRegMr {
   uint64_t iova = 0;
   uint64_t length = 0;
   uint32_t pd = 0;
-  uint32_t access = 0;  // access enum bits (IBV_ACCESS_* values; others refused)
+  uint32_t access = 0;  // access enum bits and ACCESS_MW_BIND (IBV_ACCESS_* values; others refused)
   uint32_t mtt_base = 0;
   uint32_t npages = 0;  // pages the region spans from the page holding iova
   uint8_t page_shift = 0;  // 12..30
@@ -3323,6 +3354,33 @@ struct CmdRegMr {
         && mtt_base == o.mtt_base
         && npages == o.npages
         && page_shift == o.page_shift;
+  }
+};
+
+// CMD_ARG words of ALLOC_MW.
+// Host-memory layout, little-endian, 64 bytes.
+inline constexpr unsigned kCmdAllocMwPdOff = 0;
+inline constexpr unsigned kCmdAllocMwPdBytes = 4;
+inline constexpr unsigned kCmdAllocMwTypeOff = 4;
+inline constexpr unsigned kCmdAllocMwTypeBytes = 1;
+struct CmdAllocMw {
+  static constexpr unsigned kSize = 64;
+  uint32_t pd = 0;
+  uint8_t type = 0;  // 1 (IBV_MW_TYPE_1: bound by ibv_bind_mw, any QP of the PD may use it) or 2 (IBV_MW_TYPE_2: bound by IBV_WR_BIND_MW for its QP, invalidated by LOCAL_INV / SEND_WITH_INV)
+  void store(uint8_t* p) const {
+    for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
+    for (unsigned i = 0; i < 4; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{pd} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[4 + i] = static_cast<uint8_t>(uint64_t{type} >> (8 * i));
+  }
+  void load(const uint8_t* p) {
+    pd = 0;
+    for (unsigned i = 0; i < 4; ++i) pd |= static_cast<decltype(pd)>(uint64_t{p[0 + i]} << (8 * i));
+    type = 0;
+    for (unsigned i = 0; i < 1; ++i) type |= static_cast<decltype(type)>(uint64_t{p[4 + i]} << (8 * i));
+  }
+  bool operator==(const CmdAllocMw& o) const {
+    return pd == o.pd
+        && type == o.type;
   }
 };
 

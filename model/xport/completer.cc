@@ -19,6 +19,12 @@ bool atomic_entry(uint8_t wc_opcode) {
 bool read_entry(uint8_t wc_opcode) {
   return wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead) || atomic_entry(wc_opcode);
 }
+// A local operation: it has no PSN (last_psn = first_psn - 1), so whatever
+// acknowledges the entry before it covers it too.
+bool local_entry(uint8_t wc_opcode) {
+  return wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kBindMw) ||
+         wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kLocalInv);
+}
 
 // AETH syndrome (IBTA 9.7.5.1) of a NAK that fails the WQE -> its completion
 // status (a PSN sequence NAK fails one only when the retries are spent).
@@ -201,15 +207,18 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     retire(r, t + n);
     return n + 2;
   }
-  if (q.err || (q.window.empty() && k.status != kSuccess)) {
-    // Completes at once: flushed, or a local failure with nothing ahead of it.
-    const uint8_t st = k.status != kSuccess ? k.status : kFlushErr;
-    q.err = true;
+  if (q.err || (q.window.empty() && (k.status != kSuccess || local_entry(k.wc_opcode)))) {
+    // Completes at once: flushed, a local failure, or a local operation
+    // (BIND_MW, LOCAL_INV: done in the requester, no packet) with nothing
+    // ahead of it. Only the local success keeps the QP out of ERR.
+    const uint8_t st = q.err ? (k.status != kSuccess ? k.status : kFlushErr) : k.status;
+    const bool fails = st != kSuccess;
+    q.err = q.err || fails;
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
-    out_.add(cq_compl, completion(k.qpn, q, k, st), t);
+    if (fails || k.signaled) out_.add(cq_compl, completion(k.qpn, q, k, st), t);
     reads_done_ = read_entry(k.wc_opcode);  // (a READ or an atomic returns its credit)
     r.count = 1;
-    r.error = true;
+    r.error = fails;
     retire(r, t + 1);
     return 3;
   }

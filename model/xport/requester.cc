@@ -18,6 +18,10 @@ constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 constexpr unsigned kMaxSge = 6;
 constexpr uint32_t kMaxInline = 96;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
+// the rights a window may be bound with (IBV_ACCESS_REMOTE_WRITE | READ | ATOMIC)
+constexpr uint32_t kWindowRights = static_cast<uint32_t>(spec::Access::kRemoteWrite) |
+                                   static_cast<uint32_t>(spec::Access::kRemoteRead) |
+                                   static_cast<uint32_t>(spec::Access::kRemoteAtomic);
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
 constexpr uint8_t kRunTag = 0x08;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
 
@@ -150,13 +154,16 @@ void Requester::decode(const Packet& p) {
   const auto op = static_cast<Op>(w.w.opcode);
   w.inl = (w.w.flags >> 2) & 1u;
   w.fence = (w.w.flags >> 3) & 1u;
-  w.send = op == Op::kSend || op == Op::kSendWithImm;
+  w.inv = op == Op::kSendWithInv;
+  w.send = op == Op::kSend || op == Op::kSendWithImm || w.inv;
   w.imm = op == Op::kSendWithImm || op == Op::kRdmaWriteWithImm;
   w.read = op == Op::kRdmaRead;
   w.cas = op == Op::kAtomicCmpAndSwp;
   w.atomic = w.cas || op == Op::kAtomicFetchAndAdd;
   w.rdat = w.read || w.atomic;  // answered by responses: a max_rd_atomic credit, no payload
-  const bool op_ok = w.send || w.rdat || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
+  w.bind = op == Op::kBindMw;
+  w.local = w.bind || op == Op::kLocalInv;
+  const bool op_ok = w.send || w.rdat || w.local || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
   const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
   w.mtu = 128u << pmtu;
   w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
@@ -175,19 +182,21 @@ void Requester::decode(const Packet& p) {
   // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
   // second SGE would lie where the operands are)
   else if (w.atomic && (w.inl || w.w.length != 8 || w.w.num_sge != 1)) w.status = wc(S::kLocQpOpErr);
+  // a local operation has no SGE and no payload; a window gets remote rights only
+  else if (w.local) w.status = wc(w.bind && (w.w.bind_access & ~kWindowRights) ? S::kMwBindErr : S::kSuccess);
   else if (w.inl ? w.w.length > kMaxInline : (w.w.num_sge > kMaxSge || sum != w.w.length)) w.status = wc(S::kLocQpOpErr);
   else w.status = wc(S::kSuccess);
   // inline bytes come from the WQE; a READ's (an atomic's) SGEs receive its
   // response data later (checked by the block that places it): neither is
   // checked nor read here
-  if (w.inl || w.rdat) active_ = 0;
+  if (w.inl || w.rdat || w.local) active_ = 0;
   status_ = w.status;
   sent_ = false;
 }
 
 uint32_t Requester::pay_len(uint32_t k) const {
   const uint32_t len = wqe_.w.length;
-  if (len == 0 || wqe_.rdat) return 0;
+  if (len == 0 || wqe_.rdat || wqe_.local) return 0;
   return k + 1 < wqe_.npk ? wqe_.mtu : len - (wqe_.npk - 1) * wqe_.mtu;
 }
 
@@ -202,9 +211,9 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   else if (w.atomic)
     h.opcode = w.cas ? kRcCmpSwap : kRcFetchAdd;
   else if (w.send)
-    h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : kRcSendOnly)
+    h.opcode = first && last ? (w.imm ? kRcSendOnlyImm : w.inv ? kRcSendOnlyInv : kRcSendOnly)
                : first       ? kRcSendFirst
-               : last        ? (w.imm ? kRcSendLastImm : kRcSendLast)
+               : last        ? (w.imm ? kRcSendLastImm : w.inv ? kRcSendLastInv : kRcSendLast)
                              : kRcSendMiddle;
   else
     h.opcode = first && last ? (w.imm ? kRcWriteOnlyImm : kRcWriteOnly)
@@ -241,6 +250,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
     h.reth_len = w.w.length;
   }
   if (w.imm && last) h.imm = bswap32(w.w.imm);  // the WQE's bytes, in order, on the wire
+  if (w.inv && last) h.imm = w.w.imm;           // IETH: the rkey, a number (invalidate_rkey)
   h.pay_len = static_cast<uint16_t>(pay);
   h.src_qpn = act_;
   return h;
@@ -368,7 +378,7 @@ bool Requester::send_packet(Cycle now) {
 void Requester::begin_run() {
   sge_ = 0;
   while (sge_ < kMaxSge && !((active_ >> sge_) & 1u)) ++sge_;
-  const bool reads = !wqe_.inl && !wqe_.rdat;  // its payload comes from its SGEs
+  const bool reads = !wqe_.inl && !wqe_.rdat && !wqe_.local;  // its payload comes from its SGEs
   uint64_t off = reads ? uint64_t{skip_} * wqe_.mtu : 0;
   msg_rem_ = reads ? static_cast<uint32_t>(wqe_.w.length - off) : 0;
   while (sge_ < kMaxSge && off >= wqe_.sge[sge_].length) {
@@ -399,7 +409,9 @@ spec::SqTrack Requester::track() const {
   t.qpn = static_cast<uint16_t>(act_);
   t.wqe_idx = act_ci_;
   t.first_psn = act_psn_;
-  t.last_psn = (status_ == wc(spec::WcStatus::kSuccess) || sent_ ? act_psn_ + w.npk - 1 : act_psn_ - 1) & kPsnMask;
+  // (a local operation takes no PSN: whatever acknowledges the WQE before it covers it)
+  const bool psns = (status_ == wc(spec::WcStatus::kSuccess) && !w.local) || sent_;
+  t.last_psn = (psns ? act_psn_ + w.npk - 1 : act_psn_ - 1) & kPsnMask;
   t.wr_id = w.w.wr_id;
   using Op = spec::WrOpcode;
   const auto op = static_cast<Op>(w.w.opcode);
@@ -407,9 +419,11 @@ spec::SqTrack Requester::track() const {
                                      : op == Op::kRdmaRead                             ? spec::WcOpcode::kRdmaRead
                                      : op == Op::kAtomicCmpAndSwp                      ? spec::WcOpcode::kCompSwap
                                      : op == Op::kAtomicFetchAndAdd                    ? spec::WcOpcode::kFetchAdd
+                                     : op == Op::kBindMw                               ? spec::WcOpcode::kBindMw
+                                     : op == Op::kLocalInv                             ? spec::WcOpcode::kLocalInv
                                                                                        : spec::WcOpcode::kSend);
   t.signaled = w.w.flags & 1u;
-  t.byte_len = w.w.length;
+  t.byte_len = w.local ? 0 : w.w.length;
   t.status = status_;
   t.amend = amend_;
   return t;
@@ -422,7 +436,10 @@ void Requester::finish(Cycle now) {
   Qp& q = qps_[act_];
   using S = spec::WcStatus;
   const bool failed = status_ != wc(S::kSuccess);
-  if (failed) sq_track->push(track(), now + kTrack);
+  // a failure, or a new local operation (done here: tracked once executed);
+  // one met again after a rewind is neither executed nor tracked again
+  const bool tracked = failed || (w.local && new_);
+  if (tracked) sq_track->push(track(), now + kTrack);
   q.ci = static_cast<uint16_t>(act_ci_ + 1);
   q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
   if (new_) {
@@ -431,9 +448,10 @@ void Requester::finish(Cycle now) {
     // (failed ones too: the completer retires every tracked READ and atomic)
     if (w.rdat && q.rd_out != 31) ++q.rd_out;
   }
-  if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr)) q.state = qs(spec::QpState::kErr);
+  if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr) || status_ == wc(S::kMwBindErr))
+    q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
-  eng_at_ = now + (failed ? kTrack : 0) + kWriteBack;
+  eng_at_ = now + (tracked ? kTrack : 0) + kWriteBack;
 }
 
 void Requester::run() {
@@ -469,8 +487,11 @@ void Requester::run() {
           // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
           qps_[act_].rdw = true;
           st_ = St::kIdle;
-        } else if (status_ != wc(spec::WcStatus::kSuccess)) {
+        } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_)) {
           st_ = St::kTrack;
+        } else if (wqe_.local) {
+          local_sent_ = false;
+          st_ = St::kLocal;
         } else if (active_ == 0) {
           st_ = St::kRun;
         } else {
@@ -517,6 +538,34 @@ void Requester::run() {
         moved = true;
         break;
       }
+      case St::kLocal: {
+        // BIND_MW / LOCAL_INV: one MR-table operation (IBTA 10.6.7: the
+        // window's key, its PD and QP checked there); its answer is the status
+        const spec::SendWqe& w = wqe_.w;
+        if (!local_sent_ && mr_req->can_push()) {
+          spec::MrReq r;
+          r.op = static_cast<uint8_t>(wqe_.bind ? spec::MrOp::kBind : spec::MrOp::kInvalidate);
+          r.key = wqe_.bind ? w.rkey : w.imm;
+          r.pd = qps_[act_].cfg.pd;
+          r.qpn = act_;
+          if (wqe_.bind) {
+            r.va = w.remote_addr;
+            r.len = w.length;
+            r.access = static_cast<uint8_t>(w.bind_access & kWindowRights);
+            r.mr_key = w.bind_mr_lkey;
+          }
+          mr_req->push(r, now);
+          local_sent_ = true;
+          moved = true;
+        }
+        if (!local_sent_ || !mr_resp.ready()) break;
+        const bool ok = mr_resp.pop().status == static_cast<uint8_t>(spec::MrStatus::kOk);
+        using S = spec::WcStatus;
+        status_ = wc(ok ? S::kSuccess : wqe_.bind ? S::kMwBindErr : S::kLocQpOpErr);  // (rxe's statuses)
+        st_ = St::kTrack;
+        moved = true;
+        break;
+      }
       case St::kRun:
         if (asking_ && mr_resp.ready()) {
           const spec::MrResp r = mr_resp.pop();
@@ -555,7 +604,7 @@ void Requester::run() {
         }
         break;
       case St::kTrack:
-        if (status_ != wc(spec::WcStatus::kSuccess) && !sq_track->can_push()) break;
+        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_)) && !sq_track->can_push()) break;
         finish(std::max(now, out_at_));
         moved = true;
         break;

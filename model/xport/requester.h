@@ -93,6 +93,8 @@ class Requester : public Process {
     bool inl = false, fence = false, send = false, imm = false, read = false;
     bool atomic = false, cas = false;  // an atomic; CMP_SWAP (else FETCH_ADD)
     bool rdat = false;                 // a READ or an atomic: answered by responses, no payload
+    bool local = false, bind = false;  // BIND_MW or LOCAL_INV: an MR-table operation, no packet; BIND_MW
+    bool inv = false;                  // SEND_WITH_INV: its last packet carries the rkey (IETH)
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };
@@ -101,7 +103,7 @@ class Requester : public Process {
     uint32_t pkt = 0, len = 0;
     bool zero = false;
   };
-  enum class St { kIdle, kFetch, kCheck, kRun, kTrack };
+  enum class St { kIdle, kFetch, kCheck, kLocal, kRun, kTrack };
 
   bool eligible(unsigned q) const;
   bool any_eligible() const;
@@ -138,6 +140,7 @@ class Requester : public Process {
   uint8_t active_ = 0;  // SGEs that carry bytes
   unsigned chk_sent_ = 0, chk_got_ = 0;
   bool chk_err_ = false;
+  bool local_sent_ = false;  // kLocal: its mr_req (BIND or INVALIDATE) is out
   std::array<uint64_t, 6> chk_pa_{};
   std::array<uint32_t, 6> chk_run_{};
   // issue walk

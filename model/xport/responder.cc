@@ -168,13 +168,15 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   h_ = h;
   qpn_ = h.dst_qpn % qps_.size();
   const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && qps_[qpn_].rc;
-  is_send_ = h.opcode <= spec::kRcSendOnlyImm;
+  is_send_ = h.opcode <= spec::kRcSendOnlyImm || h.opcode == spec::kRcSendLastInv || h.opcode == spec::kRcSendOnlyInv;
   is_write_ = h.opcode >= spec::kRcWriteFirst && h.opcode <= spec::kRcWriteOnlyImm;
   is_read_ = h.opcode == spec::kRcReadReq;
   is_atomic_ = h.opcode == spec::kRcCmpSwap || h.opcode == spec::kRcFetchAdd;
   dup_ = false;
   const spec::OpInfo& oi = spec::kOpcodes[h.opcode];
   imm_ = oi.valid && (oi.ext & spec::kExtImmdt);
+  inv_ = oi.valid && (oi.ext & spec::kExtIeth);
+  inv_done_ = false;
   seg_ = oi.valid ? oi.seg : spec::Seg::kFirst;
   const Qp& q = qps_[qpn_];
   cx_ = q;
@@ -273,6 +275,8 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
         r.va = h.reth_va;
         r.len = h.reth_len;
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
+        r.remote = 1;  // every rkey check: a window answers its QP (type 2) or its PD
+        r.qpn = qpn_;
         mr_req->push(r, s_.now());
         st_ = St::kRkey;
         return;
@@ -304,6 +308,8 @@ void Responder::start_read() {
   r.va = h_.reth_va;
   r.len = h_.reth_len;
   r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
+  r.remote = 1;
+  r.qpn = qpn_;
   mr_req->push(r, s_.now());
   st_ = St::kRkey;
 }
@@ -320,6 +326,8 @@ void Responder::walk_read() {
       r.va = cx_.va;
       r.len = cx_.left;
       r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
+      r.remote = 1;
+      r.qpn = qpn_;
       mr_req->push(r, std::max(s_.now(), check_at_));
       st_ = St::kRun;
       return;
@@ -347,6 +355,8 @@ void Responder::start_atomic() {
   r.va = h_.reth_va;
   r.len = 8;
   r.access = static_cast<uint8_t>(spec::Access::kRemoteAtomic);
+  r.remote = 1;
+  r.qpn = qpn_;
   mr_req->push(r, s_.now());
   st_ = St::kRkey;
 }
@@ -469,6 +479,7 @@ void Responder::walk() {
     if (cx_.run_left == 0) {
       spec::MrReq r;
       r.pd = cx_.pd;
+      r.qpn = qpn_;
       if (is_send_) {
         const Sge& s = cx_.sge[cx_.sidx];
         r.key = s.lkey;
@@ -480,6 +491,7 @@ void Responder::walk() {
         r.va = cx_.va;
         r.len = cx_.left;
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
+        r.remote = 1;
       }
       mr_req->push(r, std::max(s_.now(), check_at_));
       st_ = St::kRun;
@@ -544,8 +556,31 @@ void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
   decide();
 }
 
-// Step 8: the verdict; the context is written back.
+// Step 8 of a SEND with invalidate: its rkey is invalidated (remote: only a
+// type 2 window bound to this QP, in its PD), else NAK invalid request and
+// the receive WQE completes with REM_INV_REQ_ERR (rxe's status).
+void Responder::after_invalidate(const spec::MrResp& r) {
+  if (r.status != static_cast<uint8_t>(spec::MrStatus::kOk)) {
+    ++c_inv_;
+    return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kRemInvReqErr));
+  }
+  inv_done_ = true;
+  decide();
+}
+
+// Step 9: the verdict; the context is written back.
 void Responder::decide() {
+  if (ok_ && is_send_ && inv_ && !inv_done_) {
+    spec::MrReq r;
+    r.op = static_cast<uint8_t>(spec::MrOp::kInvalidate);
+    r.key = h_.imm;
+    r.pd = cx_.pd;
+    r.remote = 1;
+    r.qpn = qpn_;
+    mr_req->push(r, std::max(s_.now(), check_at_));
+    st_ = St::kInv;
+    return;
+  }
   Verdict v = std::move(vd_);
   if (ok_ && is_read_) {
     // responses from the request's PSN; a new READ takes their PSNs and one MSN
@@ -589,8 +624,8 @@ void Responder::decide() {
     v.completion = recv_compl(cx_);
     v.completion.solicited = h_.se;
     v.completion.byte_len = is_send_ ? static_cast<uint32_t>(cx_.placed) : cx_.rlen;
-    v.completion.imm = imm_ ? h_.imm : 0;
-    v.completion.wc_flags = imm_ ? 2 : 0;  // IBV_WC_WITH_IMM
+    v.completion.imm = imm_ || inv_ ? h_.imm : 0;           // ImmDt, or the rkey invalidated
+    v.completion.wc_flags = imm_ ? 2 : inv_ ? 8 : 0;        // IBV_WC_WITH_IMM, IBV_WC_WITH_INV
     cx_.epsn = (cx_.epsn + 1) & kPsnMask;
     cx_.nak_sent = false;
     if (last) {
@@ -845,9 +880,11 @@ void Responder::run() {
       }
       case St::kRkey:
       case St::kRun:
+      case St::kInv:
         if (!mr_resp.ready()) break;
         check_at_ = std::max(check_at_, now);
         if (st_ == St::kRkey) after_rkey(mr_resp.pop());
+        else if (st_ == St::kInv) after_invalidate(mr_resp.pop());
         else after_run(mr_resp.pop());
         moved = true;
         break;

@@ -154,7 +154,8 @@ class Responder : public Process {
     uint64_t after_writes = 0;
   };
   // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
-  enum class St { kIdle, kRkey, kWqe, kRun, kAtomDrain, kAtomRead, kFlushWait, kFlush };
+  // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
+  enum class St { kIdle, kRkey, kWqe, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -169,6 +170,7 @@ class Responder : public Process {
   void after_run(const spec::MrResp& r);
   void start_atomic();
   void after_atomic(const Packet& p);
+  void after_invalidate(const spec::MrResp& r);
   static const AtomEntry* replayed(const Qp& q, uint32_t psn);  // the newest valid cache entry with that PSN
   // placement has drained: every verdict carried out, every write request and data packet taken
   // (rtl/xport/responder.sv's `drained`: the placement stage idle, its slicer included)
@@ -198,6 +200,7 @@ class Responder : public Process {
   unsigned qpn_ = 0;
   Qp cx_;               // working copy of the packet's QP
   bool is_send_ = false, is_write_ = false, imm_ = false;
+  bool inv_ = false, inv_done_ = false;  // SEND_LAST_INV / SEND_ONLY_INV (IETH rkey in h_.imm); invalidated
   bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again
   bool is_atomic_ = false;              // CMP_SWAP or FETCH_ADD
   uint64_t atom_pa_ = 0;                // the atomic's bus address (from its rkey check)

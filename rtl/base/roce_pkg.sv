@@ -26,6 +26,7 @@ package roce_pkg;
   localparam int unsigned CLOCK_MHZ = 250;
   localparam int unsigned ACK_TIMEOUT_BASE = 1024;
   localparam int unsigned RNR_TICK_CYCLES = 2500;
+  localparam int unsigned ACCESS_MW_BIND = 16;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
@@ -196,38 +197,44 @@ package roce_pkg;
   localparam logic [2:0] QP_ACTION_TO_SQD = 3'd7;  // RTS->SQD: the requester starts no new WQE (those started finish)
 
   // Send work request opcode in a send WQE (the ibv_wr_opcode values)
-  localparam int unsigned WR_OPCODE_W = 3;
-  localparam int unsigned WR_OPCODE_COUNT = 7;
-  localparam logic [2:0] WR_OPCODE_RDMA_WRITE = 3'd0;
-  localparam logic [2:0] WR_OPCODE_RDMA_WRITE_WITH_IMM = 3'd1;
-  localparam logic [2:0] WR_OPCODE_SEND = 3'd2;
-  localparam logic [2:0] WR_OPCODE_SEND_WITH_IMM = 3'd3;
-  localparam logic [2:0] WR_OPCODE_RDMA_READ = 3'd4;  // one READ request; the responses' data lands in the SGEs (completer)
-  localparam logic [2:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 3'd5;  // one CMP_SWAP request (AtomicETH); the original remote value lands in SGE 0 (completer)
-  localparam logic [2:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 3'd6;  // one FETCH_ADD request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  localparam int unsigned WR_OPCODE_W = 4;
+  localparam int unsigned WR_OPCODE_COUNT = 10;
+  localparam logic [3:0] WR_OPCODE_RDMA_WRITE = 4'd0;
+  localparam logic [3:0] WR_OPCODE_RDMA_WRITE_WITH_IMM = 4'd1;
+  localparam logic [3:0] WR_OPCODE_SEND = 4'd2;
+  localparam logic [3:0] WR_OPCODE_SEND_WITH_IMM = 4'd3;
+  localparam logic [3:0] WR_OPCODE_RDMA_READ = 4'd4;  // one READ request; the responses' data lands in the SGEs (completer)
+  localparam logic [3:0] WR_OPCODE_ATOMIC_CMP_AND_SWP = 4'd5;  // one CMP_SWAP request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  localparam logic [3:0] WR_OPCODE_ATOMIC_FETCH_AND_ADD = 4'd6;  // one FETCH_ADD request (AtomicETH); the original remote value lands in SGE 0 (completer)
+  localparam logic [3:0] WR_OPCODE_LOCAL_INV = 4'd7;  // invalidate the type 2 memory window whose rkey is in imm (local: no packet; MR table INVALIDATE)
+  localparam logic [3:0] WR_OPCODE_BIND_MW = 4'd8;  // bind the window rkey names to [remote_addr, +length) of the MR bind_mr_lkey names (local: no packet; MR table BIND)
+  localparam logic [3:0] WR_OPCODE_SEND_WITH_INV = 4'd9;  // a SEND whose last packet carries the rkey in imm (IETH): the responder invalidates that window
 
   // Completion opcode in a CQE (the ibv_wc_opcode values)
   localparam int unsigned WC_OPCODE_W = 8;
-  localparam int unsigned WC_OPCODE_COUNT = 7;
+  localparam int unsigned WC_OPCODE_COUNT = 9;
   localparam logic [7:0] WC_OPCODE_SEND = 8'd0;
   localparam logic [7:0] WC_OPCODE_RDMA_WRITE = 8'd1;
   localparam logic [7:0] WC_OPCODE_RDMA_READ = 8'd2;
   localparam logic [7:0] WC_OPCODE_COMP_SWAP = 8'd3;
   localparam logic [7:0] WC_OPCODE_FETCH_ADD = 8'd4;
+  localparam logic [7:0] WC_OPCODE_BIND_MW = 8'd5;
+  localparam logic [7:0] WC_OPCODE_LOCAL_INV = 8'd6;
   localparam logic [7:0] WC_OPCODE_RECV = 8'd128;
   localparam logic [7:0] WC_OPCODE_RECV_RDMA_WITH_IMM = 8'd129;
 
   // Completion status in a CQE: libibverbs' enum ibv_wc_status, value for value (the provider checks each at compile time)
   localparam int unsigned WC_STATUS_W = 4;
-  localparam int unsigned WC_STATUS_COUNT = 12;
+  localparam int unsigned WC_STATUS_COUNT = 13;
   localparam logic [3:0] WC_STATUS_SUCCESS = 4'd0;
   localparam logic [3:0] WC_STATUS_LOC_LEN_ERR = 4'd1;  // a received message is longer than the receive WQE's buffers
   localparam logic [3:0] WC_STATUS_LOC_QP_OP_ERR = 4'd2;  // malformed WQE: unknown or unsupported opcode, too many SGEs
   localparam logic [3:0] WC_STATUS_LOC_PROT_ERR = 4'd4;  // an SGE's lkey, PD, rights or bounds check failed
   localparam logic [3:0] WC_STATUS_WR_FLUSH_ERR = 4'd5;  // flushed: the QP went to ERR before this work request completed
+  localparam logic [3:0] WC_STATUS_MW_BIND_ERR = 4'd6;  // a BIND_MW the MR table refused (window, MR, PD, rights or range)
   localparam logic [3:0] WC_STATUS_BAD_RESP_ERR = 4'd7;  // a PSN sequence NAK (until retransmission lands) or a response the request cannot accept
   localparam logic [3:0] WC_STATUS_LOC_ACCESS_ERR = 4'd8;  // a local protection error on data the responder returned
-  localparam logic [3:0] WC_STATUS_REM_INV_REQ_ERR = 4'd9;  // the responder NAKed with invalid request
+  localparam logic [3:0] WC_STATUS_REM_INV_REQ_ERR = 4'd9;  // the responder NAKed with invalid request; on the responder, a SEND_WITH_INV whose rkey could not be invalidated (as rxe)
   localparam logic [3:0] WC_STATUS_REM_ACCESS_ERR = 4'd10;  // the responder NAKed with remote access error (rkey, rights, bounds)
   localparam logic [3:0] WC_STATUS_REM_OP_ERR = 4'd11;  // the responder NAKed with remote operational error
   localparam logic [3:0] WC_STATUS_RETRY_EXC_ERR = 4'd12;  // no ACK within the timeout, or PSN sequence NAKs, retry_cnt times
@@ -245,7 +252,7 @@ package roce_pkg;
 
   // Command mailbox operations (CMD_OP); arguments in CMD_ARG as the cmd_* layouts say
   localparam int unsigned CMD_OP_W = 4;
-  localparam int unsigned CMD_OP_COUNT = 12;
+  localparam int unsigned CMD_OP_COUNT = 14;
   localparam logic [3:0] CMD_OP_NOP = 4'd0;
   localparam logic [3:0] CMD_OP_ALLOC_PD = 4'd1;  // res0 = PD number
   localparam logic [3:0] CMD_OP_DEALLOC_PD = 4'd2;  // arg0 = PD; BUSY while an MR or QP uses it
@@ -258,6 +265,8 @@ package roce_pkg;
   localparam logic [3:0] CMD_OP_MODIFY_QP = 4'd9;  // cmd_modify_qp
   localparam logic [3:0] CMD_OP_QUERY_QP = 4'd10;  // arg0 = QP; res0 state, res1 sq_psn, res2 rq_psn, res3 dest_qpn
   localparam logic [3:0] CMD_OP_DESTROY_QP = 4'd11;  // arg0 = QP
+  localparam logic [3:0] CMD_OP_ALLOC_MW = 4'd12;  // cmd_alloc_mw; res0 = the window's rkey (index << 8 | key byte), unbound
+  localparam logic [3:0] CMD_OP_DEALLOC_MW = 4'd13;  // arg0 = rkey: the window at its index (any key byte: binds change it) is freed
 
   // Command outcome (CMD_STATUS[7:0]); the provider maps it to an errno
   localparam int unsigned CMD_STATUS_W = 3;
@@ -802,6 +811,10 @@ package roce_pkg;
   localparam int unsigned SEND_WQE_ATOMIC_CMP_ADD_BYTES = 8;
   localparam int unsigned SEND_WQE_ATOMIC_SWAP_OFF = 56;
   localparam int unsigned SEND_WQE_ATOMIC_SWAP_BYTES = 8;
+  localparam int unsigned SEND_WQE_BIND_MR_LKEY_OFF = 64;
+  localparam int unsigned SEND_WQE_BIND_MR_LKEY_BYTES = 4;
+  localparam int unsigned SEND_WQE_BIND_ACCESS_OFF = 68;
+  localparam int unsigned SEND_WQE_BIND_ACCESS_BYTES = 4;
   localparam int unsigned RECV_WQE_SIZE = 128;
   localparam int unsigned RECV_WQE_WR_ID_OFF = 0;
   localparam int unsigned RECV_WQE_WR_ID_BYTES = 8;
@@ -840,6 +853,11 @@ package roce_pkg;
   localparam int unsigned CMD_REG_MR_NPAGES_BYTES = 4;
   localparam int unsigned CMD_REG_MR_PAGE_SHIFT_OFF = 32;
   localparam int unsigned CMD_REG_MR_PAGE_SHIFT_BYTES = 1;
+  localparam int unsigned CMD_ALLOC_MW_SIZE = 64;
+  localparam int unsigned CMD_ALLOC_MW_PD_OFF = 0;
+  localparam int unsigned CMD_ALLOC_MW_PD_BYTES = 4;
+  localparam int unsigned CMD_ALLOC_MW_TYPE_OFF = 4;
+  localparam int unsigned CMD_ALLOC_MW_TYPE_BYTES = 1;
   localparam int unsigned CMD_WRITE_MTT_SIZE = 64;
   localparam int unsigned CMD_WRITE_MTT_INDEX_OFF = 0;
   localparam int unsigned CMD_WRITE_MTT_INDEX_BYTES = 4;

@@ -10,7 +10,12 @@
 //   DESTROY_CQ  exists (NOT_FOUND), no QP uses it (BUSY)             cq_cfg invalid
 //   REG_MR      PD (NOT_FOUND), access/length/pages (BAD_PARAM),     mr_wr             key
 //               free MR index (NO_RESOURCES)
-//   DEREG_MR    index allocated and key byte matches (NOT_FOUND)     mr_wr invalid
+//   DEREG_MR    index allocated to a region and key byte matches     mr_wr invalid
+//               (NOT_FOUND)
+//   ALLOC_MW    PD (NOT_FOUND), type 1 or 2 (BAD_PARAM), free MR     mr_wr window      rkey
+//               index (NO_RESOURCES)
+//   DEALLOC_MW  index allocated to a window (NOT_FOUND); the key     mr_wr invalid
+//               byte is not checked (the MR table's BINDs change it)
 //   WRITE_MTT   1 <= count <= 6, inside the MTT (BAD_PARAM)          mtt_wr x count
 //   CREATE_QP   RC (BAD_PARAM), PD + CQs (NOT_FOUND), sizes/bases    qp_cfg RESET      QPN
 //               (BAD_PARAM), free QP (NO_RESOURCES)
@@ -89,7 +94,7 @@ module roce_cmd #(
   localparam int XW = (PW > CW ? PW : CW) + 1;      // reference-count address {is_cq, index}
   localparam int CTX_W = roce_pkg::QP_CFG_W - 19;   // qp_cfg_t without qpn and action
   localparam int RC_W = 16;                         // reference count
-  localparam int KW = 8 + PW;                       // MR word {key byte, pd}
+  localparam int KW = 9 + PW;                       // MR word {key byte, window, pd}
   localparam logic [7:0] MAX_WR_LSZ = 8'($clog2(MAX_QP_WR));
   localparam logic [7:0] MAX_CQ_LSZ = 8'($clog2(MAX_CQE));
 
@@ -110,6 +115,8 @@ module roce_cmd #(
   localparam logic [7:0] OP_DESTROY_CQ = 8'(roce_pkg::CMD_OP_DESTROY_CQ);
   localparam logic [7:0] OP_REG_MR     = 8'(roce_pkg::CMD_OP_REG_MR);
   localparam logic [7:0] OP_DEREG_MR   = 8'(roce_pkg::CMD_OP_DEREG_MR);
+  localparam logic [7:0] OP_ALLOC_MW   = 8'(roce_pkg::CMD_OP_ALLOC_MW);
+  localparam logic [7:0] OP_DEALLOC_MW = 8'(roce_pkg::CMD_OP_DEALLOC_MW);
   localparam logic [7:0] OP_WRITE_MTT  = 8'(roce_pkg::CMD_OP_WRITE_MTT);
   localparam logic [7:0] OP_CREATE_QP  = 8'(roce_pkg::CMD_OP_CREATE_QP);
   localparam logic [7:0] OP_MODIFY_QP  = 8'(roce_pkg::CMD_OP_MODIFY_QP);
@@ -184,7 +191,7 @@ module roce_cmd #(
 
   // ---- RAMs: single port, registered read
   logic [RC_W-1:0]  ref_mem [1 << XW];   // references to PD p at {0, p}, to CQ c at {1, c}
-  logic [KW-1:0]    mr_mem  [MAX_MR];    // {key byte of the last registration, pd}
+  logic [KW-1:0]    mr_mem  [MAX_MR];    // {key byte of the last registration, window, pd}
   logic [CTX_W-1:0] qp_mem  [MAX_QP];    // the master QP context (qp_cfg_t[CTX_W-1:0])
   logic             ref_we, ref_re, mr_we, mr_re, qp_we, qp_re;
   logic [XW-1:0]    ref_addr;
@@ -222,6 +229,8 @@ module roce_cmd #(
   logic [63:0] mr_iova, mr_len, mr_last, mr_need;
   logic [31:0] mr_pd, mr_acc, mr_mtt, mr_np;
   logic [7:0]  mr_ps;
+  // ALLOC_MW (its pd is a0)
+  logic [7:0]  mw_type;
   // WRITE_MTT
   logic [31:0] mtt_index, mtt_count;
   // CREATE_QP
@@ -252,6 +261,7 @@ module roce_cmd #(
     mr_mtt     = cmd_q.args[8*roce_pkg::CMD_REG_MR_MTT_BASE_OFF +: 32];
     mr_np      = cmd_q.args[8*roce_pkg::CMD_REG_MR_NPAGES_OFF +: 32];
     mr_ps      = cmd_q.args[8*roce_pkg::CMD_REG_MR_PAGE_SHIFT_OFF +: 8];
+    mw_type    = cmd_q.args[8*roce_pkg::CMD_ALLOC_MW_TYPE_OFF +: 8];
     mtt_index  = cmd_q.args[8*roce_pkg::CMD_WRITE_MTT_INDEX_OFF +: 32];
     mtt_count  = cmd_q.args[8*roce_pkg::CMD_WRITE_MTT_COUNT_OFF +: 32];
     qp_sq_base = cmd_q.args[8*roce_pkg::CMD_CREATE_QP_SQ_BASE_OFF +: 64];
@@ -327,20 +337,21 @@ module roce_cmd #(
     case (op)
       OP_ALLOC_PD:  obj_idx = OW'(pd_idx_q);
       OP_CREATE_CQ: obj_idx = OW'(cq_idx_q);
-      OP_REG_MR:    obj_idx = OW'(mr_idx_q);
+      OP_REG_MR, OP_ALLOC_MW:    obj_idx = OW'(mr_idx_q);
       OP_CREATE_QP: obj_idx = OW'(qp_idx_q);
-      OP_DEREG_MR:  obj_idx = OW'(a0[8 +: MW]);
+      OP_DEREG_MR, OP_DEALLOC_MW: obj_idx = OW'(a0[8 +: MW]);
       default:      obj_idx = a0[OW-1:0];
     endcase
-    obj_set = op == OP_ALLOC_PD || op == OP_CREATE_CQ || op == OP_REG_MR || op == OP_CREATE_QP;
+    obj_set = op == OP_ALLOC_PD || op == OP_CREATE_CQ || op == OP_REG_MR || op == OP_ALLOC_MW || op == OP_CREATE_QP;
 
     cq_bad = cq_lsz > MAX_CQ_LSZ || cq_base[4:0] != 5'b0;
 
     // IBTA: remote write or atomic rights need local write; pages of 4 KiB..1 GiB;
     // the region must not wrap and its npages MTT entries must cover it.
+    // Bits 0..3 are the access enum, bit 4 ACCESS_MW_BIND.
     mr_last = mr_iova + mr_len - 64'd1;
     mr_need = (mr_last >> mr_ps[4:0]) - (mr_iova >> mr_ps[4:0]) + 64'd1;
-    mr_bad = mr_acc[31:4] != 28'b0 || ((mr_acc[1] || mr_acc[3]) && !mr_acc[0]) || mr_len == 64'b0 ||
+    mr_bad = mr_acc[31:5] != 27'b0 || ((mr_acc[1] || mr_acc[3]) && !mr_acc[0]) || mr_len == 64'b0 ||
              mr_ps < 8'd12 || mr_ps > 8'd30 || mr_last < mr_iova || mr_need > {32'b0, mr_np} ||
              {1'b0, mr_mtt} + {1'b0, mr_np} > 33'(MTT_DEPTH);
 
@@ -371,7 +382,9 @@ module roce_cmd #(
       OP_CREATE_CQ:  st1 = cq_bad ? ST_PARAM : cq_free_q ? ST_OK : ST_NO_RES;
       OP_DESTROY_CQ: st1 = cq_ok ? ST_OK : ST_NF;
       OP_REG_MR:     st1 = !pd_ok ? ST_NF : mr_bad ? ST_PARAM : mr_free_q ? ST_OK : ST_NO_RES;
-      OP_DEREG_MR:   st1 = a0_mr_ok ? ST_OK : ST_NF;
+      OP_DEREG_MR, OP_DEALLOC_MW: st1 = a0_mr_ok ? ST_OK : ST_NF;
+      OP_ALLOC_MW:   st1 = !pd_ok ? ST_NF : (mw_type != 8'd1 && mw_type != 8'd2) ? ST_PARAM :
+                           mr_free_q ? ST_OK : ST_NO_RES;
       OP_WRITE_MTT:  st1 = mtt_bad ? ST_PARAM : ST_OK;
       OP_CREATE_QP:  st1 = qp_type != 8'(roce_pkg::QP_TYPE_RC) ? ST_PARAM : !(pd_ok && cq_ok && rcq_ok) ? ST_NF :
                            qp_bad ? ST_PARAM : qp_free_q ? ST_OK : ST_NO_RES;
@@ -389,10 +402,11 @@ module roce_cmd #(
 
   // ---- EVAL: the RAM words are in; final status and the new contents
   roce_pkg::qp_cfg_t cur, merged, fresh, gone;
-  roce_pkg::mr_ctx_t mr_ctx;
+  roce_pkg::mr_ctx_t mr_ctx, mw_ctx;
   roce_pkg::cq_cfg_t cq_new, cq_gone;
   roce_qp_rules_pkg::qp_rule_t rule;
   logic [7:0]   status, key_old, key_new;
+  logic         mw_old;
   logic         ok;
   logic [127:0] res;
 
@@ -400,13 +414,15 @@ module roce_cmd #(
     cur = {16'b0, 3'b0, qp_rd_q};
     rule = roce_qp_rules_pkg::qp_rule(cur.state, m_state);
     key_old = mr_rd_q[KW-1 -: 8];
+    mw_old  = mr_rd_q[PW];
     key_new = key_old == 8'd255 ? 8'd1 : key_old + 8'd1;   // 0 (never registered) -> 1
 
     status = st1_q;
     if (st1_q == ST_OK) begin
       case (op)
         OP_DEALLOC_PD, OP_DESTROY_CQ: if (ref_rd_q != '0) status = ST_BUSY;
-        OP_DEREG_MR:  if (key_old != a0[7:0]) status = ST_NF;
+        OP_DEREG_MR:  if (mw_old || key_old != a0[7:0]) status = ST_NF;
+        OP_DEALLOC_MW: if (!mw_old) status = ST_NF;
         OP_MODIFY_QP: begin
           if (!roce_qp_rules_pkg::mask_ok(rule.ok, rule.required, rule.optional, m_mask)) status = ST_STATE;
           else if (mod_pbad_q) status = ST_PARAM;
@@ -481,17 +497,25 @@ module roce_cmd #(
     mr_ctx.key = key_new;
     mr_ctx.pd = mr_pd[15:0];
     mr_ctx.access = mr_acc[3:0];
+    mr_ctx.mw_bind = mr_acc[4];
     mr_ctx.iova = mr_iova;
     mr_ctx.length = mr_len;
     mr_ctx.mtt_base = mr_mtt[15:0];
     mr_ctx.page_shift = mr_ps[5:0];
+
+    // ALLOC_MW: an unbound window (valid once a BIND makes it so)
+    mw_ctx = '0;
+    mw_ctx.key = key_new;
+    mw_ctx.pd = a0[15:0];
+    mw_ctx.mw = 1'b1;
+    mw_ctx.mw_type2 = mw_type == 8'd2;
 
     res = '0;
     if (ok) begin
       case (op)
         OP_ALLOC_PD:  res[31:0] = 32'(pd_idx_q);
         OP_CREATE_CQ: res[31:0] = 32'(cq_idx_q);
-        OP_REG_MR:    res[31:0] = {24'(mr_idx_q), key_new};
+        OP_REG_MR, OP_ALLOC_MW: res[31:0] = {24'(mr_idx_q), key_new};
         OP_CREATE_QP: res[31:0] = 32'(qp_idx_q);
         OP_QUERY_QP:  res = {8'b0, cur.dest_qpn, 8'b0, cur.rq_psn, 8'b0, cur.sq_psn, 29'b0, cur.state};
         default: ;
@@ -528,7 +552,7 @@ module roce_cmd #(
         ref_re = 1'b1;
         ref_addr = op == OP_DESTROY_CQ ? cq_ref(a0[CW-1:0]) : pd_ref(a0[PW-1:0]);
         mr_re = 1'b1;
-        mr_addr = op == OP_REG_MR ? mr_idx_q : a0[8 +: MW];
+        mr_addr = (op == OP_REG_MR || op == OP_ALLOC_MW) ? mr_idx_q : a0[8 +: MW];
         qp_re = 1'b1;
         qp_addr = a0[QW-1:0];
       end
@@ -544,7 +568,12 @@ module roce_cmd #(
         if (ok && op == OP_REG_MR) begin
           mr_we = 1'b1;
           mr_addr = mr_idx_q;
-          mr_wdata = {key_new, mr_pd[PW-1:0]};
+          mr_wdata = {key_new, 1'b0, mr_pd[PW-1:0]};
+        end
+        if (ok && op == OP_ALLOC_MW) begin
+          mr_we = 1'b1;
+          mr_addr = mr_idx_q;
+          mr_wdata = {key_new, 1'b1, a0[PW-1:0]};
         end
       end
       S_OUT_QP: begin
@@ -633,7 +662,7 @@ module roce_cmd #(
             settle_q <= 2'd3;
             if (op == OP_ALLOC_PD || op == OP_DEALLOC_PD) pd_used_q[obj_idx_q[PW-1:0]] <= obj_set_q;
             if (op == OP_CREATE_CQ || op == OP_DESTROY_CQ) cq_used_q[obj_idx_q[CW-1:0]] <= obj_set_q;
-            if (op == OP_REG_MR || op == OP_DEREG_MR) mr_used_q[obj_idx_q[MW-1:0]] <= obj_set_q;
+            if (op == OP_REG_MR || op == OP_DEREG_MR || op == OP_ALLOC_MW || op == OP_DEALLOC_MW) mr_used_q[obj_idx_q[MW-1:0]] <= obj_set_q;
             if (op == OP_CREATE_QP || op == OP_DESTROY_QP) qp_used_q[obj_idx_q[QW-1:0]] <= obj_set_q;
             case (op)
               OP_CREATE_CQ: begin
@@ -653,7 +682,16 @@ module roce_cmd #(
                 ref_next_q <= S_OUT_MR;
                 state_q <= S_REF_RD;
               end
-              OP_DEREG_MR: begin
+              OP_ALLOC_MW: begin
+                mr_wr_index_q <= 16'(mr_idx_q);
+                mr_wr_ctx_q <= mw_ctx;
+                ref_list_q <= {(2*XW)'(0), pd_ref(a0[PW-1:0])};
+                ref_n_q <= 2'd1;
+                ref_dec_q <= 1'b0;
+                ref_next_q <= S_OUT_MR;
+                state_q <= S_REF_RD;
+              end
+              OP_DEREG_MR, OP_DEALLOC_MW: begin
                 mr_wr_index_q <= 16'(a0[8 +: MW]);
                 mr_wr_ctx_q <= '0;
                 ref_list_q <= {(2*XW)'(0), pd_ref(mr_rd_q[PW-1:0])};

@@ -290,7 +290,7 @@ module completer #(
   logic        cq_free, rt_free;
   logic        syn_ack, syn_nak, syn_seq, in_range;
   logic [7:0]  syn_st;
-  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_atom, e_acked, e_fence, cfg_wait;
+  logic        e_cq, e_err, e_stop, e_amended, e_failed, e_rd, e_atom, e_acked, e_fence, cfg_wait, trk_local;
   logic [7:0]  e_st;
   logic [23:0] d_psn, d_una, a_off, a_rng, w_off, rd_k;
   logic        rd_head, rd_fits, rd_last, implied, rsp_syn_ok, rx_rsp, rx_atom, rx_ackop;
@@ -361,6 +361,9 @@ module completer #(
     trk_rd    = t.wc_opcode == roce_pkg::WC_OPCODE_RDMA_READ || t.wc_opcode == roce_pkg::WC_OPCODE_COMP_SWAP
                 || t.wc_opcode == roce_pkg::WC_OPCODE_FETCH_ADD;
     e_acked   = d_una < 24'h800000;
+    // a local operation has no PSN (last_psn = first_psn - 1): whatever
+    // acknowledges the entry before it covers it
+    trk_local = t.wc_opcode == roce_pkg::WC_OPCODE_BIND_MW || t.wc_opcode == roce_pkg::WC_OPCODE_LOCAL_INV;
     w_off     = psn_q - w_q.una;          // p past the walk's una: w_off in (0, 2^23)
     e_cq = 1'b1; e_err = 1'b0; e_stop = 1'b0; e_st = ST_FLUSH;
     if (e_failed) begin
@@ -528,11 +531,14 @@ module completer #(
                 mode_d = M_SEQ;
                 st_d = S_WALK;
               end
-            end else if (c.err || (c.cnt == 5'd0 && t.status != ST_SUCCESS)) begin
-              // completes at once: flushed, or a local failure with nothing ahead of it
-              one_st_d = t.status != ST_SUCCESS ? t.status : ST_FLUSH;
-              w_d.err = 1'b1;
-              rcnt_d = 5'd1; rerr_d = 1'b1;
+            end else if (c.err || (c.cnt == 5'd0 && (t.status != ST_SUCCESS || trk_local))) begin
+              // completes at once: flushed, a local failure, or a local
+              // operation (BIND_MW, LOCAL_INV: done in the requester, no
+              // packet) with nothing ahead of it; only the local success
+              // keeps the QP out of ERR
+              one_st_d = (c.err && t.status == ST_SUCCESS) ? ST_FLUSH : t.status;
+              w_d.err = c.err || t.status != ST_SUCCESS;
+              rcnt_d = 5'd1; rerr_d = c.err || t.status != ST_SUCCESS;
               rdc_d = 5'(trk_rd);
               st_d = S_ONE;
             end else if (!c.cnt[4]) begin      // append (a full window was held back)
@@ -691,7 +697,10 @@ module completer #(
       end
 
       S_ONE: begin
-        if (cq_free) begin
+        // a local operation's success writes a CQE only when signaled
+        if (one_st_q == ST_SUCCESS && !t.signaled) begin
+          st_d = S_DONE;
+        end else if (cq_free) begin
           cq_d = cq_new;
           cq_v_d = 1'b1;
           st_d = S_DONE;

@@ -12,6 +12,14 @@
 //            READ RESPONSE packets the responder sends back
 //     ATOMIC: CMP_SWAP | FETCH_ADD (AtomicETH) alone, one PSN, answered by an
 //            ATOMIC ACKNOWLEDGE; handled as a one-packet READ (docs/engine.md, "Atomics")
+//     SEND_WITH_INV: as SEND, the last packet LAST_INV | ONLY_INV with the rkey
+//            in its IETH (the WQE's imm, a number)
+//     BIND_MW, LOCAL_INV: no packet and no PSN. A new one is executed here:
+//            one mr_req (BIND: rkey, remote_addr, length, bind_access,
+//            bind_mr_lkey; INVALIDATE: the rkey in imm), then tracked with
+//            the answer (SUCCESS, else MW_BIND_ERR / LOC_QP_OP_ERR as rxe),
+//            last_psn = first_psn - 1: the completer completes it with the
+//            WQE before it. Met again after a rewind it is skipped.
 //     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
 //     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request,
 //     and on the first packet of a WQE sent again; se on the last one
@@ -32,7 +40,7 @@
 //          of them outstanding, or a new fenced WQE while it has any -> back
 //          to IDLE, not started (wb_defer)
 //   CHECK  one mr_req per SGE carrying bytes (not for a READ); any failure ->
-//          LOC_PROT_ERR
+//          LOC_PROT_ERR. BIND_MW / LOCAL_INV: their one MR-table operation
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
 //          waits for that); req_issue reads the payload ahead (several reads
 //          outstanding into the payload buffer); a packet's header leaves once
@@ -100,6 +108,8 @@ module requester #(
   localparam int NW = $clog2(RAW_DEPTH) + 1;   // beat counts of the payload buffer
   localparam int INL = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;  // inline bytes / SGEs start here
   localparam int IB = $clog2((96 + W - 1) / W + 1);           // bits of an inline beat's index
+  localparam logic [31:0] WINDOW_RIGHTS = {28'b0, roce_pkg::ACCESS_REMOTE_WRITE | roce_pkg::ACCESS_REMOTE_READ |
+                                                    roce_pkg::ACCESS_REMOTE_ATOMIC};
 
   initial begin
     if (DATA_W < 128 || DATA_W > 1024 || (1 << WB) != W) $error("requester: DATA_W must be 128, 256, 512 or 1024");
@@ -161,6 +171,9 @@ module requester #(
   logic [34:0] sge_sum;
   logic [63:0] w_cmp_add, w_swap;
   logic        w_inline, w_fence, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
+  logic        op_bind, op_local, op_sinv;
+  logic [31:0] w_bind_lkey, w_bind_acc;
+  logic [5:0]  sge_chk;    // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
   logic [2:0]  pm;
   logic [3:0]  mtu_lg;
   logic [12:0] mtu, last_len;
@@ -183,6 +196,8 @@ module requester #(
     w_len    = wqe_q[8*roce_pkg::SEND_WQE_LENGTH_OFF +: 32];
     w_cmp_add = wqe_q[8*roce_pkg::SEND_WQE_ATOMIC_CMP_ADD_OFF +: 64];
     w_swap   = wqe_q[8*roce_pkg::SEND_WQE_ATOMIC_SWAP_OFF +: 64];
+    w_bind_lkey = wqe_q[8*roce_pkg::SEND_WQE_BIND_MR_LKEY_OFF +: 32];
+    w_bind_acc  = wqe_q[8*roce_pkg::SEND_WQE_BIND_ACCESS_OFF +: 32];
     sge_tbl  = wqe_q[8*roce_pkg::SEND_WQE_SIZE-1:INL];
     w_inline = w_flags[2];
     w_fence  = w_flags[3];
@@ -190,16 +205,20 @@ module requester #(
     op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
     op_atom  = op_cas || w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD);
     op_rdat  = op_read || op_atom;       // answered by responses: a max_rd_atomic credit, no payload
-    op_ok    = w_op < 8'd4 || op_rdat;   // RDMA_WRITE(_WITH_IMM), SEND(_WITH_IMM), RDMA_READ, atomics
-    op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM);
+    op_bind  = w_op == 8'(roce_pkg::WR_OPCODE_BIND_MW);
+    op_local = op_bind || w_op == 8'(roce_pkg::WR_OPCODE_LOCAL_INV);
+    op_sinv  = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_INV);
+    op_ok    = w_op <= 8'd9;             // every wr_opcode value
+    op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || op_sinv;
     op_imm   = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM);
     sge_sum  = '0;
     for (int i = 0; i < 6; i++) begin
       // a READ's (an atomic's) SGEs receive its response data later: none is checked or read here
-      sge_act[i] = !op_rdat && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
+      sge_act[i] = !op_rdat && !op_local && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
       if (8'(i) < w_nsge) sge_sum = sge_sum + 35'(sge_tbl[128*i + 64 +: 32]);
     end
-    need_pkts = !w_inline && !op_rdat && w_len != 32'd0;
+    sge_chk  = op_local ? 6'b000001 : sge_act;
+    need_pkts = !w_inline && !op_rdat && !op_local && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
     pm       = (cfg.pmtu < 3'd1) ? 3'd1 : (cfg.pmtu > 3'd5) ? 3'd5 : cfg.pmtu;
     mtu_lg   = 4'd7 + {1'b0, pm};
@@ -216,6 +235,10 @@ module requester #(
     // second SGE would lie where the operands are)
     else if (op_atom && (w_inline || w_len != 32'd8 || w_nsge != 8'd1))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    // a local operation has no SGE and no payload; a window gets remote rights only
+    else if (op_local)                            dec_status = (op_bind && (w_bind_acc & ~WINDOW_RIGHTS) != 32'd0)
+                                                               ? roce_pkg::WC_STATUS_MW_BIND_ERR
+                                                               : roce_pkg::WC_STATUS_SUCCESS;
     else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else                                          dec_status = roce_pkg::WC_STATUS_SUCCESS;
@@ -343,9 +366,11 @@ module requester #(
     else if (op_atom)
       hdr_d.opcode = op_cas ? roce_pkg::OP_RC_CMP_SWAP : roce_pkg::OP_RC_FETCH_ADD;
     else if (op_send)
-      hdr_d.opcode = (hdr_first && hdr_last) ? (op_imm ? roce_pkg::OP_RC_SEND_ONLY_IMM : roce_pkg::OP_RC_SEND_ONLY)
+      hdr_d.opcode = (hdr_first && hdr_last) ? (op_imm ? roce_pkg::OP_RC_SEND_ONLY_IMM
+                                               : op_sinv ? roce_pkg::OP_RC_SEND_ONLY_INV : roce_pkg::OP_RC_SEND_ONLY)
                    : hdr_first ? roce_pkg::OP_RC_SEND_FIRST
-                   : hdr_last  ? (op_imm ? roce_pkg::OP_RC_SEND_LAST_IMM : roce_pkg::OP_RC_SEND_LAST)
+                   : hdr_last  ? (op_imm ? roce_pkg::OP_RC_SEND_LAST_IMM
+                                  : op_sinv ? roce_pkg::OP_RC_SEND_LAST_INV : roce_pkg::OP_RC_SEND_LAST)
                    : roce_pkg::OP_RC_SEND_MIDDLE;
     else
       hdr_d.opcode = (hdr_first && hdr_last) ? (op_imm ? roce_pkg::OP_RC_WRITE_ONLY_IMM : roce_pkg::OP_RC_WRITE_ONLY)
@@ -380,6 +405,7 @@ module requester #(
       hdr_d.reth_len  = w_len;
     end
     if (op_imm && hdr_last) hdr_d.imm = byte_order_pkg::be32(w_imm);  // the WQE's bytes, in order, on the wire
+    if (op_sinv && hdr_last) hdr_d.imm = w_imm;   // IETH: the rkey, a number (invalidate_rkey)
     hdr_d.pay_len = hdr_pay;
     hdr_d.src_qpn = 24'(act_q);
 
@@ -403,13 +429,15 @@ module requester #(
     // see it (the responder lets later operations overtake a READ's data).
     wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
                ((op_rdat && act_rd_out >= cfg.max_rd_atomic) || (w_fence && act_rd_out != 5'd0));
-    go_run = (st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
-              && (w_inline || sge_act == '0)) ||
-             (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q);
+    go_run = !op_local &&
+             ((st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
+               && (w_inline || sge_act == '0)) ||
+              (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q));
     iss_start = go_run && need_pkts;
     iss_offset = {8'b0, act_skip_q} << mtu_lg;
     wb_en  = st_q == S_WB;
-    wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR;
+    wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR ||
+             status_q == roce_pkg::WC_STATUS_MW_BIND_ERR;
 
     m_dma_rd_req = iss_rd_req;
     m_dma_rd_req_valid = iss_rd_req_valid;
@@ -431,6 +459,17 @@ module requester #(
       m_mr_req.va     = sge_tbl[128*32'(chk_sel) +: 64];
       m_mr_req.len    = sge_tbl[128*32'(chk_sel) + 64 +: 32];
       m_mr_req.access = 4'd0;
+      if (op_local) begin
+        // BIND: the window (new rkey) onto [remote_addr, +length) of the MR
+        // bind_mr_lkey; INVALIDATE: the window whose rkey is in imm
+        m_mr_req.op     = op_bind ? roce_pkg::MR_OP_BIND : roce_pkg::MR_OP_INVALIDATE;
+        m_mr_req.key    = op_bind ? w_rkey : w_imm;
+        m_mr_req.va     = op_bind ? w_raddr : 64'd0;
+        m_mr_req.len    = op_bind ? w_len : 32'd0;
+        m_mr_req.access = op_bind ? 4'(w_bind_acc & WINDOW_RIGHTS) : 4'd0;
+        m_mr_req.qpn    = 24'(act_q);
+        m_mr_req.mr_key = op_bind ? w_bind_lkey : 32'd0;
+      end
       m_mr_req_valid  = chk_iss_q != 3'd6;
       s_mr_resp_ready = chk_rsp_q != 3'd6;
     end
@@ -447,9 +486,11 @@ module requester #(
                            : (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ)) ? roce_pkg::WC_OPCODE_RDMA_READ
                            : op_cas ? roce_pkg::WC_OPCODE_COMP_SWAP
                            : op_atom ? roce_pkg::WC_OPCODE_FETCH_ADD
+                           : op_bind ? roce_pkg::WC_OPCODE_BIND_MW
+                           : op_local ? roce_pkg::WC_OPCODE_LOCAL_INV
                            : roce_pkg::WC_OPCODE_SEND;
     m_sq_track.signaled  = w_flags[0];
-    m_sq_track.byte_len  = w_len;
+    m_sq_track.byte_len  = op_local ? 32'd0 : w_len;
     m_sq_track.status    = 8'(status_q);
     m_sq_track.amend     = st_q == S_TRACK && amend_q;
     m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
@@ -524,21 +565,27 @@ module requester #(
         S_DECODE: begin
           sent_q <= 1'b0;
           status_q <= dec_status;
-          chk_iss_q <= next_act(sge_act, 3'd0);
-          chk_rsp_q <= next_act(sge_act, 3'd0);
+          chk_iss_q <= next_act(sge_chk, 3'd0);
+          chk_rsp_q <= next_act(sge_chk, 3'd0);
           chk_err_q <= 1'b0;
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
           else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes
+          else if (op_local && !new_q) st_q <= S_WB;  // executed when new: not again after a rewind
           else st_q <= go_run ? S_RUN : S_CHECK;
         end
         S_CHECK: begin
-          if (m_mr_req_valid && m_mr_req_ready) chk_iss_q <= next_act(sge_act, chk_iss_q + 3'd1);
+          if (m_mr_req_valid && m_mr_req_ready) chk_iss_q <= next_act(sge_chk, chk_iss_q + 3'd1);
           if (s_mr_resp_valid && chk_rsp_q != 3'd6) begin
-            chk_rsp_q <= next_act(sge_act, chk_rsp_q + 3'd1);
+            chk_rsp_q <= next_act(sge_chk, chk_rsp_q + 3'd1);
             if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) chk_err_q <= 1'b1;
           end
           if (chk_rsp_q == 3'd6) begin
-            if (chk_err_q) begin
+            if (op_local) begin
+              // done: tracked with its status (rxe's: MW_BIND_ERR, LOC_QP_OP_ERR)
+              status_q <= !chk_err_q ? roce_pkg::WC_STATUS_SUCCESS
+                        : op_bind ? roce_pkg::WC_STATUS_MW_BIND_ERR : roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+              st_q <= S_TRACK;
+            end else if (chk_err_q) begin
               status_q <= roce_pkg::WC_STATUS_LOC_PROT_ERR;
               st_q <= S_TRACK;
             end else begin

@@ -9,6 +9,7 @@
 //     3 PSN: d = psn - epsn        d >= 2^23 duplicate (re-ACK); d > 0 ahead (one NAK)
 //     4 opcode sequence, lengths   else NAK INV_REQ, ERR
 //     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
+//       (every rkey check is remote, with the QP: a window answers its own QP, type 2, or any of its PD)
 //       READ                       no payload, length <= 2^31 (else NAK INV_REQ, ERR); QP
 //                                  REMOTE_READ right (else NAK REM_ACC, ERR), READ resources:
 //                                  max_dest_rd_atomic > 0 (else NAK INV_REQ, ERR, as rxe),
@@ -19,7 +20,11 @@
 //     7 walk: pieces that never cross an SGE or page end, one mr_req per
 //       page run (its answer is the SEND's lkey check), into a speculative
 //       piece FIFO -- committed only when the whole packet passed
-//     8 verdict: epsn, msn, CQE, ACK; the context is written back
+//     8 SEND_LAST_INV / SEND_ONLY_INV that passed: the MR table invalidates
+//       the IETH's rkey (remote: a type 2 window bound to this QP, its PD);
+//       refused -> NAK INV_REQ, CQE REM_INV_REQ_ERR (rxe's status), ERR. The
+//       CQE of a success has WITH_INV and the rkey in imm.
+//     9 verdict: epsn, msn, CQE, ACK; the context is written back
 //   READ: the verdict goes first (epsn += its response count, msn += 1), then
 //     the walk cuts the read into pieces that never cross a page run, a 4 KiB
 //     bus-address boundary or a response packet's end, each committed at once
@@ -117,9 +122,10 @@ module responder_ctrl #(
       $error("responder_ctrl: DATA_W must divide the 1024-bit receive WQE and be >= 64");
   end
 
-  typedef enum logic [3:0] {
+  typedef enum logic [4:0] {
     C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH,
-    C_ATW, C_ATR, C_DUPA   // an atomic: wait for placement to drain, read its 8 bytes; a duplicate's replay search
+    C_ATW, C_ATR, C_DUPA,  // an atomic: wait for placement to drain, read its 8 bytes; a duplicate's replay search
+    C_INV                  // a SEND with invalidate that passed: the INVALIDATE of its rkey
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
@@ -171,6 +177,8 @@ module responder_ctrl #(
   logic [31:0] h_rkey_q, h_rkey_d, h_rlen_q, h_rlen_d, h_imm_q, h_imm_d;
   logic [12:0] h_len_q, h_len_d;
   logic        is_send_q, is_send_d, is_write_q, is_write_d, imm_q, imm_d;
+  logic        inv_q, inv_d;                       // SEND_LAST_INV / SEND_ONLY_INV: IETH rkey in h_imm
+  logic        mr_inv_q, mr_inv_d;                 // the outstanding mr_req is its INVALIDATE
   logic        is_read_q, is_read_d, dup_q, dup_d;  // an RDMA READ; a duplicate one, executed again
   logic        rwk_q, rwk_d;                       // a READ's walk, after its verdict
   logic        is_atom_q, is_atom_d, cas_q, cas_d; // an atomic; a CMP_SWAP
@@ -294,6 +302,7 @@ module responder_ctrl #(
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
+    inv_d = inv_q; mr_inv_d = mr_inv_q;
     is_read_d = is_read_q; dup_d = dup_q; rwk_d = rwk_q; zero_d = zero_q; pk_left_d = pk_left_q;
     is_atom_d = is_atom_q; cas_d = cas_q; h_swap_d = h_swap_q; h_cmp_d = h_cmp_q;
     orig_d = orig_q; adata_d = adata_q; dj_d = dj_q; dv_d = 1'b0;
@@ -342,12 +351,12 @@ module responder_ctrl #(
     ok_cqe.solicited = h_se_q;
     ok_cqe.wr_id = cx_q.wr_id;
     ok_cqe.byte_len = is_send_q ? cx_q.placed[31:0] : cx_q.rlen;
-    ok_cqe.imm = imm_q ? h_imm_q : 32'd0;
+    ok_cqe.imm = (imm_q || inv_q) ? h_imm_q : 32'd0;   // ImmDt, or the rkey invalidated
     ok_cqe.qp_num = 24'(idx_q);
     ok_cqe.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
     ok_cqe.src_qp = cx_q.dest_qpn;
     ok_cqe.status = 8'(roce_pkg::WC_STATUS_SUCCESS);
-    ok_cqe.wc_flags = imm_q ? 8'd2 : 8'd0;   // IBV_WC_WITH_IMM
+    ok_cqe.wc_flags = imm_q ? 8'd2 : inv_q ? 8'd8 : 8'd0;   // IBV_WC_WITH_IMM, IBV_WC_WITH_INV
     ok_cqe.sl = {4'b0, cx_q.sl};
     ok_cqe.wqe_counter = cx_q.ci;
     vd_ok.ack_v = h_ack_q;
@@ -395,7 +404,10 @@ module responder_ctrl #(
           h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
           h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
           h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
-          is_send_d  = s_rx_hdr.opcode <= roce_pkg::OP_RC_SEND_ONLY_IMM;
+          is_send_d  = s_rx_hdr.opcode <= roce_pkg::OP_RC_SEND_ONLY_IMM
+                       || s_rx_hdr.opcode == roce_pkg::OP_RC_SEND_LAST_INV
+                       || s_rx_hdr.opcode == roce_pkg::OP_RC_SEND_ONLY_INV;
+          inv_d      = in_oi.ext[roce_pkg::EXT_IETH];
           is_write_d = s_rx_hdr.opcode >= roce_pkg::OP_RC_WRITE_FIRST
                        && s_rx_hdr.opcode <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
           is_read_d  = s_rx_hdr.opcode == roce_pkg::OP_RC_READ_REQ;
@@ -526,7 +538,7 @@ module responder_ctrl #(
           // the rkey check over its 8 bytes; its answer is where they are
           mr_v_d = 1'b1;
           mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = 32'd8;
-          mr_d.access = roce_pkg::ACCESS_REMOTE_ATOMIC;
+          mr_d.access = roce_pkg::ACCESS_REMOTE_ATOMIC; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
           mr_rkey_d = 1'b1;
           st_d = C_MRW;
         end else begin
@@ -540,7 +552,7 @@ module responder_ctrl #(
             // its answer is also the first page run's translation
             mr_v_d = 1'b1;
             mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
-            mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
             mr_rkey_d = 1'b1;
             st_d = C_MRW;
           end else if (needs_wqe) begin
@@ -559,7 +571,7 @@ module responder_ctrl #(
           if (h_rlen_q != '0) begin
             mr_v_d = 1'b1;
             mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
-            mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_READ; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
             mr_rkey_d = 1'b1;
             st_d = C_MRW;
           end else begin
@@ -588,7 +600,19 @@ module responder_ctrl #(
       end
 
       C_MRW: begin
-        if (s_mr_resp_valid && rwk_q) begin
+        if (s_mr_resp_valid && mr_inv_q) begin
+          // the SEND with invalidate's rkey: invalidated, or refused (rxe
+          // completes the receive WQE with REM_INV_REQ_ERR; the requester
+          // learns of it by the NAK)
+          mr_inv_d = 1'b0;
+          if (s_mr_resp.status == roce_pkg::MR_STATUS_OK) begin
+            st_d = C_PUSH;
+          end else begin
+            i_inv = 1'b1;
+            err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+            err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_REM_INV_REQ_ERR);
+          end
+        end else if (s_mr_resp_valid && rwk_q) begin
           // a later page run of a READ; one that fails (the MR changed after the
           // rkey check) and the rest of the READ are sent as zeros
           if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
@@ -685,7 +709,7 @@ module responder_ctrl #(
           if (cx_q.xleft == '0) begin
             mr_v_d = 1'b1;
             mr_d = '0; mr_d.key = cx_q.rkey; mr_d.pd = cx_q.pd; mr_d.va = cx_q.va; mr_d.len = cx_q.left;
-            mr_d.access = roce_pkg::ACCESS_REMOTE_READ;
+            mr_d.access = roce_pkg::ACCESS_REMOTE_READ; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
             st_d = C_MRW;
           end else begin
             m_pc_valid = 1'b1;
@@ -721,6 +745,7 @@ module responder_ctrl #(
           mr_v_d = 1'b1;
           mr_d = '0;
           mr_d.pd = cx_q.pd;
+          mr_d.qpn = 24'(idx_q);
           if (is_send_q) begin
             mr_d.key = sge_lkey;
             mr_d.va = sge_addr + {32'b0, cx_q.soff};
@@ -731,6 +756,7 @@ module responder_ctrl #(
             mr_d.va = cx_q.va;
             mr_d.len = cx_q.left;
             mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE;
+            mr_d.remote = 1'b1;
           end
           st_d = C_MRW;
         end else begin
@@ -756,6 +782,15 @@ module responder_ctrl #(
       end
 
       C_SRD: st_d = C_WALK;   // the next SGE is read in this cycle
+
+      C_INV: begin
+        // remote: only a type 2 window bound to this QP, in its PD
+        mr_v_d = 1'b1;
+        mr_d = '0; mr_d.op = roce_pkg::MR_OP_INVALIDATE; mr_d.key = h_imm_q; mr_d.pd = cx_q.pd;
+        mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
+        mr_inv_d = 1'b1;
+        st_d = C_MRW;
+      end
 
       C_PUSH: begin
         if (m_vd_ready) begin
@@ -865,6 +900,10 @@ module responder_ctrl #(
       default: st_d = C_IDLE;
     endcase
 
+    // a SEND with invalidate that passed every check invalidates its rkey
+    // before its verdict (step 8)
+    if (st_d == C_PUSH && ok_d && !ok_q && is_send_q && inv_q) st_d = C_INV;
+
     // a failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
     // receive WQE at ci, the QP enters ERR and the rest of its receive queue is flushed
     if (err) begin
@@ -929,7 +968,7 @@ module responder_ctrl #(
       st_q <= C_IDLE;
       rwk_q <= 1'b0;
       valid_q <= '0; rc_q <= '0;
-      rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0;
+      rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q} <= '0;
     end else begin
@@ -939,7 +978,7 @@ module responder_ctrl #(
         valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
         rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
       end
-      rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d;
+      rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
       c_rx_q    <= c_rx_q    + 32'(i_rx);
       c_noqp_q  <= c_noqp_q  + 32'(i_noqp);
@@ -959,7 +998,7 @@ module responder_ctrl #(
     idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d;
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
-    is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d;
+    is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d; inv_q <= inv_d;
     is_read_q <= is_read_d; dup_q <= dup_d; zero_q <= zero_d; pk_left_q <= pk_left_d;
     is_atom_q <= is_atom_d; cas_q <= cas_d; h_swap_q <= h_swap_d; h_cmp_q <= h_cmp_d;
     orig_q <= orig_d; adata_q <= adata_d; dj_q <= dj_d; dv_q <= dv_d;

@@ -74,6 +74,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     uint64_t done_at;
     uint16_t idx;
     bool read;  // done when its request left (its responses would follow a round trip later)
+    bool local;  // BIND_MW / LOCAL_INV: no packet, done with the WQE before it (never rewound to)
   };
   const auto in_range = [](const Pend& e, uint32_t psn) {
     return ((psn - e.first_psn) & 0xFFFFFF) <= ((e.last_psn - e.first_psn) & 0xFFFFFF);
@@ -148,7 +149,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
         // the responder saw a packet missing: acknowledge what came before
         // it and send again from it (sometimes from the head itself)
         const unsigned t = static_cast<unsigned>(r_ret() % (count + 1));
-        if (t < q.size() && q[t].status == 0) {
+        if (t < q.size() && q[t].status == 0 && !q[t].local) {
           const Pend& h = q[t];
           count = t;
           ret.rewind = 1;
@@ -183,7 +184,8 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       auto& q = pending[ret.qpn];
       for (unsigned i = 0; i < ret.count && !q.empty(); ++i) q.pop_front();
       if (ret.rewind)  // what is sent again is acknowledged only after it left again
-        for (Pend& e : q) e.done_at = kNotYet;
+        for (Pend& e : q)
+          if (!e.local) e.done_at = kNotYet;
       ret_offer = false;
     }
     if (dma.rd_data_valid() && b.input_ready(kInDma)) dma.pop_rd_data();
@@ -210,7 +212,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       if (p == kRdReq) dma.push_rd_req(desc_from_flit<spec::DmaRdReq>(f));
       if (p == kMrReq) {
         const uint64_t lat = cfg.mr_lat_min + r_mr() % (cfg.mr_lat_max - cfg.mr_lat_min + 1);
-        mrq.emplace_back(cyc + lat, mrt.check(desc_from_flit<spec::MrReq>(f)));
+        mrq.emplace_back(cyc + lat, mrt.execute(desc_from_flit<spec::MrReq>(f)));  // (BIND, INVALIDATE act)
       }
       if (p == kTrack) {
         const auto tr = desc_from_flit<spec::SqTrack>(f);
@@ -223,8 +225,11 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
           // is done once its last packet (a READ: its request, first_psn)
           // left (the model's output queues may let that header out first)
           const bool read = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
-          const bool waits = tr.status == 0 && !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
-          q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx, read});
+          const bool local = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kBindMw) ||
+                             tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kLocalInv);
+          const bool waits =
+              tr.status == 0 && !local && !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
+          q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx, read, local});
         }
         ++tracks;
       }

@@ -61,8 +61,9 @@ struct WqeSpec {
   std::vector<uint8_t> inline_data;
   int64_t len_override = -1;  // length field other than the sum / inline count
   int nsge_override = -1;     // num_sge field other than sges.size()
-  uint32_t imm = 0, rkey = 0;
+  uint32_t imm = 0, rkey = 0;  // LOCAL_INV, SEND_WITH_INV: imm is the rkey; BIND_MW: rkey is the new one
   uint64_t raddr = 0, wr_id = 0;
+  uint32_t bind_lkey = 0, bind_access = 0;  // BIND_MW: the MR and the window's rights
   bool bad = false;  // the scenario makes this WQE fail (a bad key, opcode, length, ...)
 };
 
@@ -146,6 +147,10 @@ class Builder {
   // SGEs covering `len` bytes of MR `mr` from a random offset, split into `n` pieces.
   std::vector<Sge> sges_in(unsigned mr, uint32_t len, unsigned n, bool odd = true);
   const World::Mr& mr(unsigned index) const;
+  // An unbound memory window at index (ALLOC_MW): its rkey with the key byte it starts with.
+  uint32_t add_window(unsigned index, uint16_t pd, bool type2);
+  // Let windows be bound to MR `index` (REG_MR with IBV_ACCESS_MW_BIND) and give it rights.
+  void allow_binds(unsigned index, uint8_t access);
   std::mt19937_64& rng() { return rng_; }
 
  private:

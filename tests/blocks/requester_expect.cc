@@ -11,6 +11,25 @@ namespace rocenic::reqtest {
 constexpr uint32_t kAckEvery = (1u << spec::kCsrAckReqReset) - 1;
 // ---------------------------------------------------------------- scenarios
 
+uint32_t Builder::add_window(unsigned index, uint16_t pd, bool type2) {
+  World::Mr m;
+  m.index = index;
+  m.ctx.key = static_cast<uint8_t>(1 + rng_() % 255);
+  m.ctx.pd = pd;
+  m.ctx.mw = 1;
+  m.ctx.mw_type2 = type2 ? 1 : 0;
+  world.mrs.push_back(m);
+  return index << 8 | m.ctx.key;
+}
+
+void Builder::allow_binds(unsigned index, uint8_t access) {
+  for (auto& m : world.mrs)
+    if (m.index == index) {
+      m.ctx.mw_bind = 1;
+      m.ctx.access = access;
+    }
+}
+
 uint32_t Builder::add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t length, unsigned page_shift,
                          uint64_t bus_base, bool readable, int mtt_base) {
   World::Mr m;
@@ -166,6 +185,8 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   sw.remote_addr = w.raddr;
   sw.rkey = w.rkey;
   sw.length = e.len;
+  sw.bind_mr_lkey = w.bind_lkey;
+  sw.bind_access = w.bind_access;
   sw.store(b.data());
   if (w.inl) {
     for (size_t i = 0; i < w.inline_data.size() && i < 96; ++i) b[32 + i] = w.inline_data[i];
@@ -338,23 +359,25 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         err << "QP " << qpn << " WQE " << e.idx << ": first_psn " << t.first_psn << ", not " << psn;
         return err.str();
       }
-      const bool sent = t.last_psn == ((psn + full - 1) & 0xFFFFFF) && t.status != kFlushErr;
+      // BIND_MW / LOCAL_INV: no packet, no PSN, nothing carried
+      const bool local = e.w.op == 7 || e.w.op == 8, inv = e.w.op == 9;
+      const bool sent = !local && t.last_psn == ((psn + full - 1) & 0xFFFFFF) && t.status != kFlushErr;
       if (!sent && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
         err << "QP " << qpn << " WQE " << e.idx << ": last_psn " << t.last_psn << " is neither "
             << ((psn + full - 1) & 0xFFFFFF) << " (sent) nor " << ((psn - 1) & 0xFFFFFF) << " (not sent)";
         return err.str();
       }
-      if (t.status == kOk && !sent) {
+      if (t.status == kOk && !sent && !local) {
         err << "QP " << qpn << " WQE " << e.idx << ": succeeded without sending";
         return err.str();
       }
       // a READ sends one request for its `full` PSNs (one per response packet)
-      const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3, send = e.w.op == 2 || e.w.op == 3;
+      const bool write = e.w.op <= 1, imm = e.w.op == 1 || e.w.op == 3, send = e.w.op == 2 || e.w.op == 3 || inv;
       const bool read = e.w.op == 4;
       const uint32_t npk = sent ? (read ? 1 : full) : 0;
-      const uint8_t wc = write ? 1 : e.w.op == 4 ? 2 : 0;
+      const uint8_t wc = write ? 1 : e.w.op == 4 ? 2 : e.w.op == 8 ? 5 : e.w.op == 7 ? 6 : 0;
       const uint64_t wr_id = e.poisoned ? 0 : e.w.wr_id;
-      const uint32_t len = e.poisoned ? 0 : e.len;
+      const uint32_t len = e.poisoned || local ? 0 : e.len;
       const bool signaled = !e.poisoned && e.w.signaled;
       if (t.wqe_idx != e.idx || t.wr_id != wr_id || t.byte_len != len || t.signaled != signaled ||
           (!e.poisoned && t.wc_opcode != wc)) {
@@ -371,9 +394,9 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         const bool first = i == 0, last = i + 1 == npk;
         const uint8_t base = write ? spec::kRcWriteFirst : spec::kRcSendFirst;
         const uint8_t op = read          ? spec::kRcReadReq
-                           : first && last ? (imm ? base + 5 : base + 4)
+                           : first && last ? (imm ? base + 5 : inv ? spec::kRcSendOnlyInv : base + 4)
                            : first         ? base
-                           : last          ? (imm ? base + 3 : base + 2)
+                           : last          ? (imm ? base + 3 : inv ? spec::kRcSendLastInv : base + 2)
                                            : base + 1;
         const uint32_t pay = read ? 0 : last ? e.len - (npk - 1) * mtu : mtu;
         const bool reth = (write || read) && first;
@@ -389,9 +412,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         else if (reth && (h.reth_va != e.w.raddr || h.reth_rkey != e.w.rkey || h.reth_len != e.len))
           why = "RETH";
         else if (!reth && (h.reth_va || h.reth_rkey || h.reth_len)) why = "RETH outside the first";
-        else if (h.imm != (imm && last ? ((e.w.imm >> 24) | ((e.w.imm >> 8) & 0xFF00) | ((e.w.imm << 8) & 0xFF0000) |
-                                          (e.w.imm << 24))
-                                       : 0))
+        else if (h.imm != (imm && last   ? ((e.w.imm >> 24) | ((e.w.imm >> 8) & 0xFF00) | ((e.w.imm << 8) & 0xFF0000) |
+                                            (e.w.imm << 24))
+                           : inv && last ? e.w.imm  // IETH: the rkey as a number
+                                         : 0))
           why = "imm";
         else if (h.l3 != c.l3 || h.dst_mac != c.dst_mac || h.src_mac != c.src_mac || h.src_ip != c.src_ip ||
                  h.dst_ip != c.dst_ip || h.tclass != c.tclass || h.ttl != c.ttl || h.flow_label != c.flow_label)
@@ -409,7 +433,7 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         n_read += read;
       }
       if (sent) psn = (psn + full) & 0xFFFFFF;
-      if (read) continue;  // no payload: its SGEs are where the responses will land
+      if (read || local) continue;  // no payload: a READ's SGEs are where the responses will land
       if (got.size() != e.len && sent) {
         err << "QP " << qpn << " WQE " << e.idx << ": " << got.size() << " payload bytes for length " << e.len;
         return err.str();

@@ -677,6 +677,97 @@ TEST(RequesterXcheck, AFencedWqeWaitsForEveryReadAndAtomicToFinish) {
   }
 }
 
+// Memory windows (IBTA 10.6.7): BIND_MW and LOCAL_INV are executed in the
+// requester -- one MR-table operation each, no packet, no PSN, tracked with
+// the answer -- and SEND_WITH_INV is a SEND whose last packet carries the
+// rkey (IETH). Binds and invalidations act on the world's MR table, so a
+// second bind of a bound type 2 window or a second invalidation fails;
+// refusals give MW_BIND_ERR (bind) and LOC_QP_OP_ERR (invalidate), as rxe,
+// and flush the rest of their QP. Run once plain and once with rewinds: a
+// local operation met again after a rewind is not executed again (a second
+// BIND of a type 2 window would fail).
+TEST(RequesterXcheck, MemoryWindowsBindInvalidateAndSendWithInvalidate) {
+  for (const double rewind_p : {0.0, 0.3}) {
+    Builder b(41);
+    auto& rng = b.rng();
+    constexpr uint8_t kLocalInv = static_cast<uint8_t>(WrOpcode::kLocalInv);
+    constexpr uint8_t kBindMw = static_cast<uint8_t>(WrOpcode::kBindMw);
+    constexpr uint8_t kSendInv = static_cast<uint8_t>(WrOpcode::kSendWithInv);
+    const uint32_t mr = b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x200000000ull);
+    b.allow_binds(1, 1 | 2 | 4);  // local write, remote write and read: windows may get them
+    const uint32_t plain = b.add_mr(2, 5, 0x20000000ull, 8192, 12, 0x300000000ull);  // no MW_BIND
+    const auto bind = [&](uint32_t rkey, uint32_t lkey, uint64_t va, uint32_t len, uint32_t acc, bool bad) {
+      WqeSpec w = wqe(rng, kBindMw, {});
+      w.rkey = rkey;
+      w.bind_lkey = lkey;
+      w.raddr = va;
+      w.len_override = len;
+      w.bind_access = acc;
+      w.bad = bad;
+      return w;
+    };
+    const auto local_inv = [&](uint32_t rkey, bool bad) {
+      WqeSpec w = wqe(rng, kLocalInv, {});
+      w.imm = rkey;
+      w.bad = bad;
+      return w;
+    };
+    const auto next_key = [](uint32_t k) { return (k & ~0xFFu) | ((k + 1) & 0xFFu); };  // ibv_inc_rkey
+    // QP 2: bind, use, invalidate, bind again, send with invalidate; a type 1 window bound twice
+    b.add_qp(2, 3, 6, static_cast<uint32_t>(rng()), 5);
+    uint32_t w2 = b.add_window(10, 5, true);
+    uint32_t w1 = b.add_window(11, 5, false);
+    for (int round = 0; round < 3; ++round) {
+      w2 = next_key(w2);
+      b.post(2, bind(w2, mr, 0x10000100ull + 64 * round, 4096, 2 | 4, false));
+      b.post(2, wqe(rng, kWrite, b.sges_in(1, 700, 2)));
+      b.post(2, local_inv(w2, false));
+      w2 = next_key(w2);
+      b.post(2, bind(w2, mr, 0x10002000ull, 100, 2, false));
+      b.post(2, wqe(rng, kSendInv, b.sges_in(1, 1500 * round, 3)));  // (0 bytes, 1500: FIRST..LAST_INV, ...)
+      b.post(2, local_inv(w2, false));
+      w1 = next_key(w1);
+      b.post(2, bind(w1, mr, 0x10000000ull, 64 * 1024, 4, false));  // a type 1 window is bound again freely
+    }
+    b.ring(2);
+    // QP 3: a bind onto an MR without MW_BIND fails (MW_BIND_ERR); the rest flushes
+    b.add_qp(3, 1, 4, static_cast<uint32_t>(rng()), 5);
+    const uint32_t w3 = b.add_window(12, 5, true);
+    b.post(3, wqe(rng, kSend, b.sges_in(1, 300, 1)));
+    b.post(3, bind(next_key(w3), plain, 0x20000000ull, 64, 2, true));
+    b.post(3, wqe(rng, kSend, b.sges_in(1, 300, 1)));
+    b.ring(3);
+    // QP 4: invalidating a region's key fails (LOC_QP_OP_ERR): user MRs cannot be invalidated
+    b.add_qp(4, 2, 4, static_cast<uint32_t>(rng()), 5);
+    b.post(4, local_inv(plain, true));
+    b.post(4, wqe(rng, kWrite, b.sges_in(1, 10, 1)));
+    b.ring(4);
+    // QP 6: a window with local write rights is refused at decode (MW_BIND_ERR)
+    b.add_qp(6, 2, 4, static_cast<uint32_t>(rng()), 5);
+    const uint32_t w6 = b.add_window(13, 5, true);
+    b.post(6, bind(next_key(w6), mr, 0x10000000ull, 64, 1 | 2, true));
+    b.ring(6);
+    EnvConfig cfg;
+    cfg.seed = 41;
+    cfg.rewind_p = rewind_p;
+    const Both r = run_both(b, cfg);
+    expect_good(rewind_p > 0 ? "windows, rewinds" : "windows", b, r);
+    // the statuses rxe reports, in RTL and model alike
+    std::map<uint8_t, unsigned> st;
+    for (const Txn& t : r.rtl.out[kTrack]) ++st[desc_from_flit<spec::SqTrack>(t.flits[0]).status];
+    EXPECT_EQ(st[static_cast<uint8_t>(spec::WcStatus::kMwBindErr)], 2u);
+    EXPECT_EQ(st[static_cast<uint8_t>(spec::WcStatus::kLocQpOpErr)], 1u);
+    unsigned binds = 0, invs = 0;
+    for (const Txn& t : r.rtl.out[kMrReq]) {
+      const auto q = desc_from_flit<spec::MrReq>(t.flits[0]);
+      binds += q.op == static_cast<uint8_t>(spec::MrOp::kBind);
+      invs += q.op == static_cast<uint8_t>(spec::MrOp::kInvalidate);
+    }
+    EXPECT_EQ(binds, 9u + 1u) << "each BIND_MW once (the decode-refused one asks nothing), none again after a rewind";
+    EXPECT_EQ(invs, 6u + 1u) << "each LOCAL_INV once";
+  }
+}
+
 TEST(RequesterXcheck, RandomMix) {
   bool reasked = false;
   for (uint64_t seed : {101u, 102u, 103u}) {

@@ -85,7 +85,7 @@ void random_traffic(Peer& p, int actions) {
   p.setup(p.qps[8], false);  // stays in INIT
   const uint8_t bad_ops[] = {spec::kRcSendMiddle, spec::kRcSendLast,  spec::kRcWriteMiddle, spec::kRcWriteLastImm,
                              spec::kRcReadRespOnly, spec::kRcCmpSwap,   spec::kRcAck,         spec::kUcSendOnly,
-                             spec::kUdSendOnly,   spec::kRcSendOnlyInv};
+                             spec::kUdSendOnly,   spec::kRcAtomicAck};
   for (int i = 0; i < actions; ++i) {
     TQp& q = p.qps[p.rand(20) == 0 ? 9 : 1 + p.rand(6)];
     if (!q.live) {

@@ -189,7 +189,7 @@ class StreamBuilder {
   std::map<CmdStatus, unsigned> statuses;
   std::map<std::string, std::array<unsigned, 2>> rows;  // row -> {taken, refused}
   unsigned refused_missing = 0, refused_extra = 0, refused_no_state = 0, refused_pair = 0, busy_pd = 0, busy_cq = 0;
-  unsigned key_wraps = 0;
+  unsigned key_wraps = 0, mw_allocs = 0, mw_deallocs = 0;
 
   // One command with the status docs/engine.md says it must get.
   Out expect(const Flit& f, CmdStatus want, const char* what) {
@@ -302,8 +302,8 @@ class StreamBuilder {
   void reg_mr(int kind) {
     spec::CmdRegMr m;
     m.pd = pds_.empty() || kind == 1 ? bogus(pds_, kMaxPd) : pick_set(pds_);
-    static const uint32_t kAcc[] = {0, 1, 3, 5, 7, 9, 15, 4, 1 | 8, 1 | 2 | 4};
-    m.access = kAcc[rng_() % 10];
+    static const uint32_t kAcc[] = {0, 1, 3, 5, 7, 9, 15, 4, 1 | 8, 1 | 2 | 4, 16, 16 | 1 | 2, 16 | 15};
+    m.access = kAcc[rng_() % 13];  // 16: ACCESS_MW_BIND
     m.page_shift = static_cast<uint8_t>(12 + rng_() % 19);
     m.iova = rng_() & 0x00007FFFFFFFFFFFull;
     m.length = 1 + rng_() % (uint64_t{1} << (rng_() % 24));
@@ -313,7 +313,7 @@ class StreamBuilder {
     if (kind == 2) {
       switch (rng_() % 9) {
         case 0:
-          m.access |= 16u << (rng_() % 28);
+          m.access |= 32u << (rng_() % 27);
           break;
         case 1:
           m.access = 2 | (rng_() % 2 ? 4 : 0);
@@ -364,14 +364,54 @@ class StreamBuilder {
     if (o.mr.size() == 1) {
       const spec::MrCtx& c = o.mr[0].second;
       EXPECT_EQ(o.mr[0].first, idx);
-      EXPECT_TRUE(c.valid == 1 && c.key == k && c.pd == m.pd && c.access == m.access && c.iova == m.iova &&
-                  c.length == m.length && c.mtt_base == m.mtt_base && c.page_shift == m.page_shift);
+      EXPECT_TRUE(c.valid == 1 && c.key == k && c.pd == m.pd && c.access == (m.access & 15) && c.iova == m.iova &&
+                  c.length == m.length && c.mtt_base == m.mtt_base && c.page_shift == m.page_shift &&
+                  c.mw_bind == (m.access >> 4) && c.mw == 0);
     }
     mrs_[idx] = {key, m.pd};
   }
+  // kind: 0 good, 1 bad pd, 2 bad type
+  void alloc_mw(int kind) {
+    spec::CmdAllocMw m;
+    m.pd = pds_.empty() || kind == 1 ? bogus(pds_, kMaxPd) : pick_set(pds_);
+    m.type = kind == 2 ? static_cast<uint8_t>(chance(50) ? 0 : 3 + rng_() % 253) : static_cast<uint8_t>(1 + rng_() % 2);
+    const bool pd_ok = pds_.count(m.pd) != 0;
+    const CmdStatus want = !pd_ok                    ? CmdStatus::kNotFound
+                           : kind == 2               ? CmdStatus::kBadParam
+                           : mrs_.size() < kMaxMr    ? CmdStatus::kOk
+                                                     : CmdStatus::kNoResources;
+    Out o = expect(cmd(CmdOp::kAllocMw, m), want, "ALLOC_MW");
+    if (want != CmdStatus::kOk) return;
+    const uint32_t idx = lowest_free_mr();
+    uint8_t& k = key_byte_[idx];
+    k = k == 255 ? 1 : k + 1;
+    EXPECT_EQ(o.resp.res[0], idx << 8 | k);
+    EXPECT_EQ(o.mr.size(), 1u);
+    if (o.mr.size() == 1) {
+      const spec::MrCtx& c = o.mr[0].second;
+      EXPECT_EQ(o.mr[0].first, idx);
+      EXPECT_TRUE(c.valid == 0 && c.key == k && c.pd == m.pd && c.mw == 1 && c.mw_type2 == (m.type == 2) &&
+                  c.access == 0 && c.length == 0)
+          << "an allocated window is unbound";
+    }
+    mrs_[idx] = {idx << 8 | k, m.pd};
+    mws_.insert(idx);
+    ++mw_allocs;
+  }
+  // By index: a window's key byte changes with every bind, which roce_cmd never sees.
+  void dealloc_mw(uint32_t key) {
+    const bool ok = mws_.count(key >> 8) != 0;
+    Out o = expect(cmd0(CmdOp::kDeallocMw, key), ok ? CmdStatus::kOk : CmdStatus::kNotFound, "DEALLOC_MW");
+    if (!ok) return;
+    EXPECT_TRUE(o.mr.size() == 1 && o.mr[0].first == key >> 8 && o.mr[0].second.valid == 0 &&
+                o.mr[0].second.mw == 0);
+    mrs_.erase(key >> 8);
+    mws_.erase(key >> 8);
+    ++mw_deallocs;
+  }
   void dereg_mr(uint32_t key) {
     const auto it = mrs_.find(key >> 8);
-    const bool ok = it != mrs_.end() && it->second.first == key;
+    const bool ok = it != mrs_.end() && it->second.first == key && !mws_.count(key >> 8);
     Out o = expect(cmd0(CmdOp::kDeregMr, key), ok ? CmdStatus::kOk : CmdStatus::kNotFound, "DEREG_MR");
     if (!ok) return;
     EXPECT_TRUE(o.mr.size() == 1 && o.mr[0].first == key >> 8 && o.mr[0].second.valid == 0);
@@ -582,10 +622,14 @@ class StreamBuilder {
       destroy_cq(chance(80) && !cqs_.empty() ? pick_set(cqs_) : bogus(cqs_, kMaxCq));
     else if (r < 23)
       write_mtt(chance(30));
-    else if (r < 31)
+    else if (r < 28)
       reg_mr(chance(70) ? 0 : chance(30) ? 1 : 2);
-    else if (r < 36)
+    else if (r < 31)
+      alloc_mw(chance(70) ? 0 : chance(50) ? 1 : 2);
+    else if (r < 34)
       dereg_mr(some_key());
+    else if (r < 36)
+      dealloc_mw(chance(80) ? some_key() ^ static_cast<uint32_t>(rng_() % 256) : bogus_key());
     else if (r < 44)
       create_qp(chance(70) ? 0 : static_cast<int>(1 + rng_() % 3));
     else if (r < 82)
@@ -597,7 +641,7 @@ class StreamBuilder {
     else if (r < 96)
       expect(cmd0(CmdOp::kNop), CmdStatus::kOk, "NOP");
     else
-      expect(cmd_bytes(static_cast<uint8_t>(12 + rng_() % 244), std::array<uint8_t, 64>{}.data()), CmdStatus::kBadOp,
+      expect(cmd_bytes(static_cast<uint8_t>(14 + rng_() % 242), std::array<uint8_t, 64>{}.data()), CmdStatus::kBadOp,
              "bad op");
   }
 
@@ -614,12 +658,19 @@ class StreamBuilder {
     for (unsigned i = 0; mrs_.size() < kMaxMr && i < 2 * kMaxMr; ++i) reg_mr(0);
     reg_mr(0);
     reg_mr(1);  // NOT_FOUND before NO_RESOURCES
+    alloc_mw(0);  // windows share the MR table: NO_RESOURCES
+    alloc_mw(2);  // BAD_PARAM before NO_RESOURCES
   }
   void teardown() {
     for (uint32_t pd : std::set<uint32_t>(pds_)) dealloc_pd(pd);  // BUSY where used
     for (uint32_t cq : std::set<uint32_t>(cqs_)) destroy_cq(cq);
     while (!qps_.empty()) destroy_qp(qps_.begin()->first);
-    while (!mrs_.empty()) dereg_mr(mrs_.begin()->second.first);
+    while (!mrs_.empty()) {
+      if (mws_.count(mrs_.begin()->first))
+        dealloc_mw(mrs_.begin()->second.first);
+      else
+        dereg_mr(mrs_.begin()->second.first);
+    }
     while (!cqs_.empty()) destroy_cq(*cqs_.begin());
     while (!pds_.empty()) dealloc_pd(*pds_.begin());
   }
@@ -657,11 +708,13 @@ class StreamBuilder {
     }
     return chance(50) ? n : 0xFFFFFFFFu;
   }
+  uint32_t bogus_key() {
+    const uint32_t k = static_cast<uint32_t>(rng_() % (kMaxMr + 8)) << 8 | static_cast<uint32_t>(rng_() % 256);
+    return chance(10) ? static_cast<uint32_t>(rng_()) : k;
+  }
+  // A region's or window's key (DEREG_MR of a window and DEALLOC_MW of a region are refused), or a bogus one.
   uint32_t some_key() {
-    if (mrs_.empty() || chance(25)) {
-      const uint32_t k = static_cast<uint32_t>(rng_() % (kMaxMr + 8)) << 8 | static_cast<uint32_t>(rng_() % 256);
-      return chance(10) ? static_cast<uint32_t>(rng_()) : k;
-    }
+    if (mrs_.empty() || chance(25)) return bogus_key();
     auto it = mrs_.begin();
     std::advance(it, rng_() % mrs_.size());
     return chance(85) ? it->second.first : it->second.first ^ (1u + rng_() % 255);  // wrong key byte
@@ -718,7 +771,8 @@ class StreamBuilder {
   std::unique_ptr<Block> model_ = configured_model();
   Runner runner_{*model_};
   std::set<uint32_t> pds_, cqs_;
-  std::map<uint32_t, std::pair<uint32_t, uint32_t>> mrs_;  // index -> {key, pd}
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> mrs_;  // index -> {key, pd}, regions and windows
+  std::set<uint32_t> mws_;                                 // the indexes that hold windows
   std::map<uint32_t, Qp> qps_;
   std::map<uint32_t, uint8_t> key_byte_;
 };
@@ -762,6 +816,8 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
   EXPECT_GT(sb.busy_pd, 0u);
   EXPECT_GT(sb.busy_cq, 0u);
   EXPECT_GT(sb.key_wraps, 0u);
+  EXPECT_GT(sb.mw_allocs, 0u);
+  EXPECT_GT(sb.mw_deallocs, 0u);
 
   // Once with random idle cycles and backpressure, once back to back (commands
   // as fast as the block takes them, outputs always ready).

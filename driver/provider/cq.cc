@@ -5,6 +5,7 @@
 // completion channel's pipe (the shim's; libibverbs' ibv_get_cq_event reads
 // them and casts cq_handle back to the ibv_cq).
 #include <dlfcn.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <time.h>
@@ -27,6 +28,7 @@ ROCENIC_SAME_STATUS(kLocLenErr, IBV_WC_LOC_LEN_ERR);
 ROCENIC_SAME_STATUS(kLocQpOpErr, IBV_WC_LOC_QP_OP_ERR);
 ROCENIC_SAME_STATUS(kLocProtErr, IBV_WC_LOC_PROT_ERR);
 ROCENIC_SAME_STATUS(kWrFlushErr, IBV_WC_WR_FLUSH_ERR);
+ROCENIC_SAME_STATUS(kMwBindErr, IBV_WC_MW_BIND_ERR);
 ROCENIC_SAME_STATUS(kBadRespErr, IBV_WC_BAD_RESP_ERR);
 ROCENIC_SAME_STATUS(kLocAccessErr, IBV_WC_LOC_ACCESS_ERR);
 ROCENIC_SAME_STATUS(kRemInvReqErr, IBV_WC_REM_INV_REQ_ERR);
@@ -34,7 +36,7 @@ ROCENIC_SAME_STATUS(kRemAccessErr, IBV_WC_REM_ACCESS_ERR);
 ROCENIC_SAME_STATUS(kRemOpErr, IBV_WC_REM_OP_ERR);
 ROCENIC_SAME_STATUS(kRetryExcErr, IBV_WC_RETRY_EXC_ERR);
 ROCENIC_SAME_STATUS(kRnrRetryExcErr, IBV_WC_RNR_RETRY_EXC_ERR);
-static_assert(rocenic::spec::kWcStatusCount == 12, "a new wc_status value needs its check above");
+static_assert(rocenic::spec::kWcStatusCount == 13, "a new wc_status value needs its check above");
 #undef ROCENIC_SAME_STATUS
 #define ROCENIC_SAME_OPCODE(spec_name, ibv_name) \
   static_assert(static_cast<int>(rocenic::spec::WcOpcode::spec_name) == ibv_name, #ibv_name)
@@ -43,9 +45,11 @@ ROCENIC_SAME_OPCODE(kRdmaWrite, IBV_WC_RDMA_WRITE);
 ROCENIC_SAME_OPCODE(kRdmaRead, IBV_WC_RDMA_READ);
 ROCENIC_SAME_OPCODE(kCompSwap, IBV_WC_COMP_SWAP);
 ROCENIC_SAME_OPCODE(kFetchAdd, IBV_WC_FETCH_ADD);
+ROCENIC_SAME_OPCODE(kBindMw, IBV_WC_BIND_MW);
+ROCENIC_SAME_OPCODE(kLocalInv, IBV_WC_LOCAL_INV);
 ROCENIC_SAME_OPCODE(kRecv, IBV_WC_RECV);
 ROCENIC_SAME_OPCODE(kRecvRdmaWithImm, IBV_WC_RECV_RDMA_WITH_IMM);
-static_assert(rocenic::spec::kWcOpcodeCount == 7, "a new wc_opcode value needs its check above");
+static_assert(rocenic::spec::kWcOpcodeCount == 9, "a new wc_opcode value needs its check above");
 #undef ROCENIC_SAME_OPCODE
 
 namespace rocenic::driver {
@@ -70,8 +74,16 @@ int channel_writer(int channel_fd) {
   return fn ? fn(channel_fd) : -1;
 }
 
-void put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+// The CQE's imm field: the immediate's wire bytes, kept in network order as
+// imm_data; or, with IBV_WC_WITH_INV, the IETH's rkey (also wire order) as
+// the number invalidated_rkey. The two share a union in ibv_wc.
+void put_imm(const uint8_t* cqe, unsigned wc_flags, ibv_wc* w) {
+  uint32_t raw;
+  std::memcpy(&raw, cqe + spec::kCqeImmOff, 4);
+  if (wc_flags & IBV_WC_WITH_INV)
+    w->invalidated_rkey = be32toh(raw);
+  else
+    w->imm_data = raw;
 }
 
 }  // namespace
@@ -153,10 +165,8 @@ int destroy_cq(ibv_cq* ibcq) {
   RocenicCq* cq = to_cq(ibcq);
   CqState* s = cq->s;
   Engine* eng = engine_of(ibcq->context);
-  uint8_t args[4];
-  put32(args, s->cqn);
   uint32_t res[4] = {};
-  if (const int e = eng->command(spec::CmdOp::kDestroyCq, args, sizeof args, res)) return e;  // EBUSY: a QP uses it
+  if (const int e = eng->command(spec::CmdOp::kDestroyCq, s->cqn, res)) return e;  // EBUSY: a QP uses it
   eng->remove_cq(s);  // no event for it from now on
   eng->dma_revoke(reinterpret_cast<uintptr_t>(s->ring), size_t{s->size} * spec::Cqe::kSize);
   free_ring(s->ring);
@@ -186,7 +196,7 @@ int poll_cq(ibv_cq* ibcq, int num_entries, ibv_wc* wc) {
       w.opcode = static_cast<ibv_wc_opcode>(q.opcode);
       w.vendor_err = q.vendor_err;
       w.byte_len = q.byte_len;
-      std::memcpy(&w.imm_data, e + spec::kCqeImmOff, 4);  // network order, as on the wire
+      put_imm(e, q.wc_flags, &w);
       w.qp_num = q.qp_num;
       w.src_qp = q.src_qp;
       w.wc_flags = q.wc_flags;

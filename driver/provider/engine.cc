@@ -28,24 +28,6 @@ std::string hex32(uint32_t v) {
   return b;
 }
 
-const char* op_name(spec::CmdOp op) {
-  switch (op) {
-    case spec::CmdOp::kNop: return "NOP";
-    case spec::CmdOp::kAllocPd: return "ALLOC_PD";
-    case spec::CmdOp::kDeallocPd: return "DEALLOC_PD";
-    case spec::CmdOp::kCreateCq: return "CREATE_CQ";
-    case spec::CmdOp::kDestroyCq: return "DESTROY_CQ";
-    case spec::CmdOp::kRegMr: return "REG_MR";
-    case spec::CmdOp::kDeregMr: return "DEREG_MR";
-    case spec::CmdOp::kWriteMtt: return "WRITE_MTT";
-    case spec::CmdOp::kCreateQp: return "CREATE_QP";
-    case spec::CmdOp::kModifyQp: return "MODIFY_QP";
-    case spec::CmdOp::kQueryQp: return "QUERY_QP";
-    case spec::CmdOp::kDestroyQp: return "DESTROY_QP";
-  }
-  return "?";
-}
-
 // Engines alive in this process: shut down at exit (thread stopped, wire
 // left, cosim summary printed) even if the program never closes its device.
 std::mutex g_live_mu;
@@ -373,22 +355,28 @@ int Engine::command(spec::CmdOp op, const uint8_t* args, size_t arg_bytes, uint3
     for (unsigned i = 0; i < kCmdPolls && (st & kCmdBusy); ++i)
       if (!dev_->csr_read(spec::kCsrCmdStatus, &st)) return EIO;
     if (st & kCmdBusy) {
-      fail_locked(std::string("command ") + op_name(op) + " did not finish");
+      fail_locked(std::string("command ") + spec::to_string(op) + " did not finish");
       return EIO;
     }
     const int e = cmd_errno(st & 0xff);
     if (e) {
-      trace("command %s: status %u (%s)", op_name(op), st & 0xff, std::strerror(e));
+      trace("command %s: status %u (%s)", spec::to_string(op), st & 0xff, std::strerror(e));
       return e;
     }
     for (uint32_t i = 0; i < 4; ++i)
       if (!dev_->csr_read(spec::kCsrCmdRes + 4 * i, &res[i])) return EIO;
-    trace("command %s: ok, res %#x %#x %#x %#x", op_name(op), res[0], res[1], res[2], res[3]);
+    trace("command %s: ok, res %#x %#x %#x %#x", spec::to_string(op), res[0], res[1], res[2], res[3]);
     return 0;
   } catch (const std::exception& ex) {
-    fail_locked(std::string("command ") + op_name(op) + ": " + ex.what());
+    fail_locked(std::string("command ") + spec::to_string(op) + ": " + ex.what());
     return EIO;
   }
+}
+
+int Engine::command(spec::CmdOp op, uint32_t arg0, uint32_t res[4]) {
+  uint8_t args[4];
+  for (int i = 0; i < 4; ++i) args[i] = static_cast<uint8_t>(arg0 >> (8 * i));  // CMD_ARG word 0, little-endian
+  return command(op, args, sizeof args, res);
 }
 
 void Engine::sync_cis_locked() {

@@ -86,6 +86,8 @@ class Engine {
   // mapped by cmd_errno, EIO when the engine refuses a CSR access, does not
   // finish, or has failed.
   int command(spec::CmdOp op, const uint8_t* args, size_t arg_bytes, uint32_t res[4]);
+  // The same for a command whose one argument is arg0 (a PD, CQ, QP or key).
+  int command(spec::CmdOp op, uint32_t arg0, uint32_t res[4]);
   // A doorbell (SQ_DB / RQ_DB): consumer indices first, then the write.
   int doorbell(uint32_t csr, uint32_t value);
   // Arms a CQ (1 next completion, 2 next solicited) with its consumer index.

@@ -54,6 +54,15 @@ inline bool is_atomic(unsigned opcode) {
   return opcode == IBV_WR_ATOMIC_CMP_AND_SWP || opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+// BIND_MW and LOCAL_INV act on the MR table alone (docs/engine.md "Memory
+// windows"): no packet and no data, so no SGEs, no inline bytes, nothing
+// to solicit. Their WQE keeps signaled and fence.
+inline bool is_local_op(unsigned opcode) { return opcode == IBV_WR_BIND_MW || opcode == IBV_WR_LOCAL_INV; }
+inline uint8_t wqe_flags_of(unsigned opcode, unsigned send_flags) {
+  if (is_local_op(opcode)) send_flags &= IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+  return wqe_flags(send_flags);
+}
+
 // CSR command mailbox: CMD_STATUS polls before the provider gives up on a
 // command (each poll is one AXI transaction of simulated time).
 constexpr unsigned kCmdPolls = 100000;

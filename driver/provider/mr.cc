@@ -14,11 +14,20 @@
 namespace rocenic::driver {
 namespace {
 
+// The bits REG_MR takes (spec access enum and ACCESS_MW_BIND): the engine
+// checks them on every access, and MW_BIND on every window bound to the region.
 constexpr unsigned kEngineAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                                   IBV_ACCESS_REMOTE_ATOMIC;
-// Accepted and without effect here: MW_BIND (no memory windows exist to bind),
-// HUGETLB (a hint), the optional range (may be ignored by definition).
-constexpr unsigned kIgnoredAccess = IBV_ACCESS_MW_BIND | IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE;
+                                   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
+static_assert(static_cast<unsigned>(spec::Access::kLocalWrite) == IBV_ACCESS_LOCAL_WRITE &&
+                  static_cast<unsigned>(spec::Access::kRemoteWrite) == IBV_ACCESS_REMOTE_WRITE &&
+                  static_cast<unsigned>(spec::Access::kRemoteRead) == IBV_ACCESS_REMOTE_READ &&
+                  static_cast<unsigned>(spec::Access::kRemoteAtomic) == IBV_ACCESS_REMOTE_ATOMIC &&
+                  spec::kAccessCount == 4,
+              "REG_MR's access bits are libibverbs' IBV_ACCESS_* values");
+static_assert(spec::kAccessMwBind == IBV_ACCESS_MW_BIND, "REG_MR's ACCESS_MW_BIND is IBV_ACCESS_MW_BIND");
+// Accepted and without effect here: HUGETLB (a hint), the optional range
+// (may be ignored by definition).
+constexpr unsigned kIgnoredAccess = IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE;
 
 // errno for access flags the way the kernel checks them (ib_check_mr_access).
 int check_access(unsigned access) {
@@ -27,10 +36,6 @@ int check_access(unsigned access) {
     return EINVAL;  // IBTA: remote write/atomic need local write
   if (access & (IBV_ACCESS_ON_DEMAND | IBV_ACCESS_ZERO_BASED)) return EOPNOTSUPP;  // no ODP, no zero-based MRs
   return 0;
-}
-
-void put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
 // Pins nothing (it cannot), but refuses what the kernel could not pin: a
@@ -113,6 +118,7 @@ ibv_mr* reg_mr(ibv_pd* ibpd, void* addr, size_t length, uint64_t iova, int acces
   s->npages = static_cast<uint32_t>(npages);
   s->addr = va;
   s->length = length;
+  s->iova = iova;
   mr->s = s;
   mr->vmr.mr_type = IBV_MR_TYPE_MR;
   mr->vmr.access = access_in;
@@ -129,10 +135,8 @@ ibv_mr* reg_mr(ibv_pd* ibpd, void* addr, size_t length, uint64_t iova, int acces
 int dereg_mr(verbs_mr* vmr) {
   RocenicMr* mr = to_mr(vmr);
   Engine* eng = engine_of(vmr->ibv_mr.context);
-  uint8_t args[4];
-  put32(args, mr->s->key);
   uint32_t res[4] = {};
-  if (const int e = eng->command(spec::CmdOp::kDeregMr, args, sizeof args, res)) return e;
+  if (const int e = eng->command(spec::CmdOp::kDeregMr, mr->s->key, res)) return e;
   eng->dma_revoke(mr->s->addr, mr->s->length);
   eng->mtt_free(mr->s->mtt_base, mr->s->npages);
   delete mr->s;

@@ -49,7 +49,7 @@ verbs_context_ops make_ops() {
 #define ROCENIC_UNSUPPORTED(name) o.name = Unsupported<decltype(o.name)>::call
   ROCENIC_UNSUPPORTED(advise_mr);
   ROCENIC_UNSUPPORTED(alloc_dm);
-  ROCENIC_UNSUPPORTED(alloc_mw);
+  o.alloc_mw = alloc_mw;
   ROCENIC_UNSUPPORTED(alloc_null_mr);
   ROCENIC_UNSUPPORTED(alloc_parent_domain);
   o.alloc_pd = alloc_pd;
@@ -57,7 +57,7 @@ verbs_context_ops make_ops() {
   o.async_event = async_event_none;
   ROCENIC_UNSUPPORTED(attach_counters_point_flow);
   ROCENIC_UNSUPPORTED(attach_mcast);
-  ROCENIC_UNSUPPORTED(bind_mw);
+  o.bind_mw = bind_mw;
   ROCENIC_UNSUPPORTED(close_xrcd);
   o.cq_event = cq_event;
   ROCENIC_UNSUPPORTED(create_ah);
@@ -72,7 +72,7 @@ verbs_context_ops make_ops() {
   ROCENIC_UNSUPPORTED(create_srq);
   ROCENIC_UNSUPPORTED(create_srq_ex);
   ROCENIC_UNSUPPORTED(create_wq);
-  ROCENIC_UNSUPPORTED(dealloc_mw);
+  o.dealloc_mw = dealloc_mw;
   o.dealloc_pd = dealloc_pd;
   ROCENIC_UNSUPPORTED(dealloc_td);
   o.dereg_mr = dereg_mr;

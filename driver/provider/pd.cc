@@ -26,11 +26,9 @@ ibv_pd* alloc_pd(ibv_context* context) {
 
 int dealloc_pd(ibv_pd* ibpd) {
   RocenicPd* pd = to_pd(ibpd);
-  uint8_t args[4];
-  for (int i = 0; i < 4; ++i) args[i] = static_cast<uint8_t>(pd->pdn >> (8 * i));
   uint32_t res[4] = {};
-  // EBUSY while an MR or QP still uses it (the engine's BUSY), as the kernel answers.
-  if (const int e = engine_of(ibpd->context)->command(spec::CmdOp::kDeallocPd, args, sizeof args, res)) return e;
+  // EBUSY while an MR, window or QP still uses it (the engine's BUSY), as the kernel answers.
+  if (const int e = engine_of(ibpd->context)->command(spec::CmdOp::kDeallocPd, pd->pdn, res)) return e;
   delete pd;
   return 0;
 }

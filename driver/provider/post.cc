@@ -11,19 +11,43 @@
 //              posting sends before RTS / receives in RESET (rxe); an atomic
 //              of another shape than one 8-byte SGE, an 8-byte aligned
 //              remote_addr and no inline, or on a QP other than RC (rxe
-//              refuses a misaligned or short one and atomics off RC)
+//              refuses a misaligned or short one and atomics off RC); a
+//              BIND_MW with SGEs (rxe) or check_bind_wr's refusals (mw.cc)
 //   EOPNOTSUPP a valid opcode this engine does not execute (ATOMIC_WRITE,
-//              SEND_WITH_INV, LOCAL_INV, ...), as mlx5 answers for atomics it lacks
+//              TSO, DRIVER1), as mlx5 answers for atomics it lacks; a bind
+//              longer than the WQE's 32-bit length
 //
 // CMP_AND_SWP and FETCH_AND_ADD (docs/engine.md "Atomics"): the WQE carries
 // remote_addr and rkey, atomic_cmp_add (the compare value or the addend),
 // atomic_swap, and SGE 0, where the original remote value lands.
+//
+// Memory windows (mw.cc): LOCAL_INV and SEND_WITH_INV carry the rkey to
+// invalidate in imm as a number (not wire bytes, unlike imm_data); BIND_MW
+// carries the window's new rkey, its range, its MR's lkey and its rights.
+// LOCAL_INV and BIND_MW move no data: their SGEs, if any, are not written.
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "engine_limits.h"
 #include "provider.h"
+
+// The application's opcode goes to the engine as it is: spec wr_opcode must
+// be libibverbs' ibv_wr_opcode, one for one.
+#define ROCENIC_SAME_WR_OPCODE(spec_name, ibv_name) \
+  static_assert(static_cast<int>(rocenic::spec::WrOpcode::spec_name) == ibv_name, #ibv_name)
+ROCENIC_SAME_WR_OPCODE(kRdmaWrite, IBV_WR_RDMA_WRITE);
+ROCENIC_SAME_WR_OPCODE(kRdmaWriteWithImm, IBV_WR_RDMA_WRITE_WITH_IMM);
+ROCENIC_SAME_WR_OPCODE(kSend, IBV_WR_SEND);
+ROCENIC_SAME_WR_OPCODE(kSendWithImm, IBV_WR_SEND_WITH_IMM);
+ROCENIC_SAME_WR_OPCODE(kRdmaRead, IBV_WR_RDMA_READ);
+ROCENIC_SAME_WR_OPCODE(kAtomicCmpAndSwp, IBV_WR_ATOMIC_CMP_AND_SWP);
+ROCENIC_SAME_WR_OPCODE(kAtomicFetchAndAdd, IBV_WR_ATOMIC_FETCH_AND_ADD);
+ROCENIC_SAME_WR_OPCODE(kLocalInv, IBV_WR_LOCAL_INV);
+ROCENIC_SAME_WR_OPCODE(kBindMw, IBV_WR_BIND_MW);
+ROCENIC_SAME_WR_OPCODE(kSendWithInv, IBV_WR_SEND_WITH_INV);
+static_assert(rocenic::spec::kWrOpcodeCount == 10, "a new wr_opcode value needs its check above");
+#undef ROCENIC_SAME_WR_OPCODE
 
 namespace rocenic::driver {
 namespace {
@@ -45,10 +69,10 @@ int check_opcode(ibv_wr_opcode op) {
     case IBV_WR_RDMA_READ:
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD:
-      return 0;
     case IBV_WR_LOCAL_INV:
     case IBV_WR_BIND_MW:
     case IBV_WR_SEND_WITH_INV:
+      return 0;
     case IBV_WR_TSO:
     case IBV_WR_DRIVER1:
     case IBV_WR_ATOMIC_WRITE:
@@ -81,42 +105,85 @@ void put_atomic(const ibv_send_wr& wr, spec::SendWqe* w) {
   w->atomic_swap = wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wr.wr.atomic.swap : 0;
 }
 
-// One send WQE at `wqe` (128 bytes), or an errno.
-int build_send(const QpState& s, ibv_qp_type type, const ibv_send_wr& wr, uint32_t max_inline, uint8_t* wqe) {
+// A BIND_MW carries no data (rxe refuses SGEs on it); the rest as on the wr_* API.
+int check_bind(const ibv_qp& qp, const ibv_send_wr& wr) {
+  if (wr.num_sge != 0) return EINVAL;
+  return check_bind_wr(&qp, wr.bind_mw.mw, wr.bind_mw.rkey, wr.bind_mw.bind_info);
+}
+
+// Everything about one request that does not depend on its data, or an errno.
+int check_request(const ibv_qp& qp, const ibv_send_wr& wr) {
   if (const int e = check_opcode(wr.opcode)) return e;
   if (wr.num_sge < 0) return EINVAL;
   if (is_atomic(wr.opcode))
-    if (const int e = check_atomic(type, wr)) return e;
+    if (const int e = check_atomic(qp.qp_type, wr)) return e;
+  if (wr.opcode == IBV_WR_BIND_MW)
+    if (const int e = check_bind(qp, wr)) return e;
+  if ((wr.send_flags & IBV_SEND_INLINE) && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
+  return 0;
+}
+
+// The opcode's own fields: the remote target, the immediate, the rkey to
+// invalidate, the atomic's operands or the bind.
+void put_operands(const ibv_send_wr& wr, spec::SendWqe* w) {
+  switch (wr.opcode) {
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+      w->imm = wqe_imm(wr.imm_data);
+      [[fallthrough]];
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_READ:
+      w->remote_addr = wr.wr.rdma.remote_addr;
+      w->rkey = wr.wr.rdma.rkey;
+      break;
+    case IBV_WR_SEND_WITH_IMM:
+      w->imm = wqe_imm(wr.imm_data);
+      break;
+    case IBV_WR_LOCAL_INV:
+    case IBV_WR_SEND_WITH_INV:
+      w->imm = wr.invalidate_rkey;  // a number, stored little-endian (layouts.md send_wqe imm)
+      break;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+      put_atomic(wr, w);
+      break;
+    case IBV_WR_BIND_MW:
+      put_bind(wr.bind_mw.rkey, wr.bind_mw.bind_info, w);
+      break;
+    default:
+      break;
+  }
+}
+
+// One send WQE at `wqe` (128 bytes), or an errno.
+int build_send(const ibv_qp& qp, const QpState& s, const ibv_send_wr& wr, uint8_t* wqe) {
+  if (const int e = check_request(qp, wr)) return e;
   const bool inl = wr.send_flags & IBV_SEND_INLINE;
-  if (inl && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
+  // SGEs of LOCAL_INV move nothing (rxe ignores them too): not written.
+  const int nsge = is_local_op(wr.opcode) ? 0 : wr.num_sge;
   uint64_t length = 0;
-  for (int i = 0; i < wr.num_sge; ++i) length += wr.sg_list[i].length;
+  for (int i = 0; i < nsge; ++i) length += wr.sg_list[i].length;
   if (length > kMaxMsgSize) return EINVAL;
-  if (inl ? length > max_inline : static_cast<uint32_t>(wr.num_sge) > s.cap.max_send_sge) return EINVAL;
+  if (inl ? length > s.cap.max_inline_data : static_cast<uint32_t>(wr.num_sge) > s.cap.max_send_sge) return EINVAL;
 
   spec::SendWqe w;
   w.wr_id = wr.wr_id;
   w.opcode = static_cast<uint8_t>(wr.opcode);
-  w.flags = wqe_flags(wr.send_flags | (s.sq_sig_all ? IBV_SEND_SIGNALED : 0));
-  w.num_sge = inl ? 0 : static_cast<uint8_t>(wr.num_sge);
-  if (wr.opcode == IBV_WR_RDMA_WRITE || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr.opcode == IBV_WR_RDMA_READ) {
-    w.remote_addr = wr.wr.rdma.remote_addr;
-    w.rkey = wr.wr.rdma.rkey;
-  }
-  if (is_atomic(wr.opcode)) put_atomic(wr, &w);
-  if (wr.opcode == IBV_WR_SEND_WITH_IMM || wr.opcode == IBV_WR_RDMA_WRITE_WITH_IMM) w.imm = wqe_imm(wr.imm_data);
+  w.flags = wqe_flags_of(wr.opcode, wr.send_flags | (s.sq_sig_all ? IBV_SEND_SIGNALED : 0));
+  const bool inline_data = inl && !is_local_op(wr.opcode);
+  w.num_sge = inline_data ? 0 : static_cast<uint8_t>(nsge);
   w.length = static_cast<uint32_t>(length);
+  put_operands(wr, &w);  // (after length: a bind's is its window's)
   uint8_t buf[spec::SendWqe::kSize];
   w.store(buf);
-  if (inl) {
+  if (inline_data) {
     uint8_t* p = buf + kWqeDataOffset;
-    for (int i = 0; i < wr.num_sge; ++i) {
+    for (int i = 0; i < nsge; ++i) {
       std::memcpy(p, reinterpret_cast<const void*>(static_cast<uintptr_t>(wr.sg_list[i].addr)), wr.sg_list[i].length);
       p += wr.sg_list[i].length;
     }
   } else {
     // (An atomic's one SGE leaves atomic_cmp_add and atomic_swap, in SGE 1's place, as stored.)
-    for (int i = 0; i < wr.num_sge; ++i) put_sge(buf, i, wr.sg_list[i]);
+    for (int i = 0; i < nsge; ++i) put_sge(buf, i, wr.sg_list[i]);
   }
   std::memcpy(wqe, buf, sizeof buf);
   return 0;
@@ -141,7 +208,7 @@ int post_send(ibv_qp* ibqp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
         break;
       }
       uint8_t* wqe = s->sq + size_t(s->sq_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
-      if ((err = build_send(*s, ibqp->qp_type, *wr, s->cap.max_inline_data, wqe))) break;
+      if ((err = build_send(*ibqp, *s, *wr, wqe))) break;
       ++s->sq_pi;
     }
     const uint16_t pi = s->sq_pi;

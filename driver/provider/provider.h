@@ -8,6 +8,7 @@
 //   RocenicMr      wraps verbs_mr       (libibverbs hands dereg_mr a verbs_mr)
 //   RocenicCq      wraps ibv_cq
 //   RocenicQp      wraps verbs_qp       (ibv_qp_to_qp_ex reads its comp_mask)
+//   ibv_mw         as it is             (a window is its rkey; the engine holds the rest)
 // The wrappers stay standard-layout C structs (libibverbs calloc()s the
 // context); C++ state hangs off them by pointer.
 #pragma once
@@ -52,6 +53,7 @@ struct MrState {
   uint32_t key = 0;
   uint32_t mtt_base = 0, npages = 0;
   uint64_t addr = 0, length = 0;  // the DMA window
+  uint64_t iova = 0;              // where the region starts in its own address space (windows bind there)
 };
 
 struct RocenicMr {
@@ -158,6 +160,16 @@ int modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
 int query_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask, ibv_qp_init_attr* init_attr);
 int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
 int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
+
+// ---- memory windows (mw.cc)
+ibv_mw* alloc_mw(ibv_pd* pd, ibv_mw_type type);
+int dealloc_mw(ibv_mw* mw);
+int bind_mw(ibv_qp* qp, ibv_mw* mw, ibv_mw_bind* mw_bind);
+// A BIND_MW work request as both post paths check it (docs/driver.md): 0 or
+// an errno. The checks on the MR itself are the engine's (MW_BIND_ERR).
+int check_bind_wr(const ibv_qp* qp, const ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info& info);
+// Its WQE fields (layouts.md send_wqe, BIND_MW): rkey, range, MR, rights.
+void put_bind(uint32_t rkey, const ibv_mw_bind_info& info, spec::SendWqe* w);
 
 // The full 76-entry ops table: the verbs above, every other entry a
 // "not supported yet" stub (EOPNOTSUPP), none left NULL.

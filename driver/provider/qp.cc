@@ -14,10 +14,6 @@
 namespace rocenic::driver {
 namespace {
 
-void put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
 // Takes both CQ locks of a QP (in address order: no lock-order inversion
 // with another QP on the same pair), so that no poll_cq is looking at it.
 class CqLocks {
@@ -174,10 +170,8 @@ int destroy_qp(ibv_qp* ibqp) {
   QpState* s = qp->s;
   Engine* eng = engine_of(ibqp->context);
   if (ibqp->qp_type == IBV_QPT_RC && answers(s)) eng->await_waiting_peers();
-  uint8_t args[4];
-  put32(args, s->qpn);
   uint32_t res[4] = {};
-  if (const int e = eng->command(spec::CmdOp::kDestroyQp, args, sizeof args, res)) return e;
+  if (const int e = eng->command(spec::CmdOp::kDestroyQp, s->qpn, res)) return e;
   {
     CqLocks l(s->send_cq, s->recv_cq);  // no poll_cq still looks at this QP
     eng->set_qp(s->qpn, nullptr);
@@ -300,10 +294,8 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
 int query_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init_attr) {
   QpState* s = to_qp(ibqp)->s;
   if (!attr) return EINVAL;
-  uint8_t args[4];
-  put32(args, s->qpn);
   uint32_t res[4] = {};
-  if (const int e = engine_of(ibqp->context)->command(spec::CmdOp::kQueryQp, args, sizeof args, res)) return e;
+  if (const int e = engine_of(ibqp->context)->command(spec::CmdOp::kQueryQp, s->qpn, res)) return e;
   {
     std::lock_guard<std::mutex> l(s->attr_lock);
     *attr = s->attr;

@@ -6,13 +6,16 @@
 //
 // Supported send_ops_flags: WITH_SEND, WITH_SEND_WITH_IMM, WITH_RDMA_WRITE,
 // WITH_RDMA_WRITE_WITH_IMM, WITH_RDMA_READ, WITH_ATOMIC_CMP_AND_SWP,
-// WITH_ATOMIC_FETCH_AND_ADD; anything else (ATOMIC_WRITE, LOCAL_INV, ...)
-// EOPNOTSUPP. wr_complete errors: ENOMEM (queue full), EINVAL (too many
-// SGEs, inline data beyond max_inline_data or on a READ or an atomic, an
-// atomic whose remote address is not 8-byte aligned or whose data is not one
-// SGE of 8 bytes -- checked when the WQE is finished, since ibv_wr_set_sge
-// comes after ibv_wr_atomic_* --, a QP not yet in RTS, a setter without a
-// WQE), EOPNOTSUPP (an opcode or setter this engine has not).
+// WITH_ATOMIC_FETCH_AND_ADD, WITH_LOCAL_INV, WITH_BIND_MW,
+// WITH_SEND_WITH_INV; anything else (ATOMIC_WRITE, TSO, ...) EOPNOTSUPP.
+// wr_complete errors: ENOMEM (queue full), EINVAL (too many SGEs, inline
+// data beyond max_inline_data or on a READ or an atomic, an atomic whose
+// remote address is not 8-byte aligned or whose data is not one SGE of 8
+// bytes -- checked when the WQE is finished, since ibv_wr_set_sge comes
+// after ibv_wr_atomic_* --, a bind check_bind_wr refuses (mw.cc), data set
+// on a LOCAL_INV or BIND_MW, a QP not yet in RTS, a setter without a WQE),
+// EOPNOTSUPP (an opcode or setter this engine has not, a bind longer than
+// 2^32 - 1 bytes).
 #include <cerrno>
 #include <cstring>
 
@@ -24,7 +27,8 @@ namespace {
 
 constexpr uint64_t kSupportedOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
                                    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-                                   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+                                   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+                                   IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV;
 
 QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
 
@@ -44,15 +48,22 @@ int finished_atomic_error(const spec::SendWqe& h) {
   return 0;
 }
 
+// The bytes of the data area a WQE of `opcode` takes from the builder's:
+// an atomic's compare/swap values sit in SGE 1's place (only its SGE 0
+// comes from there), a bind's MR and rights in SGE 2's, and LOCAL_INV
+// and BIND_MW have no data at all.
+size_t data_bytes(unsigned opcode) {
+  if (is_local_op(opcode)) return 0;
+  return is_atomic(opcode) ? spec::Sge::kSize : kWqeDataBytes;
+}
+
 void flush(QpState* s) {
   if (!s->wr_cur) return;
   auto* b = reinterpret_cast<Builder*>(s->wr_builder);
-  const bool atomic = is_atomic(b->hdr.opcode);
-  if (atomic && !s->wr_err) s->wr_err = finished_atomic_error(b->hdr);
+  if (is_atomic(b->hdr.opcode) && !s->wr_err) s->wr_err = finished_atomic_error(b->hdr);
   uint8_t buf[spec::SendWqe::kSize];
   b->hdr.store(buf);
-  // An atomic's compare/swap values sit in SGE 1's place: only its SGE 0 comes from the data area.
-  std::memcpy(buf + kWqeDataOffset, b->data, atomic ? spec::Sge::kSize : kWqeDataBytes);
+  std::memcpy(buf + kWqeDataOffset, b->data, data_bytes(b->hdr.opcode));
   std::memcpy(s->wr_cur, buf, sizeof buf);
   s->wr_cur = nullptr;
 }
@@ -70,20 +81,22 @@ Builder* begin_wqe(ibv_qp_ex* qx, ibv_wr_opcode op) {
   *b = Builder{};
   b->hdr.wr_id = qx->wr_id;
   b->hdr.opcode = static_cast<uint8_t>(op);
-  b->hdr.flags = wqe_flags((qx->wr_flags | (s->sq_sig_all ? IBV_SEND_SIGNALED : 0)) & ~unsigned{IBV_SEND_INLINE});
+  const unsigned flags = qx->wr_flags | (s->sq_sig_all ? IBV_SEND_SIGNALED : 0);
+  b->hdr.flags = wqe_flags_of(op, flags & ~unsigned{IBV_SEND_INLINE});  // inline: from wr_set_inline_data*
   s->wr_cur = s->sq + size_t(s->wr_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
   ++s->wr_pi;
   return b;
 }
 
-// The WQE the wr_set_* calls complete, or nullptr (and wr_err).
+// The WQE the wr_set_* calls give data to, or nullptr (and wr_err).
 Builder* current(QpState* s) {
   if (s->wr_err) return nullptr;
-  if (!s->wr_cur) {
-    s->wr_err = EINVAL;  // a setter before any wr_<opcode>
+  auto* b = reinterpret_cast<Builder*>(s->wr_builder);
+  if (!s->wr_cur || is_local_op(b->hdr.opcode)) {
+    s->wr_err = EINVAL;  // a setter before any wr_<opcode>, or data for a LOCAL_INV or BIND_MW
     return nullptr;
   }
-  return reinterpret_cast<Builder*>(s->wr_builder);
+  return b;
 }
 
 void wr_send(ibv_qp_ex* qx) { begin_wqe(qx, IBV_WR_SEND); }
@@ -127,6 +140,28 @@ void wr_atomic_cmp_swp(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, uint64_t com
 
 void wr_atomic_fetch_add(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, uint64_t add) {
   wr_atomic(qx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
+}
+
+// The rkey to invalidate goes into imm as a number (layouts.md send_wqe).
+void wr_local_inv(ibv_qp_ex* qx, uint32_t rkey) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_LOCAL_INV)) b->hdr.imm = rkey;
+}
+
+void wr_send_inv(ibv_qp_ex* qx, uint32_t rkey) {
+  if (Builder* b = begin_wqe(qx, IBV_WR_SEND_WITH_INV)) b->hdr.imm = rkey;
+}
+
+// The bind as post_send checks it (check_bind_wr); the new rkey is the
+// caller's to keep, as with IBV_WR_BIND_MW.
+void wr_bind_mw(ibv_qp_ex* qx, ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info* info) {
+  Builder* b = begin_wqe(qx, IBV_WR_BIND_MW);
+  if (!b) return;
+  const int e = info ? check_bind_wr(&qx->qp_base, mw, rkey, *info) : EINVAL;
+  if (e) {
+    state_of(qx)->wr_err = e;
+    return;
+  }
+  put_bind(rkey, *info, &b->hdr);
 }
 
 void wr_set_sge_list(ibv_qp_ex* qx, size_t n, const ibv_sge* list) {
@@ -220,9 +255,6 @@ void unsupported(ibv_qp_ex* qx) {
   QpState* s = state_of(qx);
   if (!s->wr_err) s->wr_err = EOPNOTSUPP;
 }
-void wr_bind_mw(ibv_qp_ex* qx, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { unsupported(qx); }
-void wr_local_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
-void wr_send_inv(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
 void wr_send_tso(ibv_qp_ex* qx, void*, uint16_t, uint16_t) { unsupported(qx); }
 void wr_set_ud_addr(ibv_qp_ex* qx, ibv_ah*, uint32_t, uint32_t) { unsupported(qx); }
 void wr_set_xrc_srqn(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
@@ -239,7 +271,7 @@ ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* ax) {
   if (!ax->create_flags) known |= IBV_QP_INIT_ATTR_CREATE_FLAGS;  // asking for no flag is no request
   if ((ax->comp_mask & ~known) ||
       ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (ax->send_ops_flags & ~kSupportedOps))) {
-    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; ATOMIC_WRITE, LOCAL_INV, BIND_MW, ... on the wr_* API
+    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; ATOMIC_WRITE, FLUSH, ... on the wr_* API
     return nullptr;
   }
   ibv_qp_init_attr a{};

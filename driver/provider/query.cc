@@ -49,12 +49,15 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.hw_ver = caps.version;
   a.max_qp = static_cast<int>(caps.max_qp);
   a.max_qp_wr = static_cast<int>(caps.max_qp_wr);
-  a.device_cap_flags = 0;  // nothing optional yet (no SRQ resize, no AH, no MW)
+  // Memory windows, type 1 and type 2B (bound to one QP, as rxe reports);
+  // nothing else optional yet (no SRQ resize, no AH).
+  a.device_cap_flags = IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
   a.max_sge = static_cast<int>(caps.max_sge);
   a.max_sge_rd = static_cast<int>(caps.max_sge);
   a.max_cq = static_cast<int>(caps.max_cq);
   a.max_cqe = static_cast<int>(caps.max_cqe);
   a.max_mr = static_cast<int>(caps.max_mr);
+  a.max_mw = static_cast<int>(caps.max_mr);  // windows are entries of the same MR table
   a.max_pd = static_cast<int>(caps.max_pd);
   a.max_qp_rd_atom = kMaxQpRdAtom;
   a.max_qp_init_rd_atom = kMaxQpRdAtom;
@@ -67,8 +70,9 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.max_pkeys = 1;
   a.local_ca_ack_delay = kLocalCaAckDelay;
   a.phys_port_cnt = 1;
-  // SRQ, AH, MW, multicast: 0 until those verbs exist (see docs/driver.md).
+  // SRQ, AH, multicast: 0 until those verbs exist (see docs/driver.md).
   full.phys_port_cnt_ex = 1;
+  full.device_cap_flags_ex = a.device_cap_flags;  // the same flags, 64 bits wide (as the kernel fills it)
 
   // ibv_query_device passes only sizeof(ibv_device_attr): never write past attr_size.
   std::memcpy(attr, &full, std::min(attr_size, sizeof full));

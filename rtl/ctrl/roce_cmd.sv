@@ -673,19 +673,10 @@ module roce_cmd #(
                 cq_cfg_q <= cq_gone;
                 state_q <= S_OUT_CQ;
               end
-              OP_REG_MR: begin
+              OP_REG_MR, OP_ALLOC_MW: begin
                 mr_wr_index_q <= 16'(mr_idx_q);
-                mr_wr_ctx_q <= mr_ctx;
-                ref_list_q <= {(2*XW)'(0), pd_ref(mr_pd[PW-1:0])};
-                ref_n_q <= 2'd1;
-                ref_dec_q <= 1'b0;
-                ref_next_q <= S_OUT_MR;
-                state_q <= S_REF_RD;
-              end
-              OP_ALLOC_MW: begin
-                mr_wr_index_q <= 16'(mr_idx_q);
-                mr_wr_ctx_q <= mw_ctx;
-                ref_list_q <= {(2*XW)'(0), pd_ref(a0[PW-1:0])};
+                mr_wr_ctx_q <= op == OP_ALLOC_MW ? mw_ctx : mr_ctx;
+                ref_list_q <= {(2*XW)'(0), pd_ref(pd_look[PW-1:0])};   // REG_MR's pd, ALLOC_MW's (a0)
                 ref_n_q <= 2'd1;
                 ref_dec_q <= 1'b0;
                 ref_next_q <= S_OUT_MR;

@@ -116,6 +116,9 @@ TEST(OpsTable, EveryOneOfThe76EntriesIsSet) {
   EXPECT_EQ(ops.dealloc_pd, &dealloc_pd);
   EXPECT_EQ(ops.reg_mr, &reg_mr);
   EXPECT_EQ(ops.dereg_mr, &dereg_mr);
+  EXPECT_EQ(ops.alloc_mw, &alloc_mw);
+  EXPECT_EQ(ops.bind_mw, &bind_mw);
+  EXPECT_EQ(ops.dealloc_mw, &dealloc_mw);
   EXPECT_EQ(ops.create_cq, &create_cq);
   EXPECT_EQ(ops.destroy_cq, &destroy_cq);
   EXPECT_EQ(ops.poll_cq, &poll_cq);
@@ -145,7 +148,7 @@ TEST(OpsTable, UnsupportedVerbsSayEopnotsupp) {
   EXPECT_EQ(ops.create_cq_ex(nullptr, nullptr), nullptr);
   EXPECT_EQ(errno, EOPNOTSUPP);
   errno = 0;
-  EXPECT_EQ(ops.alloc_mw(nullptr, IBV_MW_TYPE_1), nullptr);
+  EXPECT_EQ(ops.alloc_td(nullptr, nullptr), nullptr);
   EXPECT_EQ(errno, EOPNOTSUPP);
   EXPECT_EQ(ops.resize_cq(nullptr, 4), EOPNOTSUPP);
   EXPECT_EQ(ops.modify_srq(nullptr, nullptr, 0), EOPNOTSUPP);

@@ -172,6 +172,8 @@ class Devinfo(unittest.TestCase):
         self.assertEqual(f["max_mtu"], "4096 (5)")
         for key in ("max_qp", "max_cq", "max_mr", "max_pd", "max_qp_wr", "max_sge", "max_cqe", "gid_tbl_len"):
             self.assertEqual(int(f[key]), caps[key], key)
+        self.assertEqual(int(f["max_mw"]), caps["max_mr"], "windows are entries of the MR table")
+        self.assertIn("MEM_WINDOW_TYPE_2B", r.stdout)  # device_cap_flags: type 1 and type 2B windows
         self.assertEqual(f["port_lid"], "0")
         self.assertEqual(f["atomic_cap"], "ATOMIC_HCA (1)")  # CMP_AND_SWP, FETCH_AND_ADD
         gids = devinfo_gids(r.stdout)
@@ -369,6 +371,26 @@ class Loopback(unittest.TestCase):
 
     def test_rtl(self):
         self.check("rtl", "--iters", "30", "--size", "4096")
+
+
+class MemoryWindows(unittest.TestCase):
+    """verbs_check mw: windows of both types bound, written through, invalidated (LOCAL_INV and the
+    peer's SEND_WITH_INV) and unbound, between two QPs of one device."""
+
+    def check(self, backend, *args):
+        r = run(["--backend", backend, "--ip", "10.0.0.1", "--wire", new_wire("mw"), "--",
+                 os.path.join(BUILD, "bin", "verbs_check"), "mw"] + list(args), timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check mw: ok", r.stdout)
+
+    def test_model(self):
+        self.check("model")
+
+    def test_model_wr_api(self):
+        self.check("model", "--wr-api")
+
+    def test_rtl(self):
+        self.check("rtl")
 
 
 def pingpong_args(size, iters, events):

@@ -6,6 +6,13 @@
 //                                           immediate and RDMA WRITEs with immediate
 //                                           (--wr-api: QPs from ibv_create_qp_ex, posted with
 //                                           ibv_wr_*, as perftest does by default)
+//   verbs_check mw [--wr-api]               memory windows between two QPs of one device: a
+//                                           type 2 window bound by IBV_WR_BIND_MW, written
+//                                           through by the peer, LOCAL_INV'd (a WRITE through
+//                                           it fails), bound again and invalidated by the
+//                                           peer's SEND_WITH_INV (IBV_WC_WITH_INV); a type 1
+//                                           window bound by ibv_bind_mw, written through,
+//                                           unbound (--wr-api: the requests through ibv_wr_*)
 //
 // Needs an IPv4 --ip (GID index 3 is its RoCE v2 entry). Prints each failed
 // check and exits 1 if any failed; "verbs_check <mode>: ok" otherwise.
@@ -14,6 +21,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -61,7 +69,9 @@ ibv_qp* make_qp(ibv_pd* pd, ibv_cq* cq, uint32_t wr = 64, uint32_t sge = 2, bool
     x.cap.max_send_sge = x.cap.max_recv_sge = sge;
     x.pd = pd;
     x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    x.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+    x.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+                       IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+                       IBV_QP_EX_WITH_SEND_WITH_INV;
     ibv_qp* q = ibv_create_qp_ex(pd->context, &x);
     CHECK(!q || ibv_qp_to_qp_ex(q));
     return q;
@@ -312,6 +322,260 @@ void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api) {
   CHECK(ibv_dealloc_pd(pd) == 0);
 }
 
+// ---- verbs_check mw
+
+// One send request, through ibv_post_send or (wr_api) the ibv_wr_* call of
+// its opcode: the opcodes the window checks use.
+int post_one(ibv_qp* q, ibv_send_wr& wr, bool wr_api) {
+  if (!wr_api) {
+    ibv_send_wr* bad = nullptr;
+    return ibv_post_send(q, &wr, &bad);
+  }
+  ibv_qp_ex* x = ibv_qp_to_qp_ex(q);
+  ibv_wr_start(x);
+  x->wr_id = wr.wr_id;
+  x->wr_flags = wr.send_flags;
+  switch (wr.opcode) {
+    case IBV_WR_BIND_MW: ibv_wr_bind_mw(x, wr.bind_mw.mw, wr.bind_mw.rkey, &wr.bind_mw.bind_info); break;
+    case IBV_WR_LOCAL_INV: ibv_wr_local_inv(x, wr.invalidate_rkey); break;
+    case IBV_WR_SEND_WITH_INV: ibv_wr_send_inv(x, wr.invalidate_rkey); break;
+    case IBV_WR_RDMA_WRITE: ibv_wr_rdma_write(x, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr); break;
+    default: ibv_wr_abort(x); return EINVAL;
+  }
+  if (wr.num_sge) ibv_wr_set_sge_list(x, static_cast<size_t>(wr.num_sge), wr.sg_list);
+  return ibv_wr_complete(x);
+}
+
+// The completion of work request wr_id of QP qpn. The QPs share one CQ, so
+// a completion of another work request may come first (a receive before the
+// send whose ACK is still on its way): it waits in `early` for its own
+// await_wc. Flushed completions of the QPs a remote access error moved to
+// ERR are passed over; every other completion must be awaited (destroy_pair
+// checks that none is left).
+std::vector<ibv_wc> early;
+ibv_wc await_wc(ibv_cq* cq, uint32_t qpn, uint64_t wr_id) {
+  for (auto it = early.begin(); it != early.end(); ++it)
+    if (it->qp_num == qpn && it->wr_id == wr_id) {
+      const ibv_wc w = *it;
+      early.erase(it);
+      return w;
+    }
+  for (int rounds = 0; rounds < 2000000; ++rounds) {
+    ibv_wc w{};
+    const int got = ibv_poll_cq(cq, 1, &w);
+    if (got < 0) break;
+    if (got == 0) continue;
+    if (w.qp_num == qpn && w.wr_id == wr_id) return w;
+    if (w.status != IBV_WC_WR_FLUSH_ERR) early.push_back(w);
+  }
+  std::fprintf(stderr, "no completion of QP %u wr_id %llu\n", qpn, static_cast<unsigned long long>(wr_id));
+  CHECK(!"the awaited completion arrived");
+  ibv_wc none{};
+  none.status = IBV_WC_GENERAL_ERR;
+  return none;
+}
+
+// Two connected QPs of one device: `owner` holds the windows, `peer`
+// reaches them (its requests arrive at owner's responder).
+struct Pair {
+  ibv_qp* owner = nullptr;
+  ibv_qp* peer = nullptr;
+};
+
+bool connect_pair(Dev& d, ibv_pd* pd, ibv_cq* cq, bool wr_api, Pair* p) {
+  p->owner = make_qp(pd, cq, 16, 1, wr_api);
+  p->peer = make_qp(pd, cq, 16, 1, wr_api);
+  CHECK(p->owner && p->peer);
+  if (!p->owner || !p->peer) return false;
+  CHECK(to_init(p->owner) == 0 && to_init(p->peer) == 0);
+  CHECK(to_rtr(p->owner, p->peer->qp_num, d.gid) == 0 && to_rtr(p->peer, p->owner->qp_num, d.gid) == 0);
+  CHECK(to_rts(p->owner) == 0 && to_rts(p->peer) == 0);
+  return !failures;
+}
+
+void destroy_pair(Pair& p) {
+  for (const ibv_wc& w : early)
+    std::fprintf(stderr, "unexpected completion: QP %u wr_id %llu status %d opcode %d\n", w.qp_num,
+                 static_cast<unsigned long long>(w.wr_id), w.status, w.opcode);
+  CHECK(early.empty() && "only awaited completions or flushes");
+  early.clear();
+  CHECK(ibv_destroy_qp(p.owner) == 0 && ibv_destroy_qp(p.peer) == 0);
+}
+
+struct MwBuffers {
+  std::vector<char> own, src;  // the owner's window target (and receive buffer), the peer's data
+  ibv_mr* own_mr = nullptr;
+  ibv_mr* src_mr = nullptr;
+  uint64_t window() const { return reinterpret_cast<uintptr_t>(own.data()) + kWindowOffset; }
+  static constexpr size_t kWindowOffset = 256, kWindowBytes = 1024, kMessage = 512;
+};
+
+// The owner binds `mw` on its QP: IBV_WR_BIND_MW with the new rkey, signaled.
+bool bind_type2(Pair& p, ibv_cq* cq, MwBuffers& b, ibv_mw* mw, uint32_t rkey, bool wr_api, uint64_t wr_id) {
+  ibv_send_wr wr{};
+  wr.wr_id = wr_id;
+  wr.opcode = IBV_WR_BIND_MW;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.bind_mw.mw = mw;
+  wr.bind_mw.rkey = rkey;
+  wr.bind_mw.bind_info = {b.own_mr, b.window(), MwBuffers::kWindowBytes, IBV_ACCESS_REMOTE_WRITE};
+  CHECK(post_one(p.owner, wr, wr_api) == 0);
+  const ibv_wc w = await_wc(cq, p.owner->qp_num, wr_id);
+  CHECK(w.status == IBV_WC_SUCCESS && w.opcode == IBV_WC_BIND_MW);
+  if (w.status != IBV_WC_SUCCESS) return false;
+  mw->rkey = rkey;  // IBV_WR_BIND_MW leaves the window's new rkey to the application
+  return true;
+}
+
+// The peer writes kMessage bytes (a pattern of `seed`) into the window
+// through `rkey`; the status of its completion. On success the window
+// holds the pattern and the bytes around it are untouched.
+ibv_wc_status write_through(Pair& p, ibv_cq* cq, MwBuffers& b, uint32_t rkey, int seed, bool wr_api,
+                            uint64_t wr_id) {
+  for (size_t k = 0; k < MwBuffers::kMessage; ++k) b.src[k] = static_cast<char>(seed * 31 + k);
+  std::memset(b.own.data(), 0, b.own.size());
+  ibv_sge sg{reinterpret_cast<uintptr_t>(b.src.data()), static_cast<uint32_t>(MwBuffers::kMessage), b.src_mr->lkey};
+  ibv_send_wr wr{};
+  wr.wr_id = wr_id;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.sg_list = &sg;
+  wr.num_sge = 1;
+  wr.wr.rdma.remote_addr = b.window() + 64;
+  wr.wr.rdma.rkey = rkey;
+  CHECK(post_one(p.peer, wr, wr_api) == 0);
+  const ibv_wc w = await_wc(cq, p.peer->qp_num, wr_id);
+  if (w.status == IBV_WC_SUCCESS) {
+    CHECK(w.opcode == IBV_WC_RDMA_WRITE);
+    const char* at = b.own.data() + MwBuffers::kWindowOffset + 64;
+    CHECK(std::memcmp(at, b.src.data(), MwBuffers::kMessage) == 0);
+    size_t outside = 0;
+    for (size_t k = 0; k < b.own.size(); ++k)
+      if (b.own[k] && (b.own.data() + k < at || b.own.data() + k >= at + MwBuffers::kMessage)) ++outside;
+    CHECK(outside == 0);
+  } else {
+    CHECK(std::all_of(b.own.begin(), b.own.end(), [](char c) { return c == 0; }));  // nothing landed
+  }
+  return w.status;
+}
+
+// Type 2, part 1: bind, WRITE through it, LOCAL_INV, a WRITE through it fails.
+void check_mw_local_inv(Dev& d, ibv_pd* pd, ibv_cq* cq, MwBuffers& b, ibv_mw* mw, bool wr_api) {
+  Pair p;
+  if (!connect_pair(d, pd, cq, wr_api, &p)) return;
+  const uint32_t rkey = ibv_inc_rkey(mw->rkey);
+  if (bind_type2(p, cq, b, mw, rkey, wr_api, 1)) {
+    CHECK(write_through(p, cq, b, rkey, 1, wr_api, 2) == IBV_WC_SUCCESS);
+    ibv_send_wr inv{};
+    inv.wr_id = 3;
+    inv.opcode = IBV_WR_LOCAL_INV;
+    inv.send_flags = IBV_SEND_SIGNALED;
+    inv.invalidate_rkey = rkey;
+    CHECK(post_one(p.owner, inv, wr_api) == 0);
+    const ibv_wc w = await_wc(cq, p.owner->qp_num, 3);
+    CHECK(w.status == IBV_WC_SUCCESS && w.opcode == IBV_WC_LOCAL_INV);
+    CHECK(write_through(p, cq, b, rkey, 2, wr_api, 4) == IBV_WC_REM_ACCESS_ERR);
+  }
+  destroy_pair(p);
+}
+
+// Type 2, part 2: bound again (a new key byte) on a new pair, WRITE through
+// it, the peer's SEND_WITH_INV of its rkey (the receiver sees WITH_INV and
+// the rkey), then a WRITE through it fails.
+void check_mw_send_with_inv(Dev& d, ibv_pd* pd, ibv_cq* cq, MwBuffers& b, ibv_mw* mw, bool wr_api) {
+  Pair p;
+  if (!connect_pair(d, pd, cq, wr_api, &p)) return;
+  const uint32_t rkey = ibv_inc_rkey(mw->rkey);
+  if (bind_type2(p, cq, b, mw, rkey, wr_api, 11)) {
+    CHECK(write_through(p, cq, b, rkey, 3, wr_api, 12) == IBV_WC_SUCCESS);
+    // The receive buffer: the owner's bytes past the window.
+    char* rbuf = b.own.data() + MwBuffers::kWindowOffset + MwBuffers::kWindowBytes;
+    ibv_sge rs{reinterpret_cast<uintptr_t>(rbuf), static_cast<uint32_t>(MwBuffers::kMessage), b.own_mr->lkey};
+    ibv_recv_wr rw{};
+    rw.wr_id = 13;
+    rw.sg_list = &rs;
+    rw.num_sge = 1;
+    ibv_recv_wr* bad_r = nullptr;
+    CHECK(ibv_post_recv(p.owner, &rw, &bad_r) == 0);
+    std::memcpy(b.src.data(), "invalidate this window", 23);
+    ibv_sge ss{reinterpret_cast<uintptr_t>(b.src.data()), 23, b.src_mr->lkey};
+    ibv_send_wr sw{};
+    sw.wr_id = 14;
+    sw.opcode = IBV_WR_SEND_WITH_INV;
+    sw.send_flags = IBV_SEND_SIGNALED;
+    sw.sg_list = &ss;
+    sw.num_sge = 1;
+    sw.invalidate_rkey = rkey;
+    CHECK(post_one(p.peer, sw, wr_api) == 0);
+    const ibv_wc s = await_wc(cq, p.peer->qp_num, 14);
+    CHECK(s.status == IBV_WC_SUCCESS && s.opcode == IBV_WC_SEND);
+    const ibv_wc r = await_wc(cq, p.owner->qp_num, 13);
+    CHECK(r.status == IBV_WC_SUCCESS && r.opcode == IBV_WC_RECV && r.byte_len == 23);
+    CHECK(r.wc_flags & IBV_WC_WITH_INV);
+    CHECK(!(r.wc_flags & IBV_WC_WITH_IMM));
+    CHECK(r.invalidated_rkey == rkey);
+    CHECK(std::memcmp(rbuf, "invalidate this window", 23) == 0);
+    CHECK(write_through(p, cq, b, rkey, 4, wr_api, 15) == IBV_WC_REM_ACCESS_ERR);
+  }
+  destroy_pair(p);
+}
+
+// Type 1: ibv_bind_mw (with --wr-api too: it has no ibv_wr_* form) gives
+// the window a new rkey; a WRITE through it works; a zero-length bind
+// unbinds it and a WRITE through the rkey of that bind fails.
+void check_mw_type1(Dev& d, ibv_pd* pd, ibv_cq* cq, MwBuffers& b, bool wr_api) {
+  ibv_mw* mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+  CHECK(mw && mw->type == IBV_MW_TYPE_1);
+  Pair p;
+  if (!mw || !connect_pair(d, pd, cq, wr_api, &p)) return;
+  const uint32_t before = mw->rkey;
+  ibv_mw_bind refused{20, IBV_SEND_SIGNALED,
+                      {b.src_mr, reinterpret_cast<uintptr_t>(b.src.data()), 64, IBV_ACCESS_REMOTE_READ}};
+  errno = 0;
+  CHECK(ibv_bind_mw(p.owner, mw, &refused) == EINVAL);  // the MR was registered without MW_BIND
+  CHECK(mw->rkey == before);
+  ibv_mw_bind bind{21, IBV_SEND_SIGNALED, {b.own_mr, b.window(), MwBuffers::kWindowBytes, IBV_ACCESS_REMOTE_WRITE}};
+  CHECK(ibv_bind_mw(p.owner, mw, &bind) == 0);
+  CHECK(mw->rkey == ibv_inc_rkey(before));
+  ibv_wc w = await_wc(cq, p.owner->qp_num, 21);
+  CHECK(w.status == IBV_WC_SUCCESS && w.opcode == IBV_WC_BIND_MW);
+  CHECK(write_through(p, cq, b, mw->rkey, 5, wr_api, 22) == IBV_WC_SUCCESS);
+  ibv_mw_bind unbind{23, IBV_SEND_SIGNALED, {b.own_mr, b.window(), 0, 0}};
+  CHECK(ibv_bind_mw(p.owner, mw, &unbind) == 0);
+  w = await_wc(cq, p.owner->qp_num, 23);
+  CHECK(w.status == IBV_WC_SUCCESS && w.opcode == IBV_WC_BIND_MW);
+  CHECK(write_through(p, cq, b, mw->rkey, 6, wr_api, 24) == IBV_WC_REM_ACCESS_ERR);
+  destroy_pair(p);
+  CHECK(ibv_dealloc_mw(mw) == 0);
+}
+
+void check_mw(Dev& d, bool wr_api) {
+  ibv_pd* pd = ibv_alloc_pd(d.ctx);
+  ibv_cq* cq = ibv_create_cq(d.ctx, 64, nullptr, nullptr, 0);
+  MwBuffers b;
+  b.own.assign(4096, 0);
+  b.src.assign(4096, 0);
+  CHECK(pd && cq);
+  if (!pd || !cq) return;
+  CHECK(d.attr.max_mw > 0);
+  errno = 0;
+  CHECK(ibv_alloc_mw(pd, static_cast<ibv_mw_type>(3)) == nullptr && errno == EINVAL);
+  b.own_mr = ibv_reg_mr(pd, b.own.data(), b.own.size(),
+                        IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  b.src_mr = ibv_reg_mr(pd, b.src.data(), b.src.size(), IBV_ACCESS_LOCAL_WRITE);
+  ibv_mw* mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+  CHECK(b.own_mr && b.src_mr && mw);
+  if (!b.own_mr || !b.src_mr || !mw) return;
+  CHECK(mw->type == IBV_MW_TYPE_2 && mw->pd == pd);
+  check_mw_local_inv(d, pd, cq, b, mw, wr_api);
+  if (!failures) check_mw_send_with_inv(d, pd, cq, b, mw, wr_api);
+  if (!failures) check_mw_type1(d, pd, cq, b, wr_api);
+  CHECK(ibv_dealloc_mw(mw) == 0);
+  CHECK(ibv_destroy_cq(cq) == 0);
+  CHECK(ibv_dereg_mr(b.own_mr) == 0 && ibv_dereg_mr(b.src_mr) == 0);
+  CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -332,12 +596,17 @@ int main(int argc, char** argv) {
     else
       mode.clear();
   }
-  if (mode != "errno" && mode != "loopback")
-    return std::fprintf(stderr, "usage: verbs_check errno | loopback [--iters N] [--size S] [--events] [--wr-api]\n"), 2;
+  if (mode != "errno" && mode != "loopback" && mode != "mw")
+    return std::fprintf(stderr,
+                        "usage: verbs_check errno | loopback [--iters N] [--size S] [--events] [--wr-api] | "
+                        "mw [--wr-api]\n"),
+           2;
   Dev d;
   if (!open_dev(&d)) return std::fprintf(stderr, "verbs_check: cannot open rocenic0 or read GID %d\n", kGid), 1;
   if (mode == "errno")
     check_errno(d);
+  else if (mode == "mw")
+    check_mw(d, wr_api);
   else
     check_loopback(d, iters, size, events, wr_api);
   CHECK(ibv_close_device(d.ctx) == 0);

@@ -479,6 +479,84 @@ TEST_P(Engine, MemoryWindowsBindInvalidateAndSendWithInvalidate) {
   }
 }
 
+// 16 SGEs (MAX_SGE) on both sides: a SEND gathered from 16 pieces of A's
+// buffer into 16 pieces of B's receive WQE, a WRITE gathered from 16, a READ
+// scattered into 16; the WQEs' SGEs past the sixth are read after their
+// first 128 bytes. Pieces of odd sizes, some crossing 4 KiB pages, one empty.
+TEST_P(Engine, SixteenSgesGatherAndScatterOnBothSides) {
+  TwoHosts w(GetParam());
+  End a, b;
+  a.make(*w.a, 1 << 20);
+  b.make(*w.b, 1 << 20);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+  std::mt19937 rng(16);
+  // n pieces of buf at [base, base + span): sizes summing to len, spaced apart
+  const auto pieces = [&](const End& e, uint64_t base, uint32_t len, unsigned n) {
+    std::vector<Sge> v;
+    uint64_t at = e.buf->addr() + base;
+    uint32_t left = len;
+    for (unsigned i = 0; i < n; ++i) {
+      const uint32_t k = i + 1 == n ? left : i == 5 ? 0 : std::min<uint32_t>(left, 1 + rng() % (2 * len / n));
+      Sge g;
+      g.addr = at;
+      g.length = k;
+      g.lkey = e.mr.key;
+      v.push_back(g);
+      at += k + 4000 + rng() % 300;  // gaps: some pieces cross a 4 KiB page
+      left -= k;
+    }
+    return v;
+  };
+  const auto gather = [](const std::vector<Sge>& v) {
+    std::vector<uint8_t> out;
+    for (const Sge& g : v) {
+      const auto* p = reinterpret_cast<const uint8_t*>(g.addr);
+      out.insert(out.end(), p, p + g.length);
+    }
+    return out;
+  };
+  fill(*a.buf, 1 << 20, 3);
+  fill(*b.buf, 1 << 20, 9);
+  const uint32_t len = 20000;
+  // SEND: 16 pieces of A into 16 pieces of B
+  const auto src = pieces(a, 0x1000, len, 16), dst = pieces(b, 0x1000, len, 16);
+  w.b->post_recv(*b.qp, 70, dst);
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kSend, 1, len), src);
+  w.settle();
+  EXPECT_EQ(gather(src), gather(dst)) << "SEND 16 -> 16";
+  auto sc = w.a->poll(*a.scq);
+  auto rc = w.b->poll(*b.rcq);
+  ASSERT_EQ(sc.size(), 1u);
+  ASSERT_EQ(rc.size(), 1u);
+  EXPECT_EQ(sc[0].status, 0) << to_string(static_cast<WcStatus>(sc[0].status));
+  EXPECT_EQ(rc[0].status, 0) << to_string(static_cast<WcStatus>(rc[0].status));
+  EXPECT_EQ(rc[0].byte_len, len);
+  // WRITE: 16 pieces of A to one range of B; READ: that range back into 16 pieces of A
+  const auto wsrc = pieces(a, 0x60000, len, 16), rdst = pieces(a, 0xC0000, len, 16);
+  const uint64_t target = b.buf->addr() + 0x80000;
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 2, len, target, b.mr.key), wsrc);
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaRead, 3, len, target, b.mr.key), rdst);
+  w.settle();
+  const auto want = gather(wsrc);
+  EXPECT_EQ(0, std::memcmp(b.buf->data() + 0x80000, want.data(), len)) << "WRITE 16 -> 1";
+  EXPECT_EQ(gather(rdst), want) << "READ 1 -> 16";
+  sc = w.a->poll(*a.scq);
+  ASSERT_EQ(sc.size(), 2u);
+  EXPECT_EQ(sc[0].status, 0);
+  EXPECT_EQ(sc[1].status, 0);
+  // 17 SGEs: a local QP operation error
+  auto seventeen = pieces(a, 0x1000, 17, 17);
+  w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 4, 17, target, b.mr.key), seventeen);
+  w.settle();
+  sc = w.a->poll(*a.scq);
+  ASSERT_EQ(sc.size(), 1u);
+  EXPECT_EQ(sc[0].status, static_cast<uint8_t>(WcStatus::kLocQpOpErr));
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 // Two QPs of one device talk through the internal loopback, as on real NICs.
 TEST_P(Engine, TwoQpsOfOneDeviceLoopBack) {
   auto dev = make_device(GetParam());

@@ -22,10 +22,15 @@ static_assert(8 + 8 * kMttPerCommand <= spec::CmdWriteMtt::kSize, "WRITE_MTT hol
 
 // WQE data area (layouts.md send_wqe / recv_wqe): SGE i at sge0 + 16*i, or
 // the inline bytes from sge0 on; the generated structs name only SGE 0.
+// Rings are slots of 2^WQE_SLOT_LOG2 bytes; the engine reads a WQE's first
+// WQE_HEAD bytes (six SGEs, or the inline data) and the other SGEs after them.
+constexpr size_t kWqeSlotBytes = size_t{1} << spec::kWqeSlotLog2;
 constexpr unsigned kWqeDataOffset = spec::kSendWqeSge0AddrOff;
 static_assert(spec::kRecvWqeSge0AddrOff == kWqeDataOffset, "send and receive WQEs share the data area");
 constexpr unsigned kWqeDataBytes = spec::SendWqe::kSize - kWqeDataOffset;
-static_assert(kWqeDataBytes == 6 * spec::Sge::kSize, "six SGEs or 96 inline bytes");
+static_assert(kWqeDataBytes == spec::kMaxSge * spec::Sge::kSize, "MAX_SGE SGEs");
+static_assert(spec::RecvWqe::kSize == spec::SendWqe::kSize && spec::SendWqe::kSize <= kWqeSlotBytes, "WQEs fit a slot");
+constexpr unsigned kWqeInlineBytes = spec::kWqeHead - kWqeDataOffset;  // inline data: the head's 96 bytes
 
 // send_wqe flags: bit 0 signaled, 1 solicited, 2 inline, 3 fence.
 constexpr uint8_t kWqeSignaled = 1, kWqeSolicited = 2, kWqeInline = 4, kWqeFence = 8;

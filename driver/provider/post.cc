@@ -154,7 +154,7 @@ void put_operands(const ibv_send_wr& wr, spec::SendWqe* w) {
   }
 }
 
-// One send WQE at `wqe` (128 bytes), or an errno.
+// One send WQE at `wqe` (a ring slot), or an errno.
 int build_send(const ibv_qp& qp, const QpState& s, const ibv_send_wr& wr, uint8_t* wqe) {
   if (const int e = check_request(qp, wr)) return e;
   const bool inl = wr.send_flags & IBV_SEND_INLINE;
@@ -207,7 +207,7 @@ int post_send(ibv_qp* ibqp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
         err = ENOMEM;
         break;
       }
-      uint8_t* wqe = s->sq + size_t(s->sq_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
+      uint8_t* wqe = s->sq + size_t(s->sq_pi & (s->sq_size - 1)) * kWqeSlotBytes;
       if ((err = build_send(*ibqp, *s, *wr, wqe))) break;
       ++s->sq_pi;
     }
@@ -247,7 +247,7 @@ int post_recv(ibv_qp* ibqp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
       uint8_t buf[spec::RecvWqe::kSize];
       w.store(buf);
       for (int i = 0; i < wr->num_sge; ++i) put_sge(buf, i, wr->sg_list[i]);
-      std::memcpy(s->rq + size_t(s->rq_pi & (s->rq_size - 1)) * spec::RecvWqe::kSize, buf, sizeof buf);
+      std::memcpy(s->rq + size_t(s->rq_pi & (s->rq_size - 1)) * kWqeSlotBytes, buf, sizeof buf);
       ++s->rq_pi;
     }
     const uint16_t pi = s->rq_pi;

@@ -81,7 +81,7 @@ struct RocenicCq {
   CqState* s;
 };
 
-// A queue pair: send and receive rings of 128-byte WQEs in process memory.
+// A queue pair: send and receive rings of WQEs (512-byte slots) in process memory.
 struct QpState {
   uint32_t qpn = 0;
   CqState* send_cq = nullptr;

@@ -1,4 +1,4 @@
-// Queue pairs: send and receive rings of 128-byte WQEs in process memory
+// Queue pairs: send and receive rings of WQEs (512-byte slots) in process memory
 // (sizes rounded up to powers of two), CREATE_QP / MODIFY_QP / QUERY_QP /
 // DESTROY_QP on the engine. RC only; the engine checks transitions and
 // attribute masks (IBTA, docs/engine.md) and the provider maps its status
@@ -85,7 +85,7 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   s->rq_lsz = static_cast<uint8_t>(log2_ceil(std::max(1u, c.max_recv_wr)));
   s->sq_size = 1u << s->sq_lsz;
   s->rq_size = 1u << s->rq_lsz;
-  const size_t sq_bytes = size_t{s->sq_size} * spec::SendWqe::kSize, rq_bytes = size_t{s->rq_size} * spec::RecvWqe::kSize;
+  const size_t sq_bytes = size_t{s->sq_size} * kWqeSlotBytes, rq_bytes = size_t{s->rq_size} * kWqeSlotBytes;
   s->sq = alloc_ring(sq_bytes);
   s->rq = alloc_ring(rq_bytes);
   if (!s->sq || !s->rq) {
@@ -176,8 +176,8 @@ int destroy_qp(ibv_qp* ibqp) {
     CqLocks l(s->send_cq, s->recv_cq);  // no poll_cq still looks at this QP
     eng->set_qp(s->qpn, nullptr);
   }
-  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->sq), size_t{s->sq_size} * spec::SendWqe::kSize);
-  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->rq), size_t{s->rq_size} * spec::RecvWqe::kSize);
+  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->sq), size_t{s->sq_size} * kWqeSlotBytes);
+  eng->dma_revoke(reinterpret_cast<uintptr_t>(s->rq), size_t{s->rq_size} * kWqeSlotBytes);
   pthread_cond_destroy(&ibqp->cond);
   pthread_mutex_destroy(&ibqp->mutex);
   free_qp(s);

@@ -83,7 +83,7 @@ Builder* begin_wqe(ibv_qp_ex* qx, ibv_wr_opcode op) {
   b->hdr.opcode = static_cast<uint8_t>(op);
   const unsigned flags = qx->wr_flags | (s->sq_sig_all ? IBV_SEND_SIGNALED : 0);
   b->hdr.flags = wqe_flags_of(op, flags & ~unsigned{IBV_SEND_INLINE});  // inline: from wr_set_inline_data*
-  s->wr_cur = s->sq + size_t(s->wr_pi & (s->sq_size - 1)) * spec::SendWqe::kSize;
+  s->wr_cur = s->sq + size_t(s->wr_pi & (s->sq_size - 1)) * kWqeSlotBytes;
   ++s->wr_pi;
   return b;
 }
@@ -202,7 +202,7 @@ void wr_set_inline_data_list(ibv_qp_ex* qx, size_t n, const ibv_data_buf* bufs) 
   size_t length = 0;
   for (size_t i = 0; i < n; ++i) length += bufs[i].length;
   // A READ's or an atomic's SGEs receive data: nothing to inline.
-  if (length > s->cap.max_inline_data || length > kWqeDataBytes || b->hdr.opcode == IBV_WR_RDMA_READ ||
+  if (length > s->cap.max_inline_data || length > kWqeInlineBytes || b->hdr.opcode == IBV_WR_RDMA_READ ||
       is_atomic(b->hdr.opcode)) {
     s->wr_err = EINVAL;
     return;

@@ -17,7 +17,7 @@ namespace rocenic::model {
 
 // The RTL block's parameters (same names and defaults as roce_csr.sv).
 struct CsrParams {
-  uint32_t data_w = 512, max_qp = 256, max_cq = 256, max_mr = 1024, max_pd = 256, max_qp_wr = 4096, max_sge = 6,
+  uint32_t data_w = 512, max_qp = 256, max_cq = 256, max_mr = 1024, max_pd = 256, max_qp_wr = 4096, max_sge = spec::kMaxSge,
            max_cqe = 65536, max_inline = 96, gid_tbl_len = 16;
 };
 

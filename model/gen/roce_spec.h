@@ -30,6 +30,9 @@ inline constexpr uint32_t kClockMhz = 250;
 inline constexpr uint32_t kAckTimeoutBase = 1024;
 inline constexpr uint32_t kRnrTickCycles = 2500;
 inline constexpr uint32_t kAccessMwBind = 16;
+inline constexpr uint32_t kMaxSge = 16;
+inline constexpr uint32_t kWqeSlotLog2 = 9;
+inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 
 // ---- header sizes and field byte offsets
@@ -3068,8 +3071,8 @@ struct Cqe {
   }
 };
 
-// Send work request in the send-queue ring (entry pi % 2^sq_lsz). The engine reads it whole by DMA after the SQ doorbell passes it.
-// Host-memory layout, little-endian, 128 bytes.
+// Send work request in the send-queue ring (slot pi % 2^sq_lsz, 2^WQE_SLOT_LOG2 bytes each). The engine reads its first WQE_HEAD bytes by DMA after the SQ doorbell passes it, and the SGEs past the sixth only when num_sge > 6.
+// Host-memory layout, little-endian, 288 bytes.
 inline constexpr unsigned kSendWqeWrIdOff = 0;
 inline constexpr unsigned kSendWqeWrIdBytes = 8;
 inline constexpr unsigned kSendWqeOpcodeOff = 8;
@@ -3101,11 +3104,11 @@ inline constexpr unsigned kSendWqeBindMrLkeyBytes = 4;
 inline constexpr unsigned kSendWqeBindAccessOff = 68;
 inline constexpr unsigned kSendWqeBindAccessBytes = 4;
 struct SendWqe {
-  static constexpr unsigned kSize = 128;
+  static constexpr unsigned kSize = 288;
   uint64_t wr_id = 0;
   uint8_t opcode = 0;  // wr_opcode enum (ibv_wr_opcode)
   uint8_t flags = 0;  // bit 0 signaled, bit 1 solicited, bit 2 inline, bit 3 fence
-  uint8_t num_sge = 0;  // SGEs at offset 32 (0..6); ignored when inline
+  uint8_t num_sge = 0;  // SGEs at offset 32 (0..MAX_SGE); ignored when inline
   uint32_t imm = 0;  // immediate data, bytes in network order as they go on the wire; LOCAL_INV and SEND_WITH_INV: the rkey to invalidate, little-endian (ibv_send_wr's invalidate_rkey)
   uint64_t remote_addr = 0;  // RDMA WRITE / READ / atomic target virtual address
   uint32_t rkey = 0;  // WRITE / READ / atomic target; BIND_MW: the window's rkey after the bind (index << 8 | new key byte, ibv_inc_rkey)
@@ -3186,8 +3189,8 @@ struct SendWqe {
   }
 };
 
-// Receive work request in the receive-queue ring. The engine reads it by DMA when a SEND or WRITE with immediate starts.
-// Host-memory layout, little-endian, 128 bytes.
+// Receive work request in the receive-queue ring (slots of 2^WQE_SLOT_LOG2 bytes). The engine reads its first WQE_HEAD bytes by DMA when a SEND or WRITE with immediate starts, the SGEs past the sixth only when num_sge > 6.
+// Host-memory layout, little-endian, 288 bytes.
 inline constexpr unsigned kRecvWqeWrIdOff = 0;
 inline constexpr unsigned kRecvWqeWrIdBytes = 8;
 inline constexpr unsigned kRecvWqeNumSgeOff = 8;
@@ -3199,9 +3202,9 @@ inline constexpr unsigned kRecvWqeSge0LengthBytes = 4;
 inline constexpr unsigned kRecvWqeSge0LkeyOff = 44;
 inline constexpr unsigned kRecvWqeSge0LkeyBytes = 4;
 struct RecvWqe {
-  static constexpr unsigned kSize = 128;
+  static constexpr unsigned kSize = 288;
   uint64_t wr_id = 0;
-  uint8_t num_sge = 0;  // SGEs at offset 32 (0..6)
+  uint8_t num_sge = 0;  // SGEs at offset 32 (0..MAX_SGE)
   uint64_t sge0_addr = 0;  // SGE i at 32 + 16*i, as in send_wqe
   uint32_t sge0_length = 0;
   uint32_t sge0_lkey = 0;
@@ -3234,7 +3237,7 @@ struct RecvWqe {
   }
 };
 
-// Scatter/gather entry (send_wqe and recv_wqe hold up to 6 from offset 32).
+// Scatter/gather entry (send_wqe and recv_wqe hold up to MAX_SGE from offset 32).
 // Host-memory layout, little-endian, 16 bytes.
 inline constexpr unsigned kSgeAddrOff = 0;
 inline constexpr unsigned kSgeAddrBytes = 8;

@@ -83,8 +83,8 @@ void ReadPlace::on_cmd(const spec::RdPlace& c) {
   // The READ's (atomic's) send WQE: its SGEs are where the data goes.
   const uint16_t mask = q.sq_lsz >= 16 ? 0xFFFF : static_cast<uint16_t>((1u << q.sq_lsz) - 1);
   spec::DmaRdReq r;
-  r.addr = q.sq_base + (uint64_t{static_cast<uint16_t>(c.wqe_idx & mask)} << 7);
-  r.len = spec::SendWqe::kSize;
+  r.addr = q.sq_base + (uint64_t{static_cast<uint16_t>(c.wqe_idx & mask)} << spec::kWqeSlotLog2);
+  r.len = spec::kWqeHead;
   dma_rd_req->push(r, ctl_at_);
   wqe_.valid = false;
   ++c_reads_;
@@ -101,6 +101,32 @@ void ReadPlace::after_wqe(const Packet& p) {
   const bool rdat = op == static_cast<unsigned>(Op::kRdmaRead) || op == static_cast<unsigned>(Op::kAtomicCmpAndSwp) ||
                     op == static_cast<unsigned>(Op::kAtomicFetchAndAdd);
   if (nsge > kMaxSge || !rdat) return fail(wc(spec::WcStatus::kLocQpOpErr));
+  if (nsge > kHeadSge) {
+    // SGEs 6..nsge-1: right after the head in the slot (the RTL's TAIL)
+    const Qp& q = qps_[k_.qpn];
+    const uint16_t mask = q.sq_lsz >= 16 ? 0xFFFF : static_cast<uint16_t>((1u << q.sq_lsz) - 1);
+    spec::DmaRdReq r;
+    r.addr = q.sq_base + (uint64_t{static_cast<uint16_t>(k_.wqe_idx & mask)} << spec::kWqeSlotLog2) + spec::kWqeHead;
+    r.len = static_cast<uint16_t>(spec::Sge::kSize * (nsge - kHeadSge));
+    ctl_at_ += kStep;
+    dma_rd_req->push(r, ctl_at_);
+    wqe_head_ = p;
+    st_ = St::kWqeTail;
+    return;
+  }
+  use_wqe(p);
+}
+
+void ReadPlace::after_wqe_tail(const Packet& t) {
+  if (t.user) return fail(wc(spec::WcStatus::kLocProtErr));
+  std::vector<uint8_t> all(wqe_head_.data.data(), wqe_head_.data.data() + wqe_head_.data.size());
+  all.insert(all.end(), t.data.data(), t.data.data() + t.data.size());
+  ctl_at_ += kStep;  // (the RTL sums the SGE lengths a cycle later)
+  use_wqe(Packet{Bytes(std::move(all))});
+}
+
+void ReadPlace::use_wqe(const Packet& p) {
+  const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kSendWqeNumSgeOff, 1));
   wqe_.valid = true;
   wqe_.qpn = k_.qpn;
   wqe_.idx = k_.wqe_idx;
@@ -108,10 +134,12 @@ void ReadPlace::after_wqe(const Packet& p) {
   for (unsigned i = 0; i < kMaxSge; ++i) {
     const size_t off = spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i;
     Sge& s = wqe_.sge[i];
+    s = Sge{};
+    if (i >= nsge || off + spec::Sge::kSize > p.data.size()) continue;  // (slots past num_sge: unused)
     s.addr = le(p.data, off + spec::kSgeAddrOff, 8);
     s.len = static_cast<uint32_t>(le(p.data, off + spec::kSgeLengthOff, 4));
     s.lkey = static_cast<uint32_t>(le(p.data, off + spec::kSgeLkeyOff, 4));
-    if (i < nsge) wqe_.total += s.len;
+    wqe_.total += s.len;
   }
   wqe_.pos_valid = false;
   ctl_at_ += kStep;
@@ -278,9 +306,11 @@ void ReadPlace::run() {
         break;
       }
       case St::kWqe:
+      case St::kWqeTail:
         if (!dma_rd.ready()) break;
         ctl_at_ = std::max(ctl_at_, now);
-        after_wqe(dma_rd.pop());
+        if (st_ == St::kWqe) after_wqe(dma_rd.pop());
+        else after_wqe_tail(dma_rd.pop());
         moved = true;
         break;
       case St::kRun:

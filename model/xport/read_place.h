@@ -49,7 +49,9 @@ class ReadPlace : public Process {
   Out<Packet> dma_wr_data{this};
   Out<spec::RdDone> done{this};
 
-  static constexpr unsigned kMaxSge = 6;
+  static constexpr unsigned kMaxSge = spec::kMaxSge;
+  // SGEs in the first WQE_HEAD bytes (the first read); the rest are read after them
+  static constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
 
   std::vector<std::pair<std::string, uint32_t>> counters() const;
   // The control takes a qp_cfg or a command only when free.
@@ -100,12 +102,15 @@ class ReadPlace : public Process {
     spec::RdDone answer;
     Cycle at = 0;  // decided
   };
-  enum class St { kIdle, kWqe, kRun };
+  enum class St { kIdle, kWqe, kWqeTail, kRun };  // kWqeTail: SGEs 6.., read after the head
 
   // control steps
   void on_cfg(const spec::QpCfg& c);
   void on_cmd(const spec::RdPlace& c);
   void after_wqe(const Packet& p);
+  void after_wqe_tail(const Packet& p);
+  void use_wqe(const Packet& p);  // the whole WQE is in
+  Packet wqe_head_;
   void check();  // the length check, then the position
   void walk();   // cut the payload into pieces, asking for page runs as needed
   void after_run(const spec::MrResp& r);

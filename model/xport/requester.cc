@@ -15,7 +15,9 @@ constexpr Cycle kHeader = 1;    // a packet's last payload in -> its header out
 constexpr Cycle kTrack = 1;     // last packet -> the sq_track of a failure
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
-constexpr unsigned kMaxSge = 6;
+constexpr unsigned kMaxSge = spec::kMaxSge;
+// SGEs in the first WQE_HEAD bytes of a WQE; the rest are fetched only when used
+constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
 constexpr uint32_t kMaxInline = 96;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 // the rights a window may be bound with (IBV_ACCESS_REMOTE_WRITE | READ | ATOMIC)
@@ -23,7 +25,7 @@ constexpr uint32_t kWindowRights = static_cast<uint32_t>(spec::Access::kRemoteWr
                                    static_cast<uint32_t>(spec::Access::kRemoteRead) |
                                    static_cast<uint32_t>(spec::Access::kRemoteAtomic);
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
-constexpr uint8_t kRunTag = 0x08;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
+constexpr uint8_t kRunTag = 0x20;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
 
 uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 uint8_t qs(spec::QpState s) { return static_cast<uint8_t>(s); }
@@ -137,8 +139,8 @@ void Requester::start(unsigned q, Cycle now) {
   amend_ = !new_;
   const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
   spec::DmaRdReq r;
-  r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << 7);
-  r.len = spec::SendWqe::kSize;
+  r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2);
+  r.len = spec::kWqeHead;
   dma_rd_req->push(r, now + kPick);
   st_ = St::kFetch;
 }
@@ -147,9 +149,11 @@ void Requester::start(unsigned q, Cycle now) {
 void Requester::decode(const Packet& p) {
   Wqe& w = wqe_;
   w = Wqe{};
-  w.raw = p.data;
-  w.w.load(p.data.data());
-  for (unsigned i = 0; i < kMaxSge; ++i) w.sge[i].load(p.data.data() + spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i);
+  std::vector<uint8_t> all(spec::SendWqe::kSize, 0);  // the head, the tail when fetched
+  std::copy_n(p.data.data(), std::min(p.data.size(), all.size()), all.begin());
+  w.raw = Bytes(std::move(all));
+  w.w.load(w.raw.data());
+  for (unsigned i = 0; i < kMaxSge; ++i) w.sge[i].load(w.raw.data() + spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i);
   using Op = spec::WrOpcode;
   const auto op = static_cast<Op>(w.w.opcode);
   w.inl = (w.w.flags >> 2) & 1u;
@@ -172,7 +176,7 @@ void Requester::decode(const Packet& p) {
   for (unsigned i = 0; i < kMaxSge; ++i)
     if (i < w.w.num_sge) {
       sum += w.sge[i].length;
-      if (w.sge[i].length != 0) active_ |= static_cast<uint8_t>(1u << i);
+      if (w.sge[i].length != 0) active_ |= static_cast<uint16_t>(1u << i);
     }
   using S = spec::WcStatus;
   if (qps_[act_].state == qs(spec::QpState::kErr)) w.status = wc(S::kWrFlushErr);
@@ -271,7 +275,7 @@ bool Requester::issue(Cycle now) {
     } else {
       if (!mr_req->can_push()) return false;
       spec::MrReq r;
-      r.tag = static_cast<uint8_t>(kRunTag | (sge_ & 7));
+      r.tag = static_cast<uint8_t>(kRunTag | (sge_ & 31));
       r.key = w.sge[sge_].lkey;
       r.pd = qps_[act_].cfg.pd;
       r.va = va_;
@@ -454,6 +458,31 @@ void Requester::finish(Cycle now) {
   eng_at_ = now + (tracked ? kTrack : 0) + kWriteBack;
 }
 
+void Requester::fetched(const Packet& p, Cycle now) {
+  decode(p);
+  eng_at_ = now + kDecode;
+  chk_sent_ = chk_got_ = 0;
+  chk_err_ = false;
+  if (status_ == wc(spec::WcStatus::kSuccess) && new_ &&
+      ((wqe_.rdat && qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) ||
+       (wqe_.fence && qps_[act_].rd_out != 0))) {
+    // max_rd_atomic READs and atomics outstanding, or a fenced WQE
+    // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
+    qps_[act_].rdw = true;
+    st_ = St::kIdle;
+  } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_)) {
+    st_ = St::kTrack;
+  } else if (wqe_.local) {
+    local_sent_ = false;
+    st_ = St::kLocal;
+  } else if (active_ == 0) {
+    st_ = St::kRun;
+  } else {
+    st_ = St::kCheck;
+  }
+  if (st_ == St::kRun) begin_run();
+}
+
 void Requester::run() {
   const Cycle now = s_.now();
   for (bool moved = true; moved;) {
@@ -474,32 +503,43 @@ void Requester::run() {
         }
         break;
       }
-      case St::kFetch:
+      case St::kFetch: {
         if (!dma_rd.ready()) break;
-        decode(dma_rd.pop());
-        eng_at_ = now + kDecode;
-        chk_sent_ = chk_got_ = 0;
-        chk_err_ = false;
-        if (status_ == wc(spec::WcStatus::kSuccess) && new_ &&
-            ((wqe_.rdat && qps_[act_].rd_out >= qps_[act_].cfg.max_rd_atomic) ||
-             (wqe_.fence && qps_[act_].rd_out != 0))) {
-          // max_rd_atomic READs and atomics outstanding, or a fenced WQE
-          // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
-          qps_[act_].rdw = true;
-          st_ = St::kIdle;
-        } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_)) {
-          st_ = St::kTrack;
-        } else if (wqe_.local) {
-          local_sent_ = false;
-          st_ = St::kLocal;
-        } else if (active_ == 0) {
-          st_ = St::kRun;
-        } else {
-          st_ = St::kCheck;
+        const Packet p = dma_rd.pop();
+        const uint8_t nsge = p.data.size() > spec::kSendWqeNumSgeOff ? p.data[spec::kSendWqeNumSgeOff] : 0;
+        const bool inl = p.data.size() > spec::kSendWqeFlagsOff && ((p.data[spec::kSendWqeFlagsOff] >> 2) & 1u);
+        if (!p.user && !inl && nsge > kHeadSge && nsge <= kMaxSge) {
+          // SGEs 6..num_sge-1 lie past the head: one more read (the RTL's TAIL)
+          head_ = p;
+          tail_asked_ = false;
+          st_ = St::kTail;
+          moved = true;
+          break;
         }
-        if (st_ == St::kRun) begin_run();
+        fetched(p, now);
         moved = true;
         break;
+      }
+      case St::kTail: {
+        if (!tail_asked_) {
+          if (!dma_rd_req->can_push()) break;
+          const Qp& x = qps_[act_];
+          const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
+          spec::DmaRdReq r;
+          r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2) + spec::kWqeHead;
+          r.len = static_cast<uint16_t>(spec::Sge::kSize * (head_.data[spec::kSendWqeNumSgeOff] - kHeadSge));
+          dma_rd_req->push(r, now + kDecode);
+          tail_asked_ = true;
+          moved = true;
+        }
+        if (!dma_rd.ready()) break;
+        const Packet t = dma_rd.pop();
+        std::vector<uint8_t> all(head_.data.data(), head_.data.data() + head_.data.size());
+        all.insert(all.end(), t.data.data(), t.data.data() + t.data.size());
+        fetched(Packet{Bytes(std::move(all)), head_.user || t.user}, now);
+        moved = true;
+        break;
+      }
       case St::kCheck: {
         // one mr_req per SGE with bytes: lkey, the QP's PD, the SGE's range
         while (chk_sent_ < kMaxSge && mr_req->can_push()) {

@@ -88,7 +88,7 @@ class Requester : public Process {
   // The WQE being executed, decoded with the generated layout.
   struct Wqe {
     spec::SendWqe w;
-    std::array<spec::Sge, 6> sge{};
+    std::array<spec::Sge, spec::kMaxSge> sge{};
     Bytes raw;
     bool inl = false, fence = false, send = false, imm = false, read = false;
     bool atomic = false, cas = false;  // an atomic; CMP_SWAP (else FETCH_ADD)
@@ -103,13 +103,17 @@ class Requester : public Process {
     uint32_t pkt = 0, len = 0;
     bool zero = false;
   };
-  enum class St { kIdle, kFetch, kCheck, kLocal, kRun, kTrack };
+  // kTail: SGEs 6.. of a WQE with more than six, fetched after its head
+  enum class St { kIdle, kFetch, kTail, kCheck, kLocal, kRun, kTrack };
 
   bool eligible(unsigned q) const;
   bool any_eligible() const;
   bool control(Cycle now);  // qp_cfg, sq_retire, sq_db; false: nothing taken
   void start(unsigned q, Cycle now);
   void decode(const Packet& p);
+  void fetched(const Packet& p, Cycle now);  // the whole WQE is in: decode, then check, run or track
+  Packet head_;              // kTail: the WQE's first WQE_HEAD bytes ...
+  bool tail_asked_ = false;  // ... and whether the read of the rest is out
   // Run: the issue walk (pieces and page-run translations) and the packets.
   bool issue(Cycle now);
   bool send_packet(Cycle now);
@@ -137,12 +141,12 @@ class Requester : public Process {
   uint8_t status_ = 0;
   bool sent_ = false;
   // check: one mr_req per SGE with bytes; the answers give each SGE's first page run
-  uint8_t active_ = 0;  // SGEs that carry bytes
+  uint16_t active_ = 0;  // SGEs that carry bytes
   unsigned chk_sent_ = 0, chk_got_ = 0;
   bool chk_err_ = false;
   bool local_sent_ = false;  // kLocal: its mr_req (BIND or INVALIDATE) is out
-  std::array<uint64_t, 6> chk_pa_{};
-  std::array<uint32_t, 6> chk_run_{};
+  std::array<uint64_t, spec::kMaxSge> chk_pa_{};
+  std::array<uint32_t, spec::kMaxSge> chk_run_{};
   // issue walk
   unsigned sge_ = 0;
   uint64_t va_ = 0, pa_ = 0;

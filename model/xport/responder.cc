@@ -14,13 +14,15 @@ namespace {
 // Timing, in cycles (calibrated against the RTL by engine_bench).
 constexpr Cycle kTake = 1;       // an input taken: its QP context is read
 constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
-constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots, then their total
+constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots (the head's six, or more), then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
 constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value decided
 
-constexpr unsigned kMaxSge = 6;
+constexpr unsigned kMaxSge = spec::kMaxSge;
+constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spec::Sge::kSize;  // 6
+constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -421,8 +423,8 @@ void Responder::get_wqe() {
     return decide();
   }
   spec::DmaRdReq r;
-  r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << 7);
-  r.len = spec::RecvWqe::kSize;
+  r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
+  r.len = spec::kWqeHead;
   dma_rd_req->push(r, s_.now());
   st_ = St::kWqe;
 }
@@ -435,6 +437,33 @@ void Responder::after_wqe(const Packet& p) {
     ++c_op_;
     return fail(syn(spec::Aeth::kNakRemOp), true, wc(spec::WcStatus::kLocQpOpErr));
   }
+  if (is_send_ && nsge > kHeadSge) {
+    // SGEs 6..nsge-1 lie past the head: one more read, right after it in the slot
+    wqe_head_ = p;
+    spec::DmaRdReq r;
+    r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2) +
+             spec::kWqeHead;
+    r.len = static_cast<uint16_t>(spec::Sge::kSize * (nsge - kHeadSge));
+    dma_rd_req->push(r, std::max(s_.now(), check_at_) + kTailFetch);
+    st_ = St::kWqeTail;
+    return;
+  }
+  use_wqe(p);
+}
+
+void Responder::after_wqe_tail(const Packet& t) {
+  if (t.user) {
+    ++c_op_;
+    return fail(syn(spec::Aeth::kNakRemOp), true, wc(spec::WcStatus::kLocQpOpErr));
+  }
+  std::vector<uint8_t> all(wqe_head_.data.data(), wqe_head_.data.data() + wqe_head_.data.size());
+  all.insert(all.end(), t.data.data(), t.data.data() + t.data.size());
+  use_wqe(Packet{Bytes(std::move(all))});
+}
+
+// The receive WQE (head, and tail when it has more than six SGEs) is in.
+void Responder::use_wqe(const Packet& p) {
+  const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kRecvWqeNumSgeOff, 1));
   if (is_send_) {
     cx_.kind = Kind::kSend;
     cx_.nsge = static_cast<uint8_t>(nsge);
@@ -444,12 +473,15 @@ void Responder::after_wqe(const Packet& p) {
     for (unsigned i = 0; i < kMaxSge; ++i) {
       const size_t off = spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * i;
       Sge& s = cx_.sge[i];
+      s = Sge{};
+      if (i >= nsge || off + spec::Sge::kSize > p.data.size()) continue;  // (slots past num_sge: unused)
       s.addr = le(p.data, off, 8);
       s.len = static_cast<uint32_t>(le(p.data, off + 8, 4));
       s.lkey = static_cast<uint32_t>(le(p.data, off + 12, 4));
-      if (i < nsge) cx_.total += s.len;
+      cx_.total += s.len;
     }
-    check_at_ += kSgeSlots;
+    // the RTL writes the head's six slots, or every slot in use, one a cycle
+    check_at_ += kSgeSlots + (nsge > kHeadSge ? nsge - kHeadSge : 0);
     if (h_.pay_len > cx_.total) {
       ++c_inv_;
       return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
@@ -658,7 +690,7 @@ bool Responder::flush_step(Cycle now) {
   bool moved = false;
   while (fl_next_ != fl_end_ && fl_out_ < kFlushReads && dma_rd_req->can_push()) {
     spec::DmaRdReq r;
-    r.addr = fl_q_.rq_base + (uint64_t{static_cast<uint16_t>(fl_next_ & ((1u << fl_q_.rq_lsz) - 1))} << 7);
+    r.addr = fl_q_.rq_base + (uint64_t{static_cast<uint16_t>(fl_next_ & ((1u << fl_q_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
     r.len = spec::kRecvWqeWrIdBytes;
     dma_rd_req->push(r, now);
     ++fl_next_;
@@ -889,9 +921,11 @@ void Responder::run() {
         moved = true;
         break;
       case St::kWqe:
+      case St::kWqeTail:
         if (!dma_rd_data.ready()) break;
         check_at_ = std::max(check_at_, now);
-        after_wqe(dma_rd_data.pop());
+        if (st_ == St::kWqe) after_wqe(dma_rd_data.pop());
+        else after_wqe_tail(dma_rd_data.pop());
         moved = true;
         break;
       case St::kAtomDrain: {

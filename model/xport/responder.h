@@ -109,7 +109,7 @@ class Responder : public Process {
     uint32_t left = 0, rkey = 0, rlen = 0;
     uint64_t run_pa = 0;             // the current page run's bus address and bytes left in it
     uint32_t run_left = 0;
-    std::array<Sge, 6> sge{};
+    std::array<Sge, spec::kMaxSge> sge{};
     // the replay cache: a ring of the newest atomics (written at atom_wp; atom_n valid, the newest before atom_wp)
     std::array<AtomEntry, spec::kMaxQpRdAtom> atom{};
     uint8_t atom_wp = 0, atom_n = 0;
@@ -155,7 +155,8 @@ class Responder : public Process {
   };
   // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
   // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
-  enum class St { kIdle, kRkey, kWqe, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
+  // kWqeTail: a receive WQE's SGEs past the sixth, read after its head
+  enum class St { kIdle, kRkey, kWqe, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -164,6 +165,9 @@ class Responder : public Process {
   void after_rkey(const spec::MrResp& r);
   void get_wqe();
   void after_wqe(const Packet& p);
+  void after_wqe_tail(const Packet& p);
+  void use_wqe(const Packet& p);  // the whole receive WQE is in
+  Packet wqe_head_;               // kWqeTail: the head read first
   void walk();  // cut the payload into pieces, asking for page runs as needed
   void start_read();
   void walk_read();

@@ -7,7 +7,8 @@ package responder_pkg;
   localparam logic [1:0] KIND_SEND  = 2'd1;
   localparam logic [1:0] KIND_WRITE = 2'd2;
 
-  localparam int unsigned MAX_SGE = 6;        // SGEs in a receive WQE
+  localparam int unsigned MAX_SGE = 16;       // SGEs in a receive WQE (roce_pkg::MAX_SGE; responder_ctrl checks)
+  localparam int unsigned HEAD_SGE = 6;       // ... in its first WQE_HEAD bytes (the first fetch)
   localparam int unsigned PIECE_W = 80;       // rsp_piece_t
   localparam int unsigned RES_N = 16;         // replay cache entries per QP (MAX_QP_RD_ATOM)
 
@@ -37,10 +38,10 @@ package responder_pkg;
     logic [1:0]  kind;        // KIND_*
     // SEND in progress: the receive WQE at ci (its SGEs live in the SGE RAM)
     logic [63:0] wr_id;
-    logic [2:0]  nsge;
+    logic [4:0]  nsge;
     logic [34:0] total;       // sum of the SGE lengths
     logic [34:0] placed;      // bytes placed so far
-    logic [2:0]  sidx;        // current SGE
+    logic [3:0]  sidx;        // current SGE
     logic [31:0] soff;        // bytes placed into it
     // WRITE in progress
     logic [63:0] va;          // next byte's address
@@ -69,7 +70,7 @@ package responder_pkg;
     logic [15:0]         qpn;
     logic [12:0]         pay_len;   // a payload of this many bytes follows (0: none)
     logic                exec;      // place it (npieces pieces) or drop it
-    logic [4:0]          npieces;
+    logic [5:0]          npieces;   // up to 32: 16 SGEs, each split once by a page end
     logic                cqe_v;     // with a completion (cq_compl_t beside the verdict: Yosys 0.23
                                     // takes no other package's type inside a package)
     logic                ack_v;     // send an ACK/NAK after the data

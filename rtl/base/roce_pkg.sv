@@ -27,6 +27,9 @@ package roce_pkg;
   localparam int unsigned ACK_TIMEOUT_BASE = 1024;
   localparam int unsigned RNR_TICK_CYCLES = 2500;
   localparam int unsigned ACCESS_MW_BIND = 16;
+  localparam int unsigned MAX_SGE = 16;
+  localparam int unsigned WQE_SLOT_LOG2 = 9;
+  localparam int unsigned WQE_HEAD = 128;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
@@ -784,7 +787,7 @@ package roce_pkg;
   localparam int unsigned CQE_WQE_COUNTER_BYTES = 2;
   localparam int unsigned CQE_OWNER_OFF = 31;
   localparam int unsigned CQE_OWNER_BYTES = 1;
-  localparam int unsigned SEND_WQE_SIZE = 128;
+  localparam int unsigned SEND_WQE_SIZE = 288;
   localparam int unsigned SEND_WQE_WR_ID_OFF = 0;
   localparam int unsigned SEND_WQE_WR_ID_BYTES = 8;
   localparam int unsigned SEND_WQE_OPCODE_OFF = 8;
@@ -815,7 +818,7 @@ package roce_pkg;
   localparam int unsigned SEND_WQE_BIND_MR_LKEY_BYTES = 4;
   localparam int unsigned SEND_WQE_BIND_ACCESS_OFF = 68;
   localparam int unsigned SEND_WQE_BIND_ACCESS_BYTES = 4;
-  localparam int unsigned RECV_WQE_SIZE = 128;
+  localparam int unsigned RECV_WQE_SIZE = 288;
   localparam int unsigned RECV_WQE_WR_ID_OFF = 0;
   localparam int unsigned RECV_WQE_WR_ID_BYTES = 8;
   localparam int unsigned RECV_WQE_NUM_SGE_OFF = 8;

@@ -30,7 +30,7 @@ module roce_csr #(
   parameter int MAX_MR      = 1024,
   parameter int MAX_PD      = 256,
   parameter int MAX_QP_WR   = 4096,
-  parameter int MAX_SGE     = 6,    // a 128-byte WQE holds 6 SGEs (spec/layouts.toml)
+  parameter int MAX_SGE     = roce_pkg::MAX_SGE,  // SGEs a send or receive WQE holds (spec/constants.toml)
   parameter int MAX_CQE     = 65536,
   parameter int MAX_INLINE  = 96,   // ... or 96 bytes of inline data
   parameter int GID_TBL_LEN = 16

@@ -6,8 +6,9 @@
 //       a RESET or DESTROY)            -> drop the payload; done LOC_QP_OP_ERR
 //     drop, len 0, or the WQE failed   -> drop the payload (done: the failure's status)
 //     SGEs: the cached WQE (one entry, tagged qpn + wqe_idx), else fetch the
-//       128-byte send WQE at sq_base + 128 * (wqe_idx mod 2^sq_lsz)
-//       poisoned -> LOC_PROT_ERR;  num_sge > 6 -> LOC_QP_OP_ERR
+//       first WQE_HEAD bytes of the send WQE at sq_base + 512 * (wqe_idx mod
+//       2^sq_lsz), and its SGEs past the sixth after them (TAIL) when it has more
+//       poisoned -> LOC_PROT_ERR;  num_sge > 16 -> LOC_QP_OP_ERR
 //     offset + len > sum of the SGE lengths -> LOC_LEN_ERR
 //     position: where the previous command of that WQE ended (offset equal),
 //       else found from SGE 0 (a cycle per SGE stepped over)
@@ -19,7 +20,7 @@
 //       WQE dropped
 //
 //   send WQE (docs/spec/layouts.md)
-//     10 num_sge | 32 + 16 i: SGE i = addr (8) length (4) lkey (4), i < 6
+//     10 num_sge | 32 + 16 i: SGE i = addr (8) length (4) lkey (4), i < 16
 //
 // A failure is remembered per QP (fail_v, fail_idx, fail_st in the context)
 // until that WQE's last command: its later data is dropped. Pieces leave on
@@ -77,7 +78,11 @@ module read_place_ctrl #(
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::SEND_WQE_SIZE;
-  localparam int MAX_SGE = 6;
+  localparam int HEAD_W = 8 * roce_pkg::WQE_HEAD;                     // the first fetch: SGEs 0..5
+  localparam int TAIL_W = WQE_W - HEAD_W;                             // SGEs 6..15
+  localparam int TAIL_PAD = (TAIL_W + DATA_W - 1) / DATA_W * DATA_W;   // whole beats
+  localparam int MAX_SGE = roce_pkg::MAX_SGE;
+  localparam int HEAD_SGE = (roce_pkg::WQE_HEAD - roce_pkg::SEND_WQE_SGE0_ADDR_OFF) / roce_pkg::SGE_SIZE;
   localparam int SGE0 = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;
   localparam int SGE_W = 8 * roce_pkg::SGE_SIZE;
   // the context word: {epoch, pd, sq_base, sq_lsz, fail_v, fail_idx, fail_st}, fields at these bits
@@ -85,12 +90,13 @@ module read_place_ctrl #(
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("read_place_ctrl: MAX_QP must be a power of two <= 32768");
-    if (DATA_W < 64 || DATA_W >= WQE_W || WQE_W % DATA_W != 0)
-      $error("read_place_ctrl: DATA_W must divide the 1024-bit send WQE, 64 <= DATA_W <= 512");
+    if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
+      $error("read_place_ctrl: DATA_W must divide the 1024-bit WQE head, 64 <= DATA_W <= 1024");
   end
 
   typedef enum logic [3:0] {
-    C_INIT, C_IDLE, C_CFG, C_CMD, C_WQE, C_CHK, C_SEEK, C_WALK, C_MRW, C_DROP, C_FIN
+    C_INIT, C_IDLE, C_CFG, C_CMD, C_WQE, C_CHK, C_SEEK, C_WALK, C_MRW, C_DROP, C_FIN,
+    C_TAIL, C_WQT, C_TOT   // SGEs past the sixth: their read, its beats, then the total of all
   } cst_e;
 
   // ---- per-QP context: valid bits in registers (they reset), the rest in a RAM
@@ -124,7 +130,7 @@ module read_place_ctrl #(
   logic [12:0] drop_q, drop_d;                 // payload bytes to drop
   // the walk
   logic [12:0] rem_q, rem_d;                   // command bytes not yet cut into pieces
-  logic [2:0]  sidx_q, sidx_d;                 // current SGE
+  logic [3:0]  sidx_q, sidx_d;                 // current SGE
   logic [31:0] soff_q, soff_d;                 // bytes of it before the position
   logic [31:0] seek_q, seek_d;                 // C_SEEK: offset left to find
   logic [63:0] run_pa_q, run_pa_d;             // current page run: bus address, bytes left (0: translate)
@@ -135,8 +141,10 @@ module read_place_ctrl #(
   logic        cv_q, cv_d;
   logic [15:0] cqpn_q, cqpn_d, cidx_q, cidx_d;
   /* verilator lint_off UNUSEDSIGNAL */  // read_place needs num_sge and the SGEs only
-  logic [WQE_W-1:0] wqe_q, wqe_d;
+  logic [HEAD_W-1:0] wqe_q, wqe_d;             // the head (beats shift in from the top) ...
+  logic [TAIL_PAD-1:0] tail_q, tail_d;         // ... and the tail, beat by beat
   /* verilator lint_on UNUSEDSIGNAL */
+  logic [3:0]  tb_q, tb_d;                     // the tail's next beat
   logic [34:0] total_q, total_d;               // sum of the first num_sge SGE lengths
   logic        poison_q, poison_d;
   // output registers
@@ -150,9 +158,12 @@ module read_place_ctrl #(
   // ---- combinational helpers
   logic        take_cfg, take_cmd;
   logic [15:0] sq_mask;
-  logic [WQE_W-1:0] wqe_in;
-  logic [7:0]  nsge_in, op_in;
-  logic [34:0] total_in;
+  logic [HEAD_W-1:0] wqe_in;
+  /* verilator lint_off UNUSEDSIGNAL */  // wr_id, opcode, ... of the whole WQE: only num_sge and the SGEs used
+  logic [WQE_W-1:0] wqe_all;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [7:0]  nsge_in, op_in, nsge_q;
+  logic [34:0] total_in, total_all;
   logic [SGE_W-1:0] sge;
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
@@ -162,7 +173,7 @@ module read_place_ctrl #(
 
   assign s_qp_cfg_ready  = st_q == C_IDLE;
   assign s_cmd_ready     = st_q == C_IDLE && !s_qp_cfg_valid;
-  assign s_dma_rd_tready = st_q == C_WQE;
+  assign s_dma_rd_tready = st_q == C_WQE || st_q == C_WQT;
   assign s_mr_resp_ready = st_q == C_MRW;
 
   always_comb begin
@@ -174,17 +185,23 @@ module read_place_ctrl #(
     c0 = valid_q[idx_q] ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
     sq_mask = 16'((17'd1 << c0[F_LSZ +: 5]) - 17'd1);
     // the WQE's beats shift in from the top
-    wqe_in = {s_dma_rd_tdata, wqe_q[WQE_W-1:DATA_W]};
+    wqe_in = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
+    wqe_all = {tail_q[TAIL_W-1:0], wqe_q};
     nsge_in = wqe_in[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
+    nsge_q  = wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
     op_in   = wqe_in[8 * roce_pkg::SEND_WQE_OPCODE_OFF +: 8];
-    total_in = '0;
-    for (int i = 0; i < MAX_SGE; i++)
+    total_in = '0;   // a WQE of up to six SGEs: its head as it completes
+    for (int i = 0; i < HEAD_SGE; i++)
       if (8'(i) < nsge_in)
         total_in = total_in + {3'b0, wqe_in[SGE0 + SGE_W * i + 8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
+    total_all = '0;  // with its tail, once in (C_TOT)
+    for (int i = 0; i < MAX_SGE; i++)
+      if (8'(i) < nsge_q)
+        total_all = total_all + {3'b0, wqe_all[SGE0 + SGE_W * i + 8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
     // the current SGE
     sge = '0;
     for (int i = 0; i < MAX_SGE; i++)
-      if (sidx_q == 3'(i)) sge = wqe_q[SGE0 + SGE_W * i +: SGE_W];
+      if (sidx_q == 4'(i)) sge = wqe_all[SGE0 + SGE_W * i +: SGE_W];
     sge_addr = sge[8 * roce_pkg::SGE_ADDR_OFF +: 64];
     sge_len  = sge[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge[8 * roce_pkg::SGE_LKEY_OFF +: 32];
@@ -201,6 +218,7 @@ module read_place_ctrl #(
     rem_d = rem_q; sidx_d = sidx_q; soff_d = soff_q; seek_d = seek_q;
     run_pa_d = run_pa_q; run_left_d = run_left_q; pos_v_d = pos_v_q; next_d = next_q;
     cv_d = cv_q; cqpn_d = cqpn_q; cidx_d = cidx_q; wqe_d = wqe_q; total_d = total_q; poison_d = poison_q;
+    tail_d = tail_q; tb_d = tb_q;
     rd_d = rd_q; mr_d = mr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
@@ -276,8 +294,8 @@ module read_place_ctrl #(
         end else begin
           rd_v_d = 1'b1;
           rd_d.tag = '0;
-          rd_d.addr = c0[F_BASE +: 64] + {41'b0, k_idx_q & sq_mask, 7'b0};
-          rd_d.len = 13'(roce_pkg::SEND_WQE_SIZE);
+          rd_d.addr = c0[F_BASE +: 64] + ({48'b0, k_idx_q & sq_mask} << roce_pkg::WQE_SLOT_LOG2);
+          rd_d.len = 13'(roce_pkg::WQE_HEAD);
           cv_d = 1'b0;
           poison_d = 1'b0;
           i_rd = 1'b1;
@@ -300,6 +318,8 @@ module read_place_ctrl #(
               // posted again since, after a RESET)
               fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
               st_d = C_DROP;
+            end else if (nsge_in > 8'(HEAD_SGE)) begin
+              st_d = C_TAIL;
             end else begin
               cv_d = 1'b1; cqpn_d = k_qpn_q; cidx_d = k_idx_q;
               total_d = total_in;
@@ -308,6 +328,43 @@ module read_place_ctrl #(
             end
           end
         end
+      end
+
+      C_TAIL: begin
+        // SGEs 6..num_sge-1: right after the head in the slot
+        if (!rd_v_q) begin
+          rd_v_d = 1'b1;
+          rd_d.tag = '0;
+          rd_d.addr = cx_q[F_BASE +: 64] + ({48'b0, k_idx_q & sq_mask} << roce_pkg::WQE_SLOT_LOG2)
+                      + 64'(roce_pkg::WQE_HEAD);
+          rd_d.len = 13'(roce_pkg::SGE_SIZE) * (13'(nsge_q) - 13'(HEAD_SGE));
+          tb_d = '0;
+          st_d = C_WQT;
+        end
+      end
+
+      C_WQT: begin
+        if (s_dma_rd_tvalid) begin
+          tail_d[32'(tb_q) * DATA_W +: DATA_W] = s_dma_rd_tdata;
+          tb_d = tb_q + 4'd1;
+          poison_d = poison_q || s_dma_rd_tuser;
+          if (s_dma_rd_tlast) begin
+            if (poison_d) begin
+              fail_d = 1'b1; newf_d = 1'b1; stat_d = 8'(roce_pkg::WC_STATUS_LOC_PROT_ERR);
+              st_d = C_DROP;
+            end else begin
+              st_d = C_TOT;
+            end
+          end
+        end
+      end
+
+      C_TOT: begin
+        // the whole WQE is in: the sum of its SGE lengths
+        cv_d = 1'b1; cqpn_d = k_qpn_q; cidx_d = k_idx_q;
+        total_d = total_all;
+        pos_v_d = 1'b0;
+        st_d = C_CHK;
       end
 
       C_CHK: begin
@@ -327,7 +384,7 @@ module read_place_ctrl #(
         // step over the SGEs (empty ones too) before the offset
         if (seek_q >= sge_len) begin
           seek_d = seek_q - sge_len;
-          sidx_d = sidx_q + 3'd1;
+          sidx_d = sidx_q + 4'd1;
         end else begin
           soff_d = seek_q;
           run_left_d = '0;
@@ -339,7 +396,7 @@ module read_place_ctrl #(
       C_WALK: begin
         if (soff_q == sge_len) begin
           // this SGE is full (or empty): the next one
-          sidx_d = sidx_q + 3'd1;
+          sidx_d = sidx_q + 4'd1;
           soff_d = '0;
           run_left_d = '0;
         end else if (run_left_q == '0) begin
@@ -463,6 +520,7 @@ module read_place_ctrl #(
     rem_q <= rem_d; sidx_q <= sidx_d; soff_q <= soff_d; seek_q <= seek_d;
     run_pa_q <= run_pa_d; run_left_q <= run_left_d; pos_v_q <= pos_v_d; next_q <= next_d;
     cqpn_q <= cqpn_d; cidx_q <= cidx_d; wqe_q <= wqe_d; total_q <= total_d; poison_q <= poison_d;
+    tail_q <= tail_d; tb_q <= tb_d;
     rd_q <= rd_d; mr_q <= mr_d;
   end
 
@@ -487,8 +545,7 @@ module read_place_ctrl #(
           else $error("a_rp_piece_inside_checked_run");
       // the walk never steps past the WQE's SGEs (the length check comes first)
       if ((st_q == C_WALK && soff_q == sge_len) || (st_q == C_SEEK && seek_q >= sge_len))
-        a_rp_walk_inside_sges: assert ({1'b0, sidx_q} + 4'd1 < {1'b0, wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 3]}
-                && wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8] <= 8'(MAX_SGE))
+        a_rp_walk_inside_sges: assert ({4'b0, sidx_q} + 8'd1 < nsge_q && nsge_q <= 8'(MAX_SGE))
           else $error("a_rp_walk_inside_sges");
     end
   end

@@ -31,10 +31,10 @@ module req_issue #(
   input  wire logic                  rst,
   // one message: start pulse; the other inputs hold until the walk is done
   input  wire logic                  start,
-  input  wire logic [767:0]          sge_tbl,     // WQE bytes 32..127: SGE i at 16*i
-  input  wire logic [5:0]            sge_act,     // SGEs that carry bytes (i < num_sge, length > 0)
-  input  wire logic [6*64-1:0]       chk_pa,      // translation of each SGE's first page run
-  input  wire logic [6*32-1:0]       chk_run,
+  input  wire logic [roce_pkg::MAX_SGE*128-1:0] sge_tbl,  // WQE bytes from 32: SGE i at 16*i
+  input  wire logic [roce_pkg::MAX_SGE-1:0]     sge_act,  // SGEs that carry bytes (i < num_sge, length > 0)
+  input  wire logic [roce_pkg::MAX_SGE*64-1:0]  chk_pa,   // translation of each SGE's first page run
+  input  wire logic [roce_pkg::MAX_SGE*32-1:0]  chk_run,
   input  wire logic [15:0]           pd,
   input  wire logic [31:0]           length,      // > 0
   input  wire logic [31:0]           offset,      // bytes not sent again: a multiple of the mtu, < length
@@ -66,6 +66,7 @@ module req_issue #(
   localparam int WB = $clog2(W);
   localparam int FW = $clog2(RAW_DEPTH) + 1;
   localparam int NEED_W = FW;
+  localparam int NSGE = roce_pkg::MAX_SGE;   // SGEs per WQE (16)
 
   initial begin
     if ((1 << WB) != W) $error("req_issue: DATA_W/8 must be a power of two");
@@ -75,44 +76,44 @@ module req_issue #(
 
   logic              busy_q, err_q, first_q, run_v_q, zero_q, treq_q, twait_q, seek_q;
   logic [31:0]       off_q;       // seek: bytes still to step over
-  logic [2:0]        sge_q;
+  logic [4:0]        sge_q;
   logic [63:0]       va_q, pa_q;
   logic [31:0]       sge_rem_q, run_rem_q, msg_rem_q;
   logic [12:0]       pkt_rem_q;
   logic [NEED_W-1:0] need_q;
   logic [FW-1:0]     free_q;
 
-  // SGE i of the table (i < 6)
-  function automatic logic [63:0] sge_addr(input logic [767:0] t, input logic [2:0] i);
+  // SGE i of the table (i < NSGE)
+  function automatic logic [63:0] sge_addr(input logic [NSGE*128-1:0] t, input logic [4:0] i);
     sge_addr = t[128*32'(i) +: 64];
   endfunction
-  function automatic logic [31:0] sge_len(input logic [767:0] t, input logic [2:0] i);
+  function automatic logic [31:0] sge_len(input logic [NSGE*128-1:0] t, input logic [4:0] i);
     sge_len = t[128*32'(i) + 64 +: 32];
   endfunction
-  function automatic logic [31:0] sge_lkey(input logic [767:0] t, input logic [2:0] i);
+  function automatic logic [31:0] sge_lkey(input logic [NSGE*128-1:0] t, input logic [4:0] i);
     sge_lkey = t[128*32'(i) + 96 +: 32];
   endfunction
-  // the first SGE at or after `from` that carries bytes (6: none)
-  function automatic logic [2:0] next_act(input logic [5:0] m, input logic [2:0] from);
-    next_act = 3'd6;
-    for (int i = 5; i >= 0; i--) if (m[i] && 3'(i) >= from) next_act = 3'(i);
+  // the first SGE at or after `from` that carries bytes (NSGE: none)
+  function automatic logic [4:0] next_act(input logic [NSGE-1:0] m, input logic [4:0] from);
+    next_act = 5'(NSGE);
+    for (int i = NSGE - 1; i >= 0; i--) if (m[i] && 5'(i) >= from) next_act = 5'(i);
   endfunction
   function automatic logic [12:0] min_mtu(input logic [31:0] x, input logic [3:0] lg);
     min_mtu = (x < (32'd1 << lg)) ? x[12:0] : 13'd1 << lg;
   endfunction
 
-  logic [2:0]  sge_cur, sge_nxt, sge_first;
+  logic [4:0]  sge_cur, sge_nxt, sge_first;
   logic [12:0] lim, len;
   logic [NEED_W-1:0] beats;
   logic        pend, can, push;
 
   always_comb begin
-    sge_cur = (sge_q < 3'd6) ? sge_q : 3'd0;
-    sge_nxt = next_act(sge_act, sge_q + 3'd1);
-    sge_first = next_act(sge_act, 3'd0);
+    sge_cur = (sge_q < 5'(NSGE)) ? sge_q : 5'd0;
+    sge_nxt = next_act(sge_act, sge_q + 5'd1);
+    sge_first = next_act(sge_act, 5'd0);
 
     m_mr_req        = '0;
-    m_mr_req.tag    = {5'b00001, sge_q};
+    m_mr_req.tag    = {3'b001, sge_q};   // a later run of SGE sge_q (an SGE's check: its index)
     m_mr_req.key    = sge_lkey(sge_tbl, sge_cur);
     m_mr_req.pd     = pd;
     m_mr_req.va     = va_q;
@@ -187,8 +188,8 @@ module req_issue #(
           if (off_q >= sge_rem_q) begin
             off_q <= off_q - sge_rem_q;
             sge_q <= sge_nxt;
-            va_q <= sge_addr(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
-            sge_rem_q <= sge_len(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
+            va_q <= sge_addr(sge_tbl, (sge_nxt < 5'(NSGE)) ? sge_nxt : 5'd0);
+            sge_rem_q <= sge_len(sge_tbl, (sge_nxt < 5'(NSGE)) ? sge_nxt : 5'd0);
           end else begin
             va_q <= va_q + {32'b0, off_q};
             sge_rem_q <= sge_rem_q - off_q;
@@ -240,8 +241,8 @@ module req_issue #(
             run_v_q <= 1'b0;
             if (sge_rem_q == {19'b0, len}) begin
               sge_q <= sge_nxt;
-              va_q <= sge_addr(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
-              sge_rem_q <= sge_len(sge_tbl, (sge_nxt < 3'd6) ? sge_nxt : 3'd0);
+              va_q <= sge_addr(sge_tbl, (sge_nxt < 5'(NSGE)) ? sge_nxt : 5'd0);
+              sge_rem_q <= sge_len(sge_tbl, (sge_nxt < 5'(NSGE)) ? sge_nxt : 5'd0);
               first_q <= 1'b1;
             end else begin
               treq_q <= 1'b1;

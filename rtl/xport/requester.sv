@@ -1,8 +1,8 @@
 // requester: RC send queues -> request packets (docs/engine.md, "Requester").
 //
-//   send WQE (128 bytes, docs/spec/layouts.md)
+//   send WQE (288 bytes in a 512-byte slot, docs/spec/layouts.md)
 //     0 wr_id | 8 opcode | 9 flags (signaled, solicited, inline) | 10 num_sge
-//     12 imm | 16 remote_addr | 24 rkey | 28 length | 32.. SGEs (addr, length, lkey) or inline bytes
+//     12 imm | 16 remote_addr | 24 rkey | 28 length | 32.. SGEs (addr, length, lkey; up to 16) or inline bytes
 //     atomics: SGE 0 (8 bytes) | 48 atomic_cmp_add | 56 atomic_swap
 //
 //   request packets of one WQE (mtu = 128 << pmtu, n = max(1, ceil(length / mtu)))
@@ -33,8 +33,9 @@
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
 //          the next new one (flushed)
-//   FETCH  dma_rd_req of the WQE;  WQE: take its beats
-//   DECODE ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
+//   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5);  WQE: take its beats
+//   DECODE first, with num_sge 7..16 (not inline): TAIL fetches SGEs 6.. and
+//          DECODE runs again. ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
 //          READ over 2^31 bytes, an inline atomic or one not of 8 bytes) ->
 //          LOC_QP_OP_ERR; a new READ or atomic while the QP has max_rd_atomic
 //          of them outstanding, or a new fenced WQE while it has any -> back
@@ -104,7 +105,11 @@ module requester #(
   localparam int W  = DATA_W / 8;
   localparam int WB = $clog2(W);
   localparam int QW = $clog2(MAX_QP);
-  localparam int WQE_BEATS = 8 * roce_pkg::SEND_WQE_SIZE / DATA_W;
+  localparam int NSGE = roce_pkg::MAX_SGE;                          // SGEs a WQE holds (16)
+  localparam int HEAD_SGE = (roce_pkg::WQE_HEAD - roce_pkg::SEND_WQE_SGE0_ADDR_OFF) / roce_pkg::SGE_SIZE;  // 6
+  localparam int HEAD_BEATS = 8 * roce_pkg::WQE_HEAD / DATA_W;        // the first fetch
+  localparam int WQE_PAD = (8 * roce_pkg::SEND_WQE_SIZE + DATA_W - 1) / DATA_W * DATA_W;  // whole beats
+  localparam logic [4:0] NONE = 5'(NSGE);                            // next_act: no SGE left
   localparam int NW = $clog2(RAW_DEPTH) + 1;   // beat counts of the payload buffer
   localparam int INL = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;  // inline bytes / SGEs start here
   localparam int IB = $clog2((96 + W - 1) / W + 1);           // bits of an inline beat's index
@@ -115,9 +120,9 @@ module requester #(
     if (DATA_W < 128 || DATA_W > 1024 || (1 << WB) != W) $error("requester: DATA_W must be 128, 256, 512 or 1024");
   end
 
-  localparam logic [2:0] S_IDLE = 3'd0, S_FETCH = 3'd1, S_WQE = 3'd2, S_DECODE = 3'd3,
-                         S_CHECK = 3'd4, S_RUN = 3'd5, S_TRACK = 3'd6, S_WB = 3'd7;
-  logic [2:0]  st_q;
+  localparam logic [3:0] S_IDLE = 4'd0, S_FETCH = 4'd1, S_WQE = 4'd2, S_DECODE = 4'd3,
+                         S_CHECK = 4'd4, S_RUN = 4'd5, S_TRACK = 4'd6, S_WB = 4'd7, S_TAIL = 4'd8;
+  logic [3:0]  st_q;
   logic [QW-1:0] act_q;
   logic [15:0] act_ci_q;
   logic [23:0] act_psn_q;
@@ -126,15 +131,16 @@ module requester #(
   logic        trk_pend_q;     // RUN: the start of a new WQE waits to be tracked
   logic        amend_q;        // a failure's sq_track amends an earlier one
   /* verilator lint_off UNUSEDSIGNAL */  // byte 11 of a send WQE is reserved
-  logic [8*roce_pkg::SEND_WQE_SIZE-1:0] wqe_q;
+  logic [WQE_PAD-1:0] wqe_q;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [3:0]  beat_q;
+  logic [4:0]  beat_q, beats_q;  // the beat expected; the WQE's last beat + 1 (head, or head and tail)
+  logic        tail_q;           // the tail (SGEs 6..) is in
   logic        poison_q, sent_q;
   logic [3:0]  status_q;
-  logic [2:0]  chk_iss_q, chk_rsp_q;
+  logic [4:0]  chk_iss_q, chk_rsp_q;
   logic        chk_err_q;
-  logic [6*64-1:0] chk_pa_q;
-  logic [6*32-1:0] chk_run_q;
+  logic [NSGE*64-1:0] chk_pa_q;
+  logic [NSGE*32-1:0] chk_run_q;
   logic [24:0] hdr_k_q;
   logic        hdr_valid_q;
   roce_pkg::roce_tx_hdr_t hdr_q;
@@ -166,23 +172,25 @@ module requester #(
   logic [7:0]  w_flags;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] w_imm, w_rkey, w_len;
-  logic [767:0] sge_tbl;
-  logic [5:0]  sge_act;
+  logic [NSGE*128-1:0] sge_tbl;
+  logic [NSGE-1:0] sge_act;
   logic [34:0] sge_sum;
   logic [63:0] w_cmp_add, w_swap;
   logic        w_inline, w_fence, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
   logic        op_bind, op_local, op_sinv;
   logic [31:0] w_bind_lkey, w_bind_acc;
-  logic [5:0]  sge_chk;    // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
+  logic [NSGE-1:0] sge_chk;  // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
+  logic        need_tail, dec_go;  // DECODE: fetch the tail first; decide now
+  logic [12:0] tail_len;
   logic [2:0]  pm;
   logic [3:0]  mtu_lg;
   logic [12:0] mtu, last_len;
   logic [24:0] npk;
   logic [3:0]  dec_status;
 
-  function automatic logic [2:0] next_act(input logic [5:0] m, input logic [2:0] from);
-    next_act = 3'd6;
-    for (int i = 5; i >= 0; i--) if (m[i] && 3'(i) >= from) next_act = 3'(i);
+  function automatic logic [4:0] next_act(input logic [NSGE-1:0] m, input logic [4:0] from);
+    next_act = NONE;
+    for (int i = NSGE - 1; i >= 0; i--) if (m[i] && 5'(i) >= from) next_act = 5'(i);
   endfunction
 
   always_comb begin
@@ -200,6 +208,10 @@ module requester #(
     w_bind_acc  = wqe_q[8*roce_pkg::SEND_WQE_BIND_ACCESS_OFF +: 32];
     sge_tbl  = wqe_q[8*roce_pkg::SEND_WQE_SIZE-1:INL];
     w_inline = w_flags[2];
+    // SGEs 6.. lie past the first fetch: fetched (TAIL) only when used
+    need_tail = st_q == S_DECODE && !tail_q && !poison_q && !w_inline && w_nsge > 8'(HEAD_SGE) && w_nsge <= 8'(NSGE);
+    dec_go    = st_q == S_DECODE && !need_tail;
+    tail_len  = 13'(roce_pkg::SGE_SIZE) * (13'(w_nsge) - 13'(HEAD_SGE));
     w_fence  = w_flags[3];
     op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
     op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
@@ -212,12 +224,12 @@ module requester #(
     op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || op_sinv;
     op_imm   = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM);
     sge_sum  = '0;
-    for (int i = 0; i < 6; i++) begin
+    for (int i = 0; i < NSGE; i++) begin
       // a READ's (an atomic's) SGEs receive its response data later: none is checked or read here
       sge_act[i] = !op_rdat && !op_local && 8'(i) < w_nsge && sge_tbl[128*i + 64 +: 32] != 32'd0;
       if (8'(i) < w_nsge) sge_sum = sge_sum + 35'(sge_tbl[128*i + 64 +: 32]);
     end
-    sge_chk  = op_local ? 6'b000001 : sge_act;
+    sge_chk  = op_local ? NSGE'(1) : sge_act;
     need_pkts = !w_inline && !op_rdat && !op_local && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
     pm       = (cfg.pmtu < 3'd1) ? 3'd1 : (cfg.pmtu > 3'd5) ? 3'd5 : cfg.pmtu;
@@ -239,7 +251,7 @@ module requester #(
     else if (op_local)                            dec_status = (op_bind && (w_bind_acc & ~WINDOW_RIGHTS) != 32'd0)
                                                                ? roce_pkg::WC_STATUS_MW_BIND_ERR
                                                                : roce_pkg::WC_STATUS_SUCCESS;
-    else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'd6 || sge_sum != {3'b0, w_len}))
+    else if (w_inline ? w_len > 32'd96 : (w_nsge > 8'(NSGE) || sge_sum != {3'b0, w_len}))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     else                                          dec_status = roce_pkg::WC_STATUS_SUCCESS;
   end
@@ -294,7 +306,7 @@ module requester #(
     .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK),
     .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
-    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH),
+    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL),
     .pc_push, .pc_data(pc_in), .pc_ready, .pk_push, .pk_need(pk_in), .pk_ready, .release_beat(raw_pop));
 
   fifo_fwft #(.WIDTH(DATA_W + 1), .DEPTH(RAW_DEPTH)) u_raw (
@@ -315,7 +327,7 @@ module requester #(
   logic [(1 << IB) * DATA_W-1:0] inl_ext;
 
   always_comb begin
-    inl_ext      = {{((1 << IB) * DATA_W - 768){1'b0}}, sge_tbl};
+    inl_ext      = {{((1 << IB) * DATA_W - 768){1'b0}}, sge_tbl[767:0]};   // inline: bytes 32..127
     src_zero     = !w_inline && pc_head[14];
     src_pkt_last = w_inline || pc_head[13];
     src_len      = w_inline ? w_len[12:0] : pc_head[12:0];
@@ -419,20 +431,20 @@ module requester #(
 
   // ---- engine
   logic [31:0] qidx;
-  logic [2:0]  chk_sel;
+  logic [4:0]  chk_sel;
   always_comb begin
-    chk_sel = (chk_iss_q < 3'd6) ? chk_iss_q : 3'd0;
+    chk_sel = (chk_iss_q < NONE) ? chk_iss_q : 5'd0;
     qidx = {16'b0, act_ci_q} & ((32'd1 << cfg.sq_lsz) - 32'd1);
     // a new READ or atomic beyond max_rd_atomic is not started: it waits for a
     // credit. A new fenced WQE (IBV_SEND_FENCE) waits until every earlier READ
     // and atomic has completed: it then sees what they read, and they do not
     // see it (the responder lets later operations overtake a READ's data).
-    wb_defer = st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
+    wb_defer = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
                ((op_rdat && act_rd_out >= cfg.max_rd_atomic) || (w_fence && act_rd_out != 5'd0));
     go_run = !op_local &&
-             ((st_q == S_DECODE && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
+             ((dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
                && (w_inline || sge_act == '0)) ||
-              (st_q == S_CHECK && chk_rsp_q == 3'd6 && !chk_err_q));
+              (st_q == S_CHECK && chk_rsp_q == NONE && !chk_err_q));
     iss_start = go_run && need_pkts;
     iss_offset = {8'b0, act_skip_q} << mtu_lg;
     wb_en  = st_q == S_WB;
@@ -441,11 +453,12 @@ module requester #(
 
     m_dma_rd_req = iss_rd_req;
     m_dma_rd_req_valid = iss_rd_req_valid;
-    if (st_q == S_FETCH) begin
+    if (st_q == S_FETCH || st_q == S_TAIL) begin
       m_dma_rd_req      = '0;
       m_dma_rd_req.tag  = 8'd0;
-      m_dma_rd_req.addr = cfg.sq_base + {25'b0, qidx, 7'b0};
-      m_dma_rd_req.len  = 13'(roce_pkg::SEND_WQE_SIZE);
+      m_dma_rd_req.addr = cfg.sq_base + ({32'b0, qidx} << roce_pkg::WQE_SLOT_LOG2)
+                          + (st_q == S_TAIL ? 64'(roce_pkg::WQE_HEAD) : 64'd0);
+      m_dma_rd_req.len  = st_q == S_TAIL ? tail_len : 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = 1'b1;
     end
     m_mr_req = iss_mr_req;
@@ -453,7 +466,7 @@ module requester #(
     s_mr_resp_ready = iss_mr_resp_ready;
     if (st_q == S_CHECK) begin
       m_mr_req        = '0;
-      m_mr_req.tag    = {5'b0, chk_iss_q};
+      m_mr_req.tag    = {3'b0, chk_iss_q};
       m_mr_req.key    = sge_tbl[128*32'(chk_sel) + 96 +: 32];
       m_mr_req.pd     = cfg.pd;
       m_mr_req.va     = sge_tbl[128*32'(chk_sel) +: 64];
@@ -470,8 +483,8 @@ module requester #(
         m_mr_req.qpn    = 24'(act_q);
         m_mr_req.mr_key = op_bind ? w_bind_lkey : 32'd0;
       end
-      m_mr_req_valid  = chk_iss_q != 3'd6;
-      s_mr_resp_ready = chk_rsp_q != 3'd6;
+      m_mr_req_valid  = chk_iss_q != NONE;
+      s_mr_resp_ready = chk_rsp_q != NONE;
     end
     s_axis_dma_rd_tready = st_q == S_WQE || st_q == S_RUN;
 
@@ -499,7 +512,7 @@ module requester #(
   always_ff @(posedge clk) begin
     if (st_q == S_WQE && s_axis_dma_rd_tvalid) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (hdr_load) hdr_q <= hdr_d;
-    if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != 3'd6) begin
+    if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != NONE) begin
       chk_pa_q[64*32'(chk_rsp_q) +: 64] <= s_mr_resp.pa;
       chk_run_q[32*32'(chk_rsp_q) +: 32] <= s_mr_resp.run;
     end
@@ -516,6 +529,8 @@ module requester #(
       trk_pend_q <= 1'b0;
       amend_q <= 1'b0;
       beat_q <= '0;
+      beats_q <= '0;
+      tail_q <= 1'b0;
       poison_q <= 1'b0;
       sent_q <= 1'b0;
       status_q <= '0;
@@ -554,19 +569,29 @@ module requester #(
         end
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;
+          beats_q <= 5'(HEAD_BEATS);
+          tail_q <= 1'b0;
           poison_q <= 1'b0;
+          st_q <= S_WQE;
+        end
+        S_TAIL: if (m_dma_rd_req_ready) begin
+          // its beats land after the head's (WQE_HEAD is a whole number of beats)
+          beats_q <= 5'(HEAD_BEATS) + 5'((tail_len + 13'(W - 1)) >> WB);
+          tail_q <= 1'b1;
           st_q <= S_WQE;
         end
         S_WQE: if (s_axis_dma_rd_tvalid) begin
           poison_q <= poison_q || s_axis_dma_rd_tuser;
-          beat_q <= beat_q + 4'd1;
-          if (beat_q == 4'(WQE_BEATS - 1)) st_q <= S_DECODE;
+          beat_q <= beat_q + 5'd1;
+          if (beat_q == beats_q - 5'd1) st_q <= S_DECODE;
         end
-        S_DECODE: begin
+        S_DECODE: if (need_tail) begin
+          st_q <= S_TAIL;
+        end else begin
           sent_q <= 1'b0;
           status_q <= dec_status;
-          chk_iss_q <= next_act(sge_chk, 3'd0);
-          chk_rsp_q <= next_act(sge_chk, 3'd0);
+          chk_iss_q <= next_act(sge_chk, 5'd0);
+          chk_rsp_q <= next_act(sge_chk, 5'd0);
           chk_err_q <= 1'b0;
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
           else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes
@@ -574,12 +599,12 @@ module requester #(
           else st_q <= go_run ? S_RUN : S_CHECK;
         end
         S_CHECK: begin
-          if (m_mr_req_valid && m_mr_req_ready) chk_iss_q <= next_act(sge_chk, chk_iss_q + 3'd1);
-          if (s_mr_resp_valid && chk_rsp_q != 3'd6) begin
-            chk_rsp_q <= next_act(sge_chk, chk_rsp_q + 3'd1);
+          if (m_mr_req_valid && m_mr_req_ready) chk_iss_q <= next_act(sge_chk, chk_iss_q + 5'd1);
+          if (s_mr_resp_valid && chk_rsp_q != NONE) begin
+            chk_rsp_q <= next_act(sge_chk, chk_rsp_q + 5'd1);
             if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) chk_err_q <= 1'b1;
           end
-          if (chk_rsp_q == 3'd6) begin
+          if (chk_rsp_q == NONE) begin
             if (op_local) begin
               // done: tracked with its status (rxe's: MW_BIND_ERR, LOC_QP_OP_ERR)
               status_q <= !chk_err_q ? roce_pkg::WC_STATUS_SUCCESS

@@ -172,7 +172,8 @@ module responder #(
     .clk, .rst, .s_valid(vd_push), .s_ready(vd_rdy), .s_data({vd_cqe_in, vd_in}),
     .m_valid(vd_v), .m_ready(vd_pop), .m_data({vd_cqe_out, vd_out}));
 
-  spec_fifo #(.WIDTH(responder_pkg::PIECE_W), .DEPTH(16)) u_pc (
+  // (32: the most pieces one packet makes -- 16 SGEs, each split once by a page end)
+  spec_fifo #(.WIDTH(responder_pkg::PIECE_W), .DEPTH(32)) u_pc (
     .clk, .rst, .s_valid(pc_push), .s_ready(pc_rdy), .s_data(pc_in),
     .commit(pc_commit), .abort(pc_abort),
     .m_valid(pc_v), .m_ready(pc_pop), .m_data(pc_out), .empty(pc_empty));

@@ -14,8 +14,9 @@
 //                                  REMOTE_READ right (else NAK REM_ACC, ERR), READ resources:
 //                                  max_dest_rd_atomic > 0 (else NAK INV_REQ, ERR, as rxe),
 //                                  rkey check  else NAK REM_ACC, ERR
-//     6 SEND FIRST/ONLY,           receive WQE: none -> RNR NAK; fetch (dma_rd_req);
-//       WRITE ..._IMM LAST/ONLY    poisoned / > 6 SGEs -> NAK REM_OP, CQE, ERR
+//     6 SEND FIRST/ONLY,           receive WQE: none -> RNR NAK; fetch its first WQE_HEAD bytes
+//       WRITE ..._IMM LAST/ONLY    (a SEND's SGEs past the sixth: a second read, TAIL);
+//                                  poisoned / > 16 SGEs -> NAK REM_OP, CQE, ERR
 //       SEND                       message longer than the SGEs -> NAK INV_REQ, CQE, ERR
 //     7 walk: pieces that never cross an SGE or page end, one mr_req per
 //       page run (its answer is the SEND's lkey check), into a speculative
@@ -113,26 +114,31 @@ module responder_ctrl #(
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
+  localparam int HEAD_W = 8 * roce_pkg::WQE_HEAD;                   // the first fetch: SGEs 0..5
+  localparam int TAIL_W = WQE_W - HEAD_W;                           // SGEs 6..15
+  localparam int TAIL_PAD = (TAIL_W + DATA_W - 1) / DATA_W * DATA_W; // whole beats
   localparam int FL_MAX = 8;                       // flush reads outstanding
   localparam logic [31:0] RD_MAX = 32'(roce_pkg::MAX_MSG);  // the longest message a READ asks for
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
-    if (DATA_W < 64 || DATA_W > WQE_W || WQE_W % DATA_W != 0)
-      $error("responder_ctrl: DATA_W must divide the 1024-bit receive WQE and be >= 64");
+    if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
+      $error("responder_ctrl: DATA_W must divide the 1024-bit WQE head and be >= 64");
+    if (responder_pkg::MAX_SGE != roce_pkg::MAX_SGE) $error("responder_ctrl: responder_pkg::MAX_SGE != MAX_SGE");
   end
 
   typedef enum logic [4:0] {
     C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH,
     C_ATW, C_ATR, C_DUPA,  // an atomic: wait for placement to drain, read its 8 bytes; a duplicate's replay search
-    C_INV                  // a SEND with invalidate that passed: the INVALIDATE of its rkey
+    C_INV,                 // a SEND with invalidate that passed: the INVALIDATE of its rkey
+    C_TAIL, C_WQT          // a receive WQE's SGEs past the sixth: their read, its beats
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
   logic [MAX_QP-1:0] valid_q, rc_q;                // registers: they must reset
   responder_pkg::rsp_ctx_t ctx_rd_q;
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
-  logic [127:0] sge_mem [MAX_QP * 8];              // SGE slots as in the WQE (sge layout, little-endian)
+  logic [127:0] sge_mem [MAX_QP * 16];             // SGE slots as in the WQE (sge layout, little-endian)
   logic [127:0] sge_rd_q;
   logic          ctx_re, ctx_we, sge_we;
   // atomic replay cache: entry {psn, orig} per QP and slot
@@ -141,7 +147,7 @@ module responder_ctrl #(
   logic          res_we;
   logic [QW+3:0] res_ra;
   logic [QW-1:0] ctx_ra;
-  logic [QW+2:0] sge_ra;
+  logic [QW+3:0] sge_ra;
   responder_pkg::rsp_ctx_t ctx_wd;
 
   // ---- state
@@ -191,13 +197,16 @@ module responder_ctrl #(
   logic [1:0]  seg_q, seg_d;
   // progress on the packet
   logic [12:0] n_q, n_d;                           // payload bytes not yet cut into pieces
-  logic [4:0]  np_q, np_d;                         // pieces pushed
+  logic [5:0]  np_q, np_d;                         // pieces pushed
   logic        ok_q, ok_d;                         // passed every check: execute
   logic        wctx_q, wctx_d;                     // write the context back (drop / error paths)
   logic        mr_rkey_q, mr_rkey_d;               // the outstanding mr_req is the rkey check
-  logic [WQE_W-1:0] wqe_q, wqe_d;
+  logic [HEAD_W-1:0] wqe_q, wqe_d;                 // the head (beats shift in from the top) ...
+  logic [TAIL_PAD-1:0] tail_q, tail_d;             // ... and the tail, beat by beat
+  logic [3:0]  tb_q, tb_d;                         // the tail's next beat
   logic        poison_q, poison_d;
-  logic [2:0]  sg_q, sg_d;
+  logic [3:0]  sg_q, sg_d;
+  logic [3:0]  sg_last;                            // C_SGE: the last slot written
   // flush of receive WQEs [fl_done, fl_end)
   logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
   logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
@@ -228,7 +237,8 @@ module responder_ctrl #(
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
   logic [15:0] rq_mask;
-  logic [WQE_W-1:0] wqe_in;
+  logic [HEAD_W-1:0] wqe_in;
+  logic [WQE_W-1:0] wqe_all;                       // head and tail: the WQE's bytes
   logic [7:0]  wqe_nsge;
   logic [127:0] sge_of_wqe;
   logic        rd_beat, fl_issue;
@@ -248,7 +258,7 @@ module responder_ctrl #(
   assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
   assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
-  assign s_dma_rd_tready = st_q == C_WQE || st_q == C_ATR
+  assign s_dma_rd_tready = st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
   assign m_vd_valid      = st_q == C_PUSH;
 
@@ -278,9 +288,12 @@ module responder_ctrl #(
     sge_addr = sge_rd_q[8 * roce_pkg::SGE_ADDR_OFF +: 64];
     sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
-    wqe_in   = {s_dma_rd_tdata, wqe_q[WQE_W-1:DATA_W]};   // beats shift in from the top
+    wqe_in   = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};   // beats shift in from the top
     wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
-    sge_of_wqe = wqe_q[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
+    wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
+    sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
+    // every slot of the head (constant time), then those of the tail in use
+    sg_last  = cx_q.nsge > 5'(responder_pkg::HEAD_SGE) ? 4'(cx_q.nsge - 5'd1) : 4'(responder_pkg::HEAD_SGE - 1);
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
     // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
     mtu_w = 13'd128 << cx_q.pmtu;
@@ -308,7 +321,7 @@ module responder_ctrl #(
     orig_d = orig_q; adata_d = adata_q; dj_d = dj_q; dv_d = 1'b0;
     res_we = 1'b0; res_ra = {idx_q, cx_q.res_wp - 4'd1 - dj_q[3:0]};  // the replay search: newest first
     n_d = n_q; np_d = np_q; ok_d = ok_q; wctx_d = wctx_q; mr_rkey_d = mr_rkey_q;
-    wqe_d = wqe_q; poison_d = poison_q; sg_d = sg_q;
+    wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
@@ -592,8 +605,8 @@ module responder_ctrl #(
         end else begin
           rd_v_d = 1'b1;
           rd_d.tag = '0;
-          rd_d.addr = cx_q.rq_base + {41'b0, cx_q.ci & rq_mask, 7'b0};
-          rd_d.len = 13'(roce_pkg::RECV_WQE_SIZE);
+          rd_d.addr = cx_q.rq_base + ({48'b0, cx_q.ci & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
+          rd_d.len = 13'(roce_pkg::WQE_HEAD);
           poison_d = 1'b0;
           st_d = C_WQE;
         end
@@ -672,10 +685,10 @@ module responder_ctrl #(
               err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
             end else if (is_send_q) begin
               cx_d.kind = responder_pkg::KIND_SEND;
-              cx_d.nsge = wqe_nsge[2:0];
+              cx_d.nsge = wqe_nsge[4:0];
               cx_d.total = '0; cx_d.placed = '0; cx_d.sidx = '0; cx_d.soff = '0; cx_d.xleft = '0;
               sg_d = '0;
-              st_d = C_SGE;
+              st_d = wqe_nsge > 8'(responder_pkg::HEAD_SGE) ? C_TAIL : C_SGE;
             end else begin
               st_d = n_q != '0 ? C_WALK : C_PUSH;
               ok_d = n_q == '0;
@@ -684,12 +697,42 @@ module responder_ctrl #(
         end
       end
 
+      C_TAIL: begin
+        // SGEs 6..nsge-1: right after the head in the slot
+        if (!rd_v_q) begin
+          rd_v_d = 1'b1;
+          rd_d.tag = '0;
+          rd_d.addr = cx_q.rq_base + ({48'b0, cx_q.ci & rq_mask} << roce_pkg::WQE_SLOT_LOG2)
+                      + 64'(roce_pkg::WQE_HEAD);
+          rd_d.len = 13'(roce_pkg::SGE_SIZE) * (13'(cx_q.nsge) - 13'(responder_pkg::HEAD_SGE));
+          tb_d = '0;
+          st_d = C_WQT;
+        end
+      end
+
+      C_WQT: begin
+        if (s_dma_rd_tvalid) begin
+          tail_d[32'(tb_q) * DATA_W +: DATA_W] = s_dma_rd_tdata;
+          tb_d = tb_q + 4'd1;
+          poison_d = poison_q || s_dma_rd_tuser;
+          if (s_dma_rd_tlast) begin
+            if (poison_d) begin
+              i_op = 1'b1;
+              err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
+              err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_QP_OP_ERR);
+            end else begin
+              st_d = C_SGE;
+            end
+          end
+        end
+      end
+
       C_SGE: begin
         // the WQE's SGEs into the SGE RAM, one per cycle, and the total of the first nsge
         sge_we = 1'b1;
-        if (sg_q < cx_q.nsge) cx_d.total = cx_q.total + {3'b0, sge_of_wqe[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
-        sg_d = sg_q + 3'd1;
-        if (sg_q == 3'(responder_pkg::MAX_SGE - 1)) st_d = C_SLEN;
+        if ({1'b0, sg_q} < cx_q.nsge) cx_d.total = cx_q.total + {3'b0, sge_of_wqe[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
+        sg_d = sg_q + 4'd1;
+        if (sg_q == sg_last) st_d = C_SLEN;
       end
 
       C_SLEN: begin
@@ -730,12 +773,12 @@ module responder_ctrl #(
           end
         end else if (is_send_q && cx_q.soff == sge_len) begin
           // this SGE is full (or empty): on to the next, read in C_SRD
-          if ({1'b0, cx_q.sidx} + 4'd1 >= {1'b0, cx_q.nsge}) begin
+          if ({1'b0, cx_q.sidx} + 5'd1 >= cx_q.nsge) begin
             i_inv = 1'b1;   // cannot happen after the length checks; kept as a guard
             err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
             err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
           end else begin
-            cx_d.sidx = cx_q.sidx + 3'd1;
+            cx_d.sidx = cx_q.sidx + 4'd1;
             cx_d.soff = '0;
             cx_d.xleft = '0;
             st_d = C_SRD;
@@ -762,7 +805,7 @@ module responder_ctrl #(
         end else begin
           m_pc_valid = 1'b1;
           if (m_pc_ready) begin
-            np_d = np_q + 5'd1;
+            np_d = np_q + 6'd1;
             n_d = n_q - k;
             cx_d.xpa = cx_q.xpa + {51'b0, k};
             cx_d.xleft = cx_q.xleft - {19'b0, k};
@@ -878,7 +921,7 @@ module responder_ctrl #(
             fl_issue = 1'b1;
             rd_v_d = 1'b1;
             rd_d.tag = '0;
-            rd_d.addr = cx_q.rq_base + {41'b0, fl_next_q & rq_mask, 7'b0};
+            rd_d.addr = cx_q.rq_base + ({48'b0, fl_next_q & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
             rd_d.len = 13'(roce_pkg::RECV_WQE_WR_ID_BYTES);
             fl_next_d = fl_next_q + 16'd1;
           end
@@ -1003,7 +1046,7 @@ module responder_ctrl #(
     is_atom_q <= is_atom_d; cas_q <= cas_d; h_swap_q <= h_swap_d; h_cmp_q <= h_cmp_d;
     orig_q <= orig_d; adata_q <= adata_d; dj_q <= dj_d; dv_q <= dv_d;
     n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;
-    wqe_q <= wqe_d; poison_q <= poison_d; sg_q <= sg_d;
+    wqe_q <= wqe_d; tail_q <= tail_d; tb_q <= tb_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
     rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
   end

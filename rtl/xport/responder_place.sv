@@ -92,7 +92,7 @@ module responder_place #(
   logic cur_v_q, cur_v_d, fin_q, fin_d, drop_q, drop_d, post_q, post_d;
   logic rdp_q, rdp_d;                     // a READ's pieces go on to m_rpc
   logic dsent_q, dsent_d, rsent_q, rsent_d;  // the current piece's descriptor / request is queued
-  logic [4:0] left_q, left_d;
+  logic [5:0] left_q, left_d;
   logic [7:0] iss_seq_q, iss_seq_d;       // packets with data issued
   logic [7:0] data_done_q, req_done_q;    // ... whose last data beat / last request was taken
   logic ab_v_q;                           // an atomic's data beat waits to leave
@@ -110,8 +110,8 @@ module responder_place #(
 
   assign req_push  = cur_v_q && !drop_q && left_q != '0 && s_pc_valid && !rsent_q;
   assign post_push = cur_v_q && !drop_q && left_q == '0 && post_q;
-  assign desc_in   = drop_q ? {s_vd.pay_len, 1'b1, 1'b1} : {s_pc.len, left_q == 5'd1, 1'b0};
-  assign req_in    = {8'd0, s_pc.pa, s_pc.len, left_q == 5'd1};
+  assign desc_in   = drop_q ? {s_vd.pay_len, 1'b1, 1'b1} : {s_pc.len, left_q == 6'd1, 1'b0};
+  assign req_in    = {8'd0, s_pc.pa, s_pc.len, left_q == 6'd1};
   assign s_vd_ready = fin_q;
   always_comb begin
     post_in.qpn = s_vd.qpn;
@@ -147,7 +147,7 @@ module responder_place #(
     end else if (!cur_v_q) begin
       if (s_vd_valid) begin
         cur_v_d = 1'b1;
-        left_d = s_vd.exec ? s_vd.npieces : 5'd0;
+        left_d = s_vd.exec ? s_vd.npieces : 6'd0;
         drop_d = !s_vd.exec && s_vd.pay_len != '0;
         post_d = s_vd.cqe_v || s_vd.ack_v || s_vd.read;
         rdp_d = s_vd.read && s_vd.rlen != '0;
@@ -159,10 +159,10 @@ module responder_place #(
         if (s_pc_valid) begin
           if ((dsent_q || d_ok) && (rsent_q || r_ok)) begin
             s_pc_ready = 1'b1;
-            left_d = left_q - 5'd1;
+            left_d = left_q - 6'd1;
             dsent_d = 1'b0;
             rsent_d = 1'b0;
-            if (left_q == 5'd1) iss_seq_d = iss_seq_q + 8'd1;
+            if (left_q == 6'd1) iss_seq_d = iss_seq_q + 8'd1;
           end else begin
             dsent_d = dsent_q || d_ok;
             rsent_d = rsent_q || r_ok;

@@ -170,8 +170,8 @@ std::unique_ptr<Qp> EngineHost::create_qp(uint32_t pd, const Cq& scq, const Cq& 
   auto qp = std::make_unique<Qp>();
   qp->sq_lsz = sq_lsz;
   qp->rq_lsz = rq_lsz;
-  qp->sq = std::make_unique<Buffer>(SendWqe::kSize << sq_lsz);
-  qp->rq = std::make_unique<Buffer>(RecvWqe::kSize << rq_lsz);
+  qp->sq = std::make_unique<Buffer>(size_t{1} << (sq_lsz + kWqeSlotLog2));  // slots of 512 bytes
+  qp->rq = std::make_unique<Buffer>(size_t{1} << (rq_lsz + kWqeSlotLog2));
   dev_.dma_allow(qp->sq->addr(), qp->sq->size());
   dev_.dma_allow(qp->rq->addr(), qp->rq->size());
   CmdCreateQp c;
@@ -243,7 +243,7 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
 
 void EngineHost::post_send(Qp& qp, const SendWqe& wqe, const std::vector<Sge>& sges,
                            const std::vector<uint8_t>& inline_data) {
-  uint8_t* slot = qp.sq->data() + SendWqe::kSize * (qp.sq_pi % (1u << qp.sq_lsz));
+  uint8_t* slot = qp.sq->data() + (size_t{qp.sq_pi % (1u << qp.sq_lsz)} << kWqeSlotLog2);
   SendWqe w = wqe;
   w.num_sge = static_cast<uint8_t>(sges.size());
   w.store(slot);
@@ -254,7 +254,7 @@ void EngineHost::post_send(Qp& qp, const SendWqe& wqe, const std::vector<Sge>& s
 }
 
 void EngineHost::post_recv(Qp& qp, uint64_t wr_id, const std::vector<Sge>& sges) {
-  uint8_t* slot = qp.rq->data() + RecvWqe::kSize * (qp.rq_pi % (1u << qp.rq_lsz));
+  uint8_t* slot = qp.rq->data() + (size_t{qp.rq_pi % (1u << qp.rq_lsz)} << kWqeSlotLog2);
   RecvWqe w;
   w.wr_id = wr_id;
   w.num_sge = static_cast<uint8_t>(sges.size());

@@ -244,7 +244,7 @@ Scenario::Scenario(uint64_t seed) : rng_(seed) {
     q.sq_lsz = static_cast<uint8_t>(4 + n % 3);
     q.sq_base = 0x600000000000ull + n * 0x100000ull + 128 * rand(8);
     q.refused = n == 7;
-    if (!q.refused) world.regions.push_back({q.sq_base, 128ull << q.sq_lsz});
+    if (!q.refused) world.regions.push_back({q.sq_base, uint64_t{1} << (q.sq_lsz + spec::kWqeSlotLog2)});
   }
 }
 
@@ -366,13 +366,13 @@ void Scenario::deliver(const std::vector<Part>& parts, double drops, double repe
     // (kNotARead: the slot holds a SEND, as after a RESET and a new post)
     w.opcode = static_cast<uint8_t>(r.meant == Meant::kNotARead ? spec::WrOpcode::kSend : spec::WrOpcode::kRdmaRead);
     w.flags = 1;
-    w.num_sge = static_cast<uint8_t>(r.meant == Meant::kTooManySges ? 7 : r.sges.size());
+    w.num_sge = static_cast<uint8_t>(r.meant == Meant::kTooManySges ? spec::kMaxSge + 1 : r.sges.size());
     w.remote_addr = rng_();
     w.rkey = static_cast<uint32_t>(rng_());
     w.length = static_cast<uint32_t>(r.data.size());
     std::vector<uint8_t> b(spec::SendWqe::kSize);
     w.store(b.data());
-    for (size_t i = 0; i < r.sges.size() && i < 6; ++i) {
+    for (size_t i = 0; i < r.sges.size() && i < spec::kMaxSge; ++i) {
       spec::Sge s;
       s.addr = r.sges[i].va;
       s.length = r.sges[i].len;
@@ -380,7 +380,7 @@ void Scenario::deliver(const std::vector<Part>& parts, double drops, double repe
       s.store(b.data() + spec::kSendWqeSge0AddrOff + spec::Sge::kSize * i);
     }
     const uint16_t mask = static_cast<uint16_t>((1u << q.sq_lsz) - 1);
-    st.host.push_back({q.sq_base + 128ull * (r.idx & mask), std::move(b)});
+    st.host.push_back({q.sq_base + (uint64_t{static_cast<uint16_t>(r.idx & mask)} << spec::kWqeSlotLog2), std::move(b)});
   }
   unwritten_.clear();
   auto cmd_of = [&](size_t ri, uint32_t off, uint32_t len, bool last, bool drop, std::vector<uint8_t> pay) {
@@ -601,16 +601,21 @@ std::string check_facts(const Scenario& s, const RunResult& r) {
     return "counter drop_bytes " + std::to_string(c["drop_bytes"]) + ", expected " + std::to_string(e.dropped);
   if (c["errors"] != errors)
     return "counter errors " + std::to_string(c["errors"]) + ", expected " + std::to_string(errors);
-  if (c["wqe_reads"] != r.out[kRdReq].size()) return "counter wqe_reads differs from the WQE reads seen";
-  // WQE reads: 128 bytes from a send ring; translations ask for LOCAL_WRITE
+  // WQE reads: a slot's first 128 bytes (counted by wqe_reads), or its SGEs
+  // past the sixth (16 bytes each) right after them; translations ask for LOCAL_WRITE
+  size_t heads = 0;
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    bool ring = false;
+    uint64_t at = 1;  // the read's offset in its slot (1: in no ring)
     for (const TQp& p : s.qps)
-      ring = ring || (p.qpn && q.addr >= p.sq_base && q.addr < p.sq_base + (128ull << p.sq_lsz) &&
-                      (q.addr - p.sq_base) % 128 == 0);
-    if (q.len != 128 || !ring) return "a WQE read outside the send rings: " + q.describe();
+      if (p.qpn && q.addr >= p.sq_base && q.addr < p.sq_base + (uint64_t{1} << (p.sq_lsz + spec::kWqeSlotLog2)))
+        at = (q.addr - p.sq_base) % (uint64_t{1} << spec::kWqeSlotLog2);
+    const bool head = at == 0 && q.len == spec::kWqeHead;
+    const bool tail = at == spec::kWqeHead && q.len % 16 == 0 && q.len <= 16 * (spec::kMaxSge - 6);
+    if (!(head || tail)) return "a WQE read outside the send rings: " + q.describe();
+    heads += head;
   }
+  if (c["wqe_reads"] != heads) return "counter wqe_reads differs from the WQE reads seen";
   for (const Txn& t : r.out[kMrReq])
     if (desc_from_flit<spec::MrReq>(t.flits[0]).access != static_cast<uint8_t>(spec::Access::kLocalWrite))
       return "an mr_req that does not ask for LOCAL_WRITE";

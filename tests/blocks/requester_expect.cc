@@ -75,7 +75,7 @@ void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_p
   r.sq_base = 0x7000000000ull + uint64_t{qpn} * 0x200000ull;
   r.lsz = sq_lsz;
   r.pd = pd;
-  world.allowed.emplace_back(r.sq_base, 128ull << sq_lsz);
+  world.allowed.emplace_back(r.sq_base, uint64_t{1} << (sq_lsz + spec::kWqeSlotLog2));
   spec::QpCfg c;
   c.qpn = qpn;
   c.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
@@ -191,16 +191,16 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   if (w.inl) {
     for (size_t i = 0; i < w.inline_data.size() && i < 96; ++i) b[32 + i] = w.inline_data[i];
   } else {
-    for (size_t i = 0; i < w.sges.size() && i < 6; ++i) {
+    for (size_t i = 0; i < w.sges.size() && i < spec::kMaxSge; ++i) {
       uint8_t* p = b.data() + 32 + 16 * i;
       for (unsigned k = 0; k < 8; ++k) p[k] = static_cast<uint8_t>(w.sges[i].addr >> (8 * k));
       for (unsigned k = 0; k < 4; ++k) p[8 + k] = static_cast<uint8_t>(w.sges[i].len >> (8 * k));
       for (unsigned k = 0; k < 4; ++k) p[12 + k] = static_cast<uint8_t>(w.sges[i].lkey >> (8 * k));
     }
   }
-  const uint64_t slot = r.sq_base + 128ull * (r.pi & ((1u << r.lsz) - 1));
+  const uint64_t slot = r.sq_base + (uint64_t{r.pi & ((1u << r.lsz) - 1)} << spec::kWqeSlotLog2);
   world.writes.emplace_back(slot, b);
-  if (poison_slot) world.revoked.emplace_back(slot, 128);
+  if (poison_slot) world.revoked.emplace_back(slot, uint64_t{1} << spec::kWqeSlotLog2);
   r.pi = static_cast<uint16_t>(r.pi + 1);
 
   // ---- what it carries: its SGE bytes (or inline data), when they exist
@@ -455,7 +455,11 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
   // read requests: the WQE slot, or pieces inside one 4 KiB bus page
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    if (q.tag == 0 ? q.len != 128 : (q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
+    // tag 0: a WQE's head, or its SGEs past the sixth (16 bytes each, up to the sixteenth)
+    const bool wqe_read = q.len == spec::kWqeHead ||
+                          ((q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead && q.len % 16 == 0 &&
+                           q.len <= 16 * (spec::kMaxSge - 6));
+    if (q.tag == 0 ? !wqe_read : (q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
       return "bad read request " + q.describe();
   }
   if (summary) {

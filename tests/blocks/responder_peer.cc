@@ -67,7 +67,7 @@ Peer::Peer(uint64_t seed) : rng_(seed) {
     q.ttl = static_cast<uint8_t>(rng_());
     q.flow_label = static_cast<uint32_t>(rng_() & 0xFFFFF);
     q.ring_refused = n == 9;
-    if (!q.ring_refused) world.regions.push_back({q.rq_base, 128ull << q.rq_lsz});
+    if (!q.ring_refused) world.regions.push_back({q.rq_base, uint64_t{1} << (q.rq_lsz + spec::kWqeSlotLog2)});
   }
 }
 
@@ -231,7 +231,7 @@ void Peer::post(TQp& q, const std::vector<TWqe>& ws) {
     r.wr_id = w.wr_id;
     r.num_sge = w.nsge;
     r.store(b.data());
-    for (size_t k = 0; k < w.sges.size() && k < 6; ++k) {
+    for (size_t k = 0; k < w.sges.size() && k < spec::kMaxSge; ++k) {
       spec::Sge s;
       s.addr = w.sges[k].va;
       s.length = w.sges[k].len;
@@ -239,7 +239,7 @@ void Peer::post(TQp& q, const std::vector<TWqe>& ws) {
       s.store(b.data() + spec::kRecvWqeSge0AddrOff + spec::Sge::kSize * k);
     }
     const uint16_t slot = static_cast<uint16_t>(q.pi & ((1u << q.rq_lsz) - 1));
-    if (!q.ring_refused) host.push_back({q.rq_base + 128ull * slot, b});
+    if (!q.ring_refused) host.push_back({q.rq_base + (uint64_t{slot} << spec::kWqeSlotLog2), b});
     i.wr_ids.push_back(w.wr_id);
     if (!q.dead) q.rq.push_back(w);  // a QP in ERR flushes what a doorbell adds
     ++q.pi;
@@ -327,7 +327,7 @@ void Peer::send(TQp& q, uint32_t len, bool imm, bool se) {
     if (s.broken && bad_at == UINT64_MAX) bad_at = at;
     at += s.len;
   }
-  const bool unusable = w.nsge > 6 || q.ring_refused;
+  const bool unusable = w.nsge > spec::kMaxSge || q.ring_refused;
   for (uint32_t k = 0; k < npk; ++k) {
     const uint32_t off = k * mtu, n = std::min(mtu, len - off);
     const bool last = k + 1 == npk;
@@ -397,7 +397,7 @@ void Peer::write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant 
         msg.completes = true;
         msg.pkts.push_back({psn, ack_req, {}});
       }
-      if (q.rq.front().nsge > 6 || q.ring_refused)
+      if (q.rq.front().nsge > spec::kMaxSge || q.ring_refused)
         return refuse(q, msg, sy(spec::Aeth::kNakRemOp), true, st(spec::WcStatus::kLocQpOpErr));
       msg.consumes = true;
       msg.cqe.opcode = kRecvImm;

@@ -198,6 +198,52 @@ TEST(RequesterXcheck, GatherListsAcrossPages) {
   expect_good("gather", b, r);
 }
 
+// Up to 16 SGEs (MAX_SGE): the first 128 bytes of a WQE are fetched first;
+// SGEs 6..15 only when num_sge says so (a second read of 16 bytes each).
+// Every count 0..16 on SEND, WRITE and READ, SGEs of 0 bytes among them,
+// across pages; a gather list of 16 after a rewind into its middle.
+TEST(RequesterXcheck, SixteenSgesFetchedPastTheHead) {
+  for (const double rewind_p : {0.0, 0.3}) {
+    Builder b(61);
+    auto& rng = b.rng();
+    b.add_mr(1, 5, 0x10000345ull, 256 * 1024, 12, 0x200000000ull);
+    b.add_qp(2, 1, 7, static_cast<uint32_t>(rng()), 5);
+    b.add_qp(3, 3, 7, static_cast<uint32_t>(rng()), 5);
+    for (uint16_t q : {2, 3}) {
+      for (unsigned n = 0; n <= spec::kMaxSge; ++n) {
+        for (uint8_t op : {kSend, kWrite}) {
+          const uint32_t len = n == 0 ? 0 : static_cast<uint32_t>(n * (1 + rng() % 700));
+          std::vector<Sge> sges = n == 0 ? std::vector<Sge>{} : b.sges_in(1, len, n);
+          if (n > 3) sges[2].len = 0;  // an empty SGE inside the list (the length is the sum)
+          b.post(q, wqe(rng, op, sges));
+        }
+        if (n > 0) {
+          WqeSpec r = read_wqe(rng, 100 * n);
+          r.sges.resize(n, Sge{rng(), 0, static_cast<uint32_t>(rng())});
+          uint64_t left = 100 * n;
+          for (unsigned i = 0; i < n; ++i) {  // spread the length over all n
+            r.sges[i].len = static_cast<uint32_t>(i + 1 == n ? left : left / (n - i));
+            left -= r.sges[i].len;
+          }
+          b.post(q, r);
+        }
+      }
+      b.ring(q);
+    }
+    EnvConfig cfg;
+    cfg.seed = 61;
+    cfg.rewind_p = rewind_p;
+    const Both r = run_both(b, cfg);
+    expect_good(rewind_p > 0 ? "16 SGEs, rewinds" : "16 SGEs", b, r);
+    unsigned tails = 0;
+    for (const Txn& t : r.rtl.out[kRdReq]) {
+      const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
+      tails += q.tag == 0 && (q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead;  // (bases are slot-aligned here)
+    }
+    EXPECT_GE(tails, 2u * 10u * 3u) << "WQEs with 7..16 SGEs read their tail";
+  }
+}
+
 TEST(RequesterXcheck, RoundRobinOverQps) {
   Builder b(31);
   auto& rng = b.rng();
@@ -262,8 +308,8 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
         break;
       case 42: w.sges = b.sges_in(2, 500, 2); (void)other_pd; break;  // the QP's PD is 5
       case 43: w = inline_wqe(rng, kRead, 8); break;  // a READ lands in SGEs, never inline
-      case 44: w.op = 7; break;
-      case 45: w.sges = sg(600); w.sges.resize(6, w.sges[0]); w.nsge_override = 7; break;
+      case 44: w.op = 10; break;  // past SEND_WITH_INV: no such opcode
+      case 45: w.sges = sg(600); w.sges.resize(16, w.sges[0]); w.nsge_override = 17; break;
       case 46: w.len_override = 499; break;
       case 47: w = inline_wqe(rng, kSend, 96); w.len_override = 97; break;
       case 48: poison = true; break;
@@ -274,7 +320,7 @@ TEST(RequesterXcheck, LocalErrorsThenFlush) {
         w = wqe(rng, kRead, {Sge{0x1000, 1u << 30, 0x777}, Sge{0x1000, (1u << 30) + 1, 0x777}});
         break;
       case 53: w = read_wqe(rng, 5000); w.len_override = 4999; break;  // SGEs do not add up to the length
-      case 54: w = read_wqe(rng, 700); w.sges.resize(6, w.sges[0]); w.nsge_override = 7; break;
+      case 54: w = read_wqe(rng, 700); w.sges.resize(16, w.sges[0]); w.nsge_override = 17; break;
       case 55: w = read_wqe(rng, 3000); break;  // unregistered lkeys: a READ checks none of them
       case 56:  // a READ of exactly 2^31 bytes: 2^31 / mtu PSNs
         w = wqe(rng, kRead, {Sge{0x1000, 1u << 30, 0x777}, Sge{0x1000, 1u << 30, 0x777}});

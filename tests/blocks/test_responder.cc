@@ -125,7 +125,7 @@ void random_traffic(Peer& p, int actions) {
       const unsigned room = (1u << q.rq_lsz) - static_cast<unsigned>(q.rq.size());
       std::vector<TWqe> ws;
       for (unsigned k = 0, n = static_cast<unsigned>(1 + p.rand(3)); k < n && k < room; ++k) {
-        TWqe w = p.good_wqe(static_cast<unsigned>(p.rand(7)));
+        TWqe w = p.good_wqe(static_cast<unsigned>(p.rand(spec::kMaxSge + 1)));  // 0..16 SGEs
         const uint64_t v = p.rand(25);
         if (v == 0 && !w.sges.empty()) {  // wrong key byte (an SGE of no bytes is never checked)
           TSge& s = w.sges[p.rand(w.sges.size())];
@@ -146,12 +146,12 @@ void random_traffic(Peer& p, int actions) {
           s.lkey = p.mr(Peer::kPd2).key();
           s.broken = true;
         }
-        if (v == 3) w.nsge = 7;
+        if (v == 3) w.nsge = 17;  // more than MAX_SGE
         ws.push_back(w);
       }
       if (!ws.empty()) p.post(q, ws);
     } else if (r < 45) {
-      if (q.rq.empty() && p.rand(4)) p.post(q, {p.good_wqe(static_cast<unsigned>(1 + p.rand(6)), 2 * mtu)});
+      if (q.rq.empty() && p.rand(4)) p.post(q, {p.good_wqe(static_cast<unsigned>(1 + p.rand(spec::kMaxSge)), 2 * mtu)});
       uint64_t total = 0;
       bool broken = false;
       if (!q.rq.empty()) total = q.rq.front().total();
@@ -444,11 +444,11 @@ TEST(Responder, ReceiveWqeErrors) {
   w.sges[2].broken = true;
   p.post(b2, {w});
   p.send(b2, 900, false, false);
-  // seven SGEs
+  // seventeen SGEs (MAX_SGE is 16)
   TQp& c = p.qps[3];
   p.setup(c);
-  TWqe w7 = p.good_wqe(6);
-  w7.nsge = 7;
+  TWqe w7 = p.good_wqe(16);
+  w7.nsge = 17;
   p.post(c, {w7, p.good_wqe(1)});
   p.send(c, 10, false, false);
   // the host refuses the receive ring read (poisoned data)

@@ -20,7 +20,7 @@ namespace rocenic::test {
 class FakeEngine : public Device {
  public:
   // The capability registers it reports.
-  static constexpr uint32_t kMaxQp = 64, kMaxCq = 64, kMaxMr = 256, kMaxPd = 16, kMaxQpWr = 1024, kMaxSge = 6,
+  static constexpr uint32_t kMaxQp = 64, kMaxCq = 64, kMaxMr = 256, kMaxPd = 16, kMaxQpWr = 1024, kMaxSge = spec::kMaxSge,
                             kMaxCqe = 4096, kMaxInline = 96, kGidTbl = 16;
   // Windows come from their own part of the index space, with a key byte
   // of their own, so a test tells a window's rkey from a region's.

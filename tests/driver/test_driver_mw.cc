@@ -112,7 +112,7 @@ class Windows : public ::testing::Test {
   uint16_t pi(ibv_qp* q) const { return to_qp(q)->s->sq_pi; }
   const uint8_t* slot(ibv_qp* q, uint16_t at) const {
     const QpState* s = to_qp(q)->s;
-    return s->sq + size_t(at & (s->sq_size - 1)) * spec::SendWqe::kSize;
+    return s->sq + size_t(at & (s->sq_size - 1)) * kWqeSlotBytes;
   }
   spec::SendWqe wqe(ibv_qp* q, uint16_t at) const {
     spec::SendWqe w;

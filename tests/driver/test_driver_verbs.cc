@@ -467,7 +467,7 @@ TEST_F(Verbs, PostSendRefusesWhatRealProvidersRefuseAndPointsBadWr) {
   ibv_mr* mr = reg_mr(pd, buf, sizeof buf, reinterpret_cast<uintptr_t>(buf), IBV_ACCESS_LOCAL_WRITE);
   ibv_qp* q = qp(pd, c, c, 4);
   ASSERT_TRUE(q && mr);
-  ibv_sge sg[8];
+  ibv_sge sg[spec::kMaxSge + 1];
   for (auto& s : sg) s = ibv_sge{reinterpret_cast<uintptr_t>(buf), 8, mr->lkey};
   ibv_send_wr w[2]{};
   for (auto& x : w) x.sg_list = sg, x.num_sge = 1, x.opcode = IBV_WR_SEND;
@@ -479,7 +479,7 @@ TEST_F(Verbs, PostSendRefusesWhatRealProvidersRefuseAndPointsBadWr) {
   ASSERT_EQ(to_rtr(q, q->qp_num), 0);
   ASSERT_EQ(to_rts(q), 0);
 
-  w[1].num_sge = 7;  // more than the device's 6
+  w[1].num_sge = spec::kMaxSge + 1;  // more than the device's 16
   EXPECT_EQ(post_send(q, w, &bad), EINVAL);
   EXPECT_EQ(bad, &w[1]) << "the first was posted, the second is the bad one";
   w[1].num_sge = 1;
@@ -522,16 +522,17 @@ TEST_F(Verbs, PostRecvChecksStateSgesAndRoom) {
   static char buf[64];
   ibv_mr* mr = reg_mr(pd, buf, sizeof buf, reinterpret_cast<uintptr_t>(buf), IBV_ACCESS_LOCAL_WRITE);
   ibv_qp* q = qp(pd, c, c, 2);
-  ibv_sge sg{reinterpret_cast<uintptr_t>(buf), 64, mr->lkey};
+  ibv_sge sg[spec::kMaxSge + 1];
+  for (auto& s : sg) s = ibv_sge{reinterpret_cast<uintptr_t>(buf), 64, mr->lkey};
   ibv_recv_wr w[3]{};
-  for (auto& x : w) x.sg_list = &sg, x.num_sge = 1;
+  for (auto& x : w) x.sg_list = sg, x.num_sge = 1;
   w[0].next = &w[1];
   w[1].next = &w[2];
   ibv_recv_wr* bad = nullptr;
   EXPECT_EQ(post_recv(q, w, &bad), EINVAL) << "RESET";
   EXPECT_EQ(bad, &w[0]);
   ASSERT_EQ(to_init(q), 0);
-  w[1].num_sge = 7;
+  w[1].num_sge = spec::kMaxSge + 1;
   EXPECT_EQ(post_recv(q, w, &bad), EINVAL);
   EXPECT_EQ(bad, &w[1]);
   w[1].num_sge = 1;
@@ -794,10 +795,10 @@ TEST_F(Verbs, CreateQpExAndTheWrApiPostLikePostSend) {
   EXPECT_EQ(ntohl(imm->imm_data), 99u);
 
   // A failing batch posts nothing of it: too many SGEs, unsupported ops, a full ring.
-  ibv_sge many[7]{};
+  ibv_sge many[spec::kMaxSge + 1]{};
   x->wr_start(x);
   x->wr_send(x);
-  x->wr_set_sge_list(x, 7, many);
+  x->wr_set_sge_list(x, spec::kMaxSge + 1, many);
   EXPECT_EQ(x->wr_complete(x), EINVAL);
   x->wr_start(x);
   const uint64_t eight = 8;
@@ -851,7 +852,7 @@ ibv_send_wr atomic_wr(ibv_wr_opcode op, ibv_sge* sg, uint64_t remote, uint32_t r
 spec::SendWqe wqe_at(ibv_qp* q, uint16_t pi) {
   const QpState* s = to_qp(q)->s;
   spec::SendWqe w;
-  w.load(s->sq + size_t(pi & (s->sq_size - 1)) * spec::SendWqe::kSize);
+  w.load(s->sq + size_t(pi & (s->sq_size - 1)) * kWqeSlotBytes);
   return w;
 }
 
@@ -1057,7 +1058,7 @@ TEST_F(Verbs, AnAtomicWqeCarriesItsOperandsWhereTheContractSays) {
     EXPECT_EQ(g.sge0_addr, want[i].result) << i;
     EXPECT_EQ(g.sge0_length, 8u) << i;
     EXPECT_EQ(g.sge0_lkey, mr->lkey) << i;
-    const uint8_t* raw = to_qp(q)->s->sq + size_t((pi + i) & (to_qp(q)->s->sq_size - 1)) * spec::SendWqe::kSize;
+    const uint8_t* raw = to_qp(q)->s->sq + size_t((pi + i) & (to_qp(q)->s->sq_size - 1)) * kWqeSlotBytes;
     for (unsigned b = spec::kSendWqeAtomicSwapOff + 8; b < spec::SendWqe::kSize; ++b)
       ASSERT_EQ(raw[b], 0u) << i << ": byte " << b << " past the atomic's fields";
   }

@@ -361,6 +361,11 @@ class Loopback(unittest.TestCase):
     def test_model_wr_api(self):
         self.check("model", "--iters", "100", "--size", "4096", "--wr-api")
 
+    def test_model_sixteen_sges(self):
+        # gathered from and scattered into 16 pieces (max_sge), through post_send and ibv_wr_*
+        self.check("model", "--iters", "60", "--size", "20000", "--sges", "16")
+        self.check("model", "--iters", "30", "--size", "20000", "--sges", "16", "--wr-api")
+
     def test_model_unprivileged(self):
         if os.geteuid() != 0:
             self.skipTest("switching to nobody needs root")
@@ -371,6 +376,9 @@ class Loopback(unittest.TestCase):
 
     def test_rtl(self):
         self.check("rtl", "--iters", "30", "--size", "4096")
+
+    def test_rtl_sixteen_sges(self):
+        self.check("rtl", "--iters", "12", "--size", "20000", "--sges", "16")
 
 
 class MemoryWindows(unittest.TestCase):

@@ -1,11 +1,13 @@
 // Verbs through libibverbs against the real engine, run under rocenic-run.
 //
 //   verbs_check errno                       bad arguments get the errno real providers give
-//   verbs_check loopback [--iters N] [--size S] [--events] [--wr-api]
+//   verbs_check loopback [--iters N] [--size S] [--events] [--wr-api] [--sges K]
 //                                           two QPs of one device exchange SENDs, SENDs with
 //                                           immediate and RDMA WRITEs with immediate
 //                                           (--wr-api: QPs from ibv_create_qp_ex, posted with
-//                                           ibv_wr_*, as perftest does by default)
+//                                           ibv_wr_*, as perftest does by default; --sges: the
+//                                           message gathered from and scattered into K pieces,
+//                                           up to the device's max_sge)
 //   verbs_check mw [--wr-api]               memory windows between two QPs of one device: a
 //                                           type 2 window bound by IBV_WR_BIND_MW, written
 //                                           through by the peer, LOCAL_INV'd (a WRITE through
@@ -236,7 +238,19 @@ std::vector<ibv_wc> wait_for(ibv_cq* cq, ibv_comp_channel* ch, size_t n) {
   return out;
 }
 
-void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api) {
+// `n` pieces covering [buf, buf + size): the last takes what the others leave.
+std::vector<ibv_sge> split(char* buf, size_t size, int n, uint32_t lkey) {
+  std::vector<ibv_sge> v;
+  const size_t each = size / static_cast<size_t>(n);
+  for (int i = 0; i < n; ++i) {
+    const size_t off = each * static_cast<size_t>(i);
+    const size_t len = i + 1 == n ? size - off : each;
+    v.push_back(ibv_sge{reinterpret_cast<uintptr_t>(buf + off), static_cast<uint32_t>(len), lkey});
+  }
+  return v;
+}
+
+void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api, int sges) {
   ibv_pd* pd = ibv_alloc_pd(d.ctx);
   ibv_comp_channel* ch = events ? ibv_create_comp_channel(d.ctx) : nullptr;
   ibv_cq* cq = ibv_create_cq(d.ctx, 64, nullptr, ch, 0);
@@ -244,8 +258,10 @@ void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api) {
   const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
   ibv_mr* ma = ibv_reg_mr(pd, a.data(), a.size(), acc);
   ibv_mr* mb = ibv_reg_mr(pd, b.data(), b.size(), acc);
-  ibv_qp* qa = make_qp(pd, cq, 64, 2, wr_api);
-  ibv_qp* qb = make_qp(pd, cq, 64, 2, wr_api);
+  CHECK(sges >= 1 && sges <= d.attr.max_sge);
+  const uint32_t nsge = static_cast<uint32_t>(std::max(sges, 2));
+  ibv_qp* qa = make_qp(pd, cq, 64, nsge, wr_api);
+  ibv_qp* qb = make_qp(pd, cq, 64, nsge, wr_api);
   CHECK(pd && cq && ma && mb && qa && qb && (!events || ch));
   if (!pd || !cq || !ma || !mb || !qa || !qb) return;
   CHECK(to_init(qa) == 0 && to_init(qb) == 0);
@@ -262,18 +278,18 @@ void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api) {
     ibv_qp* to = ab ? qb : qa;
     for (size_t k = 0; k < size; ++k) src[k] = static_cast<char>(i * 7 + k);
     std::memset(dst.data(), 0, size);
-    ibv_sge rs{reinterpret_cast<uintptr_t>(dst.data()), static_cast<uint32_t>(size), (ab ? mb : ma)->lkey};
+    std::vector<ibv_sge> rs = split(dst.data(), size, sges, (ab ? mb : ma)->lkey);
     ibv_recv_wr rw{};
     rw.wr_id = 1000 + i;
-    rw.sg_list = &rs;
-    rw.num_sge = 1;
+    rw.sg_list = rs.data();
+    rw.num_sge = sges;
     ibv_recv_wr* bad_r;
     CHECK(ibv_post_recv(to, &rw, &bad_r) == 0);
-    ibv_sge ss{reinterpret_cast<uintptr_t>(src.data()), static_cast<uint32_t>(size), (ab ? ma : mb)->lkey};
+    std::vector<ibv_sge> ss = split(src.data(), size, sges, (ab ? ma : mb)->lkey);
     ibv_send_wr sw{};
     sw.wr_id = i;
-    sw.sg_list = &ss;
-    sw.num_sge = 1;
+    sw.sg_list = ss.data();
+    sw.num_sge = sges;
     sw.send_flags = IBV_SEND_SIGNALED;
     const int kind = i % 3;
     sw.opcode = kind == 0 ? IBV_WR_SEND : kind == 1 ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM;
@@ -291,7 +307,7 @@ void check_loopback(Dev& d, int iters, size_t size, bool events, bool wr_api) {
         ibv_wr_send_imm(x, sw.imm_data);
       else
         ibv_wr_rdma_write_imm(x, sw.wr.rdma.rkey, sw.wr.rdma.remote_addr, sw.imm_data);
-      ibv_wr_set_sge(x, ss.lkey, ss.addr, ss.length);
+      ibv_wr_set_sge_list(x, ss.size(), ss.data());
       CHECK(ibv_wr_complete(x) == 0);
     } else {
       ibv_send_wr* bad_s;
@@ -583,6 +599,7 @@ int main(int argc, char** argv) {
   int iters = 100;
   size_t size = 4096;
   bool events = false, wr_api = false;
+  int sges = 1;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--iters" && i + 1 < argc)
@@ -593,12 +610,14 @@ int main(int argc, char** argv) {
       events = true;
     else if (a == "--wr-api")
       wr_api = true;
+    else if (a == "--sges" && i + 1 < argc)
+      sges = std::atoi(argv[++i]);
     else
       mode.clear();
   }
   if (mode != "errno" && mode != "loopback" && mode != "mw")
     return std::fprintf(stderr,
-                        "usage: verbs_check errno | loopback [--iters N] [--size S] [--events] [--wr-api] | "
+                        "usage: verbs_check errno | loopback [--iters N] [--size S] [--events] [--wr-api] [--sges K] | "
                         "mw [--wr-api]\n"),
            2;
   Dev d;
@@ -608,7 +627,7 @@ int main(int argc, char** argv) {
   else if (mode == "mw")
     check_mw(d, wr_api);
   else
-    check_loopback(d, iters, size, events, wr_api);
+    check_loopback(d, iters, size, events, wr_api, sges);
   CHECK(ibv_close_device(d.ctx) == 0);
   std::printf("verbs_check %s: %s\n", mode.c_str(), failures ? "FAILED" : "ok");
   return failures ? 1 : 0;

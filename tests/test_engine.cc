@@ -460,6 +460,19 @@ TEST_P(Engine, MemoryWindowsBindInvalidateAndSendWithInvalidate) {
   w.settle();
   EXPECT_EQ(one(w.a->poll(*c.scq)).status, static_cast<uint8_t>(WcStatus::kRemAccessErr));
   EXPECT_EQ(0, std::memcmp(b.buf->data(), want.data(), 65536));
+  // a SEND_WITH_INV of an rkey that is no type 2 window of the receiver's QP
+  // (a region's): NAK invalid request, both sides fail with REM_INV_REQ_ERR
+  End i, j;
+  i.make(*w.a, 4096);
+  j.make(*w.b, 4096, kAllAccess | kMwBind);
+  connect_pair(*w.a, i, kMacA, kIpA, *w.b, j, kMacB, kIpB);
+  w.b->post_recv(*j.qp, 90, {{j.buf->addr(), 4096, j.mr.key}});
+  w.a->post_send(*i.qp, inv_wqe(WrOpcode::kSendWithInv, 12, j.mr.key, 100), {{i.buf->addr(), 100, i.mr.key}});
+  w.settle();
+  EXPECT_EQ(one(w.a->poll(*i.scq)).status, static_cast<uint8_t>(WcStatus::kRemInvReqErr));
+  e = one(w.b->poll(*j.rcq));
+  EXPECT_EQ(e.status, static_cast<uint8_t>(WcStatus::kRemInvReqErr)) << "rxe's status on the receiving side";
+  EXPECT_EQ(e.wr_id, 90u);
   // a bind onto an MR without MW_BIND (a fresh QP of d's PD: the NAKs put d in ERR): MW_BIND_ERR
   End g, h;
   g.make(*w.a, 4096);
@@ -470,6 +483,13 @@ TEST_P(Engine, MemoryWindowsBindInvalidateAndSendWithInvalidate) {
   h.buf = std::make_unique<host::Buffer>(4096);
   h.mr = w.b->reg_mr(d.pd, h.buf->data(), 4096, kAllAccess);
   connect_pair(*w.a, g, kMacA, kIpA, *w.b, h, kMacB, kIpB);
+  // first, the type 1 window unbound by a zero-length bind without an MR
+  // (ibv_bind_mw with mr NULL), from another QP of its PD
+  w.b->post_send(*h.qp, bind_wqe(13, next_key(t1), 0, 0, 0, 0), {});
+  w.settle();
+  e = one(w.b->poll(*h.scq));
+  EXPECT_EQ(e.status, 0) << to_string(static_cast<WcStatus>(e.status));
+  EXPECT_EQ(e.opcode, static_cast<uint8_t>(WcOpcode::kBindMw));
   w.b->post_send(*h.qp, bind_wqe(11, next_key(alloc_mw(d.pd, 2)), h.mr.key, h.buf->addr(), 64, kRw), {});
   w.settle();
   EXPECT_EQ(one(w.b->poll(*h.scq)).status, static_cast<uint8_t>(WcStatus::kMwBindErr));
@@ -544,6 +564,31 @@ TEST_P(Engine, SixteenSgesGatherAndScatterOnBothSides) {
   ASSERT_EQ(sc.size(), 2u);
   EXPECT_EQ(sc[0].status, 0);
   EXPECT_EQ(sc[1].status, 0);
+  // one 4096-byte packet (MTU 4096) into 16 receive SGEs of 256 bytes that
+  // each straddle a page end: 32 pieces, the most one packet makes (the
+  // responder's speculative piece FIFO holds exactly that many)
+  End c, e;
+  c.make(*w.a, 65536);
+  e.make(*w.b, 1 << 20);
+  connect_pair(*w.a, c, kMacA, kIpA, *w.b, e, kMacB, kIpB, 5);
+  fill(*c.buf, 4096, 21);
+  std::vector<Sge> straddle;
+  for (unsigned i = 0; i < 16; ++i) {
+    Sge g;
+    g.addr = e.buf->addr() + 0x1000 * (2 * i + 1) - 128;  // 128 bytes before a page end, 128 after
+    g.length = 256;
+    g.lkey = e.mr.key;
+    straddle.push_back(g);
+  }
+  w.b->post_recv(*e.qp, 80, straddle);
+  w.a->post_send(*c.qp, send_wqe(WrOpcode::kSend, 5, 4096), {{c.buf->addr(), 4096, c.mr.key}});
+  w.settle();
+  EXPECT_EQ(gather(straddle), std::vector<uint8_t>(c.buf->data(), c.buf->data() + 4096)) << "32 pieces";
+  const auto ec = w.b->poll(*e.rcq);
+  ASSERT_EQ(ec.size(), 1u);
+  EXPECT_EQ(ec[0].status, 0) << to_string(static_cast<WcStatus>(ec[0].status));
+  EXPECT_EQ(ec[0].byte_len, 4096u);
+  EXPECT_EQ(w.a->poll(*c.scq).size(), 1u);
   // 17 SGEs: a local QP operation error
   auto seventeen = pieces(a, 0x1000, 17, 17);
   w.a->post_send(*a.qp, send_wqe(WrOpcode::kRdmaWrite, 4, 17, target, b.mr.key), seventeen);

@@ -359,9 +359,25 @@ TEST(MrTable, HandComputedWindowBindUseAndInvalidate) {
   EXPECT_EQ(m.execute(bind).status, 0u);
   inv.key = bind.key;
   EXPECT_EQ(m.execute(inv).status, st(MrStatus::kBadState));
+  // a type 1 unbind (length 0) needs no MR, as rxe's ibv_bind_mw with mr NULL
+  spec::MrReq unbind = bind;
+  unbind.key = (9 << 8) | 0x44;
+  unbind.mr_key = 0;
+  unbind.va = 0;
+  unbind.len = 0;
+  unbind.access = 0;
+  EXPECT_EQ(m.execute(unbind).status, 0u);
+  use.key = unbind.key;
+  use.qpn = 0;
+  EXPECT_EQ(m.execute(use).status, st(MrStatus::kBadKey)) << "an unbound window grants nothing";
   mr.mw_bind = 0;
   m.write_mr(4, mr);
   EXPECT_EQ(m.execute(bind).status, st(MrStatus::kNoAccess)) << "the MR was registered without MW_BIND";
+  // a type 2 window is never bound with length 0 (IBTA o10-37.2.40): it is freed by invalidation
+  mw.mw_type2 = 1;
+  m.write_mr(9, mw);
+  unbind.key = (9 << 8) | 0x45;
+  EXPECT_EQ(m.execute(unbind).status, st(MrStatus::kBadState));
 }
 
 }  // namespace

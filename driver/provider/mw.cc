@@ -37,6 +37,17 @@ constexpr size_t kAllocMwArgBytes = spec::kCmdAllocMwTypeOff + spec::kCmdAllocMw
 
 uint32_t key_index(uint32_t key) { return key >> 8; }
 
+// A window as the provider keeps it: the verbs object, and the rkey of its
+// latest bind posted (an application binding a type 2 window keeps the new
+// rkey itself; mw->rkey need not follow). DEALLOC_MW hands the engine that
+// key, so the next tenant of the table slot gets a key byte past it, never
+// the freed window's (roce_cmd cannot see binds: they happen in the MR table).
+struct RocenicMw {
+  ibv_mw mw{};
+  uint32_t bound_rkey = 0;
+};
+RocenicMw* to_mw(ibv_mw* mw) { return container_of<RocenicMw>(mw, offsetof(RocenicMw, mw)); }
+
 // What the engine would refuse with MW_BIND_ERR, as rxe_check_bind_mw does
 // (IBTA C10-73..75): the MR lets windows bind, lets a writable window's
 // data be written locally, and holds the whole range. Nothing to check
@@ -63,11 +74,12 @@ ibv_mw* alloc_mw(ibv_pd* pd, ibv_mw_type type) {
     errno = EINVAL;  // as the kernel's ib_uverbs_alloc_mw
     return nullptr;
   }
-  ibv_mw* mw = new (std::nothrow) ibv_mw{};
-  if (!mw) {
+  RocenicMw* w = new (std::nothrow) RocenicMw{};
+  if (!w) {
     errno = ENOMEM;
     return nullptr;
   }
+  ibv_mw* mw = &w->mw;
   spec::CmdAllocMw c;
   c.pd = to_pd(pd)->pdn;
   c.type = static_cast<uint8_t>(type);
@@ -75,10 +87,11 @@ ibv_mw* alloc_mw(ibv_pd* pd, ibv_mw_type type) {
   c.store(args);
   uint32_t res[4] = {};
   if (const int e = engine_of(pd->context)->command(spec::CmdOp::kAllocMw, args, kAllocMwArgBytes, res)) {
-    delete mw;
+    delete w;
     errno = e;  // ENOMEM: every MR-table entry is in use
     return nullptr;
   }
+  w->bound_rkey = res[0];
   mw->context = pd->context;
   mw->pd = pd;
   mw->rkey = res[0];  // unbound: no access through it until a bind
@@ -89,9 +102,10 @@ ibv_mw* alloc_mw(ibv_pd* pd, ibv_mw_type type) {
 
 int dealloc_mw(ibv_mw* mw) {
   uint32_t res[4] = {};
-  // The window at the rkey's index, whatever key byte binds gave it.
-  if (const int e = engine_of(mw->context)->command(spec::CmdOp::kDeallocMw, mw->rkey, res)) return e;
-  delete mw;
+  // The window at the rkey's index, with the key byte of its latest bind.
+  RocenicMw* w = to_mw(mw);
+  if (const int e = engine_of(mw->context)->command(spec::CmdOp::kDeallocMw, w->bound_rkey, res)) return e;
+  delete w;
   return 0;
 }
 
@@ -106,7 +120,8 @@ int check_bind_wr(const ibv_qp* qp, const ibv_mw* mw, uint32_t rkey, const ibv_m
   return 0;
 }
 
-void put_bind(uint32_t rkey, const ibv_mw_bind_info& info, spec::SendWqe* w) {
+void put_bind(ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info& info, spec::SendWqe* w) {
+  to_mw(mw)->bound_rkey = rkey;
   w->num_sge = 0;
   w->rkey = rkey;
   w->remote_addr = info.addr;

@@ -147,7 +147,7 @@ void put_operands(const ibv_send_wr& wr, spec::SendWqe* w) {
       put_atomic(wr, w);
       break;
     case IBV_WR_BIND_MW:
-      put_bind(wr.bind_mw.rkey, wr.bind_mw.bind_info, w);
+      put_bind(wr.bind_mw.mw, wr.bind_mw.rkey, wr.bind_mw.bind_info, w);
       break;
     default:
       break;

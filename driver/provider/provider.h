@@ -168,8 +168,9 @@ int bind_mw(ibv_qp* qp, ibv_mw* mw, ibv_mw_bind* mw_bind);
 // A BIND_MW work request as both post paths check it (docs/driver.md): 0 or
 // an errno. The checks on the MR itself are the engine's (MW_BIND_ERR).
 int check_bind_wr(const ibv_qp* qp, const ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info& info);
-// Its WQE fields (layouts.md send_wqe, BIND_MW): rkey, range, MR, rights.
-void put_bind(uint32_t rkey, const ibv_mw_bind_info& info, spec::SendWqe* w);
+// Its WQE fields (layouts.md send_wqe, BIND_MW): rkey, range, MR, rights;
+// the window remembers the rkey for DEALLOC_MW (mw.cc).
+void put_bind(ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info& info, spec::SendWqe* w);
 
 // The full 76-entry ops table: the verbs above, every other entry a
 // "not supported yet" stub (EOPNOTSUPP), none left NULL.

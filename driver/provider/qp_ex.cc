@@ -161,7 +161,7 @@ void wr_bind_mw(ibv_qp_ex* qx, ibv_mw* mw, uint32_t rkey, const ibv_mw_bind_info
     state_of(qx)->wr_err = e;
     return;
   }
-  put_bind(rkey, *info, &b->hdr);
+  put_bind(mw, rkey, *info, &b->hdr);
 }
 
 void wr_set_sge_list(ibv_qp_ex* qx, size_t n, const ibv_sge* list) {

@@ -281,11 +281,15 @@ spec::CmdStatus RoceCmd::alloc_mw(const uint8_t* a, spec::CmdResp& r) {
   return CmdStatus::kOk;
 }
 
-// DEALLOC_MW: by index alone (binds change the key byte behind our back).
+// DEALLOC_MW: by index alone (binds change the key byte in the MR table,
+// behind our back). arg0's key byte -- the provider's, of the window's latest
+// bind -- becomes the slot's last one, so the next tenant's key byte moves
+// past it and the freed window's rkey names nothing.
 spec::CmdStatus RoceCmd::dealloc_mw(uint32_t key) {
   const uint32_t idx = key >> 8;
   if (idx >= mr_.size() || !mr_[idx].valid || !mr_[idx].mw) return CmdStatus::kNotFound;
   mr_[idx].valid = false;
+  mr_[idx].key = static_cast<uint8_t>(key);
   --pd_refs_[mr_[idx].pd];
   pending_.push_back(MrWrite{static_cast<uint16_t>(idx), spec::MrCtx{}});
   return CmdStatus::kOk;
@@ -309,7 +313,7 @@ spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
       q.recv_cq >= cq_used_.size() || !cq_used_[q.recv_cq])
     return CmdStatus::kNotFound;
   const unsigned max_lsz = log2u(p_.max_qp_wr);
-  if (q.sq_lsz > max_lsz || q.rq_lsz > max_lsz || (q.sq_base & 127u) || (q.rq_base & 127u)) return CmdStatus::kBadParam;
+  if (q.sq_lsz > max_lsz || q.rq_lsz > max_lsz || (q.sq_base & 511u) || (q.rq_base & 511u)) return CmdStatus::kBadParam;  // slots never cross 4 KiB
   size_t qpn = 2;  // QPNs 0 and 1 are IBTA's SMI and GSI QPs, never handed out
   while (qpn < qp_.size() && qp_[qpn].valid) ++qpn;
   if (qpn >= qp_.size()) return CmdStatus::kNoResources;

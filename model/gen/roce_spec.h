@@ -3441,8 +3441,8 @@ inline constexpr unsigned kCmdCreateQpRqLszOff = 30;
 inline constexpr unsigned kCmdCreateQpRqLszBytes = 1;
 struct CmdCreateQp {
   static constexpr unsigned kSize = 64;
-  uint64_t sq_base = 0;  // bus address of send WQE 0
-  uint64_t rq_base = 0;  // bus address of receive WQE 0
+  uint64_t sq_base = 0;  // bus address of send WQE 0, 512-byte aligned (a slot never crosses a 4 KiB page)
+  uint64_t rq_base = 0;  // bus address of receive WQE 0, 512-byte aligned
   uint32_t pd = 0;
   uint32_t send_cq = 0;
   uint32_t recv_cq = 0;

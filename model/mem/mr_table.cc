@@ -58,7 +58,20 @@ spec::MrStatus MrRegions::bind(const spec::MrReq& r, spec::MrCtx* out) const {
       static_cast<uint8_t>(spec::Access::kRemoteWrite) | static_cast<uint8_t>(spec::Access::kRemoteAtomic);
   if (!a || !a->mw) return MrStatus::kBadKey;
   if (a->pd != r.pd) return MrStatus::kBadPd;
-  if (a->mw_type2 && a->valid) return MrStatus::kBadState;  // a type 2 window is bound once until invalidated
+  // a type 2 window is bound once until invalidated, never with length 0 (IBTA o10-37.2.40)
+  if (a->mw_type2 && (a->valid || r.len == 0)) return MrStatus::kBadState;
+  if (r.len == 0) {  // a type 1 unbind: no MR needed (rxe binds with no MR)
+    *out = *a;
+    out->valid = 0;
+    out->key = static_cast<uint8_t>(r.key);
+    out->access = 0;
+    out->iova = 0;
+    out->length = 0;
+    out->qpn = 0;
+    out->mr_index = 0;
+    out->mr_key = 0;
+    return MrStatus::kOk;
+  }
   if (!b || !b->valid || b->mw || b->key != (r.mr_key & 0xFFu)) return MrStatus::kBadKey;
   if (b->pd != r.pd) return MrStatus::kBadPd;
   if (!b->mw_bind || ((r.access & needs_local_write) && !(b->access & static_cast<uint8_t>(spec::Access::kLocalWrite))))

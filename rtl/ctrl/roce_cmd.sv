@@ -15,7 +15,8 @@
 //   ALLOC_MW    PD (NOT_FOUND), type 1 or 2 (BAD_PARAM), free MR     mr_wr window      rkey
 //               index (NO_RESOURCES)
 //   DEALLOC_MW  index allocated to a window (NOT_FOUND); the key     mr_wr invalid
-//               byte is not checked (the MR table's BINDs change it)
+//               byte is not checked (the MR table's BINDs change it):
+//               arg0's (the last bind's) becomes the slot's last key byte
 //   WRITE_MTT   1 <= count <= 6, inside the MTT (BAD_PARAM)          mtt_wr x count
 //   CREATE_QP   RC (BAD_PARAM), PD + CQs (NOT_FOUND), sizes/bases    qp_cfg RESET      QPN
 //               (BAD_PARAM), free QP (NO_RESOURCES)
@@ -357,7 +358,7 @@ module roce_cmd #(
 
     mtt_bad = mtt_count == 32'b0 || mtt_count > 32'd6 || {1'b0, mtt_index} + {1'b0, mtt_count} > 33'(MTT_DEPTH);
 
-    qp_bad = qp_sq_lsz > MAX_WR_LSZ || qp_rq_lsz > MAX_WR_LSZ || qp_sq_base[6:0] != 7'b0 || qp_rq_base[6:0] != 7'b0;
+    qp_bad = qp_sq_lsz > MAX_WR_LSZ || qp_rq_lsz > MAX_WR_LSZ || qp_sq_base[8:0] != 9'b0 || qp_rq_base[8:0] != 9'b0;  // 512-byte slots
 
     // MODIFY_QP attribute values (only those named in the mask)
     gid_e = gid_sel;
@@ -574,6 +575,12 @@ module roce_cmd #(
           mr_we = 1'b1;
           mr_addr = mr_idx_q;
           mr_wdata = {key_new, 1'b1, a0[PW-1:0]};
+        end
+        if (ok && op == OP_DEALLOC_MW) begin
+          // the next tenant's key byte moves past the freed window's
+          mr_we = 1'b1;
+          mr_addr = a0[8 +: MW];
+          mr_wdata = {a0[7:0], mr_rd_q[KW-9:0]};
         end
       end
       S_OUT_QP: begin

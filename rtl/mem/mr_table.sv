@@ -22,7 +22,9 @@
 //   BIND (A = the window at key, B = the MR at mr_key):
 //     BAD_KEY   A no entry or not a window; B not a valid MR with that key byte
 //     BAD_PD    A's or B's pd differs from the QP's
-//     BAD_STATE A is type 2 and bound already
+//     BAD_STATE A is type 2 and bound already, or a type 2 bind of length 0
+//               (IBTA o10-37.2.40: a type 2 window is freed by invalidation)
+//     (a type 1 bind of length 0 unbinds: B is not consulted, as rxe with no MR)
 //     NO_ACCESS B lacks mw_bind, or the window grants remote write / atomic
 //               and B lacks local write (as rxe's bind check)
 //     OUT_OF_BOUNDS [va, va+len) not inside B
@@ -151,8 +153,10 @@ module mr_table #(
           chk_status = roce_pkg::MR_STATUS_BAD_KEY;
         else if (a.pd != s1_req_q.pd)
           chk_status = roce_pkg::MR_STATUS_BAD_PD;
-        else if (a.mw_type2 && a.valid)
+        else if (a.mw_type2 && (a.valid || s1_req_q.len == 32'd0))
           chk_status = roce_pkg::MR_STATUS_BAD_STATE;
+        else if (s1_req_q.len == 32'd0)
+          chk_status = roce_pkg::MR_STATUS_OK;     // a type 1 unbind: no MR needed
         else if (!b_key_ok || b.key != s1_req_q.mr_key[7:0])
           chk_status = roce_pkg::MR_STATUS_BAD_KEY;
         else if (b.pd != s1_req_q.pd)
@@ -162,7 +166,7 @@ module mr_table #(
           chk_status = roce_pkg::MR_STATUS_NO_ACCESS;
         else if (!in_b)
           chk_status = roce_pkg::MR_STATUS_OUT_OF_BOUNDS;
-        else begin
+        if (s1_req_q.op == roce_pkg::MR_OP_BIND && chk_status == roce_pkg::MR_STATUS_OK) begin
           op_wr = 1'b1;
           op_ctx.valid = s1_req_q.len != 32'd0;
           op_ctx.key = s1_req_q.key[7:0];
@@ -175,6 +179,13 @@ module mr_table #(
           op_ctx.qpn = a.mw_type2 ? s1_req_q.qpn : 24'd0;
           op_ctx.mr_index = b_index;
           op_ctx.mr_key = b.key;
+          if (s1_req_q.len == 32'd0) begin   // unbound: nothing of a range or an MR kept
+            op_ctx.access = '0;
+            op_ctx.iova = '0;
+            op_ctx.qpn = '0;
+            op_ctx.mr_index = '0;
+            op_ctx.mr_key = '0;
+          end
         end
       end
       roce_pkg::MR_OP_INVALIDATE: begin

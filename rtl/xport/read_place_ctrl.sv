@@ -144,7 +144,7 @@ module read_place_ctrl #(
   logic [HEAD_W-1:0] wqe_q, wqe_d;             // the head (beats shift in from the top) ...
   logic [TAIL_PAD-1:0] tail_q, tail_d;         // ... and the tail, beat by beat
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [3:0]  tb_q, tb_d;                     // the tail's next beat
+  logic [4:0]  tb_q, tb_d;                     // the tail's next beat (up to 20 at DATA_W 64)
   logic [34:0] total_q, total_d;               // sum of the first num_sge SGE lengths
   logic        poison_q, poison_d;
   // output registers
@@ -158,7 +158,13 @@ module read_place_ctrl #(
   // ---- combinational helpers
   logic        take_cfg, take_cmd;
   logic [15:0] sq_mask;
-  logic [HEAD_W-1:0] wqe_in;
+  logic [HEAD_W-1:0] wqe_in, wqe_shift;        // the head with the beat now arriving in
+  // beats shift in from the top (one beat is the whole head at DATA_W 1024)
+  if (DATA_W == HEAD_W) begin : g_head_one_beat
+    assign wqe_shift = s_dma_rd_tdata;
+  end else begin : g_head_beats
+    assign wqe_shift = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
+  end
   /* verilator lint_off UNUSEDSIGNAL */  // wr_id, opcode, ... of the whole WQE: only num_sge and the SGEs used
   logic [WQE_W-1:0] wqe_all;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -185,7 +191,7 @@ module read_place_ctrl #(
     c0 = valid_q[idx_q] ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
     sq_mask = 16'((17'd1 << c0[F_LSZ +: 5]) - 17'd1);
     // the WQE's beats shift in from the top
-    wqe_in = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
+    wqe_in = wqe_shift;
     wqe_all = {tail_q[TAIL_W-1:0], wqe_q};
     nsge_in = wqe_in[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
     nsge_q  = wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
@@ -346,7 +352,7 @@ module read_place_ctrl #(
       C_WQT: begin
         if (s_dma_rd_tvalid) begin
           tail_d[32'(tb_q) * DATA_W +: DATA_W] = s_dma_rd_tdata;
-          tb_d = tb_q + 4'd1;
+          tb_d = tb_q + 5'd1;
           poison_d = poison_q || s_dma_rd_tuser;
           if (s_dma_rd_tlast) begin
             if (poison_d) begin

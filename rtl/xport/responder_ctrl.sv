@@ -203,7 +203,7 @@ module responder_ctrl #(
   logic        mr_rkey_q, mr_rkey_d;               // the outstanding mr_req is the rkey check
   logic [HEAD_W-1:0] wqe_q, wqe_d;                 // the head (beats shift in from the top) ...
   logic [TAIL_PAD-1:0] tail_q, tail_d;             // ... and the tail, beat by beat
-  logic [3:0]  tb_q, tb_d;                         // the tail's next beat
+  logic [4:0]  tb_q, tb_d;                         // the tail's next beat (up to 20 at DATA_W 64)
   logic        poison_q, poison_d;
   logic [3:0]  sg_q, sg_d;
   logic [3:0]  sg_last;                            // C_SGE: the last slot written
@@ -237,7 +237,13 @@ module responder_ctrl #(
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
   logic [15:0] rq_mask;
-  logic [HEAD_W-1:0] wqe_in;
+  logic [HEAD_W-1:0] wqe_in, wqe_shift;            // the head with the beat now arriving in
+  // beats shift in from the top (one beat is the whole head at DATA_W 1024)
+  if (DATA_W == HEAD_W) begin : g_head_one_beat
+    assign wqe_shift = s_dma_rd_tdata;
+  end else begin : g_head_beats
+    assign wqe_shift = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
+  end
   logic [WQE_W-1:0] wqe_all;                       // head and tail: the WQE's bytes
   logic [7:0]  wqe_nsge;
   logic [127:0] sge_of_wqe;
@@ -288,7 +294,7 @@ module responder_ctrl #(
     sge_addr = sge_rd_q[8 * roce_pkg::SGE_ADDR_OFF +: 64];
     sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
-    wqe_in   = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};   // beats shift in from the top
+    wqe_in   = wqe_shift;
     wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
@@ -713,7 +719,7 @@ module responder_ctrl #(
       C_WQT: begin
         if (s_dma_rd_tvalid) begin
           tail_d[32'(tb_q) * DATA_W +: DATA_W] = s_dma_rd_tdata;
-          tb_d = tb_q + 4'd1;
+          tb_d = tb_q + 5'd1;
           poison_d = poison_q || s_dma_rd_tuser;
           if (s_dma_rd_tlast) begin
             if (poison_d) begin

@@ -407,6 +407,7 @@ class StreamBuilder {
                 o.mr[0].second.mw == 0);
     mrs_.erase(key >> 8);
     mws_.erase(key >> 8);
+    key_byte_[key >> 8] = static_cast<uint8_t>(key);  // the next tenant's key byte follows it
     ++mw_deallocs;
   }
   void dereg_mr(uint32_t key) {
@@ -429,8 +430,8 @@ class StreamBuilder {
     c.pd = pds_.empty() ? bogus(pds_, kMaxPd) : pick_set(pds_);
     c.send_cq = cqs_.empty() ? bogus(cqs_, kMaxCq) : pick_set(cqs_);
     c.recv_cq = cqs_.empty() || chance(30) ? c.send_cq : pick_set(cqs_);
-    c.sq_base = (rng_() & 0x7FFFFFFFFFFFull) & ~uint64_t{127};
-    c.rq_base = (rng_() & 0x7FFFFFFFFFFFull) & ~uint64_t{127};
+    c.sq_base = (rng_() & 0x7FFFFFFFFFFFull) & ~uint64_t{511};  // slot-aligned (512 bytes)
+    c.rq_base = (rng_() & 0x7FFFFFFFFFFFull) & ~uint64_t{511};
     c.sq_lsz = static_cast<uint8_t>(rng_() % 13);
     c.rq_lsz = static_cast<uint8_t>(rng_() % 13);
     if (kind == 1) c.qp_type = static_cast<uint8_t>(std::array<uint8_t, 5>{0, 1, 3, 4, 200}[rng_() % 5]);
@@ -444,15 +445,15 @@ class StreamBuilder {
           c.rq_lsz = static_cast<uint8_t>(chance(50) ? 13 : 13 + rng_() % 243);
           break;
         case 2:
-          c.sq_base |= 1 + rng_() % 127;
+          c.sq_base |= 1 + rng_() % 511;
           break;
         default:
-          c.rq_base |= 64;
+          c.rq_base |= rng_() % 2 ? 64 : 256;  // 128-aligned is no longer enough
           break;
       }
     }
     const bool objs = pds_.count(c.pd) && cqs_.count(c.send_cq) && cqs_.count(c.recv_cq);
-    const bool sizes = c.sq_lsz <= 12 && c.rq_lsz <= 12 && !(c.sq_base & 127) && !(c.rq_base & 127);
+    const bool sizes = c.sq_lsz <= 12 && c.rq_lsz <= 12 && !(c.sq_base & 511) && !(c.rq_base & 511);
     const CmdStatus want = c.qp_type != 2             ? CmdStatus::kBadParam
                            : !objs                    ? CmdStatus::kNotFound
                            : !sizes                   ? CmdStatus::kBadParam

@@ -183,13 +183,25 @@ TEST_F(Windows, AllocMwRefusesOtherTypesAndReportsTheEnginesRefusal) {
 }
 
 // DEALLOC_MW names the window by its rkey as it is now (binds change the key byte).
-TEST_F(Windows, DeallocMwSendsTheCurrentRkeyAndKeepsTheWindowWhenRefused) {
+// DEALLOC_MW carries the rkey of the window's latest bind posted, whatever
+// the application keeps in mw->rkey (a type 2 bind leaves that to it): the
+// engine moves the slot's next key byte past it, so the freed window's rkey
+// never names the slot's next tenant.
+TEST_F(Windows, DeallocMwSendsTheLatestBoundRkeyAndKeepsTheWindowWhenRefused) {
   ibv_mw* w = mw(IBV_MW_TYPE_2);
   ASSERT_TRUE(w);
-  w->rkey = ibv_inc_rkey(ibv_inc_rkey(w->rkey));
+  const uint32_t allocated = w->rkey;
+  w->rkey = ibv_inc_rkey(ibv_inc_rkey(w->rkey));  // the application's copy
   fake_->next_status = spec::CmdStatus::kBusy;
   EXPECT_EQ(dealloc_mw(w), EBUSY);
-  EXPECT_EQ(fake_->last(spec::CmdOp::kDeallocMw)->args[0], w->rkey);
+  EXPECT_EQ(fake_->last(spec::CmdOp::kDeallocMw)->args[0], allocated) << "no bind yet: ALLOC_MW's rkey";
+  w->rkey = allocated;
+  ibv_send_wr wr = bind_wr(w, addr_of(buf_) + 64, 256, IBV_ACCESS_REMOTE_READ);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(post(qp_, &wr, &bad), 0);
+  fake_->next_status = spec::CmdStatus::kBusy;
+  EXPECT_EQ(dealloc_mw(w), EBUSY);
+  EXPECT_EQ(fake_->last(spec::CmdOp::kDeallocMw)->args[0], wr.bind_mw.rkey) << "the bind's new rkey";
   EXPECT_EQ(dealloc_mw(w), 0) << "the window survived the refusal";
 }
 

@@ -16,8 +16,10 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       mr(s),
       mr_pair(s, kArbLatency),
       mr_arb(s, kArbLatency),
+      mr_quad(s, 0),
       mr_route(s, kArbLatency, [](const spec::MrResp& r) { return (r.tag >> 6) != 0; }, 2),
-      mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 2; }, 2),
+      mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) >= 2; }, 2),
+      mr_route3(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 3; }, 2),
       req(s, data_bytes),
       resp(s, data_bytes),
       completer(s),
@@ -67,16 +69,26 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   mr_arb.on_pass = [](spec::MrReq& r, int from) {
     if (from == 1) r.tag = static_cast<uint8_t>((r.tag & 0x3F) | 2 << 6);
   };
-  mr_arb.out.bind(mr.req);
+  mr_arb.out.bind(mr_quad.in0);
+  resp.read_mr_req.bind(mr_quad.in1);
+  mr_quad.on_pass = [](spec::MrReq& r, int from) {
+    if (from == 1) r.tag = static_cast<uint8_t>((r.tag & 0x3F) | 3 << 6);
+  };
+  mr_quad.out.bind(mr.req);
   mr.resp.bind(mr_route.in);
   mr_route.out0.bind(req.mr_resp);
   mr_route.out1.bind(mr_route2.in);
-  mr_route2.on_pass = [](spec::MrResp& r, bool) { r.tag &= 0x3F; };
+  mr_route2.on_pass = [](spec::MrResp& r, bool to_rest) {
+    if (!to_rest) r.tag &= 0x3F;
+  };
+  mr_route3.on_pass = [](spec::MrResp& r, bool) { r.tag &= 0x3F; };
   mr_route.on_pass = [](spec::MrResp& r, bool to_rest) {
     if (!to_rest) r.tag &= 0x3F;
   };
   mr_route2.out0.bind(resp.mr_resp);
-  mr_route2.out1.bind(rdp.mr_resp);
+  mr_route2.out1.bind(mr_route3.in);
+  mr_route3.out0.bind(rdp.mr_resp);
+  mr_route3.out1.bind(resp.read_mr_resp);
   // DMA: the tag names the client
   req.dma_rd_req.bind(dma_rd_pair.in0);
   resp.dma_rd_req.bind(dma_rd_pair.in1);

@@ -48,8 +48,10 @@ class RoceEngine {
   MrTable mr;
   Merge<spec::MrReq> mr_pair;     // requester (0), responder (1)
   Merge<spec::MrReq> mr_arb;      // the pair, read_place: tag bits 7:6 = client (0, 1, 2)
+  Merge<spec::MrReq> mr_quad;     // mr_arb, the responder's READ walker (3)
   Split<spec::MrResp> mr_route;   // answers back by tag bits 7:6: 0 the requester, else mr_route2
-  Split<spec::MrResp> mr_route2;  // 1 the responder, 2 read_place
+  Split<spec::MrResp> mr_route2;  // 1 the responder, else mr_route3
+  Split<spec::MrResp> mr_route3;  // 2 read_place, 3 the responder's READ walker
   // transport
   Requester req;
   Responder resp;

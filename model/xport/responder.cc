@@ -50,6 +50,7 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       dma_rd_data(s, this, 1),
       mr_resp(s, this, 1),
       read_dma(s, this, 2),
+      read_mr_resp(s, this, 1),
       s_(s),
       bytes_(data_bytes),
       qps_(max_qp),
@@ -330,7 +331,7 @@ void Responder::walk_read() {
       r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
       r.remote = 1;
       r.qpn = qpn_;
-      mr_req->push(r, std::max(s_.now(), check_at_));
+      read_mr_req->push(r, std::max(s_.now(), check_at_));  // (the RTL walker's own MR port)
       st_ = St::kRun;
       return;
     }
@@ -912,14 +913,17 @@ void Responder::run() {
       }
       case St::kRkey:
       case St::kRun:
-      case St::kInv:
-        if (!mr_resp.ready()) break;
+      case St::kInv: {
+        // a READ's later runs answer on the walker's port (rtl/xport/responder_tx.sv)
+        In<spec::MrResp>& port = st_ == St::kRun && is_read_ ? read_mr_resp : mr_resp;
+        if (!port.ready()) break;
         check_at_ = std::max(check_at_, now);
-        if (st_ == St::kRkey) after_rkey(mr_resp.pop());
-        else if (st_ == St::kInv) after_invalidate(mr_resp.pop());
-        else after_run(mr_resp.pop());
+        if (st_ == St::kRkey) after_rkey(port.pop());
+        else if (st_ == St::kInv) after_invalidate(port.pop());
+        else after_run(port.pop());
         moved = true;
         break;
+      }
       case St::kWqe:
       case St::kWqeTail:
         if (!dma_rd_data.ready()) break;
@@ -972,6 +976,7 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     a.in_stream("dma_rd_data", r->dma_rd_data);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);
     a.in_stream("read_dma", r->read_dma);
+    a.in<spec::MrResp>("read_mr_resp", r->read_mr_resp);
     a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req);
     a.out<spec::MrReq>("mr_req", r->mr_req);
     a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
@@ -980,6 +985,7 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     a.out<spec::CqCompl>("cq_compl", r->cq_compl, 2);
     a.out<spec::DmaRdReq>("read_dma_req", r->read_dma_req, 2);
     a.out_stream("tx_payload", r->tx_payload, 2);
+    a.out<spec::MrReq>("read_mr_req", r->read_mr_req);
     a.counters_from([r] { return r->counters(); });
     a.busy_from([r] { return r->busy(); });
   });

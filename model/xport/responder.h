@@ -8,12 +8,15 @@
 // Inputs: qp_cfg, rq_db (wq_db_t), rx_hdr (roce_rx_hdr_t of request
 // packets) + rx_payload (one Packet per header with pay_len > 0),
 // dma_rd_data (one Packet per dma_rd_req, user = poisoned), mr_resp,
-// read_dma (one Packet per read_dma_req: a READ's data).
+// read_dma (one Packet per read_dma_req: a READ's data), read_mr_resp.
 // Outputs: dma_rd_req (receive WQEs, flushed WQEs' wr_id, an atomic's 8
 // bytes), mr_req, dma_wr_req + dma_wr_data (one Packet per request),
 // tx_hdr (roce_tx_hdr_t: ACK/NAKs, READ responses, ATOMIC ACKNOWLEDGEs) +
 // tx_payload (one Packet per header with pay_len > 0), cq_compl,
-// read_dma_req.
+// read_dma_req, read_mr_req (a READ's later page runs: in the RTL the
+// sender walks a READ, with this MR port of its own, so the checker never
+// waits for responses to leave; here the walk stays in the checker, into an
+// unbounded list, and asks on the same port in the same order).
 //
 // Three stages, as in the RTL: the checker decides one packet at a time
 // (waiting for its key checks and receive WQE; a READ's walk cuts it into
@@ -55,6 +58,7 @@ class Responder : public Process {
   In<Packet> dma_rd_data;
   In<spec::MrResp> mr_resp;
   In<Packet> read_dma;
+  In<spec::MrResp> read_mr_resp;  // a READ's later page runs (the RTL's responder_tx walks)
   Out<spec::DmaRdReq> dma_rd_req{this};
   Out<spec::MrReq> mr_req{this};
   Out<spec::DmaWrReq> dma_wr_req{this};
@@ -63,6 +67,7 @@ class Responder : public Process {
   Out<Packet> tx_payload{this};
   Out<spec::CqCompl> cq_compl{this};
   Out<spec::DmaRdReq> read_dma_req{this};
+  Out<spec::MrReq> read_mr_req{this};
 
 
   std::vector<std::pair<std::string, uint32_t>> counters() const;

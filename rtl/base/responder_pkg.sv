@@ -10,6 +10,7 @@ package responder_pkg;
   localparam int unsigned MAX_SGE = 16;       // SGEs in a receive WQE (roce_pkg::MAX_SGE; responder_ctrl checks)
   localparam int unsigned HEAD_SGE = 6;       // ... in its first WQE_HEAD bytes (the first fetch)
   localparam int unsigned PIECE_W = 80;       // rsp_piece_t
+  localparam int unsigned WALK_W = 208;       // rsp_walk_t
   localparam int unsigned RES_N = 16;         // replay cache entries per QP (MAX_QP_RD_ATOM)
 
   // Per-QP context (one RAM word per QP): attributes from qp_cfg, receive
@@ -77,13 +78,28 @@ package responder_pkg;
     logic [7:0]          syn;
     logic [23:0]         psn;
     logic [23:0]         msn;
-    logic                read;      // an RDMA READ: responses psn.. (msn in their AETH), its
-    logic [31:0]         rlen;      // pieces follow the verdict on the piece FIFO (none for rlen 0)
-    logic [2:0]          pmtu;
+    logic                read;      // an RDMA READ: responses psn.. (msn in their AETH); responder_tx
+    logic [31:0]         rlen;      // walks its rlen bytes from rva (rkey, rpd, the QP qpn), starting
+    logic [2:0]          pmtu;      // with the rkey check's first page run {rpa, rrun}
+    logic [63:0]         rva;
+    logic [31:0]         rkey;
+    logic [15:0]         rpd;
+    logic [63:0]         rpa;
+    logic [31:0]         rrun;
     logic                atomic;    // the ACK is an ATOMIC ACKNOWLEDGE carrying orig; with exec,
     logic [63:0]         orig;      // the one 8-byte piece writes adata (no payload follows)
     logic [63:0]         adata;
   } rsp_verdict_t;
+
+  // A READ's walk, from its verdict to responder_tx: the bytes at va (rkey,
+  // PD) and the first page run the rkey check translated.
+  typedef struct packed {
+    logic [63:0] va;
+    logic [31:0] rkey;
+    logic [15:0] pd;
+    logic [63:0] pa;
+    logic [31:0] run;
+  } rsp_walk_t;
 
   // The addressing of a QP's ACKs (from qp_cfg).
   typedef struct packed {

@@ -11,7 +11,7 @@
 //        completer ─ rd_place ─► read_place ◄─ READ response payload (rx_dispatch); rd_done ─► completer
 //   DMA: dma_rd_arb (requester, responder, responder's READ data, read_place's WQEs),
 //        dma_wr_arb (responder, cq_writer, read_place)
-//   MR:  mr_arb (requester, responder, read_place) ─► mr_table
+//   MR:  mr_arb (requester, responder, read_place, responder's READ walker) ─► mr_table
 //   CQEs: desc_arb2 (responder, completer) ─► cq_writer
 //
 // Ports (one clock, synchronous active-high reset):
@@ -189,8 +189,9 @@ module roce_engine #(
   end
 
   // ---------------------------------------------------------------- memory regions
-  roce_pkg::mr_req_t  mr_req_q, mr_req_r, mr_req_p, mr_req;
-  roce_pkg::mr_resp_t mr_resp_q, mr_resp_r, mr_resp_p, mr_resp;
+  roce_pkg::mr_req_t  mr_req_q, mr_req_r, mr_req_p, mr_req_w, mr_req;
+  roce_pkg::mr_resp_t mr_resp_q, mr_resp_r, mr_resp_p, mr_resp_w, mr_resp;
+  logic mr_req_w_valid, mr_req_w_ready, mr_resp_w_valid, mr_resp_w_ready;  // the responder's READ walker
   logic mr_req_q_valid, mr_req_q_ready, mr_req_r_valid, mr_req_r_ready, mr_req_p_valid, mr_req_p_ready;
   logic mr_req_valid, mr_req_ready;
   logic mr_resp_q_valid, mr_resp_q_ready, mr_resp_r_valid, mr_resp_r_ready, mr_resp_p_valid, mr_resp_p_ready;
@@ -209,11 +210,13 @@ module roce_engine #(
     .s_req0(mr_req_q), .s_req0_valid(mr_req_q_valid), .s_req0_ready(mr_req_q_ready),
     .s_req1(mr_req_r), .s_req1_valid(mr_req_r_valid), .s_req1_ready(mr_req_r_ready),
     .s_req2(mr_req_p), .s_req2_valid(mr_req_p_valid), .s_req2_ready(mr_req_p_ready),
+    .s_req3(mr_req_w), .s_req3_valid(mr_req_w_valid), .s_req3_ready(mr_req_w_ready),
     .m_req(mr_req), .m_req_valid(mr_req_valid), .m_req_ready(mr_req_ready),
     .s_resp(mr_resp), .s_resp_valid(mr_resp_valid), .s_resp_ready(mr_resp_ready),
     .m_resp0(mr_resp_q), .m_resp0_valid(mr_resp_q_valid), .m_resp0_ready(mr_resp_q_ready),
     .m_resp1(mr_resp_r), .m_resp1_valid(mr_resp_r_valid), .m_resp1_ready(mr_resp_r_ready),
     .m_resp2(mr_resp_p), .m_resp2_valid(mr_resp_p_valid), .m_resp2_ready(mr_resp_p_ready),
+    .m_resp3(mr_resp_w), .m_resp3_valid(mr_resp_w_valid), .m_resp3_ready(mr_resp_w_ready),
     .idle(idle_mr_arb)
   );
 
@@ -415,6 +418,8 @@ module roce_engine #(
     .m_read_dma_req(rd_req_x), .m_read_dma_req_valid(rd_req_x_valid), .m_read_dma_req_ready(rd_req_x_ready),
     .s_axis_read_dma_tdata(rd_x_tdata), .s_axis_read_dma_tlast(rd_x_tlast), .s_axis_read_dma_tuser(rd_x_tuser),
     .s_axis_read_dma_tvalid(rd_x_tvalid), .s_axis_read_dma_tready(rd_x_tready),
+    .m_read_mr_req(mr_req_w), .m_read_mr_req_valid(mr_req_w_valid), .m_read_mr_req_ready(mr_req_w_ready),
+    .s_read_mr_resp(mr_resp_w), .s_read_mr_resp_valid(mr_resp_w_valid), .s_read_mr_resp_ready(mr_resp_w_ready),
     .m_tx_hdr(ack_hdr_raw), .m_tx_hdr_valid(ack_raw_valid), .m_tx_hdr_ready(ack_raw_ready),
     .m_axis_tx_payload_tdata(ack_pay_tdata), .m_axis_tx_payload_tkeep(ack_pay_tkeep),
     .m_axis_tx_payload_tlast(ack_pay_tlast), .m_axis_tx_payload_tvalid(ack_pay_tvalid),

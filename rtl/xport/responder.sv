@@ -19,9 +19,10 @@
 //                          | verdicts (in order)   | pieces (speculative until the
 //                          v                       v          packet passed its checks)
 //   s_axis_rx_payload -> payload FIFO -> responder_place -> dma_wr_req + data, cq_compl
-//                                             | jobs (ACK, READ), READ pieces
+//                                             | jobs (ACK, READ with its walk)
 //                                             v
-//                                        responder_tx -> m_read_dma_req (READ data reads)
+//                                        responder_tx -> m_read_mr_req (READs' later page runs)
+//                                                     -> m_read_dma_req (READ data reads)
 //                                                     -> m_tx_hdr + m_axis_tx_payload
 //
 // The payload waits in its FIFO (PAY_DEPTH beats, two 4096-byte packets by
@@ -80,6 +81,12 @@ module responder #(
   input  wire logic                   s_axis_read_dma_tuser,
   input  wire logic                   s_axis_read_dma_tvalid,
   output logic                        s_axis_read_dma_tready,
+  output roce_pkg::mr_req_t           m_read_mr_req,         // READs' later page runs (responder_tx)
+  output logic                        m_read_mr_req_valid,
+  input  wire logic                   m_read_mr_req_ready,
+  input  wire roce_pkg::mr_resp_t     s_read_mr_resp,
+  input  wire logic                   s_read_mr_resp_valid,
+  output logic                        s_read_mr_resp_ready,
   output roce_pkg::roce_tx_hdr_t      m_tx_hdr,              // ACK/NAKs and READ responses
   output logic                        m_tx_hdr_valid,
   input  wire logic                   m_tx_hdr_ready,
@@ -144,10 +151,10 @@ module responder #(
   logic c_cq_v, p_cq_v;
   logic c_idle, p_idle, t_idle, drained;
   roce_pkg::roce_tx_hdr_t job;
-  logic job_read, job_v, job_rdy, rpc_v, rpc_rdy;
+  logic job_read, job_v, job_rdy;
   logic [31:0] job_rlen;
   logic [2:0] job_pmtu;
-  responder_pkg::rsp_piece_t rpc;
+  responder_pkg::rsp_walk_t job_walk;
 
   responder_ctrl #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_ctrl (
     .clk, .rst,
@@ -189,18 +196,18 @@ module responder #(
     .m_dma_wr_req, .m_dma_wr_req_valid, .m_dma_wr_req_ready,
     .m_axis_dma_wr_tdata, .m_axis_dma_wr_tkeep, .m_axis_dma_wr_tlast, .m_axis_dma_wr_tvalid,
     .m_axis_dma_wr_tready,
-    .m_job(job), .m_job_read(job_read), .m_job_rlen(job_rlen), .m_job_pmtu(job_pmtu),
+    .m_job(job), .m_job_read(job_read), .m_job_rlen(job_rlen), .m_job_pmtu(job_pmtu), .m_job_walk(job_walk),
     .m_job_valid(job_v), .m_job_ready(job_rdy),
-    .m_rpc(rpc), .m_rpc_valid(rpc_v), .m_rpc_ready(rpc_rdy),
     .m_cq(p_cq), .m_cq_valid(p_cq_v), .m_cq_ready(m_cq_compl_ready),
     .idle(p_idle), .cnt_tx_acks);
 
   // ---- what the responder sends
   responder_tx #(.DATA_W(DATA_W)) u_tx (
     .clk, .rst,
-    .s_job(job), .s_job_read(job_read), .s_job_rlen(job_rlen), .s_job_pmtu(job_pmtu),
+    .s_job(job), .s_job_read(job_read), .s_job_rlen(job_rlen), .s_job_pmtu(job_pmtu), .s_job_walk(job_walk),
     .s_job_valid(job_v), .s_job_ready(job_rdy),
-    .s_pc(rpc), .s_pc_valid(rpc_v), .s_pc_ready(rpc_rdy),
+    .m_mr_req(m_read_mr_req), .m_mr_req_valid(m_read_mr_req_valid), .m_mr_req_ready(m_read_mr_req_ready),
+    .s_mr_resp(s_read_mr_resp), .s_mr_resp_valid(s_read_mr_resp_valid), .s_mr_resp_ready(s_read_mr_resp_ready),
     .m_dma_rd_req(m_read_dma_req), .m_dma_rd_req_valid(m_read_dma_req_valid),
     .m_dma_rd_req_ready(m_read_dma_req_ready),
     .s_axis_dma_rd_tdata(s_axis_read_dma_tdata), .s_axis_dma_rd_tlast(s_axis_read_dma_tlast),

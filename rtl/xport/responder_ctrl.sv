@@ -26,12 +26,14 @@
 //       refused -> NAK INV_REQ, CQE REM_INV_REQ_ERR (rxe's status), ERR. The
 //       CQE of a success has WITH_INV and the rkey in imm.
 //     9 verdict: epsn, msn, CQE, ACK; the context is written back
-//   READ: the verdict goes first (epsn += its response count, msn += 1), then
-//     the walk cuts the read into pieces that never cross a page run, a 4 KiB
-//     bus-address boundary or a response packet's end, each committed at once
-//     (responder_tx reads them and sends the responses). A duplicate READ
-//     (PSN behind epsn) is executed again from its own RETH, epsn and msn
-//     unchanged; one that fails a check is dropped without a NAK.
+//   READ: its verdict (epsn += its response count, msn += 1) carries the
+//     walk: va, length, rkey, PD and the rkey check's first page run;
+//     responder_tx cuts it into pieces and translates the later page runs
+//     itself (its own MR port), so this stage never waits for the responses
+//     to leave (over the internal loopback they come back through the
+//     receive path behind the next requests). A duplicate READ (PSN behind
+//     epsn) is executed again from its own RETH, epsn and msn unchanged; one
+//     that fails a check is dropped without a NAK.
 //   CMP_SWAP / FETCH_ADD (docs/engine.md, "Atomics"): no payload (else NAK INV_REQ,
 //     ERR); QP REMOTE_ATOMIC right (else NAK REM_ACC, ERR); resources as a READ;
 //     rkey check over 8 bytes (REMOTE_ATOMIC) else NAK REM_ACC, ERR; va 8-byte
@@ -186,14 +188,11 @@ module responder_ctrl #(
   logic        inv_q, inv_d;                       // SEND_LAST_INV / SEND_ONLY_INV: IETH rkey in h_imm
   logic        mr_inv_q, mr_inv_d;                 // the outstanding mr_req is its INVALIDATE
   logic        is_read_q, is_read_d, dup_q, dup_d;  // an RDMA READ; a duplicate one, executed again
-  logic        rwk_q, rwk_d;                       // a READ's walk, after its verdict
   logic        is_atom_q, is_atom_d, cas_q, cas_d; // an atomic; a CMP_SWAP
   logic [63:0] h_swap_q, h_swap_d, h_cmp_q, h_cmp_d;  // its AtomicETH data
   logic [63:0] orig_q, orig_d, adata_q, adata_d;   // the value read, the value written
   logic [4:0]  dj_q, dj_d;                         // replay search: entries asked for
   logic        dv_q, dv_d;                         // ... one was read last cycle (res_rd_q)
-  logic        zero_q, zero_d;                     // ... whose later run failed its translation
-  logic [12:0] pk_left_q, pk_left_d;               // ... bytes left in its current response packet
   logic [1:0]  seg_q, seg_d;
   // progress on the packet
   logic [12:0] n_q, n_d;                           // payload bytes not yet cut into pieces
@@ -232,7 +231,7 @@ module responder_ctrl #(
   logic        s_first, s_mid, s_last, s_only, seq_ok, len_ok, wlen_ok, needs_wqe;
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
-  logic [12:0] k, rk, rk_page, mtu_w;
+  logic [12:0] k;
   logic [23:0] rd_npk;                             // a READ's response packets (the context as read)
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
@@ -302,11 +301,6 @@ module responder_ctrl #(
     sg_last  = cx_q.nsge > 5'(responder_pkg::HEAD_SGE) ? 4'(cx_q.nsge - 5'd1) : 4'(responder_pkg::HEAD_SGE - 1);
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
     // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
-    mtu_w = 13'd128 << cx_q.pmtu;
-    rk_page = 13'h1000 - {1'b0, cx_q.xpa[11:0]};
-    rk = pk_left_q;
-    if (cx_q.xleft < {19'b0, rk}) rk = cx_q.xleft[12:0];
-    if (rk_page < rk) rk = rk_page;
     rd_round = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
     rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, c0.pmtu}));
     rd_start = 1'b0;
@@ -322,7 +316,7 @@ module responder_ctrl #(
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
     inv_d = inv_q; mr_inv_d = mr_inv_q;
-    is_read_d = is_read_q; dup_d = dup_q; rwk_d = rwk_q; zero_d = zero_q; pk_left_d = pk_left_q;
+    is_read_d = is_read_q; dup_d = dup_q;
     is_atom_d = is_atom_q; cas_d = cas_q; h_swap_d = h_swap_q; h_cmp_d = h_cmp_q;
     orig_d = orig_q; adata_d = adata_q; dj_d = dj_q; dv_d = 1'b0;
     res_we = 1'b0; res_ra = {idx_q, cx_q.res_wp - 4'd1 - dj_q[3:0]};  // the replay search: newest first
@@ -339,10 +333,10 @@ module responder_ctrl #(
     sge_ra = {idx_q, cx_q.sidx};
     m_pc_valid = 1'b0;
     m_pc.pa = cx_q.xpa;
-    m_pc.len = rwk_q ? rk : k;
-    m_pc.zero = zero_q;
-    m_pc.pkt_last = rk == pk_left_q;
-    m_pc.fin = {19'b0, rk} == cx_q.left;
+    m_pc.len = k;
+    m_pc.zero = 1'b0;
+    m_pc.pkt_last = 1'b0;
+    m_pc.fin = 1'b0;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
     {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd} = '0;
@@ -398,6 +392,11 @@ module responder_ctrl #(
       vd_ok.read = 1'b1;
       vd_ok.rlen = h_rlen_q;
       vd_ok.pmtu = cx_q.pmtu;
+      vd_ok.rva = h_va_q;        // the walk, for responder_tx: the rkey check's first page run
+      vd_ok.rkey = h_rkey_q;
+      vd_ok.rpd = cx_q.pd;
+      vd_ok.rpa = cx_q.xpa;
+      vd_ok.rrun = cx_q.xleft;
     end
 
     unique case (st_q)
@@ -585,8 +584,6 @@ module responder_ctrl #(
           // step 5 for a READ: the rkey check over the whole range (none for a
           // zero-length READ); its answer is the first page run
           cx_d.va = h_va_q; cx_d.left = h_rlen_q; cx_d.rkey = h_rkey_q; cx_d.xleft = '0;
-          zero_d = 1'b0;
-          pk_left_d = h_rlen_q < {17'b0, mtu} ? h_rlen_q[12:0] : mtu[12:0];
           if (h_rlen_q != '0) begin
             mr_v_d = 1'b1;
             mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;
@@ -631,18 +628,6 @@ module responder_ctrl #(
             err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
             err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_REM_INV_REQ_ERR);
           end
-        end else if (s_mr_resp_valid && rwk_q) begin
-          // a later page run of a READ; one that fails (the MR changed after the
-          // rkey check) and the rest of the READ are sent as zeros
-          if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) begin
-            zero_d = 1'b1;
-            cx_d.xpa = '0;
-            cx_d.xleft = cx_q.left;
-          end else begin
-            cx_d.xpa = s_mr_resp.pa;
-            cx_d.xleft = s_mr_resp.run;
-          end
-          st_d = C_WALK;
         end else if (s_mr_resp_valid) begin
           if (s_mr_resp.status != roce_pkg::MR_STATUS_OK && is_read_q && dup_q) begin
             st_d = C_PUSH;   // a duplicate READ that fails its rkey check: dropped
@@ -754,30 +739,7 @@ module responder_ctrl #(
       end
 
       C_WALK: begin
-        if (rwk_q) begin
-          if (cx_q.xleft == '0) begin
-            mr_v_d = 1'b1;
-            mr_d = '0; mr_d.key = cx_q.rkey; mr_d.pd = cx_q.pd; mr_d.va = cx_q.va; mr_d.len = cx_q.left;
-            mr_d.access = roce_pkg::ACCESS_REMOTE_READ; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
-            st_d = C_MRW;
-          end else begin
-            m_pc_valid = 1'b1;
-            m_pc_commit = 1'b1;   // the READ passed its checks: each piece is final
-            if (m_pc_ready) begin
-              cx_d.xpa = cx_q.xpa + {51'b0, rk};
-              cx_d.xleft = cx_q.xleft - {19'b0, rk};
-              cx_d.va = cx_q.va + {51'b0, rk};
-              cx_d.left = cx_q.left - {19'b0, rk};
-              if (rk != pk_left_q) pk_left_d = pk_left_q - rk;
-              else if (cx_d.left < {19'b0, mtu_w}) pk_left_d = cx_d.left[12:0];
-              else pk_left_d = mtu_w;
-              if ({19'b0, rk} == cx_q.left) begin
-                rwk_d = 1'b0;
-                st_d = C_IDLE;
-              end
-            end
-          end
-        end else if (is_send_q && cx_q.soff == sge_len) begin
+        if (is_send_q && cx_q.soff == sge_len) begin
           // this SGE is full (or empty): on to the next, read in C_SRD
           if ({1'b0, cx_q.sidx} + 5'd1 >= cx_q.nsge) begin
             i_inv = 1'b1;   // cannot happen after the length checks; kept as a guard
@@ -857,11 +819,6 @@ module responder_ctrl #(
           end
           fl_go_d = 1'b0;
           st_d = fl_pend_q ? C_FLUSH : C_IDLE;
-          if (ok_q && is_read_q && h_rlen_q != '0) begin
-            cx_d = cx_q;       // the walk goes on from the rkey answer's page run
-            rwk_d = 1'b1;
-            st_d = C_WALK;
-          end
         end
       end
 
@@ -1015,14 +972,12 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
-      rwk_q <= 1'b0;
       valid_q <= '0; rc_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q} <= '0;
     end else begin
       st_q <= st_d;
-      rwk_q <= rwk_d;
       if (st_q == C_CFG && qin_q) begin
         valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
         rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
@@ -1048,7 +1003,7 @@ module responder_ctrl #(
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d; inv_q <= inv_d;
-    is_read_q <= is_read_d; dup_q <= dup_d; zero_q <= zero_d; pk_left_q <= pk_left_d;
+    is_read_q <= is_read_d; dup_q <= dup_d;
     is_atom_q <= is_atom_d; cas_q <= cas_d; h_swap_q <= h_swap_d; h_cmp_q <= h_cmp_d;
     orig_q <= orig_d; adata_q <= adata_d; dj_q <= dj_d; dv_q <= dv_d;
     n_q <= n_d; np_q <= np_d; ok_q <= ok_d; wctx_q <= wctx_d; mr_rkey_q <= mr_rkey_d;

@@ -4,10 +4,10 @@
 //   verdict --> issuer --+--> dma_wr_req (one per piece)
 //                        +--> stream_slice descriptors --> dma_wr data (payload cut into pieces)
 //                        |      (or one drop descriptor: the payload is discarded)
-//                        +--> post queue --> cq_compl, job (ACK/NAK, or READ)   (once the
-//                        |                   packet's requests and data have all been taken)
-//                        +--> READ pieces --> m_rpc (after the READ's job, once the data of every
-//                                             packet before it was written; responder_tx reads them)
+//                        +--> post queue --> cq_compl, job (ACK/NAK, or READ with its walk:
+//                                            responder_tx reads it) (once the packet's requests
+//                                            and data, and every earlier packet's, have been taken:
+//                                            a READ sees the writes before it)
 //
 // An atomic's verdict (no payload) carries its one 8-byte write: the value is
 // sent as its own data beat (ab_v_q), after every earlier beat of the slicer,
@@ -32,7 +32,9 @@ module responder_place #(
   input  wire roce_pkg::cq_compl_t          s_vd_cqe,
   input  wire logic                         s_vd_valid,
   output logic                              s_vd_ready,
+  /* verilator lint_off UNUSEDSIGNAL */  // zero, pkt_last, fin: a READ's, made by responder_tx's walker
   input  wire responder_pkg::rsp_piece_t    s_pc,
+  /* verilator lint_on UNUSEDSIGNAL */
   input  wire logic                         s_pc_valid,
   output logic                              s_pc_ready,
   input  wire logic [DATA_W-1:0]            s_pay_tdata,
@@ -54,11 +56,9 @@ module responder_place #(
   output logic                              m_job_read,
   output logic [31:0]                       m_job_rlen,
   output logic [2:0]                        m_job_pmtu,
+  output responder_pkg::rsp_walk_t          m_job_walk,
   output logic                              m_job_valid,
   input  wire logic                         m_job_ready,
-  output responder_pkg::rsp_piece_t         m_rpc,        // a READ's pieces
-  output logic                              m_rpc_valid,
-  input  wire logic                         m_rpc_ready,
   output roce_pkg::cq_compl_t               m_cq,
   output logic                              m_cq_valid,
   input  wire logic                         m_cq_ready,
@@ -71,7 +71,7 @@ module responder_place #(
 
   typedef struct packed {
     logic [15:0]         qpn;
-    logic                has_data;  // wait for the packet's data (sequence number seq)
+    logic                has_data;  // wait for the data of packets up to sequence number seq
     logic [7:0]          seq;
     logic                cqe_v;     // (the cq_compl_t travels beside: Yosys 0.23 takes no
     logic                ack_v;     //  package type inside a module's struct)
@@ -81,6 +81,11 @@ module responder_place #(
     logic                read;      // a READ: its responses (rlen bytes, pmtu) instead of an ACK
     logic [31:0]         rlen;
     logic [2:0]          pmtu;
+    logic [63:0]         rva;       // ... and its walk (responder_pkg::rsp_walk_t)
+    logic [31:0]         rkey;
+    logic [15:0]         rpd;
+    logic [63:0]         rpa;
+    logic [31:0]         rrun;
     logic                atomic;    // an ATOMIC ACKNOWLEDGE with orig
     logic [63:0]         orig;
   } post_t;
@@ -90,7 +95,6 @@ module responder_place #(
   // takes it when it has room), then the post entry. Valids come from registers
   // only, so no ready feeds back into a valid.
   logic cur_v_q, cur_v_d, fin_q, fin_d, drop_q, drop_d, post_q, post_d;
-  logic rdp_q, rdp_d;                     // a READ's pieces go on to m_rpc
   logic dsent_q, dsent_d, rsent_q, rsent_d;  // the current piece's descriptor / request is queued
   logic [5:0] left_q, left_d;
   logic [7:0] iss_seq_q, iss_seq_d;       // packets with data issued
@@ -115,7 +119,9 @@ module responder_place #(
   assign s_vd_ready = fin_q;
   always_comb begin
     post_in.qpn = s_vd.qpn;
-    post_in.has_data = s_vd.exec && s_vd.npieces != '0;
+    // a READ waits like a packet with data: for every earlier packet's writes
+    // (its reads must see them; packets without an entry of their own too)
+    post_in.has_data = (s_vd.exec && s_vd.npieces != '0) || s_vd.read;
     post_in.seq = iss_seq_q;
     post_in.cqe_v = s_vd.cqe_v;
     post_in.ack_v = s_vd.ack_v;
@@ -125,18 +131,17 @@ module responder_place #(
     post_in.read = s_vd.read;
     post_in.rlen = s_vd.rlen;
     post_in.pmtu = s_vd.pmtu;
+    post_in.rva = s_vd.rva;
+    post_in.rkey = s_vd.rkey;
+    post_in.rpd = s_vd.rpd;
+    post_in.rpa = s_vd.rpa;
+    post_in.rrun = s_vd.rrun;
     post_in.atomic = s_vd.atomic;
     post_in.orig = s_vd.orig;
   end
-  // A READ's pieces go on only once every earlier packet's data writes were taken
-  // (the host serves a read after the writes before it: the READ sees them)
-  logic writes_done;
-  assign m_rpc = s_pc;
-  assign m_rpc_valid = cur_v_q && !fin_q && !drop_q && left_q == '0 && !post_q && rdp_q && s_pc_valid
-                       && writes_done;
 
   always_comb begin
-    cur_v_d = cur_v_q; fin_d = 1'b0; drop_d = drop_q; post_d = post_q; left_d = left_q; rdp_d = rdp_q;
+    cur_v_d = cur_v_q; fin_d = 1'b0; drop_d = drop_q; post_d = post_q; left_d = left_q;
     dsent_d = dsent_q; rsent_d = rsent_q;
     iss_seq_d = iss_seq_q;
     s_pc_ready = 1'b0;
@@ -150,7 +155,6 @@ module responder_place #(
         left_d = s_vd.exec ? s_vd.npieces : 6'd0;
         drop_d = !s_vd.exec && s_vd.pay_len != '0;
         post_d = s_vd.cqe_v || s_vd.ack_v || s_vd.read;
-        rdp_d = s_vd.read && s_vd.rlen != '0;
       end
     end else begin
       if (drop_q) begin
@@ -170,26 +174,21 @@ module responder_place #(
         end
       end else if (post_q) begin
         if (post_rdy) post_d = 1'b0;
-      end else if (rdp_q) begin
-        if (m_rpc_valid && m_rpc_ready) begin
-          s_pc_ready = 1'b1;
-          if (s_pc.fin) rdp_d = 1'b0;
-        end
       end
-      fin_d = !drop_d && left_d == '0 && !post_d && !rdp_d;
+      fin_d = !drop_d && left_d == '0 && !post_d;
     end
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0; rdp_q <= 1'b0;
+      cur_v_q <= 1'b0; fin_q <= 1'b0; drop_q <= 1'b0; post_q <= 1'b0; left_q <= '0;
       dsent_q <= 1'b0; rsent_q <= 1'b0;
       iss_seq_q <= '0;
       ab_v_q <= 1'b0;
     end else begin
       if (ab_set) ab_v_q <= 1'b1;
       else if (ab_take) ab_v_q <= 1'b0;
-      cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d; rdp_q <= rdp_d;
+      cur_v_q <= cur_v_d; fin_q <= fin_d; drop_q <= drop_d; post_q <= post_d; left_q <= left_d;
       dsent_q <= dsent_d; rsent_q <= rsent_d;
       iss_seq_q <= iss_seq_d;
     end
@@ -266,7 +265,6 @@ module responder_place #(
   logic [31:0] c_acks_q;
 
   // seq is the packet's number: reached once the done counts are at or past it
-  assign writes_done = data_done_q == iss_seq_q && req_done_q == iss_seq_q;
   assign head_ok = !post_out.has_data
                    || (8'(data_done_q - post_out.seq) < 8'd128 && 8'(req_done_q - post_out.seq) < 8'd128);
   assign start = post_v && head_ok && !emit_q;
@@ -299,6 +297,11 @@ module responder_place #(
     m_job_read = post_out.read;
     m_job_rlen = post_out.rlen;
     m_job_pmtu = post_out.pmtu;
+    m_job_walk.va = post_out.rva;
+    m_job_walk.rkey = post_out.rkey;
+    m_job_walk.pd = post_out.rpd;
+    m_job_walk.pa = post_out.rpa;
+    m_job_walk.run = post_out.rrun;
   end
 
   always_ff @(posedge clk) begin

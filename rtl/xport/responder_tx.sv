@@ -1,13 +1,21 @@
 // responder_tx: what the RC responder sends, in verdict order: ACK/NAKs, and
 // the READ RESPONSE packets of each RDMA READ with their data from host memory.
 //
-//   s_job (responder_place's post stage, in verdict order)
+//   s_job (responder_place's post stage, in verdict order) --> job FIFO (headers)
 //     ACK job:  one header, as given
 //     READ job: rlen bytes as ceil(rlen / mtu) packets (one ONLY for rlen 0):
 //               FIRST / MIDDLE / LAST or ONLY, PSNs from the job's psn, AETH
 //               (the job's syndrome and msn) on all but MIDDLE
-//   s_pc (the READ's pieces, in order) --> dma_rd_req (one per piece with a translation)
-//                                     --> piece FIFO {zero, packet end, len}
+//   a READ job's walk --> walk FIFO --> walker: pieces that never cross a page
+//     run, a 4 KiB bus-address boundary or a response packet's end, from the
+//     rkey check's first run; each later run translated here (m_mr_req:
+//     rkey, PD, the rest of the READ, REMOTE_READ, remote, the QP); one that
+//     fails (the MR changed after the check) and the rest are zero pieces
+//   pieces --> dma_rd_req (one per piece with a translation)
+//          --> piece FIFO {zero, packet end, len}
+// The walk lives here, not in the checker: the checker never waits for the
+// responses to leave (over the internal loopback they return through the
+// receive path, behind the requests the checker has yet to take).
 //   dma read data --> raw buffer --+
 //   zero pieces (no read) ---------+--> stream_gather (one packet per response) --> m_axis_pay
 //
@@ -31,13 +39,17 @@ module responder_tx #(
   input  wire logic                       s_job_read,
   input  wire logic [31:0]                s_job_rlen,
   input  wire logic [2:0]                 s_job_pmtu,
+  input  wire responder_pkg::rsp_walk_t   s_job_walk,   // a READ's walk
   input  wire logic                       s_job_valid,
   output logic                            s_job_ready,
-  /* verilator lint_off UNUSEDSIGNAL */  // fin: the job's length says where the READ ends
-  input  wire responder_pkg::rsp_piece_t  s_pc,
+  output roce_pkg::mr_req_t               m_mr_req,     // a READ's later page runs
+  output logic                            m_mr_req_valid,
+  input  wire logic                       m_mr_req_ready,
+  /* verilator lint_off UNUSEDSIGNAL */  // tag: one request outstanding
+  input  wire roce_pkg::mr_resp_t         s_mr_resp,
   /* verilator lint_on UNUSEDSIGNAL */
-  input  wire logic                       s_pc_valid,
-  output logic                            s_pc_ready,
+  input  wire logic                       s_mr_resp_valid,
+  output logic                            s_mr_resp_ready,
   output roce_pkg::dma_rd_req_t           m_dma_rd_req,
   output logic                            m_dma_rd_req_valid,
   input  wire logic                       m_dma_rd_req_ready,
@@ -66,9 +78,129 @@ module responder_tx #(
 
   initial begin
     if ((1 << WB) != W || DATA_W < 64) $error("responder_tx: DATA_W must be a power of two >= 64");
+    if ($bits(s_job_walk) != responder_pkg::WALK_W) $error("responder_tx: WALK_W is not rsp_walk_t's width");
     // two packets: a packet's pieces (one more beat each at a page cut) always fit beside another's
     if ((1 << (NW - 1)) != RAW_DEPTH || RAW_DEPTH * W < 2 * 4096)
       $error("responder_tx: RAW_DEPTH must be a power of two holding two 4096-byte packets");
+  end
+
+  // ---- jobs: the header FSM's FIFO, and the walker's (READs with bytes)
+  // (plain vectors: Yosys 0.23 takes no package type inside a module's struct)
+  localparam int JD = 4;
+  localparam int HW = roce_pkg::ROCE_TX_HDR_W;
+  localparam int JW = HW + 36;                          // {hdr, read, rlen, pmtu}
+  localparam int WW = responder_pkg::WALK_W + 59;      // {walk, rlen, pmtu, qpn}
+  logic [JW-1:0] jf_in, jf_out;
+  logic [WW-1:0] wf_in, wf_out;
+  roce_pkg::roce_tx_hdr_t jf_hdr;
+  logic          jf_read;
+  logic [31:0]   jf_rlen, wf_rlen;
+  logic [2:0]    jf_pmtu, wf_pmtu;
+  responder_pkg::rsp_walk_t wf_walk;
+  logic [23:0]   wf_qpn;
+  logic  jf_push, jf_valid, jf_pop, wf_push, wf_valid, wf_pop;
+  /* verilator lint_off UNUSEDSIGNAL */  // never low: pushes are counted against the depth
+  logic  jf_room, wf_room;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [2:0] jf_n_q, wf_n_q;
+  always_comb begin
+    jf_in = {s_job, s_job_read, s_job_rlen, s_job_pmtu};
+    wf_in = {s_job_walk, s_job_rlen, s_job_pmtu, s_job.src_qpn};
+    {jf_hdr, jf_read, jf_rlen, jf_pmtu} = jf_out;
+    {wf_walk, wf_rlen, wf_pmtu, wf_qpn} = wf_out;
+  end
+  assign s_job_ready = jf_n_q != 3'(JD) && wf_n_q != 3'(JD);
+  assign jf_push = s_job_valid && s_job_ready;
+  assign wf_push = jf_push && s_job_read && s_job_rlen != '0;
+  fifo_fwft #(.WIDTH(JW), .DEPTH(JD)) u_jobs (
+    .clk, .rst, .s_valid(jf_push), .s_ready(jf_room), .s_data(jf_in),
+    .m_valid(jf_valid), .m_ready(jf_pop), .m_data(jf_out));
+  fifo_fwft #(.WIDTH(WW), .DEPTH(JD)) u_walks (
+    .clk, .rst, .s_valid(wf_push), .s_ready(wf_room), .s_data(wf_in),
+    .m_valid(wf_valid), .m_ready(wf_pop), .m_data(wf_out));
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      jf_n_q <= '0; wf_n_q <= '0;
+    end else begin
+      jf_n_q <= jf_n_q + 3'(jf_push) - 3'(jf_pop);
+      wf_n_q <= wf_n_q + 3'(wf_push) - 3'(wf_pop);
+    end
+  end
+
+  // ---- the walker: a READ at a time, from the walk FIFO
+  /* verilator lint_off UNUSEDSIGNAL */  // fin: the walker's own length says where the READ ends
+  responder_pkg::rsp_piece_t wpc;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic          wpc_valid, wpc_ready;
+  logic          wk_busy_q, wk_zero_q, wk_ask_q, wk_wait_q;
+  logic [63:0]   wk_va_q, wk_pa_q;
+  logic [31:0]   wk_left_q, wk_run_q, wk_rkey_q;
+  logic [15:0]   wk_pd_q;
+  logic [23:0]   wk_qpn_q;
+  logic [12:0]   wk_pk_q, wk_mtu_q, wk_len, wk_page;
+  logic [31:0]   wk_rest;
+  always_comb begin
+    // to the packet end, the run end or the 4 KiB boundary, whichever comes first
+    wk_page = 13'h1000 - {1'b0, wk_pa_q[11:0]};
+    wk_len = wk_pk_q;
+    if (wk_run_q < {19'b0, wk_len}) wk_len = wk_run_q[12:0];
+    if (wk_page < wk_len) wk_len = wk_page;
+    wpc.pa = wk_pa_q;
+    wpc.len = wk_len;
+    wpc.zero = wk_zero_q;
+    wpc.pkt_last = wk_len == wk_pk_q;
+    wpc.fin = {19'b0, wk_len} == wk_left_q;
+    wpc_valid = wk_busy_q && wk_run_q != '0;
+    wk_rest = wk_left_q - {19'b0, wk_len};
+    m_mr_req = '0;
+    m_mr_req.key = wk_rkey_q;
+    m_mr_req.pd = wk_pd_q;
+    m_mr_req.va = wk_va_q;
+    m_mr_req.len = wk_left_q;
+    m_mr_req.access = roce_pkg::ACCESS_REMOTE_READ;
+    m_mr_req.remote = 1'b1;
+    m_mr_req.qpn = wk_qpn_q;
+    m_mr_req_valid = wk_ask_q;
+    s_mr_resp_ready = wk_wait_q;
+  end
+  assign wf_pop = wf_valid && !wk_busy_q;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      wk_busy_q <= 1'b0; wk_ask_q <= 1'b0; wk_wait_q <= 1'b0;
+    end else begin
+      if (wf_pop) begin
+        wk_busy_q <= 1'b1;
+        wk_zero_q <= 1'b0;
+        wk_va_q <= wf_walk.va;
+        wk_left_q <= wf_rlen;
+        wk_pa_q <= wf_walk.pa;
+        wk_run_q <= wf_walk.run;
+        wk_rkey_q <= wf_walk.rkey;
+        wk_pd_q <= wf_walk.pd;
+        wk_qpn_q <= wf_qpn;
+        wk_mtu_q <= 13'd128 << wf_pmtu;
+        wk_pk_q <= wf_rlen < (32'd128 << wf_pmtu) ? wf_rlen[12:0] : 13'd128 << wf_pmtu;
+      end else if (wk_busy_q && wk_run_q == '0 && !wk_ask_q && !wk_wait_q) begin
+        wk_ask_q <= 1'b1;          // the next page run's translation
+      end else if (wk_ask_q && m_mr_req_ready) begin
+        wk_ask_q <= 1'b0;
+        wk_wait_q <= 1'b1;
+      end else if (wk_wait_q && s_mr_resp_valid) begin
+        wk_wait_q <= 1'b0;
+        // a run that fails (the MR changed after the rkey check): the rest are zeros
+        wk_zero_q <= s_mr_resp.status != roce_pkg::MR_STATUS_OK;
+        wk_pa_q <= s_mr_resp.status != roce_pkg::MR_STATUS_OK ? 64'd0 : s_mr_resp.pa;
+        wk_run_q <= s_mr_resp.status != roce_pkg::MR_STATUS_OK ? wk_left_q : s_mr_resp.run;
+      end else if (wpc_valid && wpc_ready) begin
+        wk_pa_q <= wk_pa_q + {51'b0, wk_len};
+        wk_run_q <= wk_run_q - {19'b0, wk_len};
+        wk_va_q <= wk_va_q + {51'b0, wk_len};
+        wk_left_q <= wk_rest;
+        if (wk_len != wk_pk_q) wk_pk_q <= wk_pk_q - wk_len;
+        else wk_pk_q <= wk_rest < {19'b0, wk_mtu_q} ? wk_rest[12:0] : wk_mtu_q;
+        if (wk_rest == '0) wk_busy_q <= 1'b0;
+      end
+    end
   end
 
   // ---- issue: one piece at a time from registers (a read and its piece entry)
@@ -84,13 +216,13 @@ module responder_tx #(
   logic [NW-1:0] pk_in;
 
   always_comb begin
-    pc_beats = s_pc.zero ? '0 : NW'((s_pc.len + 13'(W - 1)) >> WB);
-    s_pc_ready = !rd_v_q && raw_free_q >= pc_beats
-                 && pc_n_q != PCW'(PIECE_DEPTH) && pk_n_q != PKW'(PKT_DEPTH);
-    pc_take = s_pc_valid && s_pc_ready;
+    pc_beats = wpc.zero ? '0 : NW'((wpc.len + 13'(W - 1)) >> WB);
+    wpc_ready = !rd_v_q && raw_free_q >= pc_beats
+                && pc_n_q != PCW'(PIECE_DEPTH) && pk_n_q != PKW'(PKT_DEPTH);
+    pc_take = wpc_valid && wpc_ready;
     pc_push = pc_take;
-    pk_push = pc_take && s_pc.pkt_last;
-    pc_in = {s_pc.zero, s_pc.pkt_last, s_pc.len};
+    pk_push = pc_take && wpc.pkt_last;
+    pc_in = {wpc.zero, wpc.pkt_last, wpc.len};
     pk_in = pk_beats_q + pc_beats;
   end
 
@@ -101,16 +233,16 @@ module responder_tx #(
       pk_beats_q <= '0;
     end else begin
       if (rd_v_q && m_dma_rd_req_ready) rd_v_q <= 1'b0;
-      if (pc_take && !s_pc.zero) rd_v_q <= 1'b1;
+      if (pc_take && !wpc.zero) rd_v_q <= 1'b1;
       raw_free_q <= raw_free_q - (pc_take ? pc_beats : '0) + NW'(raw_pop);
-      if (pc_take) pk_beats_q <= s_pc.pkt_last ? '0 : pk_in;
+      if (pc_take) pk_beats_q <= wpc.pkt_last ? '0 : pk_in;
     end
   end
   always_ff @(posedge clk) begin
     if (pc_take) begin
       rd_q.tag <= '0;
-      rd_q.addr <= s_pc.pa;
-      rd_q.len <= s_pc.len;
+      rd_q.addr <= wpc.pa;
+      rd_q.len <= wpc.len;
     end
   end
   assign m_dma_rd_req = rd_q;
@@ -183,7 +315,7 @@ module responder_tx #(
   logic          last, can, load;
   logic [15:0]   avail;
 
-  assign s_job_ready = !busy_q && !hv_q;
+  assign jf_pop = jf_valid && !busy_q && !hv_q;
   always_comb begin
     pay = rem_q < {19'b0, mtu_q} ? rem_q[12:0] : mtu_q;
     last = rem_q <= {19'b0, mtu_q};
@@ -210,15 +342,15 @@ module responder_tx #(
       claimed_q <= '0;
     end else begin
       if (hv_q && m_hdr_ready) hv_q <= 1'b0;
-      if (s_job_valid && s_job_ready) begin
+      if (jf_pop) begin
         busy_q <= 1'b1;
-        read_q <= s_job_read;
-        job_q <= s_job;
-        rem_q <= s_job_rlen;
-        mtu_q <= 13'd128 << s_job_pmtu;
+        read_q <= jf_read;
+        job_q <= jf_hdr;
+        rem_q <= jf_rlen;
+        mtu_q <= 13'd128 << jf_pmtu;
         first_q <= 1'b1;
-        if (!s_job_read) begin   // an ACK: out as it is
-          hdr_q <= s_job;
+        if (!jf_read) begin   // an ACK: out as it is
+          hdr_q <= jf_hdr;
           hv_q <= 1'b1;
         end
       end else if (busy_q && !read_q) begin
@@ -238,7 +370,7 @@ module responder_tx #(
   assign m_hdr_valid = hv_q;
 
   assign idle = !busy_q && !hv_q && !rd_v_q && raw_free_q == NW'(RAW_DEPTH) && pc_n_q == '0 && pk_n_q == '0
-                && !m_axis_pay_tvalid;
+                && !m_axis_pay_tvalid && jf_n_q == '0 && wf_n_q == '0 && !wk_busy_q;
 endmodule
 
 `default_nettype wire

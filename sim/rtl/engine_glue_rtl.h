@@ -473,29 +473,32 @@ class DmaWrArbRtl : public VlBlock<Vdma_wr_arb> {
 };
 
 // mr_arb: in 0/1 requests of clients 0/1, 2 response (from mr_table), 3
-// requests of client 2 (appended when read_place joined); out 0 request
-// (tag[7:6] = client), 1/2/3 the answers of clients 0/1/2 (tag[7:6] cleared).
+// requests of client 2 (appended when read_place joined), 4 of client 3 (the
+// responder's READ walker); out 0 request (tag[7:6] = client), 1..4 the
+// answers of clients 0..3 (tag[7:6] cleared).
 class MrArbRtl : public VlBlock<Vmr_arb> {
  public:
-  static constexpr unsigned kClients = 3;
+  static constexpr unsigned kClients = 4;
   MrArbRtl() {
     const unsigned req = (spec::MrReq::kBits + 7) / 8, resp = (spec::MrResp::kBits + 7) / 8;
     in_info_ = {{"req0", false, true, req},
                 {"req1", false, true, req},
                 {"resp", false, true, resp},
-                {"req2", false, true, req}};
+                {"req2", false, true, req},
+                {"req3", false, true, req}};
     out_info_ = {{"m_req", false, true, req},
                  {"resp0", false, true, resp},
                  {"resp1", false, true, resp},
-                 {"resp2", false, true, resp}};
+                 {"resp2", false, true, resp},
+                 {"resp3", false, true, resp}};
     reset();
   }
   // The input port of client c's requests.
-  static unsigned req_port(unsigned c) { return c == 2 ? 3 : c; }
+  static unsigned req_port(unsigned c) { return c >= 2 ? c + 1 : c; }
   static constexpr unsigned kRespPort = 2;
   void reset() override {
-    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_resp_valid = 0;
-    top_->m_req_ready = top_->m_resp0_ready = top_->m_resp1_ready = top_->m_resp2_ready = 0;
+    top_->s_req0_valid = top_->s_req1_valid = top_->s_req2_valid = top_->s_req3_valid = top_->s_resp_valid = 0;
+    top_->m_req_ready = top_->m_resp0_ready = top_->m_resp1_ready = top_->m_resp2_ready = top_->m_resp3_ready = 0;
     restart();
   }
   void set_input(unsigned p, bool valid, const Flit& f) override {
@@ -503,7 +506,8 @@ class MrArbRtl : public VlBlock<Vmr_arb> {
       case 0: top_->s_req0_valid = valid; vl::put_bytes(top_->s_req0, f.data); break;
       case 1: top_->s_req1_valid = valid; vl::put_bytes(top_->s_req1, f.data); break;
       case 2: top_->s_resp_valid = valid; vl::put_bytes(top_->s_resp, f.data); break;
-      default: top_->s_req2_valid = valid; vl::put_bytes(top_->s_req2, f.data); break;
+      case 3: top_->s_req2_valid = valid; vl::put_bytes(top_->s_req2, f.data); break;
+      default: top_->s_req3_valid = valid; vl::put_bytes(top_->s_req3, f.data); break;
     }
   }
   void set_output_ready(unsigned p, bool ready) override {
@@ -511,7 +515,8 @@ class MrArbRtl : public VlBlock<Vmr_arb> {
       case 0: top_->m_req_ready = ready; break;
       case 1: top_->m_resp0_ready = ready; break;
       case 2: top_->m_resp1_ready = ready; break;
-      default: top_->m_resp2_ready = ready; break;
+      case 3: top_->m_resp2_ready = ready; break;
+      default: top_->m_resp3_ready = ready; break;
     }
   }
   bool input_ready(unsigned p) override {
@@ -519,7 +524,8 @@ class MrArbRtl : public VlBlock<Vmr_arb> {
       case 0: return top_->s_req0_ready;
       case 1: return top_->s_req1_ready;
       case 2: return top_->s_resp_ready;
-      default: return top_->s_req2_ready;
+      case 3: return top_->s_req2_ready;
+      default: return top_->s_req3_ready;
     }
   }
   bool output_valid(unsigned p) override {
@@ -527,7 +533,8 @@ class MrArbRtl : public VlBlock<Vmr_arb> {
       case 0: return top_->m_req_valid;
       case 1: return top_->m_resp0_valid;
       case 2: return top_->m_resp1_valid;
-      default: return top_->m_resp2_valid;
+      case 3: return top_->m_resp2_valid;
+      default: return top_->m_resp3_valid;
     }
   }
   Flit output(unsigned p) override {
@@ -537,7 +544,8 @@ class MrArbRtl : public VlBlock<Vmr_arb> {
       case 0: f.data = vl::get_bytes(top_->m_req, (spec::MrReq::kBits + 7) / 8); break;
       case 1: f.data = vl::get_bytes(top_->m_resp0, resp); break;
       case 2: f.data = vl::get_bytes(top_->m_resp1, resp); break;
-      default: f.data = vl::get_bytes(top_->m_resp2, resp); break;
+      case 3: f.data = vl::get_bytes(top_->m_resp2, resp); break;
+      default: f.data = vl::get_bytes(top_->m_resp3, resp); break;
     }
     return f;
   }

@@ -19,7 +19,8 @@ class ResponderRtl : public VlBlock<Vresponder> {
                 {"rx_payload", true, true, bytes_},
                 {"dma_rd_data", true, true, bytes_},
                 {"mr_resp", false, true, bytes_of<spec::MrResp>()},
-                {"read_dma", true, true, bytes_}};
+                {"read_dma", true, true, bytes_},
+                {"read_mr_resp", false, true, bytes_of<spec::MrResp>()}};
     out_info_ = {{"dma_rd_req", false, true, bytes_of<spec::DmaRdReq>()},
                  {"mr_req", false, true, bytes_of<spec::MrReq>()},
                  {"dma_wr_req", false, true, bytes_of<spec::DmaWrReq>()},
@@ -27,13 +28,15 @@ class ResponderRtl : public VlBlock<Vresponder> {
                  {"tx_hdr", false, true, bytes_of<spec::RoceTxHdr>()},
                  {"cq_compl", false, true, bytes_of<spec::CqCompl>()},
                  {"read_dma_req", false, true, bytes_of<spec::DmaRdReq>()},
-                 {"tx_payload", true, true, bytes_}};
+                 {"tx_payload", true, true, bytes_},
+                 {"read_mr_req", false, true, bytes_of<spec::MrReq>()}};
     reset();
   }
   void reset() override {
     top_->s_qp_cfg_valid = top_->s_rq_db_valid = top_->s_rx_hdr_valid = 0;
     top_->s_axis_rx_payload_tvalid = top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = 0;
-    top_->s_axis_read_dma_tvalid = 0;
+    top_->s_axis_read_dma_tvalid = top_->s_read_mr_resp_valid = 0;
+    top_->m_read_mr_req_ready = 0;
     top_->m_dma_rd_req_ready = top_->m_mr_req_ready = top_->m_dma_wr_req_ready = 0;
     top_->m_axis_dma_wr_tready = top_->m_tx_hdr_ready = top_->m_cq_compl_ready = 0;
     top_->m_read_dma_req_ready = top_->m_axis_tx_payload_tready = 0;
@@ -56,12 +59,13 @@ class ResponderRtl : public VlBlock<Vresponder> {
         vl::put_bytes(top_->s_axis_dma_rd_tdata, f.data);
         break;
       case 5: top_->s_mr_resp_valid = valid; vl::put_bytes(top_->s_mr_resp, f.data); break;
-      default:
+      case 6:
         top_->s_axis_read_dma_tvalid = valid;
         top_->s_axis_read_dma_tlast = f.last;
         top_->s_axis_read_dma_tuser = f.user;
         vl::put_bytes(top_->s_axis_read_dma_tdata, f.data);
         break;
+      default: top_->s_read_mr_resp_valid = valid; vl::put_bytes(top_->s_read_mr_resp, f.data); break;
     }
   }
   void set_output_ready(unsigned port, bool ready) override {
@@ -73,7 +77,8 @@ class ResponderRtl : public VlBlock<Vresponder> {
       case 4: top_->m_tx_hdr_ready = ready; break;
       case 5: top_->m_cq_compl_ready = ready; break;
       case 6: top_->m_read_dma_req_ready = ready; break;
-      default: top_->m_axis_tx_payload_tready = ready; break;
+      case 7: top_->m_axis_tx_payload_tready = ready; break;
+      default: top_->m_read_mr_req_ready = ready; break;
     }
   }
   bool input_ready(unsigned port) override {
@@ -84,7 +89,8 @@ class ResponderRtl : public VlBlock<Vresponder> {
       case 3: return top_->s_axis_rx_payload_tready;
       case 4: return top_->s_axis_dma_rd_tready;
       case 5: return top_->s_mr_resp_ready;
-      default: return top_->s_axis_read_dma_tready;
+      case 6: return top_->s_axis_read_dma_tready;
+      default: return top_->s_read_mr_resp_ready;
     }
   }
   bool output_valid(unsigned port) override {
@@ -96,7 +102,8 @@ class ResponderRtl : public VlBlock<Vresponder> {
       case 4: return top_->m_tx_hdr_valid;
       case 5: return top_->m_cq_compl_valid;
       case 6: return top_->m_read_dma_req_valid;
-      default: return top_->m_axis_tx_payload_tvalid;
+      case 7: return top_->m_axis_tx_payload_tvalid;
+      default: return top_->m_read_mr_req_valid;
     }
   }
   Flit output(unsigned port) override {
@@ -115,13 +122,14 @@ class ResponderRtl : public VlBlock<Vresponder> {
       case 4: f.data = vl::get_bytes(top_->m_tx_hdr, bytes_of<spec::RoceTxHdr>()); break;
       case 5: f.data = vl::get_bytes(top_->m_cq_compl, bytes_of<spec::CqCompl>()); break;
       case 6: f.data = vl::get_bytes(top_->m_read_dma_req, bytes_of<spec::DmaRdReq>()); break;
-      default:
+      case 7:
         f.data = vl::get_bytes(top_->m_axis_tx_payload_tdata, bytes_);
         f.keep = top_->m_axis_tx_payload_tkeep;
         f.last = top_->m_axis_tx_payload_tlast;
         for (unsigned i = 0; i < bytes_; ++i)
           if (!((f.keep >> i) & 1u)) f.data[i] = 0;
         break;
+      default: f.data = vl::get_bytes(top_->m_read_mr_req, bytes_of<spec::MrReq>()); break;
     }
     return f;
   }

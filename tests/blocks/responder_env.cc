@@ -32,8 +32,8 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     spec::MrResp resp;
     uint64_t due;
   };
-  std::deque<MrPending> mrq;
-  uint64_t last_due = 0;
+  std::deque<MrPending> mrq, rmrq;  // the checker's answers; the READ walker's (a port of its own)
+  uint64_t last_due = 0, rlast_due = 0;
   size_t s = 0;
   bool started = false;
   size_t pos[4] = {};
@@ -61,7 +61,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
         started = false;
       }
     }
-    if (s >= steps.size() && b.idle() && mrq.empty() && dma.idle() && rdma.idle()) {
+    if (s >= steps.size() && b.idle() && mrq.empty() && rmrq.empty() && dma.idle() && rdma.idle()) {
       if (++quiet > 64) break;
     } else {
       quiet = 0;
@@ -84,6 +84,10 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     if (rdma.rd_data_valid() && !offering[6]) offering[6] = chance(1.0 - cfg.in_idle);
     offered[6] = rdma.rd_data_valid() && offering[6];
     b.set_input(6, offered[6], offered[6] ? rdma.rd_data() : kNone);
+    const bool rmr_due = !rmrq.empty() && rmrq.front().due <= cyc;
+    if (rmr_due && !offering[7]) offering[7] = chance(1.0 - cfg.in_idle);
+    offered[7] = rmr_due && offering[7];
+    b.set_input(7, offered[7], offered[7] ? desc_to_flit(rmrq.front().resp) : kNone);
     // outputs
     bool ready[kOuts];
     const double go = 1.0 - cfg.out_stall;
@@ -95,6 +99,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     ready[kCq] = chance(go);
     ready[kReadReq] = rdma.rd_req_ready() && chance(go);
     ready[kTxPay] = chance(go);
+    ready[kReadMrReq] = rmrq.size() < 4 && chance(go);
     for (unsigned p = 0; p < kOuts; ++p) b.set_output_ready(p, ready[p]);
     b.eval();
     for (unsigned p = 0; p < kIns; ++p) {
@@ -103,7 +108,8 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
       if (p < 4) ++pos[p];
       else if (p == 4) dma.pop_rd_data();
       else if (p == 5) mrq.pop_front();
-      else rdma.pop_rd_data();
+      else if (p == 6) rdma.pop_rd_data();
+      else rmrq.pop_front();
     }
     for (unsigned p = 0; p < kOuts; ++p) {
       const bool v = b.output_valid(p);
@@ -128,6 +134,12 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
         case kWrReq: dma.push_wr_req(desc_from_flit<spec::DmaWrReq>(f)); break;
         case kWrData: dma.push_wr_data(f); break;
         case kReadReq: rdma.push_rd_req(desc_from_flit<spec::DmaRdReq>(f)); break;
+        case kReadMrReq: {
+          const unsigned lat = cfg.mr_lat_min + static_cast<unsigned>(rng() % (cfg.mr_lat_max - cfg.mr_lat_min + 1));
+          rlast_due = std::max(rlast_due, cyc + lat);
+          rmrq.push_back({mrt.check(desc_from_flit<spec::MrReq>(f)), rlast_due});
+          break;
+        }
         default: break;
       }
       Txn& t = open[p];
@@ -167,7 +179,8 @@ std::string describe(unsigned port, const Txn& t) {
   switch (port) {
     case kRdReq:
     case kReadReq: s << desc_from_flit<spec::DmaRdReq>(f).describe(); break;
-    case kMrReq: s << desc_from_flit<spec::MrReq>(f).describe(); break;
+    case kMrReq:
+    case kReadMrReq: s << desc_from_flit<spec::MrReq>(f).describe(); break;
     case kWrReq: s << desc_from_flit<spec::DmaWrReq>(f).describe(); break;
     case kAck: {
       const auto h = desc_from_flit<spec::RoceTxHdr>(f);
@@ -189,7 +202,7 @@ std::string describe(unsigned port, const Txn& t) {
 
 std::string compare(const RunResult& a, const RunResult& b) {
   static const char* kNames[kOuts] = {"dma_rd_req", "mr_req",   "dma_wr_req",   "dma_wr_data",
-                                      "tx_hdr",     "cq_compl", "read_dma_req", "tx_payload"};
+                                      "tx_hdr",     "cq_compl", "read_dma_req", "tx_payload", "read_mr_req"};
   for (unsigned p = 0; p < kOuts; ++p) {
     const auto& x = a.out[p];
     const auto& y = b.out[p];

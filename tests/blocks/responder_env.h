@@ -65,8 +65,8 @@ struct RunResult {
   DmaStats dma;
 };
 
-enum Out : unsigned { kRdReq = 0, kMrReq, kWrReq, kWrData, kAck, kCq, kReadReq, kTxPay, kOuts };
-constexpr unsigned kIns = 7;  // qp_cfg, rq_db, rx_hdr, rx_payload, dma_rd_data, mr_resp, read_dma
+enum Out : unsigned { kRdReq = 0, kMrReq, kWrReq, kWrData, kAck, kCq, kReadReq, kTxPay, kReadMrReq, kOuts };
+constexpr unsigned kIns = 8;  // qp_cfg, rq_db, rx_hdr, rx_payload, dma_rd_data, mr_resp, read_dma, read_mr_resp
 
 RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const RunConfig& cfg);
 

@@ -58,12 +58,13 @@ void check_all(const Peer& p, const Both& b, const char* what) {
   EXPECT_EQ(check_intents(p, b.model), "") << "model";
   size_t txns = 0;
   for (const auto& port : b.rtl.out) txns += port.size();
-  std::printf("%s: %zu steps; compared %zu transactions on 6 ports, %s; %zu ACK/NAKs and READ responses, %zu completions, "
-              "%zu DMA writes (%zu bytes), %zu mr_req, %zu dma_rd_req; rtl %llu cycles, model %llu cycles\n",
-              what, p.steps.size(), txns, d.empty() ? "0 divergences" : "DIVERGED", b.rtl.out[kAck].size(),
-              b.rtl.out[kCq].size(), b.rtl.out[kWrReq].size(), payload_bytes(b.rtl), b.rtl.out[kMrReq].size(),
-              b.rtl.out[kRdReq].size(), static_cast<unsigned long long>(b.rtl.cycles),
-              static_cast<unsigned long long>(b.model.cycles));
+  std::printf("%s: %zu steps; compared %zu transactions on %u ports, %s; %zu ACK/NAKs and READ responses, %zu completions, "
+              "%zu DMA writes (%zu bytes), %zu mr_req (+%zu of the READ walker), %zu dma_rd_req; rtl %llu cycles, "
+              "model %llu cycles\n",
+              what, p.steps.size(), txns, unsigned{kOuts}, d.empty() ? "0 divergences" : "DIVERGED",
+              b.rtl.out[kAck].size(), b.rtl.out[kCq].size(), b.rtl.out[kWrReq].size(), payload_bytes(b.rtl),
+              b.rtl.out[kMrReq].size(), b.rtl.out[kReadMrReq].size(), b.rtl.out[kRdReq].size(),
+              static_cast<unsigned long long>(b.rtl.cycles), static_cast<unsigned long long>(b.model.cycles));
   std::printf("  counters:");
   for (const auto& [name, v] : b.rtl.counters) std::printf(" %s %u", name.c_str(), v);
   std::map<unsigned, unsigned> syn, status;

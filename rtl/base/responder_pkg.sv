@@ -9,7 +9,7 @@ package responder_pkg;
 
   localparam int unsigned MAX_SGE = 16;       // SGEs in a receive WQE (roce_pkg::MAX_SGE; responder_ctrl checks)
   localparam int unsigned HEAD_SGE = 6;       // ... in its first WQE_HEAD bytes (the first fetch)
-  localparam int unsigned PIECE_W = 80;       // rsp_piece_t
+  localparam int unsigned PIECE_W = 79;       // rsp_piece_t
   localparam int unsigned WALK_W = 208;       // rsp_walk_t
   localparam int unsigned RES_N = 16;         // replay cache entries per QP (MAX_QP_RD_ATOM)
 
@@ -61,7 +61,6 @@ package responder_pkg;
     logic        zero;        // READ: the run's translation failed (the MR changed after the
                               // rkey check): zeros are sent, nothing is read
     logic        pkt_last;    // READ: the last piece of a response packet
-    logic        fin;         // READ: the last piece of the READ
     logic [63:0] pa;
     logic [12:0] len;         // 1..4096
   } rsp_piece_t;

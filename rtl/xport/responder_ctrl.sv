@@ -336,7 +336,6 @@ module responder_ctrl #(
     m_pc.len = k;
     m_pc.zero = 1'b0;
     m_pc.pkt_last = 1'b0;
-    m_pc.fin = 1'b0;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
     {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd} = '0;
@@ -583,7 +582,7 @@ module responder_ctrl #(
         if (rd_start) begin
           // step 5 for a READ: the rkey check over the whole range (none for a
           // zero-length READ); its answer is the first page run
-          cx_d.va = h_va_q; cx_d.left = h_rlen_q; cx_d.rkey = h_rkey_q; cx_d.xleft = '0;
+          cx_d.xleft = '0;   // (the walk itself travels in the verdict: responder_tx)
           if (h_rlen_q != '0) begin
             mr_v_d = 1'b1;
             mr_d = '0; mr_d.key = h_rkey_q; mr_d.pd = c0.pd; mr_d.va = h_va_q; mr_d.len = h_rlen_q;

@@ -32,7 +32,7 @@ module responder_place #(
   input  wire roce_pkg::cq_compl_t          s_vd_cqe,
   input  wire logic                         s_vd_valid,
   output logic                              s_vd_ready,
-  /* verilator lint_off UNUSEDSIGNAL */  // zero, pkt_last, fin: a READ's, made by responder_tx's walker
+  /* verilator lint_off UNUSEDSIGNAL */  // zero, pkt_last: a READ's, made by responder_tx's walker
   input  wire responder_pkg::rsp_piece_t    s_pc,
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire logic                         s_pc_valid,

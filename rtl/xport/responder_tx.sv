@@ -128,9 +128,7 @@ module responder_tx #(
   end
 
   // ---- the walker: a READ at a time, from the walk FIFO
-  /* verilator lint_off UNUSEDSIGNAL */  // fin: the walker's own length says where the READ ends
   responder_pkg::rsp_piece_t wpc;
-  /* verilator lint_on UNUSEDSIGNAL */
   logic          wpc_valid, wpc_ready;
   logic          wk_busy_q, wk_zero_q, wk_ask_q, wk_wait_q;
   logic [63:0]   wk_va_q, wk_pa_q;
@@ -149,7 +147,6 @@ module responder_tx #(
     wpc.len = wk_len;
     wpc.zero = wk_zero_q;
     wpc.pkt_last = wk_len == wk_pk_q;
-    wpc.fin = {19'b0, wk_len} == wk_left_q;
     wpc_valid = wk_busy_q && wk_run_q != '0;
     wk_rest = wk_left_q - {19'b0, wk_len};
     m_mr_req = '0;

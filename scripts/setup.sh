@@ -9,7 +9,7 @@ PACKAGES=(
   verilator yosys
   libgtest-dev googletest
   python3 python3-scapy tshark
-  libibverbs-dev ibverbs-utils ibverbs-providers perftest
+  libibverbs-dev ibverbs-utils ibverbs-providers perftest infiniband-diags
 )
 
 missing=()

@@ -92,12 +92,12 @@ std::vector<GidEntry> gid_table(const Mac& mac, const std::vector<IpAddr>& ips) 
   const uint64_t id = eui64(mac);
   for (int i = 0; i < 8; ++i) link_local[8 + i] = static_cast<uint8_t>(id >> (56 - 8 * i));
   unsigned index = 0;
-  auto add_pair = [&](const Gid& g) {
-    t.push_back({index++, GidType::kRoceV1, g});
-    t.push_back({index++, GidType::kRoceV2, g});
+  auto add_pair = [&](const Gid& g, unsigned vlan) {
+    t.push_back({index++, GidType::kRoceV1, g, vlan});
+    t.push_back({index++, GidType::kRoceV2, g, vlan});
   };
-  add_pair(link_local);
-  for (const IpAddr& ip : ips) add_pair(ip.bytes);
+  add_pair(link_local, 0);
+  for (const IpAddr& ip : ips) add_pair(ip.bytes, ip.vlan);
   return t;
 }
 

@@ -4,7 +4,7 @@
 // GID table (the ConnectX layout): index 0/1 = link-local fe80::/64 with the
 // modified EUI-64 interface id of the MAC, RoCE v1 then v2; then two entries
 // (v1, v2) per --ip in the order given: IPv4 as IPv4-mapped ::ffff:a.b.c.d,
-// IPv6 as given.
+// IPv6 as given; an address given after --vlan VID has its pair on that VLAN.
 #pragma once
 
 #include <string>
@@ -18,6 +18,7 @@ struct IpAddr {
   bool v6 = false;
   Gid bytes{};  // IPv4: ::ffff:a.b.c.d (the GID form); IPv6: the address
   std::string text;
+  unsigned vlan = 0;  // 0: untagged; else the --vlan in force when --ip was given
 };
 
 // false with *err saying what is wrong (not an address, unspecified, multicast).

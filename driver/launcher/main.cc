@@ -177,6 +177,11 @@ int run(const Options& o) {
     remove_tree(tmp);
     return setup_error(err);
   }
+  {
+    // who runs this tree: rocenic-ctl finds running devices by it
+    std::ofstream f(tmp + "/launcher");
+    f << "pid " << getpid() << "\nwire " << o.wire << "\nbackend " << o.backend << "\n";
+  }
 
   // Signals aimed at the launcher go to the program; the launcher stays to
   // collect its status and remove the tree.

@@ -24,7 +24,7 @@ std::string parent_dir(const std::string& path) {
 }  // namespace
 
 const char* usage() {
-  return "usage: rocenic-run [--backend model|rtl|cosim] [--wire NAME] [--ip ADDR]...\n"
+  return "usage: rocenic-run [--backend model|rtl|cosim] [--wire NAME] [[--vlan VID|none] --ip ADDR]...\n"
          "                   [--mac MAC] [--mtu 256|512|1024|2048|4096] [--pcap FILE]\n"
          "                   [--loss P] [--dup P] [--reorder P] [--corrupt P] [--fault-seed N]\n"
          "                   -- PROGRAM [ARGS...]\n"
@@ -34,6 +34,8 @@ const char* usage() {
          "             on the same wire exchange Ethernet frames\n"
          "  --ip       an IPv4 or IPv6 address of the port; repeatable; each adds a\n"
          "             RoCE v1 and a RoCE v2 GID after the two link-local ones\n"
+         "  --vlan     VLAN id (1..4094) of the --ip addresses after it, or 'none'\n"
+         "             (default); their GIDs send 802.1Q frames with PCP = SL & 7\n"
          "  --mac      port MAC (default: derived from the wire name and the IPs)\n"
          "  --mtu      active MTU in bytes (default 1024)\n"
          "  --pcap     capture file: every frame the port sends and receives on the wire\n"
@@ -49,6 +51,7 @@ const char* usage() {
 ParseResult parse_options(const std::vector<std::string>& args, Options* o, std::string* err) {
   *o = Options{};
   std::set<std::string> seen;
+  unsigned vlan = 0;  // the --vlan in force
   size_t i = 0;
   for (; i < args.size(); ++i) {
     std::string a = args[i];
@@ -65,7 +68,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* o, std:
       a.resize(eq);
       has_value = true;
     }
-    static const std::set<std::string> known = {"--backend", "--wire",    "--ip",      "--mac",
+    static const std::set<std::string> known = {"--backend", "--wire",    "--ip",      "--mac",     "--vlan",
                                                 "--mtu",     "--pcap",    "--loss",    "--dup",
                                                 "--reorder", "--corrupt", "--fault-seed"};
     if (!known.count(a)) {
@@ -79,7 +82,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* o, std:
       }
       value = args[++i];
     }
-    if (a != "--ip" && !seen.insert(a).second) {
+    if (a != "--ip" && a != "--vlan" && !seen.insert(a).second) {
       *err = "option " + a + " given twice";
       return ParseResult::kError;
     }
@@ -107,7 +110,21 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* o, std:
           *err = "--ip '" + value + "' given twice";
           return ParseResult::kError;
         }
+      ip.vlan = vlan;
       o->ips.push_back(ip);
+    } else if (a == "--vlan") {
+      if (value == "none") {
+        vlan = 0;
+      } else {
+        bool digits = !value.empty() && value.size() <= 4;
+        for (char ch : value) digits = digits && isdigit(static_cast<unsigned char>(ch));
+        const unsigned v = digits ? static_cast<unsigned>(std::stoul(value)) : 0;
+        if (v < 1 || v > 4094) {
+          *err = "--vlan '" + value + "': must be a VLAN id 1..4094 or 'none'";
+          return ParseResult::kError;
+        }
+        vlan = v;
+      }
     } else if (a == "--mac") {
       Mac m;
       if (!parse_port_mac(value, &m, &why)) {

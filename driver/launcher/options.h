@@ -1,5 +1,5 @@
 // rocenic-run's command line:
-//   rocenic-run [--backend model|rtl|cosim] [--wire NAME] [--ip ADDR]...
+//   rocenic-run [--backend model|rtl|cosim] [--wire NAME] [[--vlan VID|none] --ip ADDR]...
 //               [--mac MAC] [--mtu 256|512|1024|2048|4096] [--pcap FILE]
 //               [--loss P] [--dup P] [--reorder P] [--corrupt P] [--fault-seed N]
 //               -- PROGRAM [ARGS...]
@@ -17,7 +17,7 @@ namespace rocenic::driver {
 struct Options {
   std::string backend = "model";
   std::string wire = "default";
-  std::vector<IpAddr> ips;
+  std::vector<IpAddr> ips;  // each with the --vlan in force before it
   std::optional<Mac> mac;  // unset: default_mac(wire, ips)
   unsigned mtu = 1024;     // the engine's reset value (PORT_MTU = IBV_MTU_1024)
   std::string pcap;

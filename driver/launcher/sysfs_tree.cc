@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config.h"
+#include "knobs.h"
 
 namespace rocenic::driver {
 namespace {
@@ -58,9 +59,16 @@ bool write_sysfs_tree(const std::string& root, const Config& cfg, unsigned gid_t
   for (const std::string& d :
        {std::string("class"), std::string("class/infiniband_verbs"), uv, std::string("class/infiniband"), ib,
         ib + "/ports", port, port + "/gids", port + "/gid_attrs", port + "/gid_attrs/types", port + "/gid_attrs/ndevs",
-        port + "/pkeys", std::string(hw_counters_dir())})
+        port + "/pkeys", std::string(hw_counters_dir()), port + "/counters", ib + "/tc", ib + "/tc/1", ib + "/device",
+        std::string("kernel"), std::string("kernel/config"), std::string("kernel/config/rdma_cm"),
+        std::string("kernel/config/rdma_cm/") + kIbdevName, std::string("kernel/config/rdma_cm/") + kIbdevName + "/ports",
+        std::string("kernel/config/rdma_cm/") + kIbdevName + "/ports/1"})
     if (!t.dir(d)) return false;
 
+  const uint32_t kEngineVersion = spec::kCsrVersionReset;
+  const std::string fw_version = std::to_string((kEngineVersion >> 8) & 0xff) + "." + std::to_string(kEngineVersion & 0xff);
+  char hw_revision[16];
+  std::snprintf(hw_revision, sizeof hw_revision, "0x%x", kEngineVersion);  // as ibv_devinfo shows hw_ver
   bool ok = t.file("class/infiniband_verbs/abi_version", std::to_string(kUverbsClassAbi)) &&
             t.file(uv + "/ibdev", kIbdevName) && t.file(uv + "/dev", "0:0") &&
             t.file(uv + "/abi_version", std::to_string(kUverbsAbiVersion)) && t.file(ib + "/node_type", "1: CA") &&
@@ -70,33 +78,23 @@ bool write_sysfs_tree(const std::string& root, const Config& cfg, unsigned gid_t
             t.file(ib + "/node_desc", std::string(kIbdevName) + " simulated RoCEv2 NIC") &&
             t.file(port + "/link_layer", "Ethernet") && t.file(port + "/lid", "0x0") &&
             t.file(port + "/sm_lid", "0x0") && t.file(port + "/lid_mask_count", "0") &&
-            t.file(port + "/pkeys/0", "0xffff");
+            t.file(port + "/pkeys/0", "0xffff") &&
+            // what ibstat (libibumad) reads besides: the engine's register-map
+            // version as firmware, and the port as ibv_query_port reports it
+            // (4X EDR = 100 Gb/s, Active/LinkUp while the program runs)
+            t.file(ib + "/fw_ver", fw_version) && t.file(ib + "/hw_rev", hw_revision) &&
+            t.file(port + "/state", "4: ACTIVE") && t.file(port + "/phys_state", "5: LinkUp") &&
+            t.file(port + "/rate", "100 Gb/sec (4X EDR)") && t.file(port + "/sm_sl", "0") &&
+            t.file(port + "/cap_mask", "0x04000000");  // IBV_PORT_IP_BASED_GIDS, as ibv_query_port
   if (!ok) return false;
   for (const auto& [name, index] : hw_counter_files())
     if (!t.file(hw_counters_dir() + "/" + name, "0")) return false;
 
-  std::vector<const GidEntry*> by_index(gid_tbl_len, nullptr);
-  for (const GidEntry& g : cfg.gids) {
-    if (g.index >= gid_tbl_len) {
-      *err = "GID index " + std::to_string(g.index) + " is beyond the table of " + std::to_string(gid_tbl_len);
-      return false;
-    }
-    by_index[g.index] = &g;
-  }
-  for (unsigned i = 0; i < gid_tbl_len; ++i) {
-    const GidEntry* g = by_index[i];
-    const std::string n = std::to_string(i);
-    // An unused entry reads as the zero GID (which every reader skips). Its
-    // type file still exists: where the kernel answers EINVAL for it,
-    // libibverbs' sysfs fallback treats a missing file as an error and
-    // ibv_query_gid_table would fail.
-    if (!t.file(port + "/gids/" + n, format_gid(g ? g->gid : Gid{})) ||
-        !t.file(port + "/gid_attrs/types/" + n, gid_type_sysfs(g ? g->type : GidType::kRoceV1)))
-      return false;
-    // The netdev of a used entry: the simulated port has none of its own, and
-    // libibverbs resolves the name with if_nametoindex(), so it must exist.
-    if (g && !t.file(port + "/gid_attrs/ndevs/" + n, "lo")) return false;
-  }
+  for (const char* name : {"port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets",
+                           "unicast_xmit_packets", "unicast_rcv_packets", "multicast_xmit_packets",
+                           "multicast_rcv_packets", "port_rcv_errors"})
+    if (!t.file(port + "/counters/" + name, "0")) return false;
+  return write_knob_files(root, Knobs{}, err) && write_gid_files(root, cfg, gid_tbl_len, true, err);
   return true;
 }
 

@@ -11,7 +11,7 @@
 //   class/infiniband/rocenic0/board_id
 //   class/infiniband/rocenic0/ports/1/gids/N               every N < gid_tbl_len
 //   class/infiniband/rocenic0/ports/1/gid_attrs/types/N    every N < gid_tbl_len
-//   class/infiniband/rocenic0/ports/1/gid_attrs/ndevs/N    used entries: "lo"
+//   class/infiniband/rocenic0/ports/1/gid_attrs/ndevs/N    used entries: "rocenet0" or "rocenet0.VID"
 //   class/infiniband/rocenic0/ports/1/pkeys/0      "0xffff"
 //   class/infiniband/rocenic0/ports/1/hw_counters/NAME   "0" at launch; the
 //       provider rewrites them while the program runs (driver/provider/hw_counters.h)

@@ -59,6 +59,8 @@ std::string format_guid(uint64_t guid) {
 
 std::string format_gid(const Gid& gid) { return hex_groups(gid.data(), 16, 2); }
 
+std::string netdev_name(unsigned vlan) { return vlan ? std::string(kNetdevName) + "." + std::to_string(vlan) : kNetdevName; }
+
 const char* gid_type_sysfs(GidType t) { return t == GidType::kRoceV2 ? "RoCE v2" : "IB/RoCE v1"; }
 
 bool parse_mac(const std::string& s, Mac* mac) { return parse_hex_groups(s, 6, 2, mac->data()); }
@@ -93,7 +95,11 @@ std::string format_config(const Config& c) {
       << c.faults.corrupt << "\nfault_seed " << c.faults.seed << "\n";
   }
   for (const GidEntry& g : c.gids)
-    o << "gid " << g.index << " " << (g.type == GidType::kRoceV2 ? "v2" : "v1") << " " << format_gid(g.gid) << "\n";
+  {
+    o << "gid " << g.index << " " << (g.type == GidType::kRoceV2 ? "v2" : "v1") << " " << format_gid(g.gid);
+    if (g.vlan) o << " vlan " << g.vlan;
+    o << "\n";
+  }
   return o.str();
 }
 
@@ -145,6 +151,10 @@ bool parse_config(const std::string& text, Config* c, std::string* err) {
         return fail("gid type must be v1 or v2, not '" + b + "'");
       if (!parse_gid(d, &g.gid)) return fail("gid wants 8 groups of 4 hex digits");
       if (!gid_indexes.insert(g.index).second) return fail("gid index " + std::to_string(g.index) + " given twice");
+      if (std::string v; words >> v) {
+        if (v != "vlan" || !(words >> g.vlan) || g.vlan < 1 || g.vlan > 4094)
+          return fail("gid: after the GID only 'vlan VID' (1..4094) may follow");
+      }
       c->gids.push_back(g);
     } else {
       return fail("unknown item '" + key + "'");

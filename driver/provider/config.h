@@ -13,6 +13,7 @@
 //   fault_seed 7                 faults on the frames this port sends, sim/wire/faults.h)
 //   gid 0 v1 fe80:0000:0000:0000:005a:11ff:fec3:9e07
 //   gid 1 v2 fe80:0000:0000:0000:005a:11ff:fec3:9e07
+//   gid 4 v1 0000:0000:0000:0000:0000:ffff:0a00:0001 vlan 100   (an address on VLAN 100)
 // Only used entries are listed; every other index is unused (zero GID).
 #pragma once
 
@@ -38,7 +39,16 @@ struct GidEntry {
   unsigned index = 0;
   GidType type = GidType::kUnused;
   Gid gid{};
+  unsigned vlan = 0;  // 0: untagged; 1..4094: the entry's VLAN (frames carry 802.1Q, PCP = SL & 7)
 };
+
+// The simulated port's netdev, as gid_attrs/ndevs names it: "rocenet0", or
+// "rocenet0.<vid>" for a VLAN's entries (as Linux names VLAN devices). The
+// shim answers if_nametoindex() for these names (libibverbs resolves them).
+constexpr const char* kNetdevName = "rocenet0";
+std::string netdev_name(unsigned vlan);
+// CSR GID word 5 of an entry: bit 12 tagged, bits 11:0 the VID.
+inline uint32_t gid_vlan_word(unsigned vlan) { return vlan ? (1u << 12) | (vlan & 0xFFFu) : 0u; }
 
 struct Config {
   Mac mac{};

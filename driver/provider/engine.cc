@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint32_t kGidEntryBytes = 32;  // GID[i] at CSR_GID + 32*i (docs/spec/csr.md)
 constexpr uint32_t kGidTypeWord = 4;
+constexpr uint32_t kGidVlanWord = 5;  // bit 12 tagged, 11:0 VID
 
 std::string hex32(uint32_t v) {
   char b[16];
@@ -177,6 +178,9 @@ std::unique_ptr<Engine> Engine::open_device(std::unique_ptr<Device> dev, const C
     raw->trace("tx frame %zu bytes to %02x:%02x:%02x:%02x:%02x:%02x", n, f[0], f[1], f[2], f[3], f[4], f[5]);
     if (!raw->wire_) return;
     raw->now_ns_.store(raw->dev_->now_ns(), std::memory_order_release);  // the capture's stamp: now, in simulated time
+    raw->port_counters_.xmit_bytes += n;  // (the sink runs inside a Device call: under mu_)
+    ++raw->port_counters_.xmit_packets;
+    if (f[0] & 1) ++raw->port_counters_.xmit_multicast;
     raw->wire_->send(f, n);
     if (raw->wire_->pending()) raw->kick();  // the simulation thread polls for the peer to drain
   });
@@ -216,7 +220,7 @@ void Engine::shutdown() {
   {
     // the counters as the program leaves them
     std::lock_guard<std::mutex> g(mu_);
-    if (!failed_) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
+    if (!failed_) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); }, port_counters_);
   }
   wire_.reset();  // leaves the wire, completes the pcap
   trace("simulation thread: %llu iterations, %llu slices, %llu cycles in %.3f s wall, %.3f s CPU (%.0f cycles per "
@@ -273,30 +277,75 @@ bool Engine::program(std::string* err, int* errnum) {
   }
   if (!wr(spec::kCsrPortMtu, mtu_enum(cfg_.mtu))) return false;
 
-  // The whole table: an entry the configuration does not list is cleared, so
-  // the engine and the sysfs tree agree on every index.
-  std::vector<const GidEntry*> by_index(c.gid_tbl_len, nullptr);
-  for (const GidEntry& g : cfg_.gids) {
+  for (const GidEntry& g : cfg_.gids)
     if (g.index >= c.gid_tbl_len) {
       *errnum = EINVAL;
       *err = "configured GID index " + std::to_string(g.index) + " is beyond the engine's table of " +
              std::to_string(c.gid_tbl_len) + " entries";
       return false;
     }
-    by_index[g.index] = &g;
+  // The knobs rocenic-run (or rocenic-ctl since) left in the tree.
+  if (std::string why; !knob_watch_.load(&knobs_, &why)) {
+    *errnum = EINVAL;
+    *err = "the port's knob files: " + why;
+    return false;
   }
-  for (uint32_t i = 0; i < c.gid_tbl_len; ++i) {
+  if (!write_gids_locked(knobs_.roce_enable)) {
+    *err = "the engine refused a write to its GID table";
+    return false;
+  }
+  apply_knobs_locked(false);
+  return wr(spec::kCsrPortCtrl, 1);  // link_up: the MAC's link is up
+}
+
+bool Engine::write_gids_locked(bool enabled) {
+  // The whole table: an entry the configuration does not list is cleared, so
+  // the engine and the sysfs tree agree on every index.
+  std::vector<const GidEntry*> by_index(caps_.gid_tbl_len, nullptr);
+  for (const GidEntry& g : cfg_.gids)
+    if (enabled && g.index < caps_.gid_tbl_len) by_index[g.index] = &g;
+  for (uint32_t i = 0; i < caps_.gid_tbl_len; ++i) {
     const uint32_t base = spec::kCsrGid + kGidEntryBytes * i;
     const GidEntry* g = by_index[i];
     for (uint32_t w = 0; w < 4; ++w) {
       uint32_t word = 0;  // big-endian: word 0 = GID bytes 0..3
       if (g)
         for (uint32_t b = 0; b < 4; ++b) word = word << 8 | g->gid[4 * w + b];
-      if (!wr(base + 4 * w, word)) return false;
+      if (!dev_->csr_write(base + 4 * w, word)) return false;
     }
-    if (!wr(base + 4 * kGidTypeWord, g ? static_cast<uint32_t>(g->type) : 0)) return false;
+    if (!dev_->csr_write(base + 4 * kGidTypeWord, g ? static_cast<uint32_t>(g->type) : 0)) return false;
+    if (!dev_->csr_write(base + 4 * kGidVlanWord, g ? gid_vlan_word(g->vlan) : 0)) return false;
   }
-  return wr(spec::kCsrPortCtrl, 1);  // link_up: the MAC's link is up
+  return true;
+}
+
+void Engine::apply_knobs_locked(bool gids_changed) {
+  const Knobs& k = knobs_;
+  bool ok = dev_->csr_write(spec::kCsrTxTclass, k.global_tclass >= 0 ? 0x100u | static_cast<uint32_t>(k.global_tclass) : 0) &&
+            dev_->csr_write(spec::kCsrTxTtl, k.ttl ? 0x100u | k.ttl : 0) &&
+            dev_->csr_write(spec::kCsrCtrl, k.roce_enable ? 1u : 0u);  // CTRL bit 0: ROCE_ENABLE
+  if (gids_changed) {
+    ok = ok && write_gids_locked(k.roce_enable);
+    std::string why;
+    if (!knob_watch_.root().empty() && !write_gid_files(knob_watch_.root(), cfg_, caps_.gid_tbl_len, k.roce_enable, &why))
+      std::fprintf(stderr, "rocenic: roce_enable: %s\n", why.c_str());
+  }
+  if (!ok) fail_locked("the engine refused a knob's register write");
+  trace("knobs: traffic_class %d (%zu rules), ttl %u, roce_enable %d", k.global_tclass, k.rules.size(), k.ttl,
+        k.roce_enable);
+}
+
+void Engine::watch_knobs_locked() {
+  const bool was_enabled = knobs_.roce_enable;
+  std::string why;
+  const bool changed = knob_watch_.poll(&knobs_, &why);
+  if (!why.empty()) std::fprintf(stderr, "rocenic: a knob write was refused: %s", why.c_str());
+  if (changed) apply_knobs_locked(knobs_.roce_enable != was_enabled);
+}
+
+int Engine::knob_tclass(const Gid& sgid, const Gid& dgid) {
+  Lock l(this);
+  return tclass_for(knobs_, sgid, dgid);
 }
 
 bool Engine::read_locked(uint32_t addr, uint32_t* v) {

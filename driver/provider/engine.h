@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "hw_counters.h"
+#include "knob_watch.h"
 #include "device.h"
 #include "gen/roce_spec.h"
 #include "resources.h"
@@ -128,6 +129,10 @@ class Engine {
 
   std::string dump_gid_table();
 
+  // The traffic class the port's knobs give a QP from sgid to dgid (the
+  // global traffic_class, else a matching rule), or -1: the QP's own.
+  int knob_tclass(const Gid& sgid, const Gid& dgid);
+
   // Test hooks.
   Device& device() { return *dev_; }
   wire::Wire* wire() { return wire_.get(); }
@@ -138,6 +143,13 @@ class Engine {
   class Lock;
   Engine(std::unique_ptr<Device> dev, const Config& cfg);
   bool program(std::string* err, int* errnum);
+  // The GID table into the engine: cfg_'s entries, or every entry unused
+  // (roce_enable 0). false: the engine refused a write.
+  bool write_gids_locked(bool enabled);
+  // The knobs into the engine (TX_TCLASS, TX_TTL, CTRL.ROCE_ENABLE and the
+  // GID table) and, for roce_enable, the tree's GID files.
+  void apply_knobs_locked(bool gids_changed);
+  void watch_knobs_locked();  // sim thread: the knob files, every KnobWatch::kPeriod
   bool read_locked(uint32_t addr, uint32_t* v);
   void sync_cis_locked();
   void fail_locked(const std::string& why);
@@ -181,6 +193,9 @@ class Engine {
   bool shut_down_ = false;
   uint64_t bypass_frames_ = 0;
   HwCounterFiles hw_counters_{HwCounterFiles::default_dir()};  // ports/1/hw_counters in rocenic-run's tree
+  PortCounters port_counters_;  // frames and bytes between the port and the wire (under mu_)
+  KnobWatch knob_watch_{KnobWatch::default_root()};
+  Knobs knobs_;  // as last applied (under mu_)
 };
 
 }  // namespace rocenic::driver

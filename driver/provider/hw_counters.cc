@@ -23,17 +23,50 @@ std::string HwCounterFiles::default_dir() {
   return std::string(root) + "/" + hw_counters_dir();
 }
 
-void HwCounterFiles::publish(const std::function<bool(uint32_t, uint32_t*)>& read) {
+namespace {
+
+bool replace_number(const std::string& path, uint64_t v) {
+  const std::string tmp = path + "." + std::to_string(getpid()) + ".new";
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) return false;  // the tree is gone (the launcher cleans up): nothing to show it to
+  const bool ok = std::fprintf(f, "%llu\n", static_cast<unsigned long long>(v)) > 0;
+  return std::fclose(f) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+void HwCounterFiles::publish(const std::function<bool(uint32_t, uint32_t*)>& read, const PortCounters& pc) {
   if (!enabled_) return;
   last_ = std::chrono::steady_clock::now();
+  // ports/1/counters (a sibling of hw_counters): the data counters in
+  // octets divided by 4, as IBTA's PortCounters and the kernel show them
+  uint64_t rcv_errors = 0;
+  for (unsigned r = 1; r < spec::kDropCount; ++r) {
+    uint32_t v = 0;
+    if (read(spec::kCsrRxDrop + 4 * r, &v)) rcv_errors += v;
+  }
+  const std::pair<const char*, uint64_t> port[] = {
+      {"port_xmit_data", pc.xmit_bytes / 4},
+      {"port_rcv_data", pc.rcv_bytes / 4},
+      {"port_xmit_packets", pc.xmit_packets},
+      {"port_rcv_packets", pc.rcv_packets},
+      {"unicast_xmit_packets", pc.xmit_packets - pc.xmit_multicast},
+      {"unicast_rcv_packets", pc.rcv_packets - pc.rcv_multicast},
+      {"multicast_xmit_packets", pc.xmit_multicast},
+      {"multicast_rcv_packets", pc.rcv_multicast},
+      {"port_rcv_errors", rcv_errors},
+  };
+  if (port_shown_.empty())
+    for (const auto& [name, v] : port) port_shown_.emplace_back(name, -1);
+  const std::string pdir = dir_.substr(0, dir_.rfind('/')) + "/counters";
+  for (size_t i = 0; i < port_shown_.size(); ++i)
+    if (port_shown_[i].second != static_cast<int64_t>(port[i].second) &&
+        replace_number(pdir + "/" + port_shown_[i].first, port[i].second))
+      port_shown_[i].second = static_cast<int64_t>(port[i].second);
   for (size_t i = 0; i < files_.size(); ++i) {
     uint32_t v = 0;
     if (!read(spec::kCsrXportCnt + 4 * files_[i].second, &v) || shown_[i] == static_cast<int64_t>(v)) continue;
-    const std::string path = dir_ + "/" + files_[i].first, tmp = path + "." + std::to_string(getpid()) + ".new";
-    FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f) continue;  // the tree is gone (the launcher cleans up): nothing to show it to
-    const bool ok = std::fprintf(f, "%u\n", v) > 0;
-    if (std::fclose(f) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0) shown_[i] = v;
+    if (replace_number(dir_ + "/" + files_[i].first, v)) shown_[i] = v;
   }
 }
 

@@ -17,6 +17,16 @@
 
 namespace rocenic::driver {
 
+// The port's own counters (ports/1/counters/, the names of the kernel's
+// core/sysfs.c): frames and bytes where the port meets the wire, counted by
+// the provider, which carries every frame between the engine's MAC ports and
+// the wire. Frames the engine loops back to itself never reach the port
+// (as on a ConnectX). port_rcv_errors is the engine's RX_DROP total.
+struct PortCounters {
+  uint64_t xmit_bytes = 0, xmit_packets = 0, rcv_bytes = 0, rcv_packets = 0;
+  uint64_t xmit_multicast = 0, rcv_multicast = 0;
+};
+
 class HwCounterFiles {
  public:
   static constexpr std::chrono::milliseconds kPeriod{200};
@@ -27,7 +37,8 @@ class HwCounterFiles {
   static std::string default_dir();
   // Reads every counter (read(addr, &value), false: unreadable) and rewrites
   // the files whose value changed. due(): kPeriod has passed since the last.
-  void publish(const std::function<bool(uint32_t, uint32_t*)>& read);
+  // With the port counters pc, ports/1/counters/ too.
+  void publish(const std::function<bool(uint32_t, uint32_t*)>& read, const PortCounters& pc);
   bool due() const { return enabled_ && std::chrono::steady_clock::now() - last_ >= kPeriod; }
 
  private:
@@ -35,6 +46,7 @@ class HwCounterFiles {
   bool enabled_ = false;
   std::vector<std::pair<std::string, unsigned>> files_;  // name, xport_cnt index (owned: used at exit too)
   std::vector<int64_t> shown_;  // value in each file (-1: not written yet)
+  std::vector<std::pair<std::string, int64_t>> port_shown_;  // ports/1/counters: name, value shown
   std::chrono::steady_clock::time_point last_{};
 };
 

@@ -257,7 +257,13 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
     m.sgid_index = ah.grh.sgid_index;
     m.dgid = dgid;
     m.hop_limit = ah.grh.hop_limit;
-    m.traffic_class = ah.grh.traffic_class;
+    // The port's traffic_class knob (the global value, else a src/dst rule
+    // matching the QP's addresses) wins over the QP's own, as mlx5's does.
+    Gid sgid{};
+    for (const GidEntry& g : eng->config().gids)
+      if (g.index == ah.grh.sgid_index) sgid = g.gid;
+    const int knob = eng->knob_tclass(sgid, dgid);
+    m.traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : ah.grh.traffic_class;
     m.flow_label = ah.grh.flow_label;
     m.sl = ah.sl;
   }

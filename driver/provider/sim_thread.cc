@@ -82,9 +82,13 @@ bool Engine::sleep_until_work(bool timer) {
   }
   bool expire = false;
   for (;;) {
-    const int n = poll(fds.data(), fds.size(), timer ? kQuietPollMs : -1);
+    // idle: wake every KnobWatch::kPeriod anyway while knob files are watched
+    const int wait = timer ? kQuietPollMs
+                     : knob_watch_.enabled() ? static_cast<int>(KnobWatch::kPeriod.count()) : -1;
+    const int n = poll(fds.data(), fds.size(), wait);
     if (n < 0 && errno == EINTR) continue;
     if (n != 0 || stop_.load()) break;
+    if (!timer) break;  // the knob watch's tick: look at the files
     if (!wire_ || wire_->quiet()) {  // nothing can come any more: the wait is over
       expire = true;
       break;
@@ -143,6 +147,9 @@ void Engine::loop() {
             trace("rx frame %zu bytes from %02x:%02x:%02x:%02x:%02x:%02x", f.size(), f[6], f[7], f[8], f[9], f[10],
                   f[11]);
             dev_->rx_frame(f.data(), f.size());
+            port_counters_.rcv_bytes += f.size();
+            ++port_counters_.rcv_packets;
+            if (f[0] & 1) ++port_counters_.rcv_multicast;
           }
           sync_cis_locked();
           ++stats_.iterations;
@@ -164,7 +171,9 @@ void Engine::loop() {
           // (before the events are taken: the counter reads run the clock,
           // and a completion event they let out must not wait for a wakeup
           // that may never come)
-          if (hw_counters_.due()) hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); });
+          if (hw_counters_.due())
+            hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); }, port_counters_);
+          if (knob_watch_.due()) watch_knobs_locked();
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());
           if (const std::string d = dev_->divergence(); !d.empty()) fail_locked("cosim divergence: " + d);

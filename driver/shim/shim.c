@@ -18,10 +18,17 @@
  *  - socket(AF_NETLINK, *, NETLINK_RDMA) fails with EPROTONOSUPPORT, so that
  *    libibverbs enumerates devices from $SYSFS_PATH even on a host whose
  *    kernel has RDMA netlink (where netlink would otherwise win).
+ *  - paths under /sys/class/infiniband (libibumad, and so ibstat, has that
+ *    path compiled in) are read from $SYSFS_PATH/class/infiniband: open,
+ *    stat, access, opendir and scandir are rewritten.
+ *  - if_nametoindex/if_indextoname know the simulated port's netdev names
+ *    ("rocenet0", "rocenet0.<vid>" for a VLAN: gid_attrs/ndevs), which
+ *    libibverbs resolves when it reads a GID entry.
  * Everything else passes straight through to the next definition (libc).
  */
 #undef _FORTIFY_SOURCE
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +38,8 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +60,21 @@ static void* next_fn(const char* name) { return dlsym(RTLD_NEXT, name); }
 #define NEXT(name, type) ((type)next_fn(name))
 
 static int redirected(const char* path) { return path && strncmp(path, kUverbsPrefix, sizeof kUverbsPrefix - 1) == 0; }
+
+/* /sys/class/infiniband... -> $SYSFS_PATH/class/infiniband... (buf holds the
+ * rewritten path); any other path, or no SYSFS_PATH, is returned as is. */
+static const char kSysClassIb[] = "/sys/class/infiniband";
+#define SYS_PATH_MAX 4096
+static const char* sys_path(const char* path, char* buf) {
+  if (!path || strncmp(path, kSysClassIb, sizeof kSysClassIb - 1) != 0) return path;
+  const char* root = getenv("SYSFS_PATH");
+  if (!root || !*root) return path;
+  const size_t rl = strlen(root), pl = strlen(path) - 4; /* without "/sys" */
+  if (rl + pl + 1 > SYS_PATH_MAX) return path;
+  memcpy(buf, root, rl);
+  memcpy(buf + rl, path + 4, pl + 1);
+  return buf;
+}
 
 static int role_of(int fd) {
   return fd >= 0 && fd < MAX_FDS ? atomic_load_explicit(&fd_role[fd], memory_order_relaxed) : 0;
@@ -87,8 +111,9 @@ typedef int (*openat_fn)(int, const char*, int, ...);
     mode_t mode = mode_arg(flags, ap);                                   \
     va_end(ap);                                                          \
     open_fn real = NEXT(#fname, open_fn);                                \
+    char sbuf[SYS_PATH_MAX];                                             \
     if (redirected(path)) return track_cmd_fd(real(kNull, flags, mode)); \
-    return untracked(real(path, flags, mode));                           \
+    return untracked(real(sys_path(path, sbuf), flags, mode));           \
   }
 DEFINE_OPEN(open)
 DEFINE_OPEN(open64)
@@ -100,8 +125,9 @@ DEFINE_OPEN(open64)
     mode_t mode = mode_arg(flags, ap);                                             \
     va_end(ap);                                                                    \
     openat_fn real = NEXT(#fname, openat_fn);                                      \
+    char sbuf[SYS_PATH_MAX];                                                       \
     if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags, mode)); \
-    return untracked(real(dirfd, path, flags, mode));                              \
+    return untracked(real(dirfd, sys_path(path, sbuf), flags, mode));              \
   }
 DEFINE_OPENAT(openat)
 DEFINE_OPENAT(openat64)
@@ -110,8 +136,9 @@ DEFINE_OPENAT(openat64)
 #define DEFINE_OPEN_2(fname)                                                 \
   EXPORT int fname(const char* path, int flags) {                            \
     int (*real)(const char*, int) = NEXT(#fname, int (*)(const char*, int)); \
+    char sbuf[SYS_PATH_MAX];                                                 \
     if (redirected(path)) return track_cmd_fd(real(kNull, flags));           \
-    return untracked(real(path, flags));                                     \
+    return untracked(real(sys_path(path, sbuf), flags));                     \
   }
 DEFINE_OPEN_2(__open_2)
 DEFINE_OPEN_2(__open64_2)
@@ -119,8 +146,9 @@ DEFINE_OPEN_2(__open64_2)
 #define DEFINE_OPENAT_2(fname)                                                         \
   EXPORT int fname(int dirfd, const char* path, int flags) {                           \
     int (*real)(int, const char*, int) = NEXT(#fname, int (*)(int, const char*, int)); \
+    char sbuf[SYS_PATH_MAX];                                                           \
     if (redirected(path)) return track_cmd_fd(real(AT_FDCWD, kNull, flags));           \
-    return untracked(real(dirfd, path, flags));                                        \
+    return untracked(real(dirfd, sys_path(path, sbuf), flags));                        \
   }
 DEFINE_OPENAT_2(__openat_2)
 DEFINE_OPENAT_2(__openat64_2)
@@ -130,7 +158,8 @@ DEFINE_OPENAT_2(__openat64_2)
 #define DEFINE_STAT(fname, st_type)                                                                  \
   EXPORT int fname(const char* path, struct st_type* buf) {                                          \
     int (*real)(const char*, struct st_type*) = NEXT(#fname, int (*)(const char*, struct st_type*)); \
-    return real(redirected(path) ? kNull : path, buf);                                               \
+    char sbuf[SYS_PATH_MAX];                                                                         \
+    return real(redirected(path) ? kNull : sys_path(path, sbuf), buf);                               \
   }
 DEFINE_STAT(stat, stat)
 DEFINE_STAT(stat64, stat64)
@@ -141,7 +170,9 @@ DEFINE_STAT(lstat64, stat64)
   EXPORT int fname(int dirfd, const char* path, struct st_type* buf, int flags) {                \
     int (*real)(int, const char*, struct st_type*, int) =                                        \
         NEXT(#fname, int (*)(int, const char*, struct st_type*, int));                           \
-    return redirected(path) ? real(AT_FDCWD, kNull, buf, flags) : real(dirfd, path, buf, flags); \
+    char sbuf[SYS_PATH_MAX];                                                                     \
+    return redirected(path) ? real(AT_FDCWD, kNull, buf, flags)                                  \
+                            : real(dirfd, sys_path(path, sbuf), buf, flags);                     \
   }
 DEFINE_FSTATAT(fstatat, stat)
 DEFINE_FSTATAT(fstatat64, stat64)
@@ -149,12 +180,88 @@ DEFINE_FSTATAT(fstatat64, stat64)
 #define DEFINE_XSTAT(fname, st_type)                                                                           \
   EXPORT int fname(int ver, const char* path, struct st_type* buf) {                                           \
     int (*real)(int, const char*, struct st_type*) = NEXT(#fname, int (*)(int, const char*, struct st_type*)); \
-    return real(ver, redirected(path) ? kNull : path, buf);                                                    \
+    char sbuf[SYS_PATH_MAX];                                                                                   \
+    return real(ver, redirected(path) ? kNull : sys_path(path, sbuf), buf);                                    \
   }
 DEFINE_XSTAT(__xstat, stat)
 DEFINE_XSTAT(__xstat64, stat64)
 DEFINE_XSTAT(__lxstat, stat)
 DEFINE_XSTAT(__lxstat64, stat64)
+
+/* ---- directories and access() under /sys/class/infiniband */
+EXPORT DIR* opendir(const char* path) {
+  DIR* (*real)(const char*) = NEXT("opendir", DIR * (*)(const char*));
+  char sbuf[SYS_PATH_MAX];
+  return real(sys_path(path, sbuf));
+}
+
+typedef int (*dirent_filter)(const struct dirent*);
+typedef int (*dirent_compar)(const struct dirent**, const struct dirent**);
+EXPORT int scandir(const char* path, struct dirent*** list, dirent_filter filter, dirent_compar compar) {
+  int (*real)(const char*, struct dirent***, dirent_filter, dirent_compar) =
+      NEXT("scandir", int (*)(const char*, struct dirent***, dirent_filter, dirent_compar));
+  char sbuf[SYS_PATH_MAX];
+  return real(sys_path(path, sbuf), list, filter, compar);
+}
+
+typedef int (*dirent64_filter)(const struct dirent64*);
+typedef int (*dirent64_compar)(const struct dirent64**, const struct dirent64**);
+EXPORT int scandir64(const char* path, struct dirent64*** list, dirent64_filter filter, dirent64_compar compar) {
+  int (*real)(const char*, struct dirent64***, dirent64_filter, dirent64_compar) =
+      NEXT("scandir64", int (*)(const char*, struct dirent64***, dirent64_filter, dirent64_compar));
+  char sbuf[SYS_PATH_MAX];
+  return real(sys_path(path, sbuf), list, filter, compar);
+}
+
+EXPORT int access(const char* path, int mode) {
+  int (*real)(const char*, int) = NEXT("access", int (*)(const char*, int));
+  char sbuf[SYS_PATH_MAX];
+  return real(sys_path(path, sbuf), mode);
+}
+
+/* ---- the simulated port's netdev names: "rocenet0" and "rocenet0.<vid>"
+ * (driver/provider/config.h). Their indexes are NETDEV_INDEX_BASE + vid, far
+ * above what a host hands out. */
+static const char kNetdev[] = "rocenet0";
+#define NETDEV_INDEX_BASE 0x7ff00000u
+
+static int simulated_netdev(const char* name, unsigned* vid) {
+  if (!name || strncmp(name, kNetdev, sizeof kNetdev - 1) != 0) return 0;
+  const char* p = name + sizeof kNetdev - 1;
+  if (*p == '\0') {
+    *vid = 0;
+    return 1;
+  }
+  if (*p++ != '.' || *p < '1' || *p > '9') return 0;
+  unsigned v = 0;
+  for (; *p; ++p) {
+    if (*p < '0' || *p > '9' || v > 4094) return 0;
+    v = v * 10 + (unsigned)(*p - '0');
+  }
+  if (v < 1 || v > 4094) return 0;
+  *vid = v;
+  return 1;
+}
+
+EXPORT unsigned int if_nametoindex(const char* name) {
+  unsigned vid = 0;
+  if (simulated_netdev(name, &vid)) return NETDEV_INDEX_BASE + vid;
+  unsigned int (*real)(const char*) = NEXT("if_nametoindex", unsigned int (*)(const char*));
+  return real(name);
+}
+
+EXPORT char* if_indextoname(unsigned int index, char* name) {
+  if (index >= NETDEV_INDEX_BASE && index <= NETDEV_INDEX_BASE + 4094) {
+    const unsigned vid = index - NETDEV_INDEX_BASE;
+    if (vid == 0)
+      snprintf(name, 16, "%s", kNetdev);
+    else
+      snprintf(name, 16, "%s.%u", kNetdev, vid);
+    return name;
+  }
+  char* (*real)(unsigned int, char*) = NEXT("if_indextoname", char* (*)(unsigned int, char*));
+  return real(index, name);
+}
 
 /* ---- uverbs commands written to a cmd_fd */
 static ssize_t answer_command(const void* buf, size_t count) {

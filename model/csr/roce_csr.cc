@@ -18,13 +18,15 @@ uint32_t merge(uint32_t old, uint32_t d, uint8_t strb) {
 
 RoceCsr::RoceCsr(Scheduler& s, const CsrParams& p)
     : aw(s, this, 1), ar(s, this, 1), w(s, this, 1), cmd_resp(s, this, 1), s_(s), p_(p), gid_(p.gid_tbl_len),
-      gtype_(p.gid_tbl_len) {
+      gtype_(p.gid_tbl_len), gvlan_(p.gid_tbl_len) {
   ctrl_ = spec::kCsrCtrlReset;
   mac_lo_ = spec::kCsrPortMacLoReset;
   mac_hi_ = spec::kCsrPortMacHiReset;
   mtu_ = spec::kCsrPortMtuReset;
   ack_req_ = spec::kCsrAckReqReset;
   port_ctrl_ = spec::kCsrPortCtrlReset;
+  tx_tclass_ = spec::kCsrTxTclassReset;
+  tx_ttl_ = spec::kCsrTxTtlReset;
 }
 
 bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
@@ -37,6 +39,7 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     const unsigned i = (a - kCsrGid) / 32, w = (a / 4) % 8;
     if (w < 4) *value = (uint32_t{gid_[i][4 * w]} << 24) | (gid_[i][4 * w + 1] << 16) | (gid_[i][4 * w + 2] << 8) | gid_[i][4 * w + 3];
     if (w == 4) *value = gtype_[i];
+    if (w == 5) *value = gvlan_[i];
     return true;
   }
   if (a > kCsrRxDrop && a < kCsrRxDrop + 4 * kDropCount) {
@@ -59,6 +62,8 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     case kCsrId: *value = kCsrIdReset; return true;
     case kCsrVersion: *value = kCsrVersionReset; return true;
     case kCsrCtrl: *value = ctrl_; return true;
+    case kCsrTxTclass: *value = tx_tclass_; return true;
+    case kCsrTxTtl: *value = tx_ttl_; return true;
     case kCsrCapMaxQp: *value = p_.max_qp; return true;
     case kCsrCapMaxCq: *value = p_.max_cq; return true;
     case kCsrCapMaxMr: *value = p_.max_mr; return true;
@@ -106,10 +111,18 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
       gtype_[i] = static_cast<uint8_t>(v);
       return true;
     }
+    if (w == 5) {
+      const uint32_t v = merge(gvlan_[i], data, strb);
+      if ((v >> 13) || (v & 0xFFFu) == 0xFFFu) return false;  // bits above the tag, or VID 4095
+      gvlan_[i] = static_cast<uint16_t>(v);
+      return true;
+    }
     return false;  // reserved words
   }
   switch (a) {  // only defined bits are kept, as in the RTL
     case kCsrCtrl: ctrl_ = merge(ctrl_, data, strb) & 1u; return true;
+    case kCsrTxTclass: tx_tclass_ = merge(tx_tclass_, data, strb) & 0x1FFu; return true;
+    case kCsrTxTtl: tx_ttl_ = merge(tx_ttl_, data, strb) & 0x1FFu; return true;
     case kCsrPortMacLo: mac_lo_ = merge(mac_lo_, data, strb); return true;
     case kCsrPortMacHi: mac_hi_ = merge(mac_hi_, data, strb) & 0xFFFFu; return true;
     case kCsrPortCtrl: port_ctrl_ = merge(port_ctrl_, data, strb) & 1u; return true;

@@ -73,6 +73,10 @@ class RoceCsr : public Process {
   bool link_up() const { return port_ctrl_ & 1u; }
   const Ip128& gid(unsigned i) const { return gid_[i]; }
   uint8_t gid_type(unsigned i) const { return gtype_[i]; }
+  uint16_t gid_vlan(unsigned i) const { return gvlan_[i]; }  // bit 12 tagged, 11:0 VID
+  // TX_TCLASS / TX_TTL: bit 8 enable, 7:0 the value every RoCE frame carries
+  uint16_t tx_tclass() const { return tx_tclass_; }
+  uint16_t tx_ttl() const { return tx_ttl_; }
   bool command_busy() const { return cmd_busy_; }
 
   // The register file itself (also used by tests): false = SLVERR.
@@ -92,6 +96,8 @@ class RoceCsr : public Process {
   uint32_t ctrl_ = 0, mac_lo_ = 0, mac_hi_ = 0, mtu_ = 0, port_ctrl_ = 0, ack_req_ = 0;
   std::vector<Ip128> gid_;
   std::vector<uint8_t> gtype_;
+  std::vector<uint16_t> gvlan_;
+  uint32_t tx_tclass_ = 0, tx_ttl_ = 0;
   // mailbox and doorbells
   std::array<uint32_t, 16> cmd_arg_{};
   std::array<uint32_t, 4> cmd_res_{};

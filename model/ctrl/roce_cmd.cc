@@ -69,8 +69,8 @@ void RoceCmd::report_failure(unsigned qpn) {
   s_.wake_at(this, s_.now() + 1);
 }
 
-void RoceCmd::set_gid(unsigned i, const Ip128& gid, uint8_t type) {
-  if (i < gid_.size()) gid_[i] = {gid, static_cast<uint8_t>(type & 3u)};
+void RoceCmd::set_gid(unsigned i, const Ip128& gid, uint8_t type, uint16_t vlan) {
+  if (i < gid_.size()) gid_[i] = {gid, static_cast<uint8_t>(type & 3u), static_cast<uint16_t>(vlan & 0x1FFFu)};
 }
 
 bool RoceCmd::emit(const Output& o, Cycle t) {
@@ -371,6 +371,8 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
     using L3 = spec::L3;
     x.l3 = static_cast<uint8_t>(g->type == 1 ? L3::kRocev1 : ipv4_mapped(g->gid) ? L3::kIpv4 : L3::kIpv6);
     x.src_ip = g->gid;
+    x.vlan_valid = (g->vlan >> 12) & 1u;
+    x.vlan_vid = g->vlan & 0xFFFu;
     x.src_mac = mac_;
     x.dst_ip = m.dgid;
     x.dst_mac = 0;

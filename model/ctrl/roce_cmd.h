@@ -39,7 +39,8 @@ class RoceCmd : public Process {
   // The port MAC as a 48-bit number whose most significant byte goes first on the wire.
   void set_port_mac(uint64_t mac) { mac_ = mac & 0xFFFFFFFFFFFFull; }
   // GID table entry i: type 0 unused, 1 RoCE v1, 2 RoCE v2.
-  void set_gid(unsigned i, const Ip128& gid, uint8_t type);
+  // vlan: CSR GID word 5 (bit 12 tagged, 11:0 VID)
+  void set_gid(unsigned i, const Ip128& gid, uint8_t type, uint16_t vlan = 0);
 
   In<spec::CmdReq> cmd;
   // Transport failures (the engine's top sees them: a fatal NAK sent, an
@@ -63,6 +64,7 @@ class RoceCmd : public Process {
   struct Gid {
     Ip128 gid{};
     uint8_t type = 0;
+    uint16_t vlan = 0;
   };
   struct Qp {
     bool valid = false;

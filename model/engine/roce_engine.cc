@@ -165,7 +165,8 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
 void RoceEngine::follow_csr() {
   req.set_ack_req_log2(csr.ack_req_log2());
   cmd.set_port_mac(csr.port_mac());
-  for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i));
+  for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i), csr.gid_vlan(i));
+  deparser.set_override(csr.tx_tclass(), csr.tx_ttl());
   parser.set_roce_enable(csr.roce_enable());
 }
 

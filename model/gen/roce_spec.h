@@ -504,7 +504,7 @@ enum class XportCnt : uint8_t {
   kTxAcks = 2,  // ACK/NAK packets sent by the responder
   kRxPkts = 3,  // request packets the responder accepted
   kRxAcks = 4,  // ACK/NAK packets the completer received
-  kNoQp = 5,  // packets for a QP that does not exist or is not RC: dropped
+  kNoQp = 5,  // packets for a QP that does not exist or is not RC, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
   kQpState = 6,  // packets for a QP not in RTR/RTS: dropped
   kOutOfSequence = 7,  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   kDuplicateRequest = 8,  // packets with a PSN already seen: re-ACKed, not executed again
@@ -2350,7 +2350,7 @@ struct WqDb {
 // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
 // Bit-exact with roce_pkg::qp_cfg_t (first field most significant).
 struct QpCfg {
-  static constexpr unsigned kBits = 710;
+  static constexpr unsigned kBits = 723;
   static constexpr unsigned kWords = 23;
   uint16_t qpn = 0;
   uint8_t action = 0;  // qp_action enum: what changes besides the attributes
@@ -2373,6 +2373,8 @@ struct QpCfg {
   uint8_t retry_cnt = 0;  // retransmissions after a timeout or PSN sequence NAK before RETRY_EXC_ERR
   uint8_t rnr_retry = 0;  // retransmissions after an RNR NAK before RNR_RETRY_EXC_ERR (7: no limit)
   uint8_t l3 = 0;
+  uint8_t vlan_valid = 0;  // the GID entry at sgid_index is on a VLAN: frames carry an 802.1Q tag, PCP = sl & 7
+  uint16_t vlan_vid = 0;  // that VLAN's id
   uint64_t src_mac = 0;
   uint64_t dst_mac = 0;
   Ip128 src_ip{};
@@ -2388,37 +2390,37 @@ struct QpCfg {
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[21] |= static_cast<uint32_t>(uint64_t{qpn} & 0x3FFu) << 22;
-    words[22] |= static_cast<uint32_t>((uint64_t{qpn} >> 10) & 0x3Fu);
-    words[21] |= static_cast<uint32_t>(uint64_t{action} & 0x7u) << 19;
-    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 16;
-    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 13;
-    words[20] |= static_cast<uint32_t>(uint64_t{pd} & 0x7u) << 29;
-    words[21] |= static_cast<uint32_t>((uint64_t{pd} >> 3) & 0x1FFFu);
-    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0xFFFFu) << 13;
-    words[19] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0x7u) << 29;
-    words[20] |= static_cast<uint32_t>((uint64_t{recv_cq} >> 3) & 0x1FFFu);
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x7u) << 29;
-    words[18] |= static_cast<uint32_t>((uint64_t{sq_base} >> 3) & 0xFFFFFFFFu);
-    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 35) & 0x1FFFFFFFu);
-    words[17] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 24;
-    words[15] |= static_cast<uint32_t>(uint64_t{rq_base} & 0xFFu) << 24;
-    words[16] |= static_cast<uint32_t>((uint64_t{rq_base} >> 8) & 0xFFFFFFFFu);
-    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 40) & 0xFFFFFFu);
-    words[15] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu) << 19;
-    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 15;
-    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 12;
-    words[14] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0xFFFu) << 20;
-    words[15] |= static_cast<uint32_t>((uint64_t{dest_qpn} >> 12) & 0xFFFu);
-    words[13] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0xFu) << 28;
-    words[14] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 4) & 0xFFFFFu);
-    words[13] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0xFFFFFFu) << 4;
-    words[12] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1u) << 31;
-    words[13] |= static_cast<uint32_t>((uint64_t{min_rnr_timer} >> 1) & 0xFu);
-    words[12] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 26;
-    words[12] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 23;
-    words[12] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 20;
-    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x3u) << 18;
+    words[22] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 3;
+    words[22] |= static_cast<uint32_t>(uint64_t{action} & 0x7u);
+    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 29;
+    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 26;
+    words[21] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 10;
+    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0x3Fu) << 26;
+    words[21] |= static_cast<uint32_t>((uint64_t{send_cq} >> 6) & 0x3FFu);
+    words[20] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0xFFFFu) << 10;
+    words[18] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x3FFFFFu) << 10;
+    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 22) & 0xFFFFFFFFu);
+    words[20] |= static_cast<uint32_t>((uint64_t{sq_base} >> 54) & 0x3FFu);
+    words[18] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 5;
+    words[16] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x7FFFFFFu) << 5;
+    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 27) & 0xFFFFFFFFu);
+    words[18] |= static_cast<uint32_t>((uint64_t{rq_base} >> 59) & 0x1Fu);
+    words[16] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu);
+    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 28;
+    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 25;
+    words[15] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0xFFFFFFu) << 1;
+    words[14] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0x7FFFFFu) << 9;
+    words[15] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 23) & 0x1u);
+    words[13] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x7FFFu) << 17;
+    words[14] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 15) & 0x1FFu);
+    words[13] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 12;
+    words[13] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 7;
+    words[13] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 4;
+    words[13] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 1;
+    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x1u) << 31;
+    words[13] |= static_cast<uint32_t>((uint64_t{l3} >> 1) & 0x1u);
+    words[12] |= static_cast<uint32_t>(uint64_t{vlan_valid} & 0x1u) << 30;
+    words[12] |= static_cast<uint32_t>(uint64_t{vlan_vid} & 0xFFFu) << 18;
     words[11] |= static_cast<uint32_t>(uint64_t{src_mac} & 0x3FFFFFFFu) << 2;
     words[12] |= static_cast<uint32_t>((uint64_t{src_mac} >> 30) & 0x3FFFFu);
     words[9] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0x3FFFu) << 18;
@@ -2473,27 +2475,29 @@ struct QpCfg {
     words[0] |= static_cast<uint32_t>(uint64_t{max_dest_rd_atomic} & 0x1Fu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[21] >> 22) & 0x3FFu)} | (uint64_t{(words[22] & 0x3Fu)} << 10));
-    action = static_cast<uint8_t>(uint64_t{((words[21] >> 19) & 0x7u)});
-    state = static_cast<uint8_t>(uint64_t{((words[21] >> 16) & 0x7u)});
-    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 13) & 0x7u)});
-    pd = static_cast<uint16_t>(uint64_t{((words[20] >> 29) & 0x7u)} | (uint64_t{(words[21] & 0x1FFFu)} << 3));
-    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 13) & 0xFFFFu)});
-    recv_cq = static_cast<uint16_t>(uint64_t{((words[19] >> 29) & 0x7u)} | (uint64_t{(words[20] & 0x1FFFu)} << 3));
-    sq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 29) & 0x7u)} | (uint64_t{words[18]} << 3) | (uint64_t{(words[19] & 0x1FFFFFFFu)} << 35));
-    sq_lsz = static_cast<uint8_t>(uint64_t{((words[17] >> 24) & 0x1Fu)});
-    rq_base = static_cast<uint64_t>(uint64_t{((words[15] >> 24) & 0xFFu)} | (uint64_t{words[16]} << 8) | (uint64_t{(words[17] & 0xFFFFFFu)} << 40));
-    rq_lsz = static_cast<uint8_t>(uint64_t{((words[15] >> 19) & 0x1Fu)});
-    access = static_cast<uint8_t>(uint64_t{((words[15] >> 15) & 0xFu)});
-    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 12) & 0x7u)});
-    dest_qpn = static_cast<uint32_t>(uint64_t{((words[14] >> 20) & 0xFFFu)} | (uint64_t{(words[15] & 0xFFFu)} << 12));
-    sq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 28) & 0xFu)} | (uint64_t{(words[14] & 0xFFFFFu)} << 4));
-    rq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 4) & 0xFFFFFFu)});
-    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[12] >> 31) & 0x1u)} | (uint64_t{(words[13] & 0xFu)} << 1));
-    timeout = static_cast<uint8_t>(uint64_t{((words[12] >> 26) & 0x1Fu)});
-    retry_cnt = static_cast<uint8_t>(uint64_t{((words[12] >> 23) & 0x7u)});
-    rnr_retry = static_cast<uint8_t>(uint64_t{((words[12] >> 20) & 0x7u)});
-    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 18) & 0x3u)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[22] >> 3) & 0xFFFFu)});
+    action = static_cast<uint8_t>(uint64_t{(words[22] & 0x7u)});
+    state = static_cast<uint8_t>(uint64_t{((words[21] >> 29) & 0x7u)});
+    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 26) & 0x7u)});
+    pd = static_cast<uint16_t>(uint64_t{((words[21] >> 10) & 0xFFFFu)});
+    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 26) & 0x3Fu)} | (uint64_t{(words[21] & 0x3FFu)} << 6));
+    recv_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 10) & 0xFFFFu)});
+    sq_base = static_cast<uint64_t>(uint64_t{((words[18] >> 10) & 0x3FFFFFu)} | (uint64_t{words[19]} << 22) | (uint64_t{(words[20] & 0x3FFu)} << 54));
+    sq_lsz = static_cast<uint8_t>(uint64_t{((words[18] >> 5) & 0x1Fu)});
+    rq_base = static_cast<uint64_t>(uint64_t{((words[16] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[17]} << 27) | (uint64_t{(words[18] & 0x1Fu)} << 59));
+    rq_lsz = static_cast<uint8_t>(uint64_t{(words[16] & 0x1Fu)});
+    access = static_cast<uint8_t>(uint64_t{((words[15] >> 28) & 0xFu)});
+    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 25) & 0x7u)});
+    dest_qpn = static_cast<uint32_t>(uint64_t{((words[15] >> 1) & 0xFFFFFFu)});
+    sq_psn = static_cast<uint32_t>(uint64_t{((words[14] >> 9) & 0x7FFFFFu)} | (uint64_t{(words[15] & 0x1u)} << 23));
+    rq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 17) & 0x7FFFu)} | (uint64_t{(words[14] & 0x1FFu)} << 15));
+    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[13] >> 12) & 0x1Fu)});
+    timeout = static_cast<uint8_t>(uint64_t{((words[13] >> 7) & 0x1Fu)});
+    retry_cnt = static_cast<uint8_t>(uint64_t{((words[13] >> 4) & 0x7u)});
+    rnr_retry = static_cast<uint8_t>(uint64_t{((words[13] >> 1) & 0x7u)});
+    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 31) & 0x1u)} | (uint64_t{(words[13] & 0x1u)} << 1));
+    vlan_valid = static_cast<uint8_t>(uint64_t{((words[12] >> 30) & 0x1u)});
+    vlan_vid = static_cast<uint16_t>(uint64_t{((words[12] >> 18) & 0xFFFu)});
     src_mac = static_cast<uint64_t>(uint64_t{((words[11] >> 2) & 0x3FFFFFFFu)} | (uint64_t{(words[12] & 0x3FFFFu)} << 30));
     dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 18) & 0x3FFFu)} | (uint64_t{words[10]} << 14) | (uint64_t{(words[11] & 0x3u)} << 46));
     src_ip[0] = static_cast<uint8_t>(uint64_t{((words[9] >> 10) & 0xFFu)});
@@ -2557,6 +2561,8 @@ struct QpCfg {
         && retry_cnt == o.retry_cnt
         && rnr_retry == o.rnr_retry
         && l3 == o.l3
+        && vlan_valid == o.vlan_valid
+        && vlan_vid == o.vlan_vid
         && src_mac == o.src_mac
         && dst_mac == o.dst_mac
         && src_ip == o.src_ip
@@ -2593,6 +2599,8 @@ struct QpCfg {
     s += " retry_cnt=" + hex_string(retry_cnt);
     s += " rnr_retry=" + hex_string(rnr_retry);
     s += " l3=" + hex_string(l3);
+    s += " vlan_valid=" + hex_string(vlan_valid);
+    s += " vlan_vid=" + hex_string(vlan_vid);
     s += " src_mac=" + hex_string(src_mac);
     s += " dst_mac=" + hex_string(dst_mac);
     s += " src_ip=" + ip_to_string(src_ip);
@@ -2629,6 +2637,8 @@ struct QpCfg {
     if (retry_cnt != o.retry_cnt) s += " retry_cnt";
     if (rnr_retry != o.rnr_retry) s += " rnr_retry";
     if (l3 != o.l3) s += " l3";
+    if (vlan_valid != o.vlan_valid) s += " vlan_valid";
+    if (vlan_vid != o.vlan_vid) s += " vlan_vid";
     if (src_mac != o.src_mac) s += " src_mac";
     if (dst_mac != o.dst_mac) s += " dst_mac";
     if (src_ip != o.src_ip) s += " src_ip";
@@ -3671,6 +3681,10 @@ inline constexpr uint32_t kCsrCtrl = 0x010;  // rw: bit 0 roce_enable: 0 sends e
 inline constexpr uint32_t kCsrCtrlReset = 0x00000001;
 inline constexpr uint32_t kCsrAckReq = 0x014;  // rw: ACK coalescing: the requester asks for an ACK (BTH AckReq) on the last packet of every message and on every packet whose PSN ends in n one bits, so the responder acknowledges every 2^n packets of a long message instead of each or only the last (n = 0..15, default 6: every 64 packets, as Linux rxe); other values are refused with SLVERR
 inline constexpr uint32_t kCsrAckReqReset = 0x00000006;
+inline constexpr uint32_t kCsrTxTclass = 0x018;  // rw: global traffic class (mlx5's tc/1/traffic_class): with bit 8 set, every RoCE frame the port sends carries bits 7:0 as its IPv4 TOS / IPv6 or GRH traffic class (DSCP and ECN), whatever its QP asked for; bits above 8 read 0
+inline constexpr uint32_t kCsrTxTclassReset = 0x00000000;
+inline constexpr uint32_t kCsrTxTtl = 0x01C;  // rw: global TTL (tc/1/ttl): with bit 8 set, every RoCE frame the port sends carries bits 7:0 as its IPv4 TTL / IPv6 or GRH hop limit; bits above 8 read 0
+inline constexpr uint32_t kCsrTxTtlReset = 0x00000000;
 inline constexpr uint32_t kCsrCapMaxQp = 0x020;  // ro: queue pairs the engine holds
 inline constexpr uint32_t kCsrCapMaxCq = 0x024;  // ro: completion queues
 inline constexpr uint32_t kCsrCapMaxMr = 0x028;  // ro: memory regions
@@ -3697,7 +3711,7 @@ inline constexpr uint32_t kCsrRxBypass = 0x108;  // rc: frames passed to the byp
 inline constexpr uint32_t kCsrRxDrop = 0x140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
 inline constexpr uint32_t kCsrTxFrames = 0x200;  // rc: RoCE frames sent to the MAC
 inline constexpr uint32_t kCsrXportCnt = 0x300;  // rc: transport counters, one register per xport_cnt enum value: XPORT_CNT + 4*index
-inline constexpr uint32_t kCsrGid = 0x400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
+inline constexpr uint32_t kCsrGid = 0x400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2 (other values SLVERR); word 5 its VLAN: bit 12 tagged, bits 11:0 the VLAN id (a QP using the entry sends 802.1Q frames with PCP = SL & 7; VID 4095 and bits above 12 are refused with SLVERR); words 6-7 reserved (read 0, writes SLVERR)
 inline constexpr uint32_t kCsrCmdArg = 0x800;  // rw: command argument words 0..15 (byte layouts cmd_* in docs/spec/layouts.md)
 inline constexpr uint32_t kCsrCmdRes = 0x840;  // ro: command result words 0..3
 inline constexpr uint32_t kCsrCmdOp = 0x860;  // rw: writing a cmd_op starts the command (SLVERR while one is busy); reads the last one written

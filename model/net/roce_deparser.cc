@@ -11,7 +11,10 @@ RoceDeparser::RoceDeparser(Scheduler& s, unsigned data_bytes)
 void RoceDeparser::run() {
   const Cycle now = s_.now();
   while (hdr.ready() && tx->can_push()) {
-    const spec::RoceTxHdr& h = hdr.front();
+    spec::RoceTxHdr h = hdr.front();
+    // TX_TCLASS / TX_TTL (the port's global values) win over the QP's
+    if (tclass_ovr_ & 0x100u) h.tclass = static_cast<uint8_t>(tclass_ovr_);
+    if (ttl_ovr_ & 0x100u) h.ttl = static_cast<uint8_t>(ttl_ovr_);
     const bool has_pay = h.pay_len != 0;
     if (has_pay && pay.empty()) return;  // its payload's arrival wakes us
     // The payload streams through: its first beat is what the frame waits for.

@@ -27,6 +27,13 @@ class RoceDeparser : public Process {
   Out<Packet> tx{this};
 
   uint32_t tx_frames() const { return tx_frames_; }
+  // The port's global traffic class and TTL (CSR TX_TCLASS / TX_TTL: bit 8
+  // enable, 7:0 the value), applied to each header as it is taken. In the RTL
+  // the engine top applies them between tx_arb and the deparser.
+  void set_override(uint16_t tclass, uint16_t ttl) {
+    tclass_ovr_ = tclass;
+    ttl_ovr_ = ttl;
+  }
   void run() override;
 
  private:
@@ -34,6 +41,7 @@ class RoceDeparser : public Process {
   unsigned bytes_;
   Cycle out_free_ = 0;  // the next cycle a first beat may leave
   uint32_t tx_frames_ = 0;
+  uint16_t tclass_ovr_ = 0, ttl_ovr_ = 0;
 };
 
 // The deparser as a cycle-level Block (in 0 s_hdr, 1 s_axis_pay; out 0

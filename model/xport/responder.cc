@@ -212,6 +212,10 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
     ++c_noqp_;
   } else if (c.state != st(spec::QpState::kRtr) && c.state != st(spec::QpState::kRts)) {
     ++c_state_;
+  } else if (h.l3 != c.addr.l3) {
+    // another encapsulation than the QP's path (a RoCE v1 packet for a v2
+    // QP, IPv4 for IPv6): not this QP's peer, dropped as for no QP
+    ++c_noqp_;
   } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed (a READ: executed again)
     ++c_dup_;
     if (is_atomic_) {

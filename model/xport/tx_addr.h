@@ -10,6 +10,9 @@ namespace rocenic::model {
 inline spec::RoceTxHdr header_to_peer(const spec::QpCfg& a) {
   spec::RoceTxHdr h;
   h.l3 = a.l3;
+  h.vlan_valid = a.vlan_valid;
+  h.vlan_vid = a.vlan_vid;
+  h.vlan_pcp = a.sl & 7u;  // PCP = SL & 7
   h.dst_mac = a.dst_mac;
   h.src_mac = a.src_mac;
   h.src_ip = a.src_ip;

@@ -103,6 +103,9 @@ package responder_pkg;
   // The addressing of a QP's ACKs (from qp_cfg).
   typedef struct packed {
     logic [1:0]   l3;
+    logic         vlan_valid;
+    logic [11:0]  vlan_vid;
+    logic [2:0]   vlan_pcp;   // sl & 7
     logic [47:0]  src_mac;
     logic [47:0]  dst_mac;
     logic [127:0] src_ip;

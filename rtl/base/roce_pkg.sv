@@ -290,7 +290,7 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
   localparam logic [4:0] XPORT_CNT_RX_PKTS = 5'd3;  // request packets the responder accepted
   localparam logic [4:0] XPORT_CNT_RX_ACKS = 5'd4;  // ACK/NAK packets the completer received
-  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist or is not RC: dropped
+  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist or is not RC, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
   localparam logic [4:0] XPORT_CNT_QP_STATE = 5'd6;  // packets for a QP not in RTR/RTS: dropped
   localparam logic [4:0] XPORT_CNT_OUT_OF_SEQUENCE = 5'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   localparam logic [4:0] XPORT_CNT_DUPLICATE_REQUEST = 5'd8;  // packets with a PSN already seen: re-ACKed, not executed again
@@ -670,7 +670,7 @@ package roce_pkg;
   } wq_db_t;
 
   // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
-  localparam int unsigned QP_CFG_W = 710;
+  localparam int unsigned QP_CFG_W = 723;
   typedef struct packed {
     logic [15:0] qpn;
     logic [2:0] action;  // qp_action enum: what changes besides the attributes
@@ -693,6 +693,8 @@ package roce_pkg;
     logic [2:0] retry_cnt;  // retransmissions after a timeout or PSN sequence NAK before RETRY_EXC_ERR
     logic [2:0] rnr_retry;  // retransmissions after an RNR NAK before RNR_RETRY_EXC_ERR (7: no limit)
     logic [1:0] l3;
+    logic [0:0] vlan_valid;  // the GID entry at sgid_index is on a VLAN: frames carry an 802.1Q tag, PCP = sl & 7
+    logic [11:0] vlan_vid;  // that VLAN's id
     logic [47:0] src_mac;
     logic [47:0] dst_mac;
     logic [127:0] src_ip;
@@ -943,6 +945,12 @@ package roce_pkg;
   localparam int unsigned CSR_CTRL_ROCE_ENABLE_BIT = 0;
   localparam logic [11:0] CSR_ACK_REQ = 12'h014;  // rw: ACK coalescing: the requester asks for an ACK (BTH AckReq) on the last packet of every message and on every packet whose PSN ends in n one bits, so the responder acknowledges every 2^n packets of a long message instead of each or only the last (n = 0..15, default 6: every 64 packets, as Linux rxe); other values are refused with SLVERR
   localparam logic [31:0] CSR_ACK_REQ_RESET = 32'h00000006;
+  localparam logic [11:0] CSR_TX_TCLASS = 12'h018;  // rw: global traffic class (mlx5's tc/1/traffic_class): with bit 8 set, every RoCE frame the port sends carries bits 7:0 as its IPv4 TOS / IPv6 or GRH traffic class (DSCP and ECN), whatever its QP asked for; bits above 8 read 0
+  localparam logic [31:0] CSR_TX_TCLASS_RESET = 32'h00000000;
+  localparam int unsigned CSR_TX_TCLASS_ENABLE_BIT = 8;
+  localparam logic [11:0] CSR_TX_TTL = 12'h01C;  // rw: global TTL (tc/1/ttl): with bit 8 set, every RoCE frame the port sends carries bits 7:0 as its IPv4 TTL / IPv6 or GRH hop limit; bits above 8 read 0
+  localparam logic [31:0] CSR_TX_TTL_RESET = 32'h00000000;
+  localparam int unsigned CSR_TX_TTL_ENABLE_BIT = 8;
   localparam logic [11:0] CSR_CAP_MAX_QP = 12'h020;  // ro: queue pairs the engine holds
   localparam logic [11:0] CSR_CAP_MAX_CQ = 12'h024;  // ro: completion queues
   localparam logic [11:0] CSR_CAP_MAX_MR = 12'h028;  // ro: memory regions
@@ -970,7 +978,7 @@ package roce_pkg;
   localparam logic [11:0] CSR_RX_DROP = 12'h140;  // rc: RoCE frames dropped, one register per drop reason: RX_DROP + 4*reason (drop enum)
   localparam logic [11:0] CSR_TX_FRAMES = 12'h200;  // rc: RoCE frames sent to the MAC
   localparam logic [11:0] CSR_XPORT_CNT = 12'h300;  // rc: transport counters, one register per xport_cnt enum value: XPORT_CNT + 4*index
-  localparam logic [11:0] CSR_GID = 12'h400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2; words 5-7 reserved (read 0, writes SLVERR)
+  localparam logic [11:0] CSR_GID = 12'h400;  // rw: GID table entry i at GID + 32*i: words 0-3 the GID, big-endian (word 0 = bytes 0-3); word 4 its type: 0 unused, 1 RoCE v1, 2 RoCE v2 (other values SLVERR); word 5 its VLAN: bit 12 tagged, bits 11:0 the VLAN id (a QP using the entry sends 802.1Q frames with PCP = SL & 7; VID 4095 and bits above 12 are refused with SLVERR); words 6-7 reserved (read 0, writes SLVERR)
   localparam logic [11:0] CSR_CMD_ARG = 12'h800;  // rw: command argument words 0..15 (byte layouts cmd_* in docs/spec/layouts.md)
   localparam logic [11:0] CSR_CMD_RES = 12'h840;  // ro: command result words 0..3
   localparam logic [11:0] CSR_CMD_OP = 12'h860;  // rw: writing a cmd_op starts the command (SLVERR while one is busy); reads the last one written

@@ -90,7 +90,10 @@ module roce_csr #(
   output logic [3:0]                               ack_req_log2, // ACK_REQ: AckReq every 2^n packets
   output logic                                     link_up,
   output logic [GID_TBL_LEN*128-1:0]               gid_table,    // entry i at [128*i +: 128], byte 0 most significant
-  output logic [GID_TBL_LEN*2-1:0]                 gid_type      // 0 unused, 1 RoCE v1, 2 RoCE v2
+  output logic [GID_TBL_LEN*2-1:0]                 gid_type,     // 0 unused, 1 RoCE v1, 2 RoCE v2
+  output logic [GID_TBL_LEN*13-1:0]                gid_vlan,     // entry i at [13*i +: 13] = {tagged, vid}
+  output logic [8:0]                               tx_tclass,    // TX_TCLASS: {enable, tclass}
+  output logic [8:0]                               tx_ttl        // TX_TTL: {enable, ttl}
 );
   localparam logic [1:0] OKAY = 2'b00, SLVERR = 2'b10;
   localparam int GID_END = 32'(roce_pkg::CSR_GID) + 32 * GID_TBL_LEN;
@@ -102,6 +105,8 @@ module roce_csr #(
 
   // ---- registers
   logic [31:0]  ctrl_q, mac_lo_q, mac_hi_q, mtu_q, port_ctrl_q, ackr_q;
+  logic [8:0]   tx_tclass_q, tx_ttl_q;
+  logic [12:0]  gvlan_q [GID_TBL_LEN];
   logic [127:0] gid_q [GID_TBL_LEN];
   logic [1:0]   gtype_q [GID_TBL_LEN];
   logic [511:0] cmd_arg_q;            // CMD_ARG word i at [32*i +: 32]
@@ -136,6 +141,7 @@ module roce_csr #(
     r_gi = ra[5 +: GI_W];
     if (ra >= roce_pkg::CSR_GID && 32'(ra) < 32'(GID_END)) begin
       if (ra[4:2] == 3'd4) rd_value = {30'b0, gtype_q[r_gi]};
+      else if (ra[4:2] == 3'd5) rd_value = {19'b0, gvlan_q[r_gi]};
       else rd_value = gid_word(gid_q[r_gi], ra[4:2]);
     end else if (ra >= roce_pkg::CSR_RX_DROP && 32'(ra) < 32'(roce_pkg::CSR_RX_DROP) + 4 * roce_pkg::DROP_COUNT) begin
       rd_value = cnt_rx_drop[32 * ((ra - roce_pkg::CSR_RX_DROP) >> 2) +: 32];
@@ -150,6 +156,8 @@ module roce_csr #(
         roce_pkg::CSR_ID:             rd_value = roce_pkg::CSR_ID_RESET;
         roce_pkg::CSR_VERSION:        rd_value = roce_pkg::CSR_VERSION_RESET;
         roce_pkg::CSR_CTRL:           rd_value = ctrl_q;
+        roce_pkg::CSR_TX_TCLASS:      rd_value = {23'b0, tx_tclass_q};
+        roce_pkg::CSR_TX_TTL:         rd_value = {23'b0, tx_ttl_q};
         roce_pkg::CSR_CAP_MAX_QP:     rd_value = 32'(MAX_QP);
         roce_pkg::CSR_CAP_MAX_CQ:     rd_value = 32'(MAX_CQ);
         roce_pkg::CSR_CAP_MAX_MR:     rd_value = 32'(MAX_MR);
@@ -178,7 +186,7 @@ module roce_csr #(
       endcase
     end
     if (ra == roce_pkg::CSR_RX_DROP) rd_ok = 1'b0;  // reason 0 (NONE) is not a drop
-    if (ra >= roce_pkg::CSR_GID && 32'(ra) < 32'(GID_END) && ra[4:2] > 3'd4) rd_value = '0;  // reserved words read 0
+    if (ra >= roce_pkg::CSR_GID && 32'(ra) < 32'(GID_END) && ra[4:2] > 3'd5) rd_value = '0;  // reserved words read 0
   end
 
   // ---- write decode: the register's new value, and whether it is accepted
@@ -209,11 +217,17 @@ module roce_csr #(
           wr_new = merge({30'b0, gtype_q[w_gi]}, s_axil_wdata, s_axil_wstrb);
           wr_ok = wr_new <= 32'd2;
         end
+        3'd5: begin
+          wr_new = merge({19'b0, gvlan_q[w_gi]}, s_axil_wdata, s_axil_wstrb);
+          wr_ok = wr_new[31:13] == 19'b0 && wr_new[11:0] != 12'hFFF;
+        end
         default: wr_ok = 1'b0;
       endcase
     end else begin
       case (wa)
         roce_pkg::CSR_CTRL:        begin wr_new = merge(ctrl_q, s_axil_wdata, s_axil_wstrb);      wr_ok = 1'b1; end
+        roce_pkg::CSR_TX_TCLASS:   begin wr_new = merge({23'b0, tx_tclass_q}, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_TX_TTL:      begin wr_new = merge({23'b0, tx_ttl_q}, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
         roce_pkg::CSR_PORT_MAC_LO: begin wr_new = merge(mac_lo_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
         roce_pkg::CSR_PORT_MAC_HI: begin wr_new = merge(mac_hi_q, s_axil_wdata, s_axil_wstrb);    wr_ok = 1'b1; end
         roce_pkg::CSR_PORT_CTRL:   begin wr_new = merge(port_ctrl_q, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
@@ -267,9 +281,12 @@ module roce_csr #(
       mtu_q <= roce_pkg::CSR_PORT_MTU_RESET;
       ackr_q <= roce_pkg::CSR_ACK_REQ_RESET;
       port_ctrl_q <= roce_pkg::CSR_PORT_CTRL_RESET;
+      tx_tclass_q <= 9'(roce_pkg::CSR_TX_TCLASS_RESET);
+      tx_ttl_q <= 9'(roce_pkg::CSR_TX_TTL_RESET);
       for (int i = 0; i < GID_TBL_LEN; i++) begin
         gid_q[i] <= '0;
         gtype_q[i] <= '0;
+        gvlan_q[i] <= '0;
       end
       cmd_arg_q <= '0; cmd_op_q <= '0; cmd_status_q <= '0; cmd_res_q <= '0;
       cmd_busy_q <= 1'b0; cmd_valid_q <= 1'b0; cq_ci_q <= '0;
@@ -293,11 +310,14 @@ module roce_csr #(
         if (wr_ok) begin
           if (wa >= roce_pkg::CSR_GID && 32'(wa) < 32'(GID_END)) begin
             if (wa[4:2] == 3'd4) gtype_q[w_gi] <= wr_new[1:0];
+            else if (wa[4:2] == 3'd5) gvlan_q[w_gi] <= wr_new[12:0];
             else gid_q[w_gi] <= gid_new;
           end else begin
             case (wa)
               // only defined bits are kept; the rest read 0
               roce_pkg::CSR_CTRL:        ctrl_q <= {31'b0, wr_new[0]};
+              roce_pkg::CSR_TX_TCLASS:   tx_tclass_q <= wr_new[8:0];
+              roce_pkg::CSR_TX_TTL:      tx_ttl_q <= wr_new[8:0];
               roce_pkg::CSR_PORT_MAC_LO: mac_lo_q <= wr_new;
               roce_pkg::CSR_PORT_MAC_HI: mac_hi_q <= {16'b0, wr_new[15:0]};
               roce_pkg::CSR_PORT_MTU:    mtu_q <= {29'b0, wr_new[2:0]};
@@ -342,6 +362,8 @@ module roce_csr #(
   assign port_mtu    = mtu_q[2:0];
   assign ack_req_log2 = ackr_q[3:0];
   assign link_up     = port_ctrl_q[roce_pkg::CSR_PORT_CTRL_LINK_UP_BIT];
+  assign tx_tclass   = tx_tclass_q;
+  assign tx_ttl      = tx_ttl_q;
   assign m_cmd = {cmd_op_q, cmd_arg_q};  // {op, args}
   assign m_cmd_valid = cmd_valid_q;
   assign s_cmd_resp_ready = 1'b1;  // one command at a time: its answer is always welcome
@@ -355,6 +377,7 @@ module roce_csr #(
   for (genvar i = 0; i < GID_TBL_LEN; i++) begin : g_gid_out
     assign gid_table[128*i +: 128] = gid_q[i];
     assign gid_type[2*i +: 2] = gtype_q[i];
+    assign gid_vlan[13*i +: 13] = gvlan_q[i];
   end
 endmodule
 

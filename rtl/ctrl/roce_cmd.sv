@@ -85,7 +85,7 @@ module roce_cmd #(
   input  wire logic                        m_mtt_wr_ready,
   // static configuration
   input  wire logic [47:0]                 port_mac,     // first byte on the wire in [47:40]
-  input  wire logic [GID_TBL_LEN*130-1:0]  gid_table,    // entry i at [130*i +: 130] = {type, gid}
+  input  wire logic [GID_TBL_LEN*143-1:0]  gid_table,    // entry i at [143*i +: 143] = {tagged, vid, type, gid}
   output logic                             idle
 );
   localparam int QW = $clog2(MAX_QP);
@@ -300,14 +300,14 @@ module roce_cmd #(
 
   // ---- RD: every check that needs no RAM word
   // The GID entry at sgid_index: an array read, so that it becomes a mux tree
-  // (a part-select at 130*index would be a 2080-bit shifter). An index beyond
+  // (a part-select at 143*index would be a 2288-bit shifter). An index beyond
   // the table is refused below.
   localparam int GW = (GID_TBL_LEN > 1) ? $clog2(GID_TBL_LEN) : 1;
-  logic [129:0] gid_arr [1 << GW];
-  logic [129:0] gid_sel;
+  logic [142:0] gid_arr [1 << GW];
+  logic [142:0] gid_sel;
   for (genvar i = 0; i < (1 << GW); i++) begin : g_gid
     if (i < GID_TBL_LEN) begin : g_entry
-      assign gid_arr[i] = gid_table[130*i +: 130];
+      assign gid_arr[i] = gid_table[143*i +: 143];
     end else begin : g_none
       assign gid_arr[i] = '0;
     end
@@ -318,7 +318,7 @@ module roce_cmd #(
   logic [31:0]  pd_look, cq_look;
   logic         pd_ok, cq_ok, rcq_ok, a0_qp_ok, a0_mr_ok;
   logic         cq_bad, mr_bad, mtt_bad, qp_bad;
-  logic [129:0] gid_e;
+  logic [142:0] gid_e;
   logic         av_bad, mod_pbad;
   logic [1:0]   l3;
   logic [7:0]   st1;
@@ -400,6 +400,7 @@ module roce_cmd #(
   logic         mod_pbad_q;
   logic [1:0]   l3_q;
   logic [127:0] gid_q;
+  logic [12:0]  vlan_q;  // the entry's {tagged, vid}
 
   // ---- EVAL: the RAM words are in; final status and the new contents
   roce_pkg::qp_cfg_t cur, merged, fresh, gone;
@@ -445,6 +446,8 @@ module roce_cmd #(
     if ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0) begin
       merged.l3 = l3_q;
       merged.src_ip = gid_q;
+      merged.vlan_valid = vlan_q[12];
+      merged.vlan_vid = vlan_q[11:0];
       merged.src_mac = port_mac;
       merged.dst_ip = m_dgid;
       merged.dst_mac = m_dmac;
@@ -630,7 +633,7 @@ module roce_cmd #(
       cmd_q <= '0;
       internal_q <= 1'b0;
       pd_used_q <= '0; cq_used_q <= '0; qp_used_q <= '0; mr_used_q <= '0;
-      st1_q <= '0; obj_idx_q <= '0; obj_set_q <= 1'b0; mod_pbad_q <= 1'b0; l3_q <= '0; gid_q <= '0;
+      st1_q <= '0; obj_idx_q <= '0; obj_set_q <= 1'b0; mod_pbad_q <= 1'b0; l3_q <= '0; gid_q <= '0; vlan_q <= '0;
       ref_list_q <= '0; ref_n_q <= '0; ref_i_q <= '0; ref_dec_q <= 1'b0; ref_next_q <= S_RESP;
       resp_q <= '0; cfg_q <= '0; cq_cfg_q <= '0; mr_wr_index_q <= '0; mr_wr_ctx_q <= '0; mtt_i_q <= '0;
     end else begin
@@ -656,6 +659,7 @@ module roce_cmd #(
           mod_pbad_q <= mod_pbad;
           l3_q <= l3;
           gid_q <= gid_e[127:0];
+          vlan_q <= gid_e[142:130];
           state_q <= S_EVAL;
         end
         S_EVAL: begin

@@ -119,9 +119,11 @@ module roce_engine #(
   logic [3:0]  ack_req_log2;
   logic [GID_TBL_LEN*128-1:0] gid_table;
   logic [GID_TBL_LEN*2-1:0]   gid_type;
-  logic [GID_TBL_LEN*130-1:0] gid_typed;  // roce_cmd's view: entry i = {type, gid}
+  logic [GID_TBL_LEN*13-1:0]  gid_vlan;
+  logic [GID_TBL_LEN*143-1:0] gid_typed;  // roce_cmd's view: entry i = {tagged, vid, type, gid}
+  logic [8:0]  tx_tclass, tx_ttl;         // TX_TCLASS / TX_TTL: {enable, value}
   for (genvar i = 0; i < GID_TBL_LEN; i++) begin : g_gid
-    assign gid_typed[130*i +: 130] = {gid_type[2*i +: 2], gid_table[128*i +: 128]};
+    assign gid_typed[143*i +: 143] = {gid_vlan[13*i +: 13], gid_type[2*i +: 2], gid_table[128*i +: 128]};
   end
 
   roce_pkg::cmd_req_t  cmd;        logic cmd_valid, cmd_ready;
@@ -148,7 +150,8 @@ module roce_engine #(
     .m_sq_db(sq_db), .m_sq_db_valid(sq_db_valid), .m_sq_db_ready(sq_db_ready),
     .m_rq_db(rq_db), .m_rq_db_valid(rq_db_valid), .m_rq_db_ready(rq_db_ready),
     .m_cq_db(cq_db), .m_cq_db_valid(cq_db_valid), .m_cq_db_ready(cq_db_ready),
-    .roce_enable, .port_mac, .port_mtu, .ack_req_log2, .link_up, .gid_table, .gid_type
+    .roce_enable, .port_mac, .port_mtu, .ack_req_log2, .link_up, .gid_table, .gid_type, .gid_vlan,
+    .tx_tclass, .tx_ttl
   );
 
   roce_pkg::qp_cfg_t qp_cfg;  logic qp_cfg_valid, qp_cfg_ready;
@@ -536,9 +539,18 @@ module roce_engine #(
     .idle(idle_tx_arb)
   );
 
+  // The port's global traffic class and TTL win over every QP's (mlx5's
+  // tc/1/traffic_class and tc/1/ttl): applied as the deparser takes a header.
+  roce_pkg::roce_tx_hdr_t tx_hdr_qos;
+  always_comb begin
+    tx_hdr_qos = tx_hdr;
+    if (tx_tclass[8]) tx_hdr_qos.tclass = tx_tclass[7:0];
+    if (tx_ttl[8]) tx_hdr_qos.ttl = tx_ttl[7:0];
+  end
+
   roce_deparser #(.DATA_W(DATA_W)) u_deparser (
     .clk, .rst,
-    .s_hdr(tx_hdr), .s_hdr_valid(tx_hdr_valid), .s_hdr_ready(tx_hdr_ready),
+    .s_hdr(tx_hdr_qos), .s_hdr_valid(tx_hdr_valid), .s_hdr_ready(tx_hdr_ready),
     .s_axis_pay_tdata(tx_pay_tdata), .s_axis_pay_tvalid(tx_pay_tvalid), .s_axis_pay_tready(tx_pay_tready),
     .m_axis_tx_tdata(dp_tdata), .m_axis_tx_tkeep(dp_tkeep), .m_axis_tx_tlast(dp_tlast),
     .m_axis_tx_tvalid(dp_tvalid), .m_axis_tx_tready(dp_tready),

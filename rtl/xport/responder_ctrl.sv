@@ -138,6 +138,7 @@ module responder_ctrl #(
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
   logic [MAX_QP-1:0] valid_q, rc_q;                // registers: they must reset
+  logic [1:0]    l3_q [MAX_QP];                    // each QP's path encapsulation (l3 enum)
   responder_pkg::rsp_ctx_t ctx_rd_q;
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
   logic [127:0] sge_mem [MAX_QP * 16];             // SGE slots as in the WQE (sge layout, little-endian)
@@ -172,12 +173,14 @@ module responder_ctrl #(
     logic [4:0]  min_rnr;
     logic [3:0]  sl;
     logic        rd_res;     // max_dest_rd_atomic > 0
+    logic [1:0]  l3;         // the path's encapsulation: a packet in another is not the peer's
   } cfg_t;
   cfg_t cfg_q, cfg_d;
   logic [15:0]   db_pi_q, db_pi_d;
   logic [QW-1:0] idx_q, idx_d;                     // the QP
   logic          qin_q, qin_d;                     // its number is below MAX_QP
   logic          qok_q, qok_d;                     // it exists and is RC
+  logic          l3ok_q, l3ok_d;                   // the packet's encapsulation is the QP's
   // the packet's header fields
   logic        h_se_q, h_se_d, h_ack_q, h_ack_d;
   logic [23:0] h_psn_q, h_psn_d;
@@ -311,7 +314,7 @@ module responder_ctrl #(
     cx_d = (st_q == C_CFG || st_q == C_DB || st_q == C_HDR) ? c0 : cx_q;
     vd_d = vd_q;
     est_d = est_q; ectr_d = ectr_q;
-    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q;
+    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q; l3ok_d = l3ok_q;
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
@@ -406,6 +409,7 @@ module responder_ctrl #(
           cfg_d.rq_lsz = s_qp_cfg.rq_lsz; cfg_d.recv_cq = s_qp_cfg.recv_cq; cfg_d.dest_qpn = s_qp_cfg.dest_qpn;
           cfg_d.rq_psn = s_qp_cfg.rq_psn; cfg_d.min_rnr = s_qp_cfg.min_rnr_timer; cfg_d.sl = s_qp_cfg.sl;
           cfg_d.rd_res = s_qp_cfg.max_dest_rd_atomic != 5'd0;
+          cfg_d.l3 = s_qp_cfg.l3;
           idx_d = s_qp_cfg.qpn[QW-1:0];
           qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
           st_d = C_CFG;
@@ -418,6 +422,7 @@ module responder_ctrl #(
           idx_d = s_rx_hdr.dst_qpn[QW-1:0];
           qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && valid_q[s_rx_hdr.dst_qpn[QW-1:0]]
                   && rc_q[s_rx_hdr.dst_qpn[QW-1:0]];
+          l3ok_d = l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
           h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
           h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
           h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
@@ -506,6 +511,10 @@ module responder_ctrl #(
           i_noqp = 1'b1;
         end else if (c0.state != roce_pkg::QP_STATE_RTR && c0.state != roce_pkg::QP_STATE_RTS) begin
           i_state = 1'b1;
+        end else if (!l3ok_q) begin
+          // another encapsulation than the QP's path (RoCE v1 for a v2 QP):
+          // not this QP's peer, dropped as for no QP
+          i_noqp = 1'b1;
         end else if (dpsn[23]) begin
           i_dup = 1'b1;
           if (is_atom_q) begin
@@ -998,7 +1007,7 @@ module responder_ctrl #(
 
   always_ff @(posedge clk) begin
     cx_q <= cx_d; vd_q <= vd_d; est_q <= est_d; ectr_q <= ectr_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
-    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d;
+    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d; l3ok_q <= l3ok_d;
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d; inv_q <= inv_d;
@@ -1011,6 +1020,9 @@ module responder_ctrl #(
     rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
   end
 
+  // each QP's path encapsulation: a memory (no reset), read only for QPs in RTR/RTS
+  always_ff @(posedge clk) if (st_q == C_CFG && qin_q) l3_q[idx_q] <= cfg_q.l3;
+
   assign m_dma_rd_req = rd_q;
   assign m_dma_rd_req_valid = rd_v_q;
   assign m_mr_req = mr_q;
@@ -1020,6 +1032,9 @@ module responder_ctrl #(
   assign m_addr_we = take_cfg && s_qp_cfg.qpn < 16'(MAX_QP);
   assign m_addr_wa = s_qp_cfg.qpn[QW-1:0];
   assign m_addr_wd.l3 = s_qp_cfg.l3;
+  assign m_addr_wd.vlan_valid = s_qp_cfg.vlan_valid;
+  assign m_addr_wd.vlan_vid = s_qp_cfg.vlan_vid;
+  assign m_addr_wd.vlan_pcp = s_qp_cfg.sl[2:0];
   assign m_addr_wd.src_mac = s_qp_cfg.src_mac;
   assign m_addr_wd.dst_mac = s_qp_cfg.dst_mac;
   assign m_addr_wd.src_ip = s_qp_cfg.src_ip;

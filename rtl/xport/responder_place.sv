@@ -279,6 +279,9 @@ module responder_place #(
   always_comb begin
     m_job = '0;
     m_job.l3 = addr_rd_q.l3;
+    m_job.vlan_valid = addr_rd_q.vlan_valid;
+    m_job.vlan_vid = addr_rd_q.vlan_vid;
+    m_job.vlan_pcp = addr_rd_q.vlan_pcp;
     m_job.dst_mac = addr_rd_q.dst_mac;
     m_job.src_mac = addr_rd_q.src_mac;
     m_job.src_ip = addr_rd_q.src_ip;

@@ -222,7 +222,9 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   m.max_dest_rd_atomic = p.max_dest_rd_atomic;
   m.min_rnr_timer = p.min_rnr_timer;
   m.sgid_index = static_cast<uint8_t>(p.sgid_index);
-  m.hop_limit = 64;
+  m.hop_limit = p.hop_limit;
+  m.traffic_class = p.traffic_class;
+  m.sl = p.sl;
   for (int i = 0; i < 6; ++i) m.dmac[i] = static_cast<uint8_t>(p.dmac >> (40 - 8 * i));
   m.dgid = p.dgid;
   r = modify_qp(m);

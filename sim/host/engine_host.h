@@ -64,6 +64,7 @@ struct Path {
   Ip128 dgid{};                // IPv4-mapped for RoCEv2/IPv4
   unsigned sgid_index = 3;     // the first IPv4 address, RoCE v2
   unsigned mtu = 3;            // IBV_MTU_*
+  uint8_t sl = 0, traffic_class = 0, hop_limit = 64;
   uint32_t sq_psn = 0, rq_psn = 0;
   uint8_t access = 0x7;        // remote write | remote read | local write
   // reliability, as ibv_rc_pingpong sets them

@@ -575,6 +575,177 @@ class HwCounters(unittest.TestCase):
             self.assertEqual({k: v for k, v in side.items() if v}, {})
 
 
+def ctl():
+    return os.path.join(BUILD, "bin", "rocenic-ctl")
+
+
+def tshark_fields(pcap, fields, filt="infiniband"):
+    """One tuple per frame matching filt: the fields' values as tshark prints them."""
+    out = subprocess.run(["tshark", "-r", pcap, "-Y", filt, "-T", "fields"] + sum([["-e", f] for f in fields], []),
+                         capture_output=True, text=True, check=True).stdout
+    return [tuple(line.split("\t")) for line in out.splitlines()]
+
+
+class RoceAdmin(unittest.TestCase):
+    """Issue 10: RoCE as administrators configure it. VLAN GIDs (PCP = SL & 7),
+    the port's traffic_class (global value, src/dst rules) and ttl written
+    with rocenic-ctl while programs run, v1 against v2, roce_enable, ibstat,
+    show-gids and the port counters under ports/1/counters."""
+
+    def pair(self, server_opts, client_opts, server_tool, client_tool, between=None, backend="model", timeout=300):
+        """server_tool under rocenic-run server_opts, then (after `between(server_proc)`) client_tool
+        under client_opts, both on a new wire with pcaps; returns (server, client, pcaps)."""
+        wire = new_wire("adm")
+        port = free_port()
+        d = tempfile.mkdtemp(prefix="rocenic-admin.")
+        pcaps = [os.path.join(d, "server.pcap"), os.path.join(d, "client.pcap")]
+        common = ["--backend", backend, "--wire", wire]
+        server = start(common + server_opts + ["--pcap", pcaps[0], "--"] + server_tool + ["-p", str(port)])
+        if not wait_listening(port, server):
+            server.kill()
+            self.fail("server never listened: %s" % (server.communicate(),))
+        if between:
+            between(server)
+        client = start(common + client_opts + ["--pcap", pcaps[1], "--"] + client_tool + ["-p", str(port), "127.0.0.1"])
+        res = []
+        for p in (client, server):
+            try:
+                out, err = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.terminate()  # the launcher forwards it to the program (a SIGKILL would orphan it)
+                out, err = p.communicate()
+                err += "\n(terminated after %d s)" % timeout
+            res.append((p.returncode, out, err))
+        return res[1], res[0], pcaps
+
+    def ctl(self, *args, check=True):
+        r = subprocess.run([ctl()] + list(args), capture_output=True, text=True, timeout=30,
+                           env=dict(os.environ, ROCENIC_WIRE_DIR=WIRE_DIR))
+        if check:
+            self.assertEqual(r.returncode, 0, r.stderr)
+        return r
+
+    def pingpong(self, gid, *extra):
+        return ["ibv_rc_pingpong", "-d", "rocenic0", "-g", str(gid), "-n", "20"] + list(extra)
+
+    def check_vlan(self, backend):
+        opts = lambda ip: ["--ip", "10.0.0.%d" % ip, "--vlan", "100", "--ip", "10.1.0.%d" % ip, "--ip", "fd01::%d" % ip]
+        for gid, sl, l3 in ((4, 5, "v1"), (5, 10, "v4"), (7, 3, "v6")):
+            (sr, sout, serr), (cr, cout, cerr), pcaps = self.pair(
+                opts(1), opts(2), self.pingpong(gid, "-l", str(sl)), self.pingpong(gid, "-l", str(sl)), backend=backend)
+            self.assertEqual((sr, cr), (0, 0), sout + serr + cout + cerr)
+            frames = tshark_fields(pcaps[1], ["vlan.id", "vlan.priority", "vlan.etype", "infiniband.bth.opcode"])
+            self.assertGreater(len(frames), 40)
+            for f in frames:
+                self.assertEqual(f[:2], ("100", str(sl & 7)), "every frame (requests and ACKs) on VLAN 100, PCP %d" % (sl & 7))
+            self.assertIn("17", [f[3] for f in frames], "ACKs are tagged too")
+            inner = {"v1": "0x8915", "v4": "0x0800", "v6": "0x86dd"}[l3]
+            self.assertTrue(all(f[2] == inner for f in frames), "%s inside the tag: %s" % (inner, frames[0]))
+            print("%s VLAN 100 GID %d SL %d: %d frames, PCP %d, %s" % (backend, gid, sl, len(frames), sl & 7, inner),
+                  file=sys.stderr)
+
+    def test_vlan_pcp_model(self):
+        self.check_vlan("model")
+
+    def test_vlan_pcp_rtl(self):
+        self.check_vlan("rtl")
+
+    def test_v1_client_against_v2_server_fails(self):
+        (sr, sout, serr), (cr, cout, cerr), _ = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"], self.pingpong(3),
+                                                           self.pingpong(2), timeout=60)
+        self.assertNotEqual(cr, 0, "a RoCE v1 QP must not reach a v2 QP: " + cout)
+        self.assertIn("retry counter exceeded", cerr)
+
+    def test_traffic_class_global_wins_over_rules_and_applies_live(self):
+        # the server's knob is set while it runs (its QP does not exist yet: the
+        # global value is the engine's, so it reaches ACKs of live QPs too); the
+        # client sets a rule, and a global value over it, before it connects
+        def set_server(server):
+            self.ctl("--dev", str(server.pid), "set", "traffic_class", "106")
+            self.ctl("--dev", str(server.pid), "set", "ttl", "64")
+            self.assertEqual(self.ctl("--dev", str(server.pid), "get", "traffic_class").stdout, "Global tclass=106\n")
+            time.sleep(1.0)  # the provider looks at the files every 100 ms (KnobWatch::kPeriod)
+        rule_client = ["sh", "-c", ctl() + " set traffic_class src_ip=10.0.0.0/24,dst_ip=10.0.0.1,tclass=96 && "
+                       + ctl() + " set traffic_class src_ip=10.9.0.0/16,tclass=8 && exec \"$@\"", "sh"] + self.pingpong(3)
+        (sr, sout, serr), (cr, cout, cerr), pcaps = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"],
+                                                               self.pingpong(3), rule_client, between=set_server)
+        self.assertEqual((sr, cr), (0, 0), sout + serr + cout + cerr)
+        by_src = {}
+        for src, ds, ttl in tshark_fields(pcaps[1], ["ip.src", "ip.dsfield", "ip.ttl"]):
+            by_src.setdefault(src, set()).add((ds, ttl))
+        self.assertEqual(by_src["10.0.0.1"], {("0x6a", "64")}, "server: global tclass 106 and ttl 64")
+        self.assertEqual(by_src["10.0.0.2"], {("0x60", "1")}, "client: the first matching rule (96), its own hop limit")
+        # global over rule
+        glob_client = ["sh", "-c", ctl() + " set traffic_class src_ip=10.0.0.0/24,tclass=96 && " + ctl() +
+                       " set traffic_class tclass=40 && exec \"$@\"", "sh"] + self.pingpong(3)
+        (sr, sout, serr), (cr, cout, cerr), pcaps = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"],
+                                                               self.pingpong(3), glob_client)
+        self.assertEqual((sr, cr), (0, 0), sout + serr + cout + cerr)
+        client_ds = {ds for src, ds in tshark_fields(pcaps[1], ["ip.src", "ip.dsfield"]) if src == "10.0.0.2"}
+        self.assertEqual(client_ds, {"0x28"}, "the global value (40) wins over the rule (96)")
+        server_ds = {ds for src, ds in tshark_fields(pcaps[1], ["ip.src", "ip.dsfield"]) if src == "10.0.0.1"}
+        self.assertEqual(server_ds, {"0x00"})
+
+    def test_rules_remove_and_bad_values(self):
+        tool = ["sh", "-c", "; ".join([
+            ctl() + " set traffic_class src_ip6=fd00::/8,dst_ip6=fd00::1,tclass=32",
+            ctl() + " set traffic_class src_ip=10.0.0.0/8,tclass=8",
+            ctl() + " set traffic_class src_ip=10.0.0.0/8,tclass=-1",
+            ctl() + " get traffic_class",
+            ctl() + " set traffic_class src_ip=10.0.0.0/40,tclass=8; echo rc=$?",
+            ctl() + " set ttl 256; echo rc=$?",
+            ctl() + " set roce_enable 2; echo rc=$?",
+            ctl() + " set default_roce_mode RoCE v3; echo rc=$?",
+            ctl() + " set default_roce_mode IB/RoCE v1", ctl() + " get default_roce_mode",
+            ctl() + " set default_roce_tos 184", ctl() + " get default_roce_tos",
+            ctl() + " frob; echo rc=$?"])]
+        r = run(["--ip", "10.0.0.1", "--"] + tool)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Global tclass=-1\nsrc_ip6=fd00::/8,dst_ip6=fd00::1,tclass=32\n", r.stdout)
+        self.assertEqual(r.stdout.count("rc=2"), 5, r.stdout + r.stderr)
+        self.assertIn("IB/RoCE v1\n184\n", r.stdout)
+        for needle in ("prefix length", "ttl '256'", "roce_enable '2'", "RoCE v3", "unknown command 'frob'"):
+            self.assertIn(needle, r.stderr)
+
+    def test_roce_enable_0_empties_the_gid_table_and_bypasses_roce(self):
+        off = ["sh", "-c", ctl() + " set roce_enable 0 && sleep 0.5 && ibv_devinfo -v && exec \"$@\"", "sh"]
+        (sr, sout, serr), (cr, cout, cerr), _ = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"],
+                                                           off + self.pingpong(0), self.pingpong(0), timeout=60)
+        self.assertEqual(devinfo_gids(sout), {}, "no GID while RoCE is off")
+        self.assertNotEqual(cr, 0, "the peer's RoCE frames went to the host, not the engine")
+        r = run(["--ip", "10.0.0.1", "--", "sh", "-c", ctl() + " set roce_enable 0 && " + ctl() +
+                 " set roce_enable 1 && ibv_devinfo -v"])
+        self.assertEqual(len(devinfo_gids(r.stdout)), 4, "back on: the table again")
+
+    def test_ibstat_show_gids_and_port_counters(self):
+        r = run(["--ip", "10.0.0.1", "--vlan", "7", "--ip", "fd00::1", "--", "sh", "-c",
+                 "ibstat && " + ctl() + " show-gids"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for needle in ("CA 'rocenic0'", "\tNumber of ports: 1", "\t\tState: Active", "\t\tPhysical state: LinkUp",
+                       "\t\tRate: 100", "\t\tLink layer: Ethernet", "\tNode GUID: 0x"):
+            self.assertIn(needle, r.stdout)
+        self.assertIn("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4 \t\tVER\tDEV\n", r.stdout)
+        self.assertIn("rocenic0\t1\t3\t0000:0000:0000:0000:0000:ffff:0a00:0001\t10.0.0.1 \tv2\trocenet0\n", r.stdout)
+        self.assertIn("rocenic0\t1\t4\tfd00:0000:0000:0000:0000:0000:0000:0001\t\t\tv1\trocenet0.7\n", r.stdout)
+        self.assertIn("n_gids_found=6", r.stdout)
+        # the port counters count what the port put on the wire (the pcap holds it all)
+        after = ('"$@"; rc=$?; sleep 0.5; cd "$SYSFS_PATH/class/infiniband/rocenic0/ports/1/counters" && '
+                 'for f in *; do echo "port_counter $f:$(cat $f)"; done; exit $rc')
+        (sr, sout, serr), (cr, cout, cerr), pcaps = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"],
+                                                               ["sh", "-c", after, "sh"] + self.pingpong(3),
+                                                               ["sh", "-c", after, "sh"] + self.pingpong(3))
+        self.assertEqual((sr, cr), (0, 0), serr + cerr)
+        c = {m.group(1): int(m.group(2)) for m in re.finditer(r"port_counter (\w+):(\d+)", cout)}
+        sizes = [int(x[1]) for x in tshark_fields(pcaps[1], ["eth.src", "frame.len"], "eth")
+                 if x[0] != "" and x[0] in subprocess.run(["tshark", "-r", pcaps[1], "-c", "1", "-T", "fields", "-e",
+                                                           "eth.src"], capture_output=True, text=True).stdout]
+        self.assertEqual(c["port_xmit_packets"], len(sizes))
+        self.assertEqual(c["port_xmit_data"], sum(sizes) // 4)
+        self.assertGreater(c["port_rcv_packets"], 0)
+        self.assertEqual(c["unicast_xmit_packets"], c["port_xmit_packets"])
+        print("client port counters after ibv_rc_pingpong -n 20: %s" % c, file=sys.stderr)
+
+
 class PerftestBase:
     """Unmodified perftest at its defaults (bandwidth: 5000 iterations of 64 KiB; ib_read_lat:
     1000 of 2 bytes; ib_atomic_bw and ib_atomic_lat: 8-byte FETCH_AND_ADD or CMP_AND_SWAP),

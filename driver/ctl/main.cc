@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <glob.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -164,11 +165,15 @@ struct KnobDef {
   const char* name;
   std::string (*path)();
   bool (*write)(const std::string&, Knobs*, std::string*);
+  std::string (*show)(const Knobs&);  // the read form
 };
 const KnobDef kKnobs[] = {
-    {"traffic_class", traffic_class_path, write_traffic_class}, {"ttl", ttl_path, write_ttl},
-    {"roce_enable", roce_enable_path, write_roce_enable},       {"default_roce_mode", roce_mode_path, write_roce_mode},
-    {"default_roce_tos", roce_tos_path, write_roce_tos},
+    {"traffic_class", traffic_class_path, write_traffic_class, format_traffic_class},
+    {"ttl", ttl_path, write_ttl, [](const Knobs& k) { return std::to_string(k.ttl); }},
+    {"roce_enable", roce_enable_path, write_roce_enable,
+     [](const Knobs& k) { return std::string(k.roce_enable ? "1" : "0"); }},
+    {"default_roce_mode", roce_mode_path, write_roce_mode, [](const Knobs& k) { return format_roce_mode(k.roce_mode_v2); }},
+    {"default_roce_tos", roce_tos_path, write_roce_tos, [](const Knobs& k) { return std::to_string(k.roce_tos); }},
 };
 
 const KnobDef* knob(const std::string& name) {
@@ -188,11 +193,15 @@ int get_knob(const std::string& root, const KnobDef& k) {
 int set_knob(const std::string& root, const KnobDef& k, const std::string& value) {
   Knobs cur;
   std::string err;
-  if (!read_knobs(root, &cur, &err)) return fail(kExitFail, err);
+  // (a bad file elsewhere does not stop this one: read_knobs keeps reading,
+  // and only this knob's file is written)
+  if (access((root + "/" + k.path()).c_str(), F_OK) != 0) return fail(kExitFail, root + "/" + k.path() + ": no such file");
+  read_knobs(root, &cur, &err);
   const bool was_enabled = cur.roce_enable;
   Knobs next = cur;
+  err.clear();
   if (!k.write(value, &next, &err)) return fail(kExitUsage, std::string(k.name) + ": " + err);
-  if (!write_knob_files(root, next, &err)) return fail(kExitFail, err);
+  if (!replace_file(root, k.path(), k.show(next), &err)) return fail(kExitFail, err);
   if (next.roce_enable != was_enabled) {
     // the tree's GID files follow at once (the provider also empties the engine's table)
     Config cfg;

@@ -181,6 +181,11 @@ int run(const Options& o) {
     // who runs this tree: rocenic-ctl finds running devices by it
     std::ofstream f(tmp + "/launcher");
     f << "pid " << getpid() << "\nwire " << o.wire << "\nbackend " << o.backend << "\n";
+    f.close();
+    if (!f || chmod((tmp + "/launcher").c_str(), 0644) != 0) {
+      remove_tree(tmp);
+      return setup_error(tmp + "/launcher: cannot write");
+    }
   }
 
   // Signals aimed at the launcher go to the program; the launcher stays to

@@ -284,17 +284,15 @@ bool Engine::program(std::string* err, int* errnum) {
              std::to_string(c.gid_tbl_len) + " entries";
       return false;
     }
-  // The knobs rocenic-run (or rocenic-ctl since) left in the tree.
-  if (std::string why; !knob_watch_.load(&knobs_, &why)) {
-    *errnum = EINVAL;
-    *err = "the port's knob files: " + why;
-    return false;
-  }
+  // The knobs rocenic-run (or rocenic-ctl since) left in the tree; a bad
+  // file is reported and shows the default it got.
+  if (std::string why; !knob_watch_.load(&knobs_, &why))
+    std::fprintf(stderr, "rocenic: a knob file was refused: %s", why.c_str());
   if (!write_gids_locked(knobs_.roce_enable)) {
     *err = "the engine refused a write to its GID table";
     return false;
   }
-  apply_knobs_locked(false);
+  apply_knobs_locked(!knobs_.roce_enable);  // (roce_enable 0: the tree's GID files emptied too)
   return wr(spec::kCsrPortCtrl, 1);  // link_up: the MAC's link is up
 }
 
@@ -325,7 +323,7 @@ void Engine::apply_knobs_locked(bool gids_changed) {
             dev_->csr_write(spec::kCsrTxTtl, k.ttl ? 0x100u | k.ttl : 0) &&
             dev_->csr_write(spec::kCsrCtrl, k.roce_enable ? 1u : 0u);  // CTRL bit 0: ROCE_ENABLE
   if (gids_changed) {
-    ok = ok && write_gids_locked(k.roce_enable);
+    ok = ok && write_gids_locked(k.roce_enable);  // (at open: written already, written again)
     std::string why;
     if (!knob_watch_.root().empty() && !write_gid_files(knob_watch_.root(), cfg_, caps_.gid_tbl_len, k.roce_enable, &why))
       std::fprintf(stderr, "rocenic: roce_enable: %s\n", why.c_str());
@@ -345,7 +343,7 @@ void Engine::watch_knobs_locked() {
 
 int Engine::knob_tclass(const Gid& sgid, const Gid& dgid) {
   Lock l(this);
-  return tclass_for(knobs_, sgid, dgid);
+  return rule_tclass(knobs_, sgid, dgid);
 }
 
 bool Engine::read_locked(uint32_t addr, uint32_t* v) {

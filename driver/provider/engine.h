@@ -129,8 +129,8 @@ class Engine {
 
   std::string dump_gid_table();
 
-  // The traffic class the port's knobs give a QP from sgid to dgid (the
-  // global traffic_class, else a matching rule), or -1: the QP's own.
+  // The traffic class a traffic_class rule gives a QP from sgid to dgid, or
+  // -1: the QP's own (the global value is the engine's TX_TCLASS).
   int knob_tclass(const Gid& sgid, const Gid& dgid);
 
   // Test hooks.
@@ -194,6 +194,7 @@ class Engine {
   uint64_t bypass_frames_ = 0;
   HwCounterFiles hw_counters_{HwCounterFiles::default_dir()};  // ports/1/hw_counters in rocenic-run's tree
   PortCounters port_counters_;  // frames and bytes between the port and the wire (under mu_)
+  uint64_t published_at_ = UINT64_MAX;  // the engine's cycle after the last counter publication
   KnobWatch knob_watch_{KnobWatch::default_root()};
   Knobs knobs_;  // as last applied (under mu_)
 };

@@ -1,5 +1,6 @@
 #include "hw_counters.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,10 +28,15 @@ namespace {
 
 bool replace_number(const std::string& path, uint64_t v) {
   const std::string tmp = path + "." + std::to_string(getpid()) + ".new";
-  FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return false;  // the tree is gone (the launcher cleans up): nothing to show it to
-  const bool ok = std::fprintf(f, "%llu\n", static_cast<unsigned long long>(v)) > 0;
-  return std::fclose(f) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;  // the tree is gone (the launcher cleans up): nothing to show it to
+  char text[32];
+  const int n = std::snprintf(text, sizeof text, "%llu\n", static_cast<unsigned long long>(v));
+  // 0644 whatever the umask: the program may run as another user
+  const bool ok = fchmod(fd, 0644) == 0 && write(fd, text, static_cast<size_t>(n)) == n;
+  if (close(fd) == 0 && ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  unlink(tmp.c_str());
+  return false;
 }
 
 }  // namespace

@@ -64,10 +64,14 @@ bool KnobWatch::load(Knobs* k, std::string* err) {
   bool ok = true;
   for (size_t i = 0; i < files_.size(); ++i) {
     std::string text, why;
-    if (read_file_text(root_, files_[i], &text) && !knob_file(i).write(text, k, &why)) {
+    const Stamp before = stamp(files_[i]);
+    if (!read_file_text(root_, files_[i], &text)) continue;
+    if (!knob_file(i).write(text, k, &why)) {  // refused: the default stays, and shows
       *err += files_[i] + ": " + why + "\n";
       ok = false;
     }
+    const std::string shown = knob_file(i).show(*k);
+    if (trimmed(text) != shown && stamp(files_[i]) == before) rewrite(files_[i], shown);
     seen_[i] = stamp(files_[i]);
   }
   return ok;
@@ -85,11 +89,17 @@ bool KnobWatch::poll(Knobs* k, std::string* err) {
       seen_[i] = now;
       continue;
     }
+    // `echo x > file` empties the file before it writes: an empty file is a
+    // write under way, looked at again at the next tick
+    if (trimmed(text).empty()) continue;
     const std::string before = knob_file(i).show(*k);
     if (!knob_file(i).write(text, k, &why)) *err += files_[i] + ": " + why + "\n";
     const std::string after = knob_file(i).show(*k);
     changed = changed || after != before;
-    if (trimmed(text) != after) rewrite(files_[i], after);  // the read form
+    // the read form, unless the file changed again meanwhile (then that
+    // write is read at the next tick, the stamp left as it was)
+    if (stamp(files_[i]) != now) continue;
+    if (trimmed(text) != after) rewrite(files_[i], after);
     seen_[i] = stamp(files_[i]);
   }
   return changed;

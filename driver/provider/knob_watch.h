@@ -28,8 +28,9 @@ class KnobWatch {
   bool enabled() const { return enabled_; }
   bool due() const { return enabled_ && std::chrono::steady_clock::now() - last_ >= kPeriod; }
 
-  // Reads every knob file once (the state the launcher or rocenic-ctl left).
-  // false with *err when a file is bad (k keeps the defaults for it).
+  // Reads every knob file once (the state the launcher or rocenic-ctl left)
+  // and leaves each in its read form. false with *err when a file is bad: k
+  // keeps the default for it, and the file shows that.
   bool load(Knobs* k, std::string* err);
   // Applies the files that changed since the last look to *k; true when
   // *k changed. *err collects what was refused.
@@ -41,6 +42,7 @@ class KnobWatch {
     off_t size = -1;
     int64_t mtime_ns = -1;
     bool operator==(const Stamp& o) const { return ino == o.ino && size == o.size && mtime_ns == o.mtime_ns; }
+    bool operator!=(const Stamp& o) const { return !(*this == o); }
   };
   Stamp stamp(const std::string& rel) const;
   void rewrite(const std::string& rel, const std::string& text);

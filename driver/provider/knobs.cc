@@ -1,6 +1,8 @@
 #include "knobs.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,6 +56,9 @@ bool parse_prefix(const std::string& s, bool v6, Gid* g, unsigned* bits, std::st
       return *err = "'" + s.substr(slash + 1) + "' is not a prefix length 0.." + std::to_string(max_bits), false;
     *bits = static_cast<unsigned>(b);
   }
+  // host bits cleared: 10.0.0.5/8 is the rule 10.0.0.0/8
+  const unsigned first = v6 ? 0 : 12;
+  for (unsigned b = *bits; b < max_bits; ++b) (*g)[first + b / 8] &= static_cast<uint8_t>(~(0x80u >> (b % 8)));
   return true;
 }
 
@@ -71,11 +76,9 @@ std::string format_prefix(const Gid& g, unsigned bits, bool v6) {
 // addr (a GID) inside prefix p/bits of a v4 (mapped) or v6 rule.
 bool in_prefix(const Gid& addr, const Gid& p, unsigned bits, bool v6) {
   const unsigned first = v6 ? 0 : 12, total = v6 ? 128 : 32;
-  if (!v6) {
-    for (int i = 0; i < 10; ++i)
-      if (addr[i]) return false;
-    if (addr[10] != 0xff || addr[11] != 0xff) return false;
-  }
+  bool mapped = addr[10] == 0xff && addr[11] == 0xff;  // ::ffff:a.b.c.d, an IPv4 address
+  for (int i = 0; i < 10; ++i) mapped = mapped && addr[i] == 0;
+  if (mapped != !v6) return false;  // an IPv4 rule never matches an IPv6 address, and back
   for (unsigned b = 0; b < bits && b < total; ++b) {
     const unsigned byte = first + b / 8, bit = 7 - b % 8;
     if (((addr[byte] >> bit) & 1) != ((p[byte] >> bit) & 1)) return false;
@@ -216,8 +219,7 @@ bool write_roce_tos(const std::string& text, Knobs* k, std::string* err) {
   return true;
 }
 
-int tclass_for(const Knobs& k, const Gid& sgid, const Gid& dgid) {
-  if (k.global_tclass >= 0) return k.global_tclass;
+int rule_tclass(const Knobs& k, const Gid& sgid, const Gid& dgid) {
   for (const TcRule& r : k.rules)
     if ((!r.has_src || in_prefix(sgid, r.src, r.src_bits, r.v6)) && (!r.has_dst || in_prefix(dgid, r.dst, r.dst_bits, r.v6)))
       return r.tclass;
@@ -235,8 +237,23 @@ bool read_file_text(const std::string& root, const std::string& rel, std::string
 
 bool replace_file(const std::string& root, const std::string& rel, const std::string& text, std::string* err) {
   const std::string path = root + "/" + rel, tmp = path + "." + std::to_string(getpid()) + ".new";
-  FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) return *err = tmp + ": " + std::strerror(errno), false;
+  // 0644 whatever the umask: the program may run as another user (setpriv, su)
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || fchmod(fd, 0644) != 0) {
+    *err = tmp + ": " + std::strerror(errno);
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp.c_str());
+    }
+    return false;
+  }
+  FILE* f = fdopen(fd, "w");
+  if (!f) {
+    *err = tmp + ": " + std::strerror(errno);
+    close(fd);
+    unlink(tmp.c_str());
+    return false;
+  }
   const bool ok = std::fprintf(f, "%s\n", text.c_str()) >= 0;
   if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     *err = path + ": " + std::strerror(errno);
@@ -247,6 +264,7 @@ bool replace_file(const std::string& root, const std::string& rel, const std::st
 }
 
 bool read_knobs(const std::string& root, Knobs* k, std::string* err) {
+  bool ok = true;
   struct File {
     std::string rel;
     bool (*write)(const std::string&, Knobs*, std::string*);
@@ -257,9 +275,12 @@ bool read_knobs(const std::string& root, Knobs* k, std::string* err) {
   for (const File& f : files) {
     std::string text, why;
     if (!read_file_text(root, f.rel, &text)) continue;
-    if (!f.write(text, k, &why)) return *err = f.rel + ": " + why, false;
+    if (!f.write(text, k, &why)) {  // the others are still read
+      *err += f.rel + ": " + why + "\n";
+      ok = false;
+    }
   }
-  return true;
+  return ok;
 }
 
 bool write_knob_files(const std::string& root, const Knobs& k, std::string* err) {

@@ -69,12 +69,14 @@ bool write_roce_enable(const std::string& text, Knobs* k, std::string* err);
 bool write_roce_mode(const std::string& text, Knobs* k, std::string* err);
 bool write_roce_tos(const std::string& text, Knobs* k, std::string* err);
 
-// The traffic class the port's rules give a QP from sgid to dgid: the
-// global value, else the first matching rule's, else -1 (the QP's own).
-int tclass_for(const Knobs& k, const Gid& sgid, const Gid& dgid);
+// The traffic class the port's rules give a QP from sgid to dgid: the first
+// matching rule's, else -1 (the QP's own). The global value is not looked at
+// here: the engine applies it to every frame (CSR TX_TCLASS) while it is
+// set, so that clearing it gives every QP its own back.
+int rule_tclass(const Knobs& k, const Gid& sgid, const Gid& dgid);
 
 // The whole tree's knobs, each file read and applied in turn (a file that is
-// missing leaves its default); false with *err naming the file that is bad.
+// missing or bad leaves its default); false with *err naming each bad file.
 bool read_knobs(const std::string& root, Knobs* k, std::string* err);
 // Writes every knob file in its read form, and the GID files as roce_enable
 // says (empty when 0): what the launcher does first, and rocenic-ctl and the

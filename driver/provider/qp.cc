@@ -257,8 +257,8 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
     m.sgid_index = ah.grh.sgid_index;
     m.dgid = dgid;
     m.hop_limit = ah.grh.hop_limit;
-    // The port's traffic_class knob (the global value, else a src/dst rule
-    // matching the QP's addresses) wins over the QP's own, as mlx5's does.
+    // A traffic_class rule matching the QP's addresses wins over the QP's own
+    // (the global value, when set, wins over both in the engine).
     Gid sgid{};
     for (const GidEntry& g : eng->config().gids)
       if (g.index == ah.grh.sgid_index) sgid = g.gid;

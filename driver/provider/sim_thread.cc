@@ -88,7 +88,8 @@ bool Engine::sleep_until_work(bool timer) {
     const int n = poll(fds.data(), fds.size(), wait);
     if (n < 0 && errno == EINTR) continue;
     if (n != 0 || stop_.load()) break;
-    if (!timer) break;  // the knob watch's tick: look at the files
+    if (knob_watch_.due()) break;  // the knob watch's tick: look at the files
+    if (!timer) continue;
     if (!wire_ || wire_->quiet()) {  // nothing can come any more: the wait is over
       expire = true;
       break;
@@ -171,8 +172,12 @@ void Engine::loop() {
           // (before the events are taken: the counter reads run the clock,
           // and a completion event they let out must not wait for a wakeup
           // that may never come)
-          if (hw_counters_.due())
+          // (not on an idle tick with nothing run since: the CSR reads would
+          // move simulated time for nothing)
+          if (hw_counters_.due() && dev_->cycles() != published_at_) {
             hw_counters_.publish([this](uint32_t a, uint32_t* v) { return read_locked(a, v); }, port_counters_);
+            published_at_ = dev_->cycles();
+          }
           if (knob_watch_.due()) watch_knobs_locked();
           now_ns_.store(dev_->now_ns(), std::memory_order_release);
           dispatch_locked(dev_->take_events());

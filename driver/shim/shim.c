@@ -65,10 +65,19 @@ static int redirected(const char* path) { return path && strncmp(path, kUverbsPr
  * rewritten path); any other path, or no SYSFS_PATH, is returned as is. */
 static const char kSysClassIb[] = "/sys/class/infiniband";
 #define SYS_PATH_MAX 4096
+static const char* sysfs_root; /* $SYSFS_PATH, read once at load (no getenv in the hooks) */
+__attribute__((constructor)) static void read_sysfs_root(void) {
+  const char* r = getenv("SYSFS_PATH");
+  sysfs_root = r && *r ? strdup(r) : NULL;
+}
+
 static const char* sys_path(const char* path, char* buf) {
   if (!path || strncmp(path, kSysClassIb, sizeof kSysClassIb - 1) != 0) return path;
-  const char* root = getenv("SYSFS_PATH");
-  if (!root || !*root) return path;
+  /* exactly class/infiniband (not infiniband_mad, _verbs, _cm) */
+  const char next = path[sizeof kSysClassIb - 1];
+  if (next != '\0' && next != '/') return path;
+  const char* root = sysfs_root;
+  if (!root) return path;
   const size_t rl = strlen(root), pl = strlen(path) - 4; /* without "/sys" */
   if (rl + pl + 1 > SYS_PATH_MAX) return path;
   memcpy(buf, root, rl);

@@ -12,9 +12,16 @@ void RoceDeparser::run() {
   const Cycle now = s_.now();
   while (hdr.ready() && tx->can_push()) {
     spec::RoceTxHdr h = hdr.front();
-    // TX_TCLASS / TX_TTL (the port's global values) win over the QP's
-    if (tclass_ovr_ & 0x100u) h.tclass = static_cast<uint8_t>(tclass_ovr_);
-    if (ttl_ovr_ & 0x100u) h.ttl = static_cast<uint8_t>(ttl_ovr_);
+    // TX_TCLASS / TX_TTL (the port's global values) win over the QP's: the
+    // values in force when the header arrived (the RTL takes them with the
+    // header into its first stage, before the payload is there)
+    if (!latched_) {
+      latched_ = true;
+      lt_tclass_ = tclass_ovr_;
+      lt_ttl_ = ttl_ovr_;
+    }
+    if (lt_tclass_ & 0x100u) h.tclass = static_cast<uint8_t>(lt_tclass_);
+    if (lt_ttl_ & 0x100u) h.ttl = static_cast<uint8_t>(lt_ttl_);
     const bool has_pay = h.pay_len != 0;
     if (has_pay && pay.empty()) return;  // its payload's arrival wakes us
     // The payload streams through: its first beat is what the frame waits for.
@@ -31,6 +38,7 @@ void RoceDeparser::run() {
       return;
     }
     hdr.pop();
+    latched_ = false;
     if (has_pay) pay.pop();
     out_free_ = last + 1;
     tx->push(Packet{Bytes(std::move(frame))}, std::max(last, now));

@@ -42,6 +42,8 @@ class RoceDeparser : public Process {
   Cycle out_free_ = 0;  // the next cycle a first beat may leave
   uint32_t tx_frames_ = 0;
   uint16_t tclass_ovr_ = 0, ttl_ovr_ = 0;
+  bool latched_ = false;  // the front header's values are taken
+  uint16_t lt_tclass_ = 0, lt_ttl_ = 0;
 };
 
 // The deparser as a cycle-level Block (in 0 s_hdr, 1 s_axis_pay; out 0

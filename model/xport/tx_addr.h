@@ -12,7 +12,7 @@ inline spec::RoceTxHdr header_to_peer(const spec::QpCfg& a) {
   h.l3 = a.l3;
   h.vlan_valid = a.vlan_valid;
   h.vlan_vid = a.vlan_vid;
-  h.vlan_pcp = a.sl & 7u;  // PCP = SL & 7
+  h.vlan_pcp = a.vlan_valid ? a.sl & 7u : 0u;  // PCP = SL & 7
   h.dst_mac = a.dst_mac;
   h.src_mac = a.src_mac;
   h.src_ip = a.src_ip;

@@ -368,7 +368,7 @@ module requester #(
     hdr_d.l3         = cfg.l3;
     hdr_d.vlan_valid = cfg.vlan_valid;
     hdr_d.vlan_vid   = cfg.vlan_vid;
-    hdr_d.vlan_pcp   = cfg.sl[2:0];  // PCP = SL & 7
+    hdr_d.vlan_pcp   = cfg.vlan_valid ? cfg.sl[2:0] : 3'd0;  // PCP = SL & 7
     hdr_d.dst_mac    = cfg.dst_mac;
     hdr_d.src_mac    = cfg.src_mac;
     hdr_d.src_ip     = cfg.src_ip;

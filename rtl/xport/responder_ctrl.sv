@@ -1034,7 +1034,7 @@ module responder_ctrl #(
   assign m_addr_wd.l3 = s_qp_cfg.l3;
   assign m_addr_wd.vlan_valid = s_qp_cfg.vlan_valid;
   assign m_addr_wd.vlan_vid = s_qp_cfg.vlan_vid;
-  assign m_addr_wd.vlan_pcp = s_qp_cfg.sl[2:0];
+  assign m_addr_wd.vlan_pcp = s_qp_cfg.vlan_valid ? s_qp_cfg.sl[2:0] : 3'd0;  // PCP = SL & 7
   assign m_addr_wd.src_mac = s_qp_cfg.src_mac;
   assign m_addr_wd.dst_mac = s_qp_cfg.dst_mac;
   assign m_addr_wd.src_ip = s_qp_cfg.src_ip;

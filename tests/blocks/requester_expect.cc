@@ -87,6 +87,9 @@ void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_p
   c.sq_psn = sq_psn & 0xFFFFFF;
   c.rq_psn = static_cast<uint32_t>(rng_() & 0xFFFFFF);
   c.l3 = static_cast<uint8_t>(rng_() % 3);
+  c.vlan_valid = rng_() % 2;  // a VLAN GID: 802.1Q with PCP = SL & 7
+  c.vlan_vid = static_cast<uint16_t>(rng_() % 4095);
+  c.sl = static_cast<uint8_t>(rng_() % 16);
   c.src_mac = rng_() & 0xFFFFFFFFFFFFull;
   c.dst_mac = rng_() & 0xFFFFFFFFFFFFull;
   for (auto& b : c.src_ip) b = static_cast<uint8_t>(rng_());
@@ -420,7 +423,10 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         else if (h.l3 != c.l3 || h.dst_mac != c.dst_mac || h.src_mac != c.src_mac || h.src_ip != c.src_ip ||
                  h.dst_ip != c.dst_ip || h.tclass != c.tclass || h.ttl != c.ttl || h.flow_label != c.flow_label)
           why = "addressing";
-        else if (h.pkey != 0xFFFF || h.dst_qpn != c.dest_qpn || h.vlan_valid || h.ip_id || h.mig || h.fecn ||
+        else if (h.vlan_valid != c.vlan_valid || h.vlan_vid != c.vlan_vid ||
+                 h.vlan_pcp != (c.vlan_valid ? c.sl & 7 : 0))
+          why = "VLAN tag (PCP = SL & 7)";
+        else if (h.pkey != 0xFFFF || h.dst_qpn != c.dest_qpn || h.ip_id || h.mig || h.fecn ||
                  h.becn || h.qkey || h.aeth_syndrome || h.aeth_msn || h.swap_add || h.compare || h.atomic_orig)
           why = "BTH/other fields";
         if (!why.empty()) {

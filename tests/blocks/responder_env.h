@@ -97,6 +97,8 @@ struct TQp {
   uint64_t src_mac = 0, dst_mac = 0;
   Ip128 src_ip{}, dst_ip{};
   uint8_t tclass = 0, ttl = 0;
+  bool vlan_valid = false;
+  uint16_t vlan_vid = 0;
   uint32_t flow_label = 0;
   bool ring_refused = false;  // the host refuses reads of its receive ring (poisoned data)
   // the peer's own view, as the remote requester and the local driver, from what it meant

@@ -81,6 +81,9 @@ class Walk {
 spec::RoceTxHdr Walk::reply(const TQp& q) {
   spec::RoceTxHdr h;
   h.l3 = q.l3;
+  h.vlan_valid = q.vlan_valid;
+  h.vlan_vid = q.vlan_vid;
+  h.vlan_pcp = q.vlan_valid ? q.sl & 7 : 0;
   h.dst_mac = q.dst_mac;
   h.src_mac = q.src_mac;
   h.src_ip = q.src_ip;
@@ -152,6 +155,9 @@ bool Walk::responses(const TQp& q, uint32_t psn, uint32_t msn, const Intent& rd,
 bool Walk::ack(const TQp& q, uint8_t syn, uint32_t psn, uint32_t msn, const std::string& what) {
   spec::RoceTxHdr h;
   h.l3 = q.l3;
+  h.vlan_valid = q.vlan_valid;
+  h.vlan_vid = q.vlan_vid;
+  h.vlan_pcp = q.vlan_valid ? q.sl & 7 : 0;
   h.dst_mac = q.dst_mac;
   h.src_mac = q.src_mac;
   h.src_ip = q.src_ip;

@@ -59,6 +59,8 @@ Peer::Peer(uint64_t seed) : rng_(seed) {
     q.min_rnr = static_cast<uint8_t>(rand(32));
     q.sl = static_cast<uint8_t>(rand(16));
     q.l3 = static_cast<uint8_t>(rand(3));
+    q.vlan_valid = rand(2) == 1;  // a VLAN GID: ACKs tagged, PCP = SL & 7
+    q.vlan_vid = static_cast<uint16_t>(rand(4095));
     q.src_mac = rng_() & 0xFFFFFFFFFFFFull;
     q.dst_mac = rng_() & 0xFFFFFFFFFFFFull;
     for (auto& b : q.src_ip) b = static_cast<uint8_t>(rng_());
@@ -155,6 +157,8 @@ void Peer::cfg(TQp& q, spec::QpAction a, uint8_t state) {
   c.rq_psn = q.next_psn;
   c.min_rnr_timer = q.min_rnr;
   c.l3 = q.l3;
+  c.vlan_valid = q.vlan_valid;
+  c.vlan_vid = q.vlan_vid;
   c.src_mac = q.src_mac;
   c.dst_mac = q.dst_mac;
   c.src_ip = q.src_ip;
@@ -251,8 +255,9 @@ void Peer::post(TQp& q, const std::vector<TWqe>& ws) {
 void Peer::pkt(const TQp& q, uint8_t op, uint32_t psn, const std::vector<uint8_t>& pay, bool ack_req, bool se,
                uint64_t va, uint32_t rkey, uint32_t rlen, uint32_t imm) {
   spec::RoceRxHdr h;
-  // fields the responder must not depend on get noise
-  h.l3 = static_cast<uint8_t>(rand(3));
+  // the QP's encapsulation (another one is not its peer's: dropped as NO_QP,
+  // test_engine_encap); fields the responder must not depend on get noise
+  h.l3 = q.l3;
   h.src_mac = rng_() & 0xFFFFFFFFFFFFull;
   h.ttl = static_cast<uint8_t>(rng_());
   h.udp_sport = static_cast<uint16_t>(rng_());
@@ -439,7 +444,7 @@ void Peer::read(TQp& q, unsigned m, uint64_t va, uint32_t len, Meant meant, uint
 void Peer::atomic(TQp& q, uint64_t va, uint32_t rkey, bool cas, uint64_t swap_add, uint64_t compare, int64_t psn,
                   uint32_t pay_len) {
   spec::RoceRxHdr h;
-  h.l3 = static_cast<uint8_t>(rand(3));
+  h.l3 = q.l3;
   h.src_mac = rng_() & 0xFFFFFFFFFFFFull;
   h.pkey = 0xFFFF;
   h.opcode = cas ? spec::kRcCmpSwap : spec::kRcFetchAdd;

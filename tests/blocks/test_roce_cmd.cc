@@ -84,7 +84,7 @@ Ip128 v6(std::initializer_list<uint8_t> head, uint8_t last) {
   return g;
 }
 // GID table: 0/1 link-local v1/v2, 2/3 IPv4 10.0.0.1 v1/v2, 4 a global IPv6 v2,
-// 5 unused, 6 type 3 (no such type), 7 IPv4 10.1.2.3 v2, the rest unused.
+// 5 unused, 6 type 3 (no such type), 7 IPv4 10.1.2.3 v2 on VLAN 42, the rest unused.
 const Ip128 kGidLl = v6({0xfe, 0x80}, 0x01);
 const Ip128 kGidV4 = ipv4_mapped(0x0A000001);
 const Ip128 kGidV6 = v6({0x20, 0x01, 0x0d, 0xb8}, 0x42);
@@ -97,7 +97,7 @@ void configure(B& b) {
   b.set_gid(3, kGidV4, 2);
   b.set_gid(4, kGidV6, 2);
   b.set_gid(6, kGidV6, 3);
-  b.set_gid(7, ipv4_mapped(0x0A010203), 2);
+  b.set_gid(7, ipv4_mapped(0x0A010203), 2, 0x1000 | 42);  // on VLAN 42
 }
 
 // The model block behind its flit adapter, with the same static inputs.
@@ -587,6 +587,8 @@ class StreamBuilder {
                                 : m.sgid_index == 3 || m.sgid_index == 7 ? 0
                                                                          : 1;
         EXPECT_EQ(c.l3, want_l3) << "sgid " << int(m.sgid_index);
+        EXPECT_EQ(c.vlan_valid, m.sgid_index == 7 ? 1 : 0) << "sgid " << int(m.sgid_index);
+        EXPECT_EQ(c.vlan_vid, m.sgid_index == 7 ? 42u : 0u);
         EXPECT_EQ(c.src_mac, kMac);
         EXPECT_EQ(c.dst_ip, m.dgid);
         EXPECT_EQ(c.ttl, m.hop_limit);

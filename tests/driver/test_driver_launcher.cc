@@ -9,6 +9,7 @@
 
 #include "addresses.h"
 #include "config.h"
+#include "knobs.h"
 #include "options.h"
 #include "sysfs_tree.h"
 
@@ -205,7 +206,17 @@ TEST(SysfsTree, HasWhatLibibverbsReadsForEveryGidIndex) {
   EXPECT_EQ(read_file(ib + "ports/1/pkeys/0"), "0xffff\n");
   EXPECT_EQ(read_file(ib + "ports/1/gids/2"), "0000:0000:0000:0000:0000:ffff:0a09:0807\n");
   EXPECT_EQ(read_file(ib + "ports/1/gid_attrs/types/3"), "RoCE v2\n");
-  EXPECT_EQ(read_file(ib + "ports/1/gid_attrs/ndevs/3"), "lo\n");
+  EXPECT_EQ(read_file(ib + "ports/1/gid_attrs/ndevs/3"), "rocenet0\n");
+  // the knobs in their read form, the counters, what ibstat reads
+  EXPECT_EQ(read_file(ib + "tc/1/traffic_class"), "Global tclass=-1\n");
+  EXPECT_EQ(read_file(ib + "tc/1/ttl"), "0\n");
+  EXPECT_EQ(read_file(ib + "device/roce_enable"), "1\n");
+  EXPECT_EQ(read_file(root + "/kernel/config/rdma_cm/rocenic0/ports/1/default_roce_mode"), "RoCE v2\n");
+  EXPECT_EQ(read_file(root + "/kernel/config/rdma_cm/rocenic0/ports/1/default_roce_tos"), "0\n");
+  EXPECT_EQ(read_file(ib + "ports/1/counters/port_xmit_data"), "0\n");
+  EXPECT_EQ(read_file(ib + "ports/1/state"), "4: ACTIVE\n");
+  EXPECT_EQ(read_file(ib + "ports/1/phys_state"), "5: LinkUp\n");
+  EXPECT_EQ(read_file(ib + "ports/1/rate"), "100 Gb/sec (4X EDR)\n");
   for (unsigned i = 4; i < 8; ++i) {  // unused: zero GID, a type, no netdev
     const std::string n = std::to_string(i);
     EXPECT_EQ(read_file(ib + "ports/1/gids/" + n), "0000:0000:0000:0000:0000:0000:0000:0000\n");
@@ -220,11 +231,136 @@ TEST(SysfsTree, HasWhatLibibverbsReadsForEveryGidIndex) {
   EXPECT_EQ(st.st_mode & 0777, 0755u);
   EXPECT_NE(stat((ib + "ports/1/gids/8").c_str(), &st), 0);  // nothing past gid_tbl_len
 
+  // roce_enable 0 empties the table (no netdev files), 1 restores it
+  ASSERT_TRUE(write_gid_files(root, c, 8, false, &err)) << err;
+  EXPECT_EQ(read_file(ib + "ports/1/gids/2"), "0000:0000:0000:0000:0000:0000:0000:0000\n");
+  EXPECT_NE(stat((ib + "ports/1/gid_attrs/ndevs/2").c_str(), &st), 0);
+  ASSERT_TRUE(write_gid_files(root, c, 8, true, &err)) << err;
+  EXPECT_EQ(read_file(ib + "ports/1/gids/2"), "0000:0000:0000:0000:0000:ffff:0a09:0807\n");
+  ASSERT_EQ(stat((ib + "ports/1/gids/2").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+
   // A configured index past the table is refused.
   c.gids.push_back({9, GidType::kRoceV1, {}});
   EXPECT_FALSE(write_sysfs_tree(root, c, 8, &err));
   remove_tree(root);
   EXPECT_NE(stat(root.c_str(), &st), 0);
+}
+
+TEST(LauncherAddresses, VlanTagsTheAddressesAfterIt) {
+  std::vector<std::string> args = {"--ip", "10.0.0.1", "--vlan", "100", "--ip", "10.1.0.1", "--ip", "fd00::1",
+                                   "--vlan", "none", "--ip", "10.2.0.1", "--", "true"};
+  Options o;
+  std::string err;
+  ASSERT_EQ(parse_options(args, &o, &err), ParseResult::kRun) << err;
+  ASSERT_EQ(o.ips.size(), 4u);
+  EXPECT_EQ(o.ips[0].vlan, 0u);
+  EXPECT_EQ(o.ips[1].vlan, 100u);
+  EXPECT_EQ(o.ips[2].vlan, 100u);
+  EXPECT_EQ(o.ips[3].vlan, 0u);
+  Mac m;
+  ASSERT_TRUE(parse_mac("02:aa:bb:cc:dd:ee", &m));
+  const std::vector<GidEntry> t = gid_table(m, o.ips);
+  ASSERT_EQ(t.size(), 10u);
+  for (unsigned i = 0; i < 10; ++i) EXPECT_EQ(t[i].vlan, (i >= 4 && i <= 7) ? 100u : 0u) << i;
+  EXPECT_EQ(netdev_name(0), "rocenet0");
+  EXPECT_EQ(netdev_name(100), "rocenet0.100");
+  EXPECT_EQ(gid_vlan_word(100), 0x1064u);
+  EXPECT_EQ(gid_vlan_word(0), 0u);
+  // the config file carries the VLAN
+  Config c;
+  c.mac = m;
+  c.node_guid = node_guid_of(m);
+  c.gids = t;
+  Config back;
+  ASSERT_TRUE(parse_config(format_config(c), &back, &err)) << err;
+  ASSERT_EQ(back.gids.size(), 10u);
+  EXPECT_EQ(back.gids[5].vlan, 100u);
+  EXPECT_EQ(back.gids[8].vlan, 0u);
+  for (const char* bad : {"0", "4095", "x", "-3"}) {
+    std::vector<std::string> a = {"--vlan", bad, "--ip", "10.0.0.1", "--", "true"};
+    EXPECT_EQ(parse_options(a, &o, &err), ParseResult::kError) << bad;
+    EXPECT_NE(err.find("--vlan"), std::string::npos) << err;
+  }
+}
+
+TEST(Knobs, TrafficClassGlobalWinsThenTheFirstMatchingRule) {
+  Knobs k;
+  std::string err;
+  Gid a{}, b{}, v6{};
+  a[10] = a[11] = 0xff;
+  a[12] = 10;
+  a[15] = 2;  // ::ffff:10.0.0.2
+  b = a;
+  b[12] = 11;  // ::ffff:11.0.0.2
+  v6[0] = 0xfd;
+  v6[15] = 1;  // fd00::1
+  EXPECT_EQ(rule_tclass(k, a, b), -1) << "nothing set: the QP's own";
+  ASSERT_TRUE(write_traffic_class("src_ip=10.0.0.0/8,dst_ip=11.0.0.2,tclass=96", &k, &err)) << err;
+  ASSERT_TRUE(write_traffic_class("dst_ip=11.0.0.0/16,tclass=40", &k, &err)) << err;
+  ASSERT_TRUE(write_traffic_class("src_ip6=fd00::/16,tclass=8", &k, &err)) << err;
+  EXPECT_EQ(rule_tclass(k, a, b), 96);
+  EXPECT_EQ(rule_tclass(k, b, b), 40) << "the second rule: the first's source does not match";
+  EXPECT_EQ(rule_tclass(k, v6, v6), 8);
+  EXPECT_EQ(rule_tclass(k, a, a), -1) << "no rule matches";
+  EXPECT_EQ(format_traffic_class(k),
+            "Global tclass=-1\nsrc_ip=10.0.0.0/8,dst_ip=11.0.0.2,tclass=96\n"
+            "dst_ip=11.0.0.0/16,tclass=40\nsrc_ip6=fd00::/16,tclass=8");
+  ASSERT_TRUE(write_traffic_class("106", &k, &err));
+  EXPECT_EQ(k.global_tclass, 106);
+  EXPECT_EQ(rule_tclass(k, a, b), 96) << "the global value is the engine's (TX_TCLASS), not a QP's";
+  ASSERT_TRUE(write_traffic_class("tclass=-1", &k, &err));
+  EXPECT_EQ(rule_tclass(k, a, b), 96);
+  // a rule given again replaces its tclass; -1 removes it
+  ASSERT_TRUE(write_traffic_class("src_ip=10.0.0.0/8,dst_ip=11.0.0.2,tclass=100", &k, &err));
+  EXPECT_EQ(rule_tclass(k, a, b), 100);
+  ASSERT_TRUE(write_traffic_class("src_ip=10.0.0.0/8,dst_ip=11.0.0.2,tclass=-1", &k, &err));
+  EXPECT_EQ(rule_tclass(k, a, b), 40);
+  // an IPv6 rule never matches an IPv4 address (IPv4-mapped GID), and back
+  Knobs k6;
+  ASSERT_TRUE(write_traffic_class("src_ip6=::/0,tclass=9", &k6, &err));
+  EXPECT_EQ(rule_tclass(k6, a, a), -1);
+  EXPECT_EQ(rule_tclass(k6, v6, v6), 9);
+  // host bits are cleared: 10.0.0.5/8 is the rule 10.0.0.0/8
+  ASSERT_TRUE(write_traffic_class("src_ip=10.0.0.5/8,tclass=1", &k6, &err));
+  EXPECT_NE(format_traffic_class(k6).find("src_ip=10.0.0.0/8,tclass=1"), std::string::npos);
+  ASSERT_TRUE(write_traffic_class("src_ip=10.0.0.0/8,tclass=-1", &k6, &err)) << err;
+  EXPECT_EQ(format_traffic_class(k6), "Global tclass=-1\nsrc_ip6=::/0,tclass=9");
+  // the read form is a whole state
+  Knobs r;
+  ASSERT_TRUE(write_traffic_class(format_traffic_class(k), &r, &err)) << err;
+  EXPECT_EQ(format_traffic_class(r), format_traffic_class(k));
+  ASSERT_TRUE(write_traffic_class("Global tclass=3", &r, &err));
+  EXPECT_TRUE(r.rules.empty());
+  EXPECT_EQ(r.global_tclass, 3);
+  // bad writes change nothing
+  const std::string before = format_traffic_class(k);
+  for (const char* bad : {"256", "-2", "tclass=", "src_ip=10.0.0.0/33,tclass=1", "src_ip=10.0.0.1",
+                          "colour=red,tclass=1", "src_ip=10.0.0.1,src_ip6=fd00::1,tclass=1",
+                          "src_ip=1.2.3.4,tclass=-1", ""}) {
+    EXPECT_FALSE(write_traffic_class(bad, &k, &err)) << bad;
+    EXPECT_EQ(format_traffic_class(k), before) << bad;
+  }
+}
+
+TEST(Knobs, TtlRoceEnableAndRdmaCmDefaults) {
+  Knobs k;
+  std::string err;
+  ASSERT_TRUE(write_ttl("64\n", &k, &err));
+  EXPECT_EQ(k.ttl, 64u);
+  EXPECT_FALSE(write_ttl("256", &k, &err));
+  EXPECT_FALSE(write_ttl("-1", &k, &err));
+  EXPECT_EQ(k.ttl, 64u);
+  ASSERT_TRUE(write_roce_enable("0", &k, &err));
+  EXPECT_FALSE(k.roce_enable);
+  EXPECT_FALSE(write_roce_enable("yes", &k, &err));
+  ASSERT_TRUE(write_roce_mode("IB/RoCE v1\n", &k, &err));
+  EXPECT_FALSE(k.roce_mode_v2);
+  EXPECT_EQ(format_roce_mode(k.roce_mode_v2), "IB/RoCE v1");
+  EXPECT_FALSE(write_roce_mode("RoCE v3", &k, &err));
+  ASSERT_TRUE(write_roce_tos("184", &k, &err));
+  EXPECT_EQ(k.roce_tos, 184u);
+  EXPECT_FALSE(write_roce_tos("300", &k, &err));
 }
 
 }  // namespace

@@ -52,6 +52,10 @@ inline uint32_t wqe_imm(uint32_t be_imm) {
 // SGE 1's place, so an atomic WQE has exactly one SGE, the 8 bytes where the
 // original remote value lands.
 constexpr uint32_t kAtomicBytes = 8;
+
+// Address handles a device holds (ibv_create_ah): host memory only, the
+// engine keeps no AH table; rxe's limit.
+constexpr int kMaxAh = 0x3fff;
 static_assert(spec::kSendWqeAtomicCmpAddOff == kWqeDataOffset + spec::Sge::kSize &&
                   spec::kSendWqeAtomicSwapOff == spec::kSendWqeAtomicCmpAddOff + kAtomicBytes,
               "atomic_cmp_add and atomic_swap sit where SGE 1 would");

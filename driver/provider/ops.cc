@@ -60,7 +60,7 @@ verbs_context_ops make_ops() {
   o.bind_mw = bind_mw;
   ROCENIC_UNSUPPORTED(close_xrcd);
   o.cq_event = cq_event;
-  ROCENIC_UNSUPPORTED(create_ah);
+  o.create_ah = create_ah;
   ROCENIC_UNSUPPORTED(create_counters);
   o.create_cq = create_cq;
   ROCENIC_UNSUPPORTED(create_cq_ex);
@@ -76,7 +76,7 @@ verbs_context_ops make_ops() {
   o.dealloc_pd = dealloc_pd;
   ROCENIC_UNSUPPORTED(dealloc_td);
   o.dereg_mr = dereg_mr;
-  ROCENIC_UNSUPPORTED(destroy_ah);
+  o.destroy_ah = destroy_ah;
   ROCENIC_UNSUPPORTED(destroy_counters);
   o.destroy_cq = destroy_cq;
   ROCENIC_UNSUPPORTED(destroy_flow);

@@ -9,6 +9,7 @@
 //   RocenicCq      wraps ibv_cq
 //   RocenicQp      wraps verbs_qp       (ibv_qp_to_qp_ex reads its comp_mask)
 //   ibv_mw         as it is             (a window is its rkey; the engine holds the rest)
+//   RocenicAh      wraps ibv_ah         (the resolved address a UD send names; host memory only)
 // The wrappers stay standard-layout C structs (libibverbs calloc()s the
 // context); C++ state hangs off them by pointer.
 #pragma once
@@ -127,6 +128,21 @@ inline RocenicContext* to_context(ibv_context* c) {
 }
 inline Engine* engine_of(ibv_context* c) { return to_context(c)->state->engine; }
 inline RocenicPd* to_pd(ibv_pd* pd) { return container_of<RocenicPd>(pd, offsetof(RocenicPd, pd)); }
+
+// An address handle: the destination as ibv_create_ah resolved it (the GRH
+// fields, and the destination MAC as ARP/ND would find it). A UD send WQE
+// carries it; the engine keeps no AH table.
+struct AhState {
+  Gid dgid{};
+  Mac dmac{};
+  uint8_t sgid_index = 0, sl = 0, traffic_class = 0, hop_limit = 0;
+  uint32_t flow_label = 0;
+};
+struct RocenicAh {
+  ibv_ah ah;
+  AhState av;
+};
+inline RocenicAh* to_ah(ibv_ah* ah) { return container_of<RocenicAh>(ah, offsetof(RocenicAh, ah)); }
 inline RocenicMr* to_mr(verbs_mr* m) { return container_of<RocenicMr>(m, offsetof(RocenicMr, vmr)); }
 inline RocenicCq* to_cq(ibv_cq* cq) { return container_of<RocenicCq>(cq, offsetof(RocenicCq, cq)); }
 inline RocenicQp* to_qp(ibv_qp* qp) {
@@ -144,6 +160,8 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
                     size_t attr_size);
 int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* port_attr);
 ibv_pd* alloc_pd(ibv_context* context);
+ibv_ah* create_ah(ibv_pd* pd, ibv_ah_attr* attr);
+int destroy_ah(ibv_ah* ah);
 int dealloc_pd(ibv_pd* pd);
 ibv_mr* reg_mr(ibv_pd* pd, void* addr, size_t length, uint64_t hca_va, int access);
 int dereg_mr(verbs_mr* vmr);

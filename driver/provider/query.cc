@@ -59,6 +59,7 @@ int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input
   a.max_mr = static_cast<int>(caps.max_mr);
   a.max_mw = static_cast<int>(caps.max_mr);  // windows are entries of the same MR table
   a.max_pd = static_cast<int>(caps.max_pd);
+  a.max_ah = kMaxAh;
   a.max_qp_rd_atom = kMaxQpRdAtom;
   a.max_qp_init_rd_atom = kMaxQpRdAtom;
   a.max_res_rd_atom = kMaxQpRdAtom * static_cast<int>(caps.max_qp);

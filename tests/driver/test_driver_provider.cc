@@ -142,7 +142,7 @@ TEST(OpsTable, UnsupportedVerbsSayEopnotsupp) {
   EXPECT_EQ(ops.create_srq(nullptr, nullptr), nullptr);
   EXPECT_EQ(errno, EOPNOTSUPP);
   errno = 0;
-  EXPECT_EQ(ops.create_ah(nullptr, nullptr), nullptr);
+  EXPECT_EQ(ops.create_wq(nullptr, nullptr), nullptr);
   EXPECT_EQ(errno, EOPNOTSUPP);
   errno = 0;
   EXPECT_EQ(ops.create_cq_ex(nullptr, nullptr), nullptr);

@@ -381,6 +381,21 @@ class Loopback(unittest.TestCase):
         self.check("rtl", "--iters", "12", "--size", "20000", "--sges", "16")
 
 
+class AddressHandles(unittest.TestCase):
+    """verbs_check ah: ibv_create_ah to the port's own GID and a link-local one; refusals with
+    Linux's errno (EINVAL port/GRH/index, ENODATA unused entry, ETIMEDOUT unresolvable)."""
+
+    def test_model(self):
+        r = run(["--ip", "10.0.0.1", "--wire", new_wire("ah"), "--", os.path.join(BUILD, "bin", "verbs_check"), "ah"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("verbs_check ah: ok", r.stdout)
+
+    def test_ibv_devinfo_reports_max_ah(self):
+        r = run(["--ip", "10.0.0.1", "--", "ibv_devinfo", "-v"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(devinfo_fields(r.stdout)["max_ah"], str(0x3fff))
+
+
 class MemoryWindows(unittest.TestCase):
     """verbs_check mw: windows of both types bound, written through, invalidated (LOCAL_INV and the
     peer's SEND_WITH_INV) and unbound, between two QPs of one device."""

@@ -592,6 +592,59 @@ void check_mw(Dev& d, bool wr_api) {
   CHECK(ibv_dealloc_pd(pd) == 0);
 }
 
+// Address handles: one to the port's own GID (the loopback MAC) and one to a
+// link-local GID (its MAC from the EUI-64), then every refusal with the errno
+// Linux 6.1 answers for a RoCE port.
+void check_ah(Dev& d) {
+  ibv_pd* pd = ibv_alloc_pd(d.ctx);
+  CHECK(pd != nullptr);
+  if (!pd) return;
+  CHECK(d.attr.max_ah > 0);
+  ibv_ah_attr a{};
+  a.is_global = 1;
+  a.port_num = 1;
+  a.sl = 3;
+  a.grh.dgid = d.gid;
+  a.grh.sgid_index = kGid;
+  a.grh.hop_limit = 64;
+  a.grh.traffic_class = 0x68;
+  ibv_ah* own = ibv_create_ah(pd, &a);
+  CHECK(own && own->pd == pd && own->context == d.ctx);
+  ibv_ah_attr ll = a;
+  static const uint8_t kLinkLocal[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55};
+  std::memcpy(ll.grh.dgid.raw, kLinkLocal, 16);
+  ll.grh.sgid_index = 1;
+  ibv_ah* link = ibv_create_ah(pd, &ll);
+  CHECK(link != nullptr);
+  struct Bad {
+    const char* what;
+    void (*edit)(ibv_ah_attr*);
+    int err;
+  };
+  const Bad bad[] = {
+      {"port 2", [](ibv_ah_attr* x) { x->port_num = 2; }, EINVAL},
+      {"no GRH", [](ibv_ah_attr* x) { x->is_global = 0; }, EINVAL},
+      {"sgid_index past the table", [](ibv_ah_attr* x) { x->grh.sgid_index = 200; }, EINVAL},
+      {"an unused GID entry", [](ibv_ah_attr* x) { x->grh.sgid_index = 15; }, ENODATA},
+      {"nobody has the address", [](ibv_ah_attr* x) { x->grh.dgid.raw[15] ^= 0x5a; }, ETIMEDOUT},
+  };
+  for (const Bad& b : bad) {
+    ibv_ah_attr x = a;
+    b.edit(&x);
+    errno = 0;
+    ibv_ah* ah = ibv_create_ah(pd, &x);
+    if (ah || errno != b.err) {
+      std::fprintf(stderr, "FAIL ibv_create_ah with %s: %s, errno %d (want %d)\n", b.what, ah ? "created" : "refused",
+                   errno, b.err);
+      ++failures;
+      if (ah) ibv_destroy_ah(ah);
+    }
+  }
+  CHECK(own && ibv_destroy_ah(own) == 0);
+  CHECK(link && ibv_destroy_ah(link) == 0);
+  CHECK(ibv_dealloc_pd(pd) == 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -615,10 +668,10 @@ int main(int argc, char** argv) {
     else
       mode.clear();
   }
-  if (mode != "errno" && mode != "loopback" && mode != "mw")
+  if (mode != "errno" && mode != "loopback" && mode != "mw" && mode != "ah")
     return std::fprintf(stderr,
                         "usage: verbs_check errno | loopback [--iters N] [--size S] [--events] [--wr-api] [--sges K] | "
-                        "mw [--wr-api]\n"),
+                        "mw [--wr-api] | ah\n"),
            2;
   Dev d;
   if (!open_dev(&d)) return std::fprintf(stderr, "verbs_check: cannot open rocenic0 or read GID %d\n", kGid), 1;
@@ -626,6 +679,8 @@ int main(int argc, char** argv) {
     check_errno(d);
   else if (mode == "mw")
     check_mw(d, wr_api);
+  else if (mode == "ah")
+    check_ah(d);
   else
     check_loopback(d, iters, size, events, wr_api, sges);
   CHECK(ibv_close_device(d.ctx) == 0);

@@ -14,7 +14,11 @@ def _enum(spec, name):
 
 def check(spec):
     states, attrs, actions = _enum(spec, "qp_state"), _enum(spec, "qp_attr"), _enum(spec, "qp_action")
+    types = _enum(spec, "qp_type")
     for i, r in enumerate(spec["qp_rules"]["rule"]):
+        for t in r.get("types", []):
+            if t not in types:
+                sys.exit(f"spec/qp_rules.toml: rule {i + 1}: unknown qp_type {t}")
         where = f"spec/qp_rules.toml: rule {i + 1} ({r['from']} -> {r['to']})"
         if r["from"] != "ANY" and r["from"] not in states:
             sys.exit(f"{where}: unknown from state {r['from']}")
@@ -30,11 +34,14 @@ def check(spec):
 
 
 def _rows(spec):
-    """(from value or None for ANY, to value, action value, required mask, optional mask, rule)."""
+    """(from value or None for ANY, to value, action value, required mask, optional mask, rule,
+    qp_type values or None for every type)."""
     states, attrs, actions = _enum(spec, "qp_state"), _enum(spec, "qp_attr"), _enum(spec, "qp_action")
+    types = _enum(spec, "qp_type")
     mask = lambda names: sum(attrs[n] for n in names)
     return [(None if r["from"] == "ANY" else states[r["from"]], states[r["to"]], actions[r["action"]],
-             mask(r["required"]), mask(r["optional"]), r) for r in spec["qp_rules"]["rule"]]
+             mask(r["required"]), mask(r["optional"]), r,
+             [types[t] for t in r["types"]] if "types" in r else None) for r in spec["qp_rules"]["rule"]]
 
 
 def _bits(values):
@@ -44,6 +51,7 @@ def _bits(values):
 def gen_sv(spec, banner):
     attrs = _enum(spec, "qp_attr")
     sw = _bits(_enum(spec, "qp_state").values())
+    tw = _bits(_enum(spec, "qp_type").values())
     aw = _bits(_enum(spec, "qp_action").values())
     L = [f"// {banner[0]}", f"// {banner[1]}", "//",
          "// roce_qp_rules_pkg: the QP state-transition table of the command processor",
@@ -61,12 +69,15 @@ def gen_sv(spec, banner):
           "    logic [31:0]       required;  // attr_mask bits that must be present",
           "    logic [31:0]       optional;  // attr_mask bits that may be present",
           "  } qp_rule_t;", "",
-          "  // The first rule whose from and to match (spec/qp_rules.toml order).",
-          f"  function automatic qp_rule_t qp_rule(input logic [{sw - 1}:0] from, input logic [7:0] to);",
+          "  // The first rule whose from, to and QP type match (spec/qp_rules.toml order).",
+          f"  function automatic qp_rule_t qp_rule(input logic [{sw - 1}:0] from, input logic [7:0] to,",
+          f"                                       input logic [{tw - 1}:0] qp_type);",
           "    qp_rule = '0;"]
     first = True
-    for frm, to, act, req, opt, r in _rows(spec):
+    for frm, to, act, req, opt, r, typ in _rows(spec):
         cond = f"to == 8'd{to}" if frm is None else f"from == {sw}'d{frm} && to == 8'd{to}"
+        if typ is not None:
+            cond += " && (" + " || ".join(f"qp_type == {tw}'d{t}" for t in typ) + ")"
         kw = "if" if first else "else if"
         first = False
         L.append(f"    {kw} ({cond}) qp_rule = {{1'b1, {aw}'d{act}, 32'h{req:08X}, 32'h{opt:08X}}};"
@@ -94,11 +105,13 @@ def gen_cpp(spec, banner, camel):
          "  uint32_t required = 0;   // attr_mask bits that must be present",
          "  uint32_t optional = 0;   // attr_mask bits that may be present",
          "};", "",
-         "// The first rule whose from and to match.",
-         "inline constexpr QpRule qp_rule(uint8_t from, uint8_t to) {"]
+         "// The first rule whose from, to and QP type (qp_type enum) match.",
+         "inline constexpr QpRule qp_rule(uint8_t from, uint8_t to, uint8_t qp_type) {"]
     actions = {v: k for k, v in _enum(spec, "qp_action").items()}
-    for frm, to, act, req, opt, r in _rows(spec):
+    for frm, to, act, req, opt, r, typ in _rows(spec):
         cond = f"to == {to}" if frm is None else f"from == {frm} && to == {to}"
+        if typ is not None:
+            cond += " && (" + " || ".join(f"qp_type == {t}" for t in typ) + ")"
         L.append(f"  if ({cond}) return {{true, QpAction::k{camel(actions[act])}, 0x{req:08X}u, 0x{opt:08X}u}};"
                  f"  // {r['from']} -> {r['to']}")
     state = _enum(spec, "qp_attr")["STATE"]
@@ -117,8 +130,8 @@ def gen_md(spec, banner):
          "Rules are tried in order; the first whose from and to match decides. STATE is always",
          "required; a pair no rule matches, a missing required bit, or a bit outside",
          "required ∪ optional ∪ STATE is refused with `BAD_STATE`.", "",
-         "| from | to | required | optional | qp_action |", "|---|---|---|---|---|"]
+         "| from | to | QP types | required | optional | qp_action |", "|---|---|---|---|---|---|"]
     for r in spec["qp_rules"]["rule"]:
-        L.append(f"| {r['from']} | {r['to']} | {', '.join(r['required']) or '—'} | "
-                 f"{', '.join(r['optional']) or '—'} | {r['action']} |")
+        L.append(f"| {r['from']} | {r['to']} | {', '.join(r.get('types', [])) or 'all'} | "
+                 f"{', '.join(r['required']) or '—'} | {', '.join(r['optional']) or '—'} | {r['action']} |")
     return "\n".join(L) + "\n"

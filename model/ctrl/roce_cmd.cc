@@ -308,7 +308,8 @@ spec::CmdStatus RoceCmd::write_mtt(const uint8_t* a) {
 spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
   spec::CmdCreateQp q;
   q.load(a);
-  if (q.qp_type != static_cast<uint8_t>(spec::QpType::kRc)) return CmdStatus::kBadParam;
+  if (q.qp_type != static_cast<uint8_t>(spec::QpType::kRc) && q.qp_type != static_cast<uint8_t>(spec::QpType::kUc))
+    return CmdStatus::kBadParam;
   if (q.pd >= pd_used_.size() || !pd_used_[q.pd] || q.send_cq >= cq_used_.size() || !cq_used_[q.send_cq] ||
       q.recv_cq >= cq_used_.size() || !cq_used_[q.recv_cq])
     return CmdStatus::kNotFound;
@@ -344,7 +345,7 @@ void RoceCmd::qp_failed(uint32_t qpn) {
   spec::QpCfg& x = qp_[qpn].ctx;
   const uint8_t err = static_cast<uint8_t>(spec::QpState::kErr);
   if (x.state == static_cast<uint8_t>(spec::QpState::kReset) || x.state == err) return;
-  const spec::QpRule rule = spec::qp_rule(x.state, err);
+  const spec::QpRule rule = spec::qp_rule(x.state, err, x.qp_type);
   x.state = err;
   send_qp_cfg(qpn, static_cast<uint8_t>(rule.action));
 }
@@ -354,7 +355,7 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   m.load(a);
   if (m.qpn >= qp_.size() || !qp_[m.qpn].valid) return CmdStatus::kNotFound;
   spec::QpCfg& x = qp_[m.qpn].ctx;
-  const spec::QpRule rule = spec::qp_rule(x.state, m.qp_state);
+  const spec::QpRule rule = spec::qp_rule(x.state, m.qp_state, x.qp_type);
   const uint32_t mask = m.attr_mask;
   if (!spec::qp_mask_ok(rule, mask)) return CmdStatus::kBadState;
   const Gid* g = m.sgid_index < gid_.size() ? &gid_[m.sgid_index] : nullptr;

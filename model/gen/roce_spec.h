@@ -280,7 +280,7 @@ inline const char* to_string(QpAttr v) {
 // QP transport type (the ibv_qp_type values)
 enum class QpType : uint8_t {
   kRc = 2,  // reliable connected
-  kUc = 3,  // unreliable connected (later issue)
+  kUc = 3,  // unreliable connected: SEND and RDMA WRITE without ACKs; a lost packet loses its message (IBTA 9.8)
   kUd = 4,  // unreliable datagram (later issue)
 };
 inline constexpr unsigned kQpTypeCount = 3;
@@ -2656,7 +2656,7 @@ struct QpCfg {
 // Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
 // Bit-exact with roce_pkg::sq_track_t (first field most significant).
 struct SqTrack {
-  static constexpr unsigned kBits = 194;
+  static constexpr unsigned kBits = 195;
   static constexpr unsigned kWords = 7;
   uint16_t qpn = 0;
   uint16_t wqe_idx = 0;  // send-queue index of the WQE (CQE wqe_counter)
@@ -2668,39 +2668,42 @@ struct SqTrack {
   uint32_t byte_len = 0;
   uint8_t status = 0;  // wc_status enum
   uint8_t amend = 0;  // the tracked WQE wqe_idx failed with status while being sent (it completes so when it reaches the window's head)
+  uint8_t unacked = 0;  // a UC WQE: no ACK answers it; tracked once its last packet left (its payload read), last_psn = first_psn - 1, it completes as a local operation does (at once, or with the WQE before it)
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[5] |= static_cast<uint32_t>(uint64_t{qpn} & 0x3FFFu) << 18;
-    words[6] |= static_cast<uint32_t>((uint64_t{qpn} >> 14) & 0x3u);
-    words[5] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 2;
-    words[4] |= static_cast<uint32_t>(uint64_t{first_psn} & 0x3FFFFFu) << 10;
-    words[5] |= static_cast<uint32_t>((uint64_t{first_psn} >> 22) & 0x3u);
-    words[3] |= static_cast<uint32_t>(uint64_t{last_psn} & 0x3FFFu) << 18;
-    words[4] |= static_cast<uint32_t>((uint64_t{last_psn} >> 14) & 0x3FFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{wr_id} & 0x3FFFu) << 18;
-    words[2] |= static_cast<uint32_t>((uint64_t{wr_id} >> 14) & 0xFFFFFFFFu);
-    words[3] |= static_cast<uint32_t>((uint64_t{wr_id} >> 46) & 0x3FFFFu);
-    words[1] |= static_cast<uint32_t>(uint64_t{wc_opcode} & 0xFFu) << 10;
-    words[1] |= static_cast<uint32_t>(uint64_t{signaled} & 0x1u) << 9;
-    words[0] |= static_cast<uint32_t>(uint64_t{byte_len} & 0x7FFFFFu) << 9;
-    words[1] |= static_cast<uint32_t>((uint64_t{byte_len} >> 23) & 0x1FFu);
-    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu) << 1;
-    words[0] |= static_cast<uint32_t>(uint64_t{amend} & 0x1u);
+    words[5] |= static_cast<uint32_t>(uint64_t{qpn} & 0x1FFFu) << 19;
+    words[6] |= static_cast<uint32_t>((uint64_t{qpn} >> 13) & 0x7u);
+    words[5] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 3;
+    words[4] |= static_cast<uint32_t>(uint64_t{first_psn} & 0x1FFFFFu) << 11;
+    words[5] |= static_cast<uint32_t>((uint64_t{first_psn} >> 21) & 0x7u);
+    words[3] |= static_cast<uint32_t>(uint64_t{last_psn} & 0x1FFFu) << 19;
+    words[4] |= static_cast<uint32_t>((uint64_t{last_psn} >> 13) & 0x7FFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wr_id} & 0x1FFFu) << 19;
+    words[2] |= static_cast<uint32_t>((uint64_t{wr_id} >> 13) & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>((uint64_t{wr_id} >> 45) & 0x7FFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{wc_opcode} & 0xFFu) << 11;
+    words[1] |= static_cast<uint32_t>(uint64_t{signaled} & 0x1u) << 10;
+    words[0] |= static_cast<uint32_t>(uint64_t{byte_len} & 0x3FFFFFu) << 10;
+    words[1] |= static_cast<uint32_t>((uint64_t{byte_len} >> 22) & 0x3FFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{status} & 0xFFu) << 2;
+    words[0] |= static_cast<uint32_t>(uint64_t{amend} & 0x1u) << 1;
+    words[0] |= static_cast<uint32_t>(uint64_t{unacked} & 0x1u);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[5] >> 18) & 0x3FFFu)} | (uint64_t{(words[6] & 0x3u)} << 14));
-    wqe_idx = static_cast<uint16_t>(uint64_t{((words[5] >> 2) & 0xFFFFu)});
-    first_psn = static_cast<uint32_t>(uint64_t{((words[4] >> 10) & 0x3FFFFFu)} | (uint64_t{(words[5] & 0x3u)} << 22));
-    last_psn = static_cast<uint32_t>(uint64_t{((words[3] >> 18) & 0x3FFFu)} | (uint64_t{(words[4] & 0x3FFu)} << 14));
-    wr_id = static_cast<uint64_t>(uint64_t{((words[1] >> 18) & 0x3FFFu)} | (uint64_t{words[2]} << 14) | (uint64_t{(words[3] & 0x3FFFFu)} << 46));
-    wc_opcode = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0xFFu)});
-    signaled = static_cast<uint8_t>(uint64_t{((words[1] >> 9) & 0x1u)});
-    byte_len = static_cast<uint32_t>(uint64_t{((words[0] >> 9) & 0x7FFFFFu)} | (uint64_t{(words[1] & 0x1FFu)} << 23));
-    status = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0xFFu)});
-    amend = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[5] >> 19) & 0x1FFFu)} | (uint64_t{(words[6] & 0x7u)} << 13));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[5] >> 3) & 0xFFFFu)});
+    first_psn = static_cast<uint32_t>(uint64_t{((words[4] >> 11) & 0x1FFFFFu)} | (uint64_t{(words[5] & 0x7u)} << 21));
+    last_psn = static_cast<uint32_t>(uint64_t{((words[3] >> 19) & 0x1FFFu)} | (uint64_t{(words[4] & 0x7FFu)} << 13));
+    wr_id = static_cast<uint64_t>(uint64_t{((words[1] >> 19) & 0x1FFFu)} | (uint64_t{words[2]} << 13) | (uint64_t{(words[3] & 0x7FFFFu)} << 45));
+    wc_opcode = static_cast<uint8_t>(uint64_t{((words[1] >> 11) & 0xFFu)});
+    signaled = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0x1u)});
+    byte_len = static_cast<uint32_t>(uint64_t{((words[0] >> 10) & 0x3FFFFFu)} | (uint64_t{(words[1] & 0x3FFu)} << 22));
+    status = static_cast<uint8_t>(uint64_t{((words[0] >> 2) & 0xFFu)});
+    amend = static_cast<uint8_t>(uint64_t{((words[0] >> 1) & 0x1u)});
+    unacked = static_cast<uint8_t>(uint64_t{(words[0] & 0x1u)});
   }
   bool operator==(const SqTrack& o) const {
     return qpn == o.qpn
@@ -2712,7 +2715,8 @@ struct SqTrack {
         && signaled == o.signaled
         && byte_len == o.byte_len
         && status == o.status
-        && amend == o.amend;
+        && amend == o.amend
+        && unacked == o.unacked;
   }
   bool operator!=(const SqTrack& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2728,6 +2732,7 @@ struct SqTrack {
     s += " byte_len=" + hex_string(byte_len);
     s += " status=" + hex_string(status);
     s += " amend=" + hex_string(amend);
+    s += " unacked=" + hex_string(unacked);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2743,6 +2748,7 @@ struct SqTrack {
     if (byte_len != o.byte_len) s += " byte_len";
     if (status != o.status) s += " status";
     if (amend != o.amend) s += " amend";
+    if (unacked != o.unacked) s += " unacked";
     return s;
   }
 };
@@ -3456,7 +3462,7 @@ struct CmdCreateQp {
   uint32_t pd = 0;
   uint32_t send_cq = 0;
   uint32_t recv_cq = 0;
-  uint8_t qp_type = 0;  // qp_type enum (RC only in this version)
+  uint8_t qp_type = 0;  // qp_type enum: RC or UC (others BAD_PARAM)
   uint8_t sq_lsz = 0;  // log2 of the send WQE count, at most log2(CAP_MAX_QP_WR)
   uint8_t rq_lsz = 0;
   void store(uint8_t* p) const {

@@ -207,7 +207,8 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     retire(r, t + n);
     return n + 2;
   }
-  if (q.err || (q.window.empty() && (k.status != kSuccess || local_entry(k.wc_opcode)))) {
+  // (a UC WQE, unacked, is tracked once sent: nothing will answer it)
+  if (q.err || (q.window.empty() && (k.status != kSuccess || local_entry(k.wc_opcode) || k.unacked))) {
     // Completes at once: flushed, a local failure, or a local operation
     // (BIND_MW, LOCAL_INV: done in the requester, no packet) with nothing
     // ahead of it. Only the local success keeps the QP out of ERR.

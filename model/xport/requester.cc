@@ -168,6 +168,7 @@ void Requester::decode(const Packet& p) {
   w.bind = op == Op::kBindMw;
   w.local = w.bind || op == Op::kLocalInv;
   const bool op_ok = w.send || w.rdat || w.local || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
+  w.uc = qps_[act_].cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
   const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
   w.mtu = 128u << pmtu;
   w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
@@ -181,6 +182,8 @@ void Requester::decode(const Packet& p) {
   using S = spec::WcStatus;
   if (qps_[act_].state == qs(spec::QpState::kErr)) w.status = wc(S::kWrFlushErr);
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
+  // UC carries SENDs and RDMA WRITEs only (IBTA 9.8; no invalidate)
+  else if (w.uc && (w.rdat || w.inv)) w.status = wc(S::kLocQpOpErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
   else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
   // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
@@ -224,6 +227,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
                : first       ? kRcWriteFirst
                : last        ? (w.imm ? kRcWriteLastImm : kRcWriteLast)
                              : kRcWriteMiddle;
+  if (w.uc) h.opcode |= 0x20;  // the UC opcodes: the RC ones + 0x20
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.psn = (act_psn_ + k) & kPsnMask;
@@ -234,7 +238,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   // whose NAK was lost learns nothing until its last packet, which the
   // responder drops while it waits for the lost one (IBTA 9.7.5.1.1: one
   // PSN sequence NAK until the expected PSN arrives).
-  h.ack_req = last || w.rdat || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_);
+  h.ack_req = !w.uc && (last || w.rdat || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_));  // UC: nothing answers
   if (w.read) {
     // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
     const uint32_t off = k * w.mtu;
@@ -399,7 +403,7 @@ void Requester::begin_run() {
   run_valid_ = run_zero_ = asking_ = issue_err_ = pay_err_ = false;
   pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
   pkt_issue_ = pkt_k_ = skip_;
-  trk_pend_ = new_;
+  trk_pend_ = new_ && !wqe_.uc;  // UC: tracked once its packets left
   pieces_.clear();
   data_.clear();
   buffer_free_ = kBufferBeats;
@@ -414,7 +418,8 @@ spec::SqTrack Requester::track() const {
   t.wqe_idx = act_ci_;
   t.first_psn = act_psn_;
   // (a local operation takes no PSN: whatever acknowledges the WQE before it covers it)
-  const bool psns = (status_ == wc(spec::WcStatus::kSuccess) && !w.local) || sent_;
+  // (a UC WQE neither: tracked once sent, nothing will acknowledge it)
+  const bool psns = !w.uc && ((status_ == wc(spec::WcStatus::kSuccess) && !w.local) || sent_);
   t.last_psn = (psns ? act_psn_ + w.npk - 1 : act_psn_ - 1) & kPsnMask;
   t.wr_id = w.w.wr_id;
   using Op = spec::WrOpcode;
@@ -430,6 +435,7 @@ spec::SqTrack Requester::track() const {
   t.byte_len = w.local ? 0 : w.w.length;
   t.status = status_;
   t.amend = amend_;
+  t.unacked = w.uc;
   return t;
 }
 
@@ -442,7 +448,7 @@ void Requester::finish(Cycle now) {
   const bool failed = status_ != wc(S::kSuccess);
   // a failure, or a new local operation (done here: tracked once executed);
   // one met again after a rewind is neither executed nor tracked again
-  const bool tracked = failed || (w.local && new_);
+  const bool tracked = failed || (w.local && new_) || w.uc;  // (UC: once its packets left)
   if (tracked) sq_track->push(track(), now + kTrack);
   q.ci = static_cast<uint16_t>(act_ci_ + 1);
   q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
@@ -644,7 +650,7 @@ void Requester::run() {
         }
         break;
       case St::kTrack:
-        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_)) && !sq_track->can_push()) break;
+        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.uc) && !sq_track->can_push()) break;
         finish(std::max(now, out_at_));
         moved = true;
         break;

@@ -95,6 +95,7 @@ class Requester : public Process {
     bool rdat = false;                 // a READ or an atomic: answered by responses, no payload
     bool local = false, bind = false;  // BIND_MW or LOCAL_INV: an MR-table operation, no packet; BIND_MW
     bool inv = false;                  // SEND_WITH_INV: its last packet carries the rkey (IETH)
+    bool uc = false;                   // on a UC QP: UC opcodes, no AckReq, tracked once its packets left
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };

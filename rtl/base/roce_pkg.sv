@@ -184,7 +184,7 @@ package roce_pkg;
   localparam int unsigned QP_TYPE_W = 3;
   localparam int unsigned QP_TYPE_COUNT = 3;
   localparam logic [2:0] QP_TYPE_RC = 3'd2;  // reliable connected
-  localparam logic [2:0] QP_TYPE_UC = 3'd3;  // unreliable connected (later issue)
+  localparam logic [2:0] QP_TYPE_UC = 3'd3;  // unreliable connected: SEND and RDMA WRITE without ACKs; a lost packet loses its message (IBTA 9.8)
   localparam logic [2:0] QP_TYPE_UD = 3'd4;  // unreliable datagram (later issue)
 
   // What a qp_cfg message asks the QP's owners to do besides storing the attributes
@@ -708,7 +708,7 @@ package roce_pkg;
   } qp_cfg_t;
 
   // Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
-  localparam int unsigned SQ_TRACK_W = 194;
+  localparam int unsigned SQ_TRACK_W = 195;
   typedef struct packed {
     logic [15:0] qpn;
     logic [15:0] wqe_idx;  // send-queue index of the WQE (CQE wqe_counter)
@@ -720,6 +720,7 @@ package roce_pkg;
     logic [31:0] byte_len;
     logic [7:0] status;  // wc_status enum
     logic [0:0] amend;  // the tracked WQE wqe_idx failed with status while being sent (it completes so when it reaches the window's head)
+    logic [0:0] unacked;  // a UC WQE: no ACK answers it; tracked once its last packet left (its payload read), last_psn = first_psn - 1, it completes as a local operation does (at once, or with the WQE before it)
   } sq_track_t;
 
   // Completer to requester: count WQEs of the QP's window are done; error: a NAK, a failure or retry exhaustion moved the QP to ERR (the requester stops and flushes); rewind: go back N, send again from packet rw_skip of WQE rw_idx (whose first PSN is rw_psn).

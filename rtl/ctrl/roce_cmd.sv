@@ -387,7 +387,7 @@ module roce_cmd #(
       OP_ALLOC_MW:   st1 = !pd_ok ? ST_NF : (mw_type != 8'd1 && mw_type != 8'd2) ? ST_PARAM :
                            mr_free_q ? ST_OK : ST_NO_RES;
       OP_WRITE_MTT:  st1 = mtt_bad ? ST_PARAM : ST_OK;
-      OP_CREATE_QP:  st1 = qp_type != 8'(roce_pkg::QP_TYPE_RC) ? ST_PARAM : !(pd_ok && cq_ok && rcq_ok) ? ST_NF :
+      OP_CREATE_QP:  st1 = (qp_type != 8'(roce_pkg::QP_TYPE_RC) && qp_type != 8'(roce_pkg::QP_TYPE_UC)) ? ST_PARAM : !(pd_ok && cq_ok && rcq_ok) ? ST_NF :
                            qp_bad ? ST_PARAM : qp_free_q ? ST_OK : ST_NO_RES;
       OP_MODIFY_QP, OP_QUERY_QP, OP_DESTROY_QP: st1 = a0_qp_ok ? ST_OK : ST_NF;
       default:       st1 = ST_BAD_OP;
@@ -414,7 +414,7 @@ module roce_cmd #(
 
   always_comb begin
     cur = {16'b0, 3'b0, qp_rd_q};
-    rule = roce_qp_rules_pkg::qp_rule(cur.state, m_state);
+    rule = roce_qp_rules_pkg::qp_rule(cur.state, m_state, cur.qp_type);
     key_old = mr_rd_q[KW-1 -: 8];
     mw_old  = mr_rd_q[PW];
     key_new = key_old == 8'd255 ? 8'd1 : key_old + 8'd1;   // 0 (never registered) -> 1
@@ -472,7 +472,7 @@ module roce_cmd #(
     fresh.qpn = 16'(qp_idx_q);
     fresh.action = roce_pkg::QP_ACTION_RESET;
     fresh.state = roce_pkg::QP_STATE_RESET;
-    fresh.qp_type = roce_pkg::QP_TYPE_RC;
+    fresh.qp_type = qp_type[2:0];
     fresh.pd = qp_pd[15:0];
     fresh.send_cq = qp_scq[15:0];
     fresh.recv_cq = qp_rcq[15:0];

@@ -363,7 +363,8 @@ module completer #(
     e_acked   = d_una < 24'h800000;
     // a local operation has no PSN (last_psn = first_psn - 1): whatever
     // acknowledges the entry before it covers it
-    trk_local = t.wc_opcode == roce_pkg::WC_OPCODE_BIND_MW || t.wc_opcode == roce_pkg::WC_OPCODE_LOCAL_INV;
+    trk_local = t.wc_opcode == roce_pkg::WC_OPCODE_BIND_MW || t.wc_opcode == roce_pkg::WC_OPCODE_LOCAL_INV
+                || t.unacked;  // a UC WQE: sent, nothing will answer it
     w_off     = psn_q - w_q.una;          // p past the walk's una: w_off in (0, 2^23)
     e_cq = 1'b1; e_err = 1'b0; e_stop = 1'b0; e_st = ST_FLUSH;
     if (e_failed) begin

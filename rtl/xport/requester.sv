@@ -178,6 +178,7 @@ module requester #(
   logic [63:0] w_cmp_add, w_swap;
   logic        w_inline, w_fence, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
   logic        op_bind, op_local, op_sinv;
+  logic        uc;         // a UC QP: UC opcodes, no AckReq, tracked once sent (no ACK answers it)
   logic [31:0] w_bind_lkey, w_bind_acc;
   logic [NSGE-1:0] sge_chk;  // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
   logic        need_tail, dec_go;  // DECODE: fetch the tail first; decide now
@@ -213,6 +214,7 @@ module requester #(
     dec_go    = st_q == S_DECODE && !need_tail;
     tail_len  = 13'(roce_pkg::SGE_SIZE) * (13'(w_nsge) - 13'(HEAD_SGE));
     w_fence  = w_flags[3];
+    uc       = cfg.qp_type == roce_pkg::QP_TYPE_UC;
     op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
     op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
     op_atom  = op_cas || w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD);
@@ -240,6 +242,8 @@ module requester #(
 
     if (act_state == roce_pkg::QP_STATE_ERR)      dec_status = roce_pkg::WC_STATUS_WR_FLUSH_ERR;
     else if (poison_q || !op_ok)                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    // UC carries SENDs and RDMA WRITEs only (IBTA 9.8; no invalidate)
+    else if (uc && (op_rdat || op_sinv))          dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
     else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
@@ -392,6 +396,7 @@ module requester #(
                    : hdr_first ? roce_pkg::OP_RC_WRITE_FIRST
                    : hdr_last  ? (op_imm ? roce_pkg::OP_RC_WRITE_LAST_IMM : roce_pkg::OP_RC_WRITE_LAST)
                    : roce_pkg::OP_RC_WRITE_MIDDLE;
+    if (uc) hdr_d.opcode = hdr_d.opcode | 8'h20;  // the UC opcodes: the RC ones + 0x20
     hdr_d.se      = hdr_last && w_flags[1] && (op_send || op_imm);
     hdr_d.pkey    = 16'(roce_pkg::DEFAULT_PKEY);
     hdr_d.dst_qpn = cfg.dest_qpn;
@@ -400,8 +405,8 @@ module requester #(
     // a READ request always (its responses are the answer it asks for); the
     // first packet of a WQE sent again (a rewind: the responder may be past
     // it, and answers a duplicate only when asked -- its ACK says how far)
-    hdr_d.ack_req = hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
-                    || (!new_q && hdr_k_q == {1'b0, act_skip_q});
+    hdr_d.ack_req = !uc && (hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
+                            || (!new_q && hdr_k_q == {1'b0, act_skip_q}));  // UC: nothing answers
     if (op_read) begin
       // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
       hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};
@@ -495,7 +500,7 @@ module requester #(
     m_sq_track.qpn       = 16'(act_q);
     m_sq_track.wqe_idx   = act_ci_q;
     m_sq_track.first_psn = act_psn_q;
-    m_sq_track.last_psn  = (st_q == S_RUN || sent_q) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
+    m_sq_track.last_psn  = (!uc && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
     m_sq_track.wr_id     = w_wr_id;
     m_sq_track.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
@@ -509,6 +514,7 @@ module requester #(
     m_sq_track.byte_len  = op_local ? 32'd0 : w_len;
     m_sq_track.status    = 8'(status_q);
     m_sq_track.amend     = st_q == S_TRACK && amend_q;
+    m_sq_track.unacked   = uc;
     m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
   end
 
@@ -552,7 +558,7 @@ module requester #(
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       if (go_run) begin
         hdr_k_q <= {1'b0, act_skip_q};
-        trk_pend_q <= new_q;
+        trk_pend_q <= new_q && !uc;  // UC: tracked once its packets left
         hdr_valid_q <= 1'b0;
         arrived_q <= '0;
         src_cr_q <= '0;
@@ -643,7 +649,7 @@ module requester #(
             // (req_issue's err is the last walk's: a WQE that read nothing had none)
             status_q <= (pay_err_q || (need_pkts && iss_err)) ? roce_pkg::WC_STATUS_LOC_PROT_ERR
                                                               : roce_pkg::WC_STATUS_SUCCESS;
-            st_q <= (pay_err_q || (need_pkts && iss_err)) ? S_TRACK : S_WB;
+            st_q <= (pay_err_q || (need_pkts && iss_err) || uc) ? S_TRACK : S_WB;
           end
         end
         S_TRACK: if (m_sq_track_ready) st_q <= S_WB;

@@ -227,8 +227,9 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
           const bool read = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kRdmaRead);
           const bool local = tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kBindMw) ||
                              tr.wc_opcode == static_cast<uint8_t>(spec::WcOpcode::kLocalInv);
-          const bool waits =
-              tr.status == 0 && !local && !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
+          // (a UC WQE, unacked, is tracked once its packets left: done)
+          const bool waits = tr.status == 0 && !local && !tr.unacked &&
+                             !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
           q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx, read, local});
         }
         ++tracks;

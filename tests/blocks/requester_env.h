@@ -134,7 +134,8 @@ class Builder {
   uint32_t add_mr(unsigned index, uint16_t pd, uint64_t iova, uint64_t length, unsigned page_shift,
                   uint64_t bus_base, bool readable = true, int mtt_base = -1);
   // Create a QP and take it to RTS (qp_cfg RESET, TO_INIT, TO_RTR, TO_RTS).
-  void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd);
+  // uc: a UC QP (UC opcodes, no AckReq, each WQE tracked once sent)
+  void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd, bool uc = false);
   void cfg_action(uint16_t qpn, spec::QpAction a);  // (kAttr: SQD -> RTS)
   // Write a WQE into the QP's ring (not yet rung). A poisoned slot makes it fail.
   void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);

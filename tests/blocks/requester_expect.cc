@@ -70,7 +70,7 @@ const World::Mr& Builder::mr(unsigned index) const {
   return world.mrs.front();
 }
 
-void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd) {
+void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd, bool uc) {
   QpRun& r = run_[qpn];
   r.sq_base = 0x7000000000ull + uint64_t{qpn} * 0x200000ull;
   r.lsz = sq_lsz;
@@ -78,7 +78,7 @@ void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_p
   world.allowed.emplace_back(r.sq_base, uint64_t{1} << (sq_lsz + spec::kWqeSlotLog2));
   spec::QpCfg c;
   c.qpn = qpn;
-  c.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
+  c.qp_type = static_cast<uint8_t>(uc ? spec::QpType::kUc : spec::QpType::kRc);
   c.pd = pd;
   c.sq_base = r.sq_base;
   c.sq_lsz = static_cast<uint8_t>(sq_lsz);
@@ -364,8 +364,17 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       }
       // BIND_MW / LOCAL_INV: no packet, no PSN, nothing carried
       const bool local = e.w.op == 7 || e.w.op == 8, inv = e.w.op == 9;
-      const bool sent = !local && t.last_psn == ((psn + full - 1) & 0xFFFFFF) && t.status != kFlushErr;
-      if (!sent && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
+      // UC: nothing acknowledges a WQE, so its track never names PSNs
+      // (last_psn = first_psn - 1, unacked); its packets say whether it sent
+      const bool uc = q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
+      if (t.unacked != uc) {
+        err << "QP " << qpn << " WQE " << e.idx << ": unacked " << int(t.unacked) << " on a " << (uc ? "UC" : "RC")
+            << " QP";
+        return err.str();
+      }
+      const bool sent = !local && t.status != kFlushErr &&
+                        (uc ? pi < ps.size() && ps[pi].h.psn == psn : t.last_psn == ((psn + full - 1) & 0xFFFFFF));
+      if ((!sent || uc) && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
         err << "QP " << qpn << " WQE " << e.idx << ": last_psn " << t.last_psn << " is neither "
             << ((psn + full - 1) & 0xFFFFFF) << " (sent) nor " << ((psn - 1) & 0xFFFFFF) << " (not sent)";
         return err.str();
@@ -396,11 +405,12 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         const spec::RoceTxHdr& h = ps[pi].h;
         const bool first = i == 0, last = i + 1 == npk;
         const uint8_t base = write ? spec::kRcWriteFirst : spec::kRcSendFirst;
-        const uint8_t op = read          ? spec::kRcReadReq
-                           : first && last ? (imm ? base + 5 : inv ? spec::kRcSendOnlyInv : base + 4)
-                           : first         ? base
-                           : last          ? (imm ? base + 3 : inv ? spec::kRcSendLastInv : base + 2)
-                                           : base + 1;
+        const uint8_t op = (read          ? spec::kRcReadReq
+                            : first && last ? (imm ? base + 5 : inv ? spec::kRcSendOnlyInv : base + 4)
+                            : first         ? base
+                            : last          ? (imm ? base + 3 : inv ? spec::kRcSendLastInv : base + 2)
+                                            : base + 1) |
+                           (uc ? 0x20 : 0);  // the UC opcodes
         const uint32_t pay = read ? 0 : last ? e.len - (npk - 1) * mtu : mtu;
         const bool reth = (write || read) && first;
         const spec::QpCfg& c = q.cfg;
@@ -409,7 +419,7 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         else if (h.psn != ((psn + i) & 0xFFFFFF)) why = "psn";
         // ACK coalescing at the CSR's reset value: the last packet and every PSN ending in 6 one bits;
         // a READ request always
-        else if (h.ack_req != (last || read || ((psn + i) & kAckEvery) == kAckEvery)) why = "ack_req";
+        else if (h.ack_req != (!uc && (last || read || ((psn + i) & kAckEvery) == kAckEvery))) why = "ack_req";
         else if (h.se != (last && e.w.solicited && (send || imm))) why = "se";
         else if (h.pay_len != pay) why = "pay_len";
         else if (reth && (h.reth_va != e.w.raddr || h.reth_rkey != e.w.rkey || h.reth_len != e.len))

@@ -244,6 +244,47 @@ TEST(RequesterXcheck, SixteenSgesFetchedPastTheHead) {
   }
 }
 
+// UC (issue 10): SENDs and RDMA WRITEs of 0..3 packets and more, with and
+// without immediate, on two UC QPs beside an RC one: UC opcodes, no AckReq,
+// each WQE tracked once its last packet left (unacked, last_psn =
+// first_psn - 1); a READ on a UC QP fails LOC_QP_OP_ERR before any packet
+// and the rest of that QP is flushed. RTL = model, and as expect_good says.
+TEST(RequesterXcheck, UcQpsSendWithoutAckRequestsAndTrackOnceSent) {
+  Builder b(73);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 256 * 1024, 12, 0x200000000ull);
+  b.add_qp(4, 3, 6, static_cast<uint32_t>(rng()), 5, true);
+  b.add_qp(5, 1, 6, 0xFFFFF0u, 5, true);  // crosses 2^24
+  b.add_qp(6, 3, 6, static_cast<uint32_t>(rng()), 5);
+  for (uint16_t q : {4, 5, 6})
+    for (int i = 0; i < 12; ++i) {
+      const uint8_t op = std::array<uint8_t, 4>{kSend, kSendImm, kWrite, kWriteImm}[i % 4];
+      const uint32_t len = i < 4 ? 0 : static_cast<uint32_t>(1 + rng() % 5000);
+      b.post(q, wqe(rng, op, len ? b.sges_in(1, len, 1 + rng() % 3) : std::vector<Sge>{}));
+    }
+  WqeSpec r = read_wqe(rng, 100);
+  r.bad = true;  // no READ on UC
+  b.post(5, r);
+  b.post(5, wqe(rng, kSend, b.sges_in(1, 64, 1)));  // flushed behind it
+  for (uint16_t q : {4, 5, 6}) b.ring(q);
+  EnvConfig cfg;
+  cfg.seed = 73;
+  const Both res = run_both(b, cfg);
+  expect_good("UC", b, res);
+  unsigned uc_pkts = 0, unacked = 0;
+  for (const Txn& t : res.rtl.out[kHdr]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    if (h.src_qpn == 4 || h.src_qpn == 5) {
+      ++uc_pkts;
+      EXPECT_TRUE(h.opcode >= 0x20 && h.opcode <= 0x2B) << h.describe();
+      EXPECT_FALSE(h.ack_req);
+    }
+  }
+  for (const Txn& t : res.rtl.out[kTrack]) unacked += desc_from_flit<spec::SqTrack>(t.flits[0]).unacked;
+  EXPECT_GT(uc_pkts, 24u);
+  EXPECT_EQ(unacked, 12u + 12u + 2u) << "every WQE of the UC QPs, the failed READ and the flushed SEND too";
+}
+
 TEST(RequesterXcheck, RoundRobinOverQps) {
   Builder b(31);
   auto& rng = b.rng();

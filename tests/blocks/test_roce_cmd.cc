@@ -39,33 +39,42 @@ enum : uint32_t {
 enum : uint8_t { kReset = 0, kInit = 1, kRtr = 2, kRts = 3, kSqd = 4, kSqe = 5, kErr = 6 };
 
 // docs/engine.md's transition table, row by row.
+// QP types (qp_type enum) as bits of Row::types
+constexpr uint8_t kRc = 2, kUc = 3, kRcBit = 1u << kRc, kUcBit = 1u << kUc, kBoth = kRcBit | kUcBit;
 struct Row {
   const char* name;
   int from;  // -1: any state
   uint8_t to;
   uint32_t req, opt;
   spec::QpAction action;
+  uint8_t types = kBoth;
 };
+// Linux ib_modify_qp_is_ok for RC and UC, the attributes the engine has
 const Row kRows[] = {
     {"RESET->INIT", kReset, kInit, kPkey | kPort | kAccess, 0, spec::QpAction::kToInit},
     {"INIT->INIT", kInit, kInit, 0, kPkey | kPort | kAccess, spec::QpAction::kAttr},
     {"INIT->RTR", kInit, kRtr, kAv | kPathMtu | kDestQpn | kRqPsn | kMaxDestRdAtomic | kMinRnrTimer, kPkey | kAccess,
-     spec::QpAction::kToRtr},
+     spec::QpAction::kToRtr, kRcBit},
+    {"UC INIT->RTR", kInit, kRtr, kAv | kPathMtu | kDestQpn | kRqPsn, kPkey | kAccess, spec::QpAction::kToRtr, kUcBit},
     {"RTR->RTS", kRtr, kRts, kSqPsn | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic, kAccess | kMinRnrTimer,
-     spec::QpAction::kToRts},
-    {"RTS->RTS", kRts, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr},
+     spec::QpAction::kToRts, kRcBit},
+    {"UC RTR->RTS", kRtr, kRts, kSqPsn, kAccess, spec::QpAction::kToRts, kUcBit},
+    {"RTS->RTS", kRts, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr, kRcBit},
+    {"UC RTS->RTS", kRts, kRts, 0, kAccess, spec::QpAction::kAttr, kUcBit},
     {"RTS->SQD", kRts, kSqd, 0, 0, spec::QpAction::kToSqd},
     {"SQD->SQD", kSqd, kSqd, 0,
      kPkey | kPort | kAv | kPathMtu | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic | kMaxDestRdAtomic | kAccess |
          kMinRnrTimer,
-     spec::QpAction::kAttr},
-    {"SQD->RTS", kSqd, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr},
+     spec::QpAction::kAttr, kRcBit},
+    {"UC SQD->SQD", kSqd, kSqd, 0, kPkey | kAv | kAccess, spec::QpAction::kAttr, kUcBit},
+    {"SQD->RTS", kSqd, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr, kRcBit},
+    {"UC SQD->RTS", kSqd, kRts, 0, kAccess, spec::QpAction::kAttr, kUcBit},
     {"any->RESET", -1, kReset, 0, 0, spec::QpAction::kReset},
     {"any->ERR", -1, kErr, 0, 0, spec::QpAction::kToErr},
 };
-const Row* row_for(uint8_t from, uint8_t to) {
+const Row* row_for(uint8_t from, uint8_t to, uint8_t type) {
   for (const Row& r : kRows)
-    if ((r.from < 0 || r.from == from) && r.to == to) return &r;
+    if ((r.from < 0 || r.from == from) && r.to == to && (r.types >> type & 1)) return &r;
   return nullptr;
 }
 const uint32_t kKnownBits[] = {
@@ -420,13 +429,13 @@ class StreamBuilder {
   }
   // ---- QPs
   struct Qp {
-    uint8_t state = kReset;
+    uint8_t state = kReset, type = kRc;
     uint32_t pd = 0, scq = 0, rcq = 0, sq_psn = 0, rq_psn = 0, dest_qpn = 0;
   };
   // kind: 0 good, 1 bad type, 2 missing PD/CQ, 3 bad size/base
   void create_qp(int kind) {
     spec::CmdCreateQp c;
-    c.qp_type = 2;
+    c.qp_type = chance(70) ? kRc : kUc;
     c.pd = pds_.empty() ? bogus(pds_, kMaxPd) : pick_set(pds_);
     c.send_cq = cqs_.empty() ? bogus(cqs_, kMaxCq) : pick_set(cqs_);
     c.recv_cq = cqs_.empty() || chance(30) ? c.send_cq : pick_set(cqs_);
@@ -434,7 +443,7 @@ class StreamBuilder {
     c.rq_base = (rng_() & 0x7FFFFFFFFFFFull) & ~uint64_t{511};
     c.sq_lsz = static_cast<uint8_t>(rng_() % 13);
     c.rq_lsz = static_cast<uint8_t>(rng_() % 13);
-    if (kind == 1) c.qp_type = static_cast<uint8_t>(std::array<uint8_t, 5>{0, 1, 3, 4, 200}[rng_() % 5]);
+    if (kind == 1) c.qp_type = static_cast<uint8_t>(std::array<uint8_t, 5>{0, 1, 4, 5, 200}[rng_() % 5]);
     if (kind == 2) (rng_() % 3 == 0 ? c.pd : rng_() % 2 ? c.send_cq : c.recv_cq) = bogus(cqs_, kMaxCq);
     if (kind == 3) {
       switch (rng_() % 4) {
@@ -454,7 +463,7 @@ class StreamBuilder {
     }
     const bool objs = pds_.count(c.pd) && cqs_.count(c.send_cq) && cqs_.count(c.recv_cq);
     const bool sizes = c.sq_lsz <= 12 && c.rq_lsz <= 12 && !(c.sq_base & 511) && !(c.rq_base & 511);
-    const CmdStatus want = c.qp_type != 2             ? CmdStatus::kBadParam
+    const CmdStatus want = c.qp_type != kRc && c.qp_type != kUc ? CmdStatus::kBadParam
                            : !objs                    ? CmdStatus::kNotFound
                            : !sizes                   ? CmdStatus::kBadParam
                            : qps_.size() < kMaxQp - 2 ? CmdStatus::kOk
@@ -468,10 +477,11 @@ class StreamBuilder {
     if (o.qp.size() == 1) {
       const spec::QpCfg& q = o.qp[0];
       EXPECT_TRUE(q.qpn == qpn && q.action == static_cast<uint8_t>(spec::QpAction::kReset) && q.state == kReset &&
-                  q.qp_type == 2 && q.pd == c.pd && q.send_cq == c.send_cq && q.recv_cq == c.recv_cq &&
+                  q.qp_type == c.qp_type && q.pd == c.pd && q.send_cq == c.send_cq && q.recv_cq == c.recv_cq &&
                   q.sq_base == c.sq_base && q.rq_base == c.rq_base && q.sq_lsz == c.sq_lsz && q.rq_lsz == c.rq_lsz);
     }
     Qp q;
+    q.type = c.qp_type;
     q.pd = c.pd;
     q.scq = c.send_cq;
     q.rcq = c.recv_cq;
@@ -488,7 +498,7 @@ class StreamBuilder {
     if (from == kInit && chance(20)) to = kInit;
     if (from == kRts && chance(25)) to = kSqd;  // send queue drain, and back
     if (from == kSqd && chance(30)) to = kSqd;
-    const Row* row = row_for(from, to);
+    const Row* row = row_for(from, to, it == qps_.end() ? kRc : it->second.type);
     uint32_t mask = kState;
     if (row) {
       mask |= row->req;

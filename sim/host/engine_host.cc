@@ -166,8 +166,9 @@ Mr EngineHost::reg_mr(uint32_t pd, const void* addr, uint64_t len, uint8_t acces
 }
 
 std::unique_ptr<Qp> EngineHost::create_qp(uint32_t pd, const Cq& scq, const Cq& rcq, unsigned sq_lsz,
-                                          unsigned rq_lsz) {
+                                          unsigned rq_lsz, QpType type) {
   auto qp = std::make_unique<Qp>();
+  qp->type = type;
   qp->sq_lsz = sq_lsz;
   qp->rq_lsz = rq_lsz;
   qp->sq = std::make_unique<Buffer>(size_t{1} << (sq_lsz + kWqeSlotLog2));  // slots of 512 bytes
@@ -180,7 +181,7 @@ std::unique_ptr<Qp> EngineHost::create_qp(uint32_t pd, const Cq& scq, const Cq& 
   c.pd = pd;
   c.send_cq = scq.cqn;
   c.recv_cq = rcq.cqn;
-  c.qp_type = static_cast<uint8_t>(QpType::kRc);
+  c.qp_type = static_cast<uint8_t>(type);
   c.sq_lsz = static_cast<uint8_t>(sq_lsz);
   c.rq_lsz = static_cast<uint8_t>(rq_lsz);
   uint8_t a[64];
@@ -213,8 +214,11 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to INIT failed: ") + to_string(r.status));
   m = {};
   m.qpn = qp.qpn;
-  m.attr_mask = attrs({QpAttr::kState, QpAttr::kAv, QpAttr::kPathMtu, QpAttr::kDestQpn, QpAttr::kRqPsn,
-                       QpAttr::kMaxDestRdAtomic, QpAttr::kMinRnrTimer});
+  // (UC: no READ resources, no RNR timer, no retries: spec/qp_rules.toml)
+  const bool uc = qp.type == QpType::kUc;
+  m.attr_mask = uc ? attrs({QpAttr::kState, QpAttr::kAv, QpAttr::kPathMtu, QpAttr::kDestQpn, QpAttr::kRqPsn})
+                   : attrs({QpAttr::kState, QpAttr::kAv, QpAttr::kPathMtu, QpAttr::kDestQpn, QpAttr::kRqPsn,
+                            QpAttr::kMaxDestRdAtomic, QpAttr::kMinRnrTimer});
   m.qp_state = static_cast<uint8_t>(QpState::kRtr);
   m.path_mtu = static_cast<uint8_t>(p.mtu);
   m.dest_qpn = p.dest_qpn;
@@ -231,8 +235,9 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
   if (!r.ok()) throw std::runtime_error(std::string("engine_host: to RTR failed: ") + to_string(r.status));
   m = {};
   m.qpn = qp.qpn;
-  m.attr_mask = attrs({QpAttr::kState, QpAttr::kTimeout, QpAttr::kRetryCnt, QpAttr::kRnrRetry, QpAttr::kSqPsn,
-                       QpAttr::kMaxQpRdAtomic});
+  m.attr_mask = uc ? attrs({QpAttr::kState, QpAttr::kSqPsn})
+                   : attrs({QpAttr::kState, QpAttr::kTimeout, QpAttr::kRetryCnt, QpAttr::kRnrRetry, QpAttr::kSqPsn,
+                            QpAttr::kMaxQpRdAtomic});
   m.qp_state = static_cast<uint8_t>(QpState::kRts);
   m.sq_psn = p.sq_psn;
   m.timeout = p.timeout;

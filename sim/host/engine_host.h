@@ -47,6 +47,7 @@ struct Cq {
 
 struct Qp {
   uint32_t qpn = 0;
+  spec::QpType type = spec::QpType::kRc;
   unsigned sq_lsz = 0, rq_lsz = 0;
   std::unique_ptr<Buffer> sq, rq;
   uint32_t sq_pi = 0, rq_pi = 0;
@@ -94,7 +95,8 @@ class EngineHost {
   // Registers [addr, addr+len) with 4 KiB pages; throws on failure.
   Mr reg_mr(uint32_t pd, const void* addr, uint64_t len, uint8_t access);
   CmdResult try_reg_mr(uint32_t pd, const void* addr, uint64_t len, uint8_t access, Mr* out);
-  std::unique_ptr<Qp> create_qp(uint32_t pd, const Cq& scq, const Cq& rcq, unsigned sq_lsz = 6, unsigned rq_lsz = 6);
+  std::unique_ptr<Qp> create_qp(uint32_t pd, const Cq& scq, const Cq& rcq, unsigned sq_lsz = 6, unsigned rq_lsz = 6,
+                                spec::QpType type = spec::QpType::kRc);
   CmdResult modify_qp(const spec::CmdModifyQp& m);
   // RESET -> INIT -> RTR -> RTS with the masks ibv_rc_pingpong uses.
   void connect(const Qp& qp, const Path& p);

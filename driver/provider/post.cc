@@ -120,6 +120,8 @@ int check_request(const ibv_qp& qp, const ibv_send_wr& wr) {
   if (wr.opcode == IBV_WR_BIND_MW)
     if (const int e = check_bind(qp, wr)) return e;
   if ((wr.send_flags & IBV_SEND_INLINE) && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
+  // UC carries SENDs and RDMA WRITEs (IBTA 9.8; rxe's opcode table)
+  if (qp.qp_type == IBV_QPT_UC && (wr.opcode == IBV_WR_RDMA_READ || wr.opcode == IBV_WR_SEND_WITH_INV)) return EINVAL;
   return 0;
 }
 

@@ -48,8 +48,8 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   }
   switch (attr->qp_type) {
     case IBV_QPT_RC:
-      break;
     case IBV_QPT_UC:
+      break;
     case IBV_QPT_UD:
     case IBV_QPT_RAW_PACKET:
     case IBV_QPT_XRC_SEND:
@@ -104,7 +104,7 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   cmd.pd = to_pd(ibpd)->pdn;
   cmd.send_cq = s->send_cq->cqn;
   cmd.recv_cq = s->recv_cq->cqn;
-  cmd.qp_type = static_cast<uint8_t>(spec::QpType::kRc);
+  cmd.qp_type = static_cast<uint8_t>(attr->qp_type == IBV_QPT_UC ? spec::QpType::kUc : spec::QpType::kRc);
   cmd.sq_lsz = s->sq_lsz;
   cmd.rq_lsz = s->rq_lsz;
   uint8_t args[spec::CmdCreateQp::kSize];

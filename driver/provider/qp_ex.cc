@@ -115,7 +115,14 @@ void wr_rdma_write_imm(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr, __be32 imm) 
 }
 
 void wr_rdma_read(ibv_qp_ex* qx, uint32_t rkey, uint64_t addr) {
-  if (Builder* b = begin_wqe(qx, IBV_WR_RDMA_READ)) b->hdr.remote_addr = addr, b->hdr.rkey = rkey;
+  Builder* b = begin_wqe(qx, IBV_WR_RDMA_READ);
+  if (!b) return;
+  if (qx->qp_base.qp_type == IBV_QPT_UC) {  // UC: SENDs and RDMA WRITEs only
+    state_of(qx)->wr_err = EINVAL;
+    return;
+  }
+  b->hdr.remote_addr = addr;
+  b->hdr.rkey = rkey;
 }
 
 // A remote address of an atomic: the same checks as post_send's check_atomic
@@ -148,7 +155,13 @@ void wr_local_inv(ibv_qp_ex* qx, uint32_t rkey) {
 }
 
 void wr_send_inv(ibv_qp_ex* qx, uint32_t rkey) {
-  if (Builder* b = begin_wqe(qx, IBV_WR_SEND_WITH_INV)) b->hdr.imm = rkey;
+  Builder* b = begin_wqe(qx, IBV_WR_SEND_WITH_INV);
+  if (!b) return;
+  if (qx->qp_base.qp_type == IBV_QPT_UC) {  // no invalidate on UC
+    state_of(qx)->wr_err = EINVAL;
+    return;
+  }
+  b->hdr.imm = rkey;
 }
 
 // The bind as post_send checks it (check_bind_wr); the new rkey is the

@@ -95,6 +95,7 @@ void Responder::start_flush(uint16_t from, uint16_t to) {
 void Responder::end_message(Qp& q) {
   q.nak_sent = false;
   q.kind = Kind::kNone;
+  q.drop = false;
   q.run_left = 0;
 }
 
@@ -150,6 +151,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   }
   n.valid = c.action != static_cast<uint8_t>(spec::QpAction::kDestroy);
   n.rc = c.qp_type == static_cast<uint8_t>(spec::QpType::kRc);
+  n.uc = c.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
   n.addr = c;
   q = n;
 }
@@ -170,11 +172,15 @@ void Responder::on_db(const spec::WqDb& d) {
 void Responder::on_hdr(const spec::RoceRxHdr& h) {
   h_ = h;
   qpn_ = h.dst_qpn % qps_.size();
-  const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && qps_[qpn_].rc;
-  is_send_ = h.opcode <= spec::kRcSendOnlyImm || h.opcode == spec::kRcSendLastInv || h.opcode == spec::kRcSendOnlyInv;
-  is_write_ = h.opcode >= spec::kRcWriteFirst && h.opcode <= spec::kRcWriteOnlyImm;
-  is_read_ = h.opcode == spec::kRcReadReq;
-  is_atomic_ = h.opcode == spec::kRcCmpSwap || h.opcode == spec::kRcFetchAdd;
+  // an RC QP, or a UC QP and a UC opcode (an RC opcode is not its peer's)
+  const bool uc_op = (h.opcode >> 5) == 1;  // 0x20..0x3F
+  uc_ = qps_[qpn_].uc;
+  const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && (qps_[qpn_].rc || (uc_ && uc_op));
+  const uint8_t op = uc_ && uc_op ? h.opcode & 0x1F : h.opcode;  // a UC opcode as the RC one
+  is_send_ = op <= spec::kRcSendOnlyImm || op == spec::kRcSendLastInv || op == spec::kRcSendOnlyInv;
+  is_write_ = op >= spec::kRcWriteFirst && op <= spec::kRcWriteOnlyImm;
+  is_read_ = op == spec::kRcReadReq;
+  is_atomic_ = op == spec::kRcCmpSwap || op == spec::kRcFetchAdd;
   dup_ = false;
   const spec::OpInfo& oi = spec::kOpcodes[h.opcode];
   imm_ = oi.valid && (oi.ext & spec::kExtImmdt);
@@ -201,8 +207,17 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   const uint32_t mtu = 128u << c.pmtu;
   const uint32_t d = (h.psn - c.epsn) & kPsnMask;
   const uint32_t len = h.pay_len;
-  const bool seq_ok = c.kind == Kind::kNone ? first
-                                            : middle_or_last && c.kind == (is_send_ ? Kind::kSend : Kind::kWrite);
+  // (UC: a FIRST or ONLY starts a new message whatever was in progress; a
+  // message whose packet was dropped is dropped to its end)
+  const bool seq_ok = (c.kind == Kind::kNone || (uc_ && first))
+                          ? first
+                          : middle_or_last && !c.drop && c.kind == (is_send_ ? Kind::kSend : Kind::kWrite);
+  if (uc_ && first) {
+    // UC: a new message from its PSN on (written back with the packet's outcome)
+    cx_.epsn = h.psn;
+    cx_.drop = false;
+    cx_.kind = Kind::kNone;
+  }
   const bool len_ok = (seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kMiddle) ? len == mtu
                       : seg_ == spec::Seg::kLast                                 ? (len != 0 && len <= mtu)
                                                                                   : len <= mtu;
@@ -216,7 +231,14 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
     // another encapsulation than the QP's path (a RoCE v1 packet for a v2
     // QP, IPv4 for IPv6): not this QP's peer, dropped as for no QP
     ++c_noqp_;
-  } else if (d & 0x800000u) {  // duplicate: acknowledged again, not executed (a READ: executed again)
+  } else if (uc_ && (d != 0 || c.drop) && !first) {
+    // UC (IBTA 9.8.3): a packet lost or dropped before this one loses the
+    // rest of its message; the next FIRST or ONLY starts afresh
+    ++c_oos_;
+    cx_.drop = true;
+    cx_.kind = Kind::kNone;
+    write_back_ = true;
+  } else if (!uc_ && (d & 0x800000u)) {  // duplicate: acknowledged again, not executed (a READ: executed again)
     ++c_dup_;
     if (is_atomic_) {
       // not checked or executed again: answered from the replay cache with
@@ -238,7 +260,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       dup_ = true;  // from its own RETH, its responses all behind epsn; epsn and msn unchanged (else dropped, no NAK)
       return start_read();
     }
-  } else if (d != 0) {  // out of sequence: one NAK until the expected PSN arrives
+  } else if (!uc_ && d != 0) {  // out of sequence: one NAK until the expected PSN arrives
     ++c_oos_;
     if (!c.nak_sent) {
       vd_.ack = true;
@@ -425,6 +447,11 @@ void Responder::get_wqe() {
     vd_.ack = true;
     vd_.syn = static_cast<uint8_t>(syn(spec::Aeth::kRnrNak) | cx_.min_rnr);
     write_back_ = false;
+    if (uc_) {  // UC: no RNR NAK; the message is lost (rxe)
+      cx_.drop = true;
+      cx_.kind = Kind::kNone;
+      write_back_ = true;
+    }
     return decide();
   }
   spec::DmaRdReq r;
@@ -575,6 +602,16 @@ void Responder::after_run(const spec::MrResp& r) {
 // A failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
 // receive WQE at ci; the QP enters ERR and the rest of its receive queue is flushed.
 void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
+  if (uc_) {
+    // UC: no NAK and no error state: the message is dropped to its end (a
+    // SEND too long for its receive WQE too: the WQE stays for the next)
+    vd_.pieces.clear();
+    cx_.drop = true;
+    cx_.kind = Kind::kNone;
+    write_back_ = true;
+    ok_ = false;
+    return decide();
+  }
   vd_.ack = true;
   vd_.syn = s;
   vd_.psn = cx_.epsn;
@@ -619,6 +656,7 @@ void Responder::decide() {
     return;
   }
   Verdict v = std::move(vd_);
+  if (uc_) v.ack = false;  // UC: nothing is acknowledged
   if (ok_ && is_read_) {
     // responses from the request's PSN; a new READ takes their PSNs and one MSN
     const uint32_t npk = read_packets(h_.reth_len, cx_.pmtu);
@@ -678,10 +716,11 @@ void Responder::decide() {
     qps_[qpn_] = cx_;
     ++c_rx_;
   } else if (write_back_) {
-    const bool valid = qps_[qpn_].valid, rc = qps_[qpn_].rc;
+    const bool valid = qps_[qpn_].valid, rc = qps_[qpn_].rc, uc = qps_[qpn_].uc;
     qps_[qpn_] = cx_;
     qps_[qpn_].valid = valid;
     qps_[qpn_].rc = rc;
+    qps_[qpn_].uc = uc;
   }
   check_at_ = std::max(check_at_, s_.now()) + kDecide;
   v.at = check_at_;

@@ -90,7 +90,7 @@ class Responder : public Process {
     uint64_t orig = 0;
   };
   struct Qp {
-    bool valid = false, rc = false;
+    bool valid = false, rc = false, uc = false;
     uint8_t state = 0;
     uint16_t pd = 0;
     uint8_t access = 0, pmtu = 0;
@@ -105,6 +105,7 @@ class Responder : public Process {
     bool nak_sent = false;
     // the message in progress
     Kind kind = Kind::kNone;
+    bool drop = false;  // UC: the rest of the current message is dropped (a packet of it was)
     uint64_t wr_id = 0;
     uint8_t nsge = 0;
     uint64_t total = 0, placed = 0;  // SEND: SGE bytes, bytes placed
@@ -208,6 +209,7 @@ class Responder : public Process {
   spec::RoceRxHdr h_;
   unsigned qpn_ = 0;
   Qp cx_;               // working copy of the packet's QP
+  bool uc_ = false;  // the packet is for a UC QP (IBTA 9.8: no ACK, no NAK)
   bool is_send_ = false, is_write_ = false, imm_ = false;
   bool inv_ = false, inv_done_ = false;  // SEND_LAST_INV / SEND_ONLY_INV (IETH rkey in h_.imm); invalidated
   bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again

@@ -37,6 +37,7 @@ package responder_pkg;
     logic [3:0]  res_wp;      // atomic replay cache: the next entry written (a ring)
     logic [4:0]  res_n;       // ... entries valid (0..RES_N)
     logic [1:0]  kind;        // KIND_*
+    logic        drop;        // UC: the rest of the current message is dropped (a packet of it was)
     // SEND in progress: the receive WQE at ci (its SGEs live in the SGE RAM)
     logic [63:0] wr_id;
     logic [4:0]  nsge;

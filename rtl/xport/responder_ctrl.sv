@@ -137,7 +137,7 @@ module responder_ctrl #(
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
-  logic [MAX_QP-1:0] valid_q, rc_q;                // registers: they must reset
+  logic [MAX_QP-1:0] valid_q, rc_q, uc_q;          // registers: they must reset
   logic [1:0]    l3_q [MAX_QP];                    // each QP's path encapsulation (l3 enum)
   responder_pkg::rsp_ctx_t ctx_rd_q;
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
@@ -181,6 +181,9 @@ module responder_ctrl #(
   logic          qin_q, qin_d;                     // its number is below MAX_QP
   logic          qok_q, qok_d;                     // it exists and is RC
   logic          l3ok_q, l3ok_d;                   // the packet's encapsulation is the QP's
+  logic          uc_x_q, uc_x_d;                   // the packet is for a UC QP (IBTA 9.8: no ACK, no NAK)
+  logic [7:0]    op_n;                             // its opcode as the RC one (a UC opcode - 0x20)
+  logic          uc_op;                            // a UC opcode (0x20..0x3F)
   // the packet's header fields
   logic        h_se_q, h_se_d, h_ack_q, h_ack_d;
   logic [23:0] h_psn_q, h_psn_d;
@@ -272,6 +275,8 @@ module responder_ctrl #(
 
   always_comb begin
     in_oi  = roce_pkg::opcode_info(s_rx_hdr.opcode);
+    uc_op  = s_rx_hdr.opcode[7:5] == 3'b001;
+    op_n   = (uc_op && uc_q[s_rx_hdr.dst_qpn[QW-1:0]]) ? {3'b000, s_rx_hdr.opcode[4:0]} : s_rx_hdr.opcode;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_db  = s_rq_db_valid && s_rq_db_ready;
     take_hdr = s_rx_hdr_valid && s_rx_hdr_ready;
@@ -285,8 +290,11 @@ module responder_ctrl #(
     s_mid   = seg_q == roce_pkg::SEG_MIDDLE;
     s_last  = seg_q == roce_pkg::SEG_LAST;
     s_only  = seg_q == roce_pkg::SEG_ONLY;
-    seq_ok = c0.kind == responder_pkg::KIND_NONE ? (s_first || s_only)
-           : (s_mid || s_last) && c0.kind == (is_send_q ? responder_pkg::KIND_SEND : responder_pkg::KIND_WRITE);
+    // (UC: a FIRST or ONLY starts a new message whatever was in progress;
+    // a message whose packet was dropped is dropped to its end)
+    seq_ok = (c0.kind == responder_pkg::KIND_NONE || (uc_x_q && (s_first || s_only))) ? (s_first || s_only)
+           : (s_mid || s_last) && !c0.drop
+             && c0.kind == (is_send_q ? responder_pkg::KIND_SEND : responder_pkg::KIND_WRITE);
     len_ok = (s_first || s_mid) ? {2'b0, h_len_q} == mtu
            : s_last ? h_len_q != 13'd0 && {2'b0, h_len_q} <= mtu
            : {2'b0, h_len_q} <= mtu;
@@ -314,7 +322,7 @@ module responder_ctrl #(
     cx_d = (st_q == C_CFG || st_q == C_DB || st_q == C_HDR) ? c0 : cx_q;
     vd_d = vd_q;
     est_d = est_q; ectr_d = ectr_q;
-    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q; l3ok_d = l3ok_q;
+    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q; l3ok_d = l3ok_q; uc_x_d = uc_x_q;
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
@@ -420,21 +428,23 @@ module responder_ctrl #(
           st_d = C_DB;
         end else if (take_hdr) begin
           idx_d = s_rx_hdr.dst_qpn[QW-1:0];
+          // an RC QP, or a UC QP and a UC opcode (an RC opcode is not its peer's)
           qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && valid_q[s_rx_hdr.dst_qpn[QW-1:0]]
-                  && rc_q[s_rx_hdr.dst_qpn[QW-1:0]];
+                  && (rc_q[s_rx_hdr.dst_qpn[QW-1:0]] || (uc_q[s_rx_hdr.dst_qpn[QW-1:0]] && uc_op));
+          uc_x_d = uc_q[s_rx_hdr.dst_qpn[QW-1:0]];
           l3ok_d = l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
           h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
           h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
           h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
-          is_send_d  = s_rx_hdr.opcode <= roce_pkg::OP_RC_SEND_ONLY_IMM
-                       || s_rx_hdr.opcode == roce_pkg::OP_RC_SEND_LAST_INV
-                       || s_rx_hdr.opcode == roce_pkg::OP_RC_SEND_ONLY_INV;
+          is_send_d  = op_n <= roce_pkg::OP_RC_SEND_ONLY_IMM
+                       || op_n == roce_pkg::OP_RC_SEND_LAST_INV
+                       || op_n == roce_pkg::OP_RC_SEND_ONLY_INV;
           inv_d      = in_oi.ext[roce_pkg::EXT_IETH];
-          is_write_d = s_rx_hdr.opcode >= roce_pkg::OP_RC_WRITE_FIRST
-                       && s_rx_hdr.opcode <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
-          is_read_d  = s_rx_hdr.opcode == roce_pkg::OP_RC_READ_REQ;
-          cas_d      = s_rx_hdr.opcode == roce_pkg::OP_RC_CMP_SWAP;
-          is_atom_d  = cas_d || s_rx_hdr.opcode == roce_pkg::OP_RC_FETCH_ADD;
+          is_write_d = op_n >= roce_pkg::OP_RC_WRITE_FIRST
+                       && op_n <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
+          is_read_d  = op_n == roce_pkg::OP_RC_READ_REQ;
+          cas_d      = op_n == roce_pkg::OP_RC_CMP_SWAP;
+          is_atom_d  = cas_d || op_n == roce_pkg::OP_RC_FETCH_ADD;
           h_swap_d = s_rx_hdr.swap_add; h_cmp_d = s_rx_hdr.compare;
           dup_d = 1'b0;
           imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
@@ -453,7 +463,7 @@ module responder_ctrl #(
             roce_pkg::QP_ACTION_RESET: begin
               cx_d.state = roce_pkg::QP_STATE_RESET;
               cx_d.pi = '0; cx_d.ci = '0; cx_d.epsn = '0; cx_d.msn = '0; cx_d.nak = 1'b0;
-              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0; cx_d.drop = 1'b0;
               cx_d.res_wp = '0; cx_d.res_n = '0;
             end
             roce_pkg::QP_ACTION_TO_INIT:
@@ -461,7 +471,7 @@ module responder_ctrl #(
             roce_pkg::QP_ACTION_TO_RTR: begin
               if (c0.state != roce_pkg::QP_STATE_ERR) cx_d.state = roce_pkg::QP_STATE_RTR;
               cx_d.epsn = cfg_q.rq_psn; cx_d.msn = '0; cx_d.nak = 1'b0;
-              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0;
+              cx_d.kind = responder_pkg::KIND_NONE; cx_d.xleft = '0; cx_d.drop = 1'b0;
               cx_d.res_wp = '0; cx_d.res_n = '0;
             end
             roce_pkg::QP_ACTION_TO_RTS:
@@ -507,6 +517,13 @@ module responder_ctrl #(
         ok_d = 1'b0; wctx_d = 1'b0; np_d = '0; n_d = h_len_q; mr_rkey_d = 1'b0;
         st_d = C_PUSH;
         sge_ra = {idx_q, c0.sidx};  // a SEND's current SGE, for the walk
+        if (uc_x_q && (s_first || s_only)) begin
+          // UC: a new message from its PSN on, whatever came before (written
+          // back with the packet's outcome)
+          cx_d.epsn = h_psn_q;
+          cx_d.drop = 1'b0;
+          cx_d.kind = responder_pkg::KIND_NONE;
+        end
         if (!qok_q) begin
           i_noqp = 1'b1;
         end else if (c0.state != roce_pkg::QP_STATE_RTR && c0.state != roce_pkg::QP_STATE_RTS) begin
@@ -515,7 +532,14 @@ module responder_ctrl #(
           // another encapsulation than the QP's path (RoCE v1 for a v2 QP):
           // not this QP's peer, dropped as for no QP
           i_noqp = 1'b1;
-        end else if (dpsn[23]) begin
+        end else if (uc_x_q && (dpsn != '0 || c0.drop) && !(s_first || s_only)) begin
+          // UC (IBTA 9.8.3): a packet lost or dropped before this one loses
+          // the rest of its message; the next FIRST or ONLY starts afresh
+          i_oos = 1'b1;
+          cx_d.drop = 1'b1;
+          cx_d.kind = responder_pkg::KIND_NONE;
+          wctx_d = 1'b1;
+        end else if (!uc_x_q && dpsn[23]) begin
           i_dup = 1'b1;
           if (is_atom_q) begin
             // answered from the replay cache, if it holds its PSN; not checked or executed again
@@ -531,7 +555,7 @@ module responder_ctrl #(
             dup_d = 1'b1;
             rd_start = 1'b1;
           end
-        end else if (dpsn != '0) begin
+        end else if (!uc_x_q && dpsn != '0) begin
           i_oos = 1'b1;
           if (!c0.nak) begin
             vd_d.ack_v = 1'b1;
@@ -612,6 +636,12 @@ module responder_ctrl #(
           vd_d.ack_v = 1'b1;
           vd_d.syn = {3'b001, cx_q.min_rnr};
           wctx_d = 1'b0;  // nothing changes: the requester retries this PSN
+          if (uc_x_q) begin
+            // UC: no RNR NAK; the message is lost (rxe)
+            cx_d.drop = 1'b1;
+            cx_d.kind = responder_pkg::KIND_NONE;
+            wctx_d = 1'b1;
+          end
           st_d = C_PUSH;
         end else begin
           rd_v_d = 1'b1;
@@ -920,7 +950,15 @@ module responder_ctrl #(
 
     // a failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
     // receive WQE at ci, the QP enters ERR and the rest of its receive queue is flushed
-    if (err) begin
+    if (err && uc_x_q) begin
+      // UC: no NAK and no error state: the message is dropped to its end
+      // (a SEND too long for its receive WQE too: the WQE stays for the next)
+      cx_d.drop = 1'b1;
+      cx_d.kind = responder_pkg::KIND_NONE;
+      wctx_d = 1'b1;
+      ok_d = 1'b0;
+      st_d = C_PUSH;
+    end else if (err) begin
       vd_d.ack_v = 1'b1;
       vd_d.syn = err_syn;
       vd_d.psn = cx_d.epsn;
@@ -939,6 +977,7 @@ module responder_ctrl #(
     end
 
     m_vd = ok_q ? vd_ok : vd_q;
+    if (uc_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
     // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
     err_cqe_s = '0;
     err_cqe_s.cq = cx_q.recv_cq;
@@ -980,7 +1019,7 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
-      valid_q <= '0; rc_q <= '0;
+      valid_q <= '0; rc_q <= '0; uc_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q} <= '0;
@@ -989,6 +1028,7 @@ module responder_ctrl #(
       if (st_q == C_CFG && qin_q) begin
         valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
         rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
+        uc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_UC;
       end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
@@ -1007,7 +1047,7 @@ module responder_ctrl #(
 
   always_ff @(posedge clk) begin
     cx_q <= cx_d; vd_q <= vd_d; est_q <= est_d; ectr_q <= ectr_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
-    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d; l3ok_q <= l3ok_d;
+    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d; l3ok_q <= l3ok_d; uc_x_q <= uc_x_d;
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d; inv_q <= inv_d;

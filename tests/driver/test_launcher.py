@@ -381,6 +381,30 @@ class Loopback(unittest.TestCase):
         self.check("rtl", "--iters", "12", "--size", "20000", "--sges", "16")
 
 
+class UcPingpong(unittest.TestCase):
+    """Issue 10: unmodified ibv_uc_pingpong on RoCE v2/IPv4 (GID 3): UC SENDs only, nothing acknowledged."""
+
+    def check(self, backend, iters):
+        d = tempfile.mkdtemp(prefix="rocenic-uc.")
+        pcaps = [os.path.join(d, "s.pcap"), os.path.join(d, "c.pcap")]
+        (sr, sout, serr), (cr, cout, cerr) = client_server(
+            ["ibv_uc_pingpong", "-d", "rocenic0", "-g", "3", "-n", str(iters)], backend, timeout=600, pcaps=pcaps)
+        self.assertEqual(sr, 0, "server: " + sout + serr)
+        self.assertEqual(cr, 0, "client: " + cout + cerr)
+        ops = [int(x[0]) for x in tshark_fields(pcaps[1], ["infiniband.bth.opcode"])]
+        self.assertGreater(len(ops), iters)
+        self.assertTrue(all(0x20 <= op <= 0x2B for op in ops), "UC opcodes only, no ACK: %s" % sorted(set(ops)))
+        print("%s ibv_uc_pingpong -n %d: %d UC packets, opcodes %s; %s" % (
+            backend, iters, len(ops), sorted(set(ops)), cout.strip().splitlines()[-1]), file=sys.stderr)
+        shutil.rmtree(d, ignore_errors=True)
+
+    def test_model(self):
+        self.check("model", 500)
+
+    def test_rtl(self):
+        self.check("rtl", 50)
+
+
 class AddressHandles(unittest.TestCase):
     """verbs_check ah: ibv_create_ah to the port's own GID and a link-local one; refusals with
     Linux's errno (EINVAL port/GRH/index, ENODATA unused entry, ETIMEDOUT unresolvable)."""

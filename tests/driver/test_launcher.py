@@ -689,6 +689,25 @@ class RoceAdmin(unittest.TestCase):
     def test_vlan_pcp_rtl(self):
         self.check_vlan("rtl")
 
+    def check_every_gid_index(self, backend):
+        # the seeds' table: 0/1 link-local v1/v2, 2/3 IPv4 v1/v2, 4/5 IPv6 v1/v2
+        want = {0: "0x8915", 1: "0x86dd", 2: "0x8915", 3: "0x0800", 4: "0x8915", 5: "0x86dd"}
+        for gid, ethertype in want.items():
+            (sr, sout, serr), (cr, cout, cerr), pcaps = self.pair(
+                ["--ip", "10.0.0.1", "--ip", "fd00::1"], ["--ip", "10.0.0.2", "--ip", "fd00::2"],
+                self.pingpong(gid), self.pingpong(gid), backend=backend)
+            self.assertEqual((sr, cr), (0, 0), "GID %d: %s" % (gid, sout + serr + cout + cerr))
+            types = {t for (t,) in tshark_fields(pcaps[1], ["eth.type"])}
+            self.assertEqual(types, {ethertype}, "GID %d" % gid)
+        print("%s ibv_rc_pingpong passes on GID indexes 0..5 (v1/v2 link-local, IPv4, IPv6)" % backend,
+              file=sys.stderr)
+
+    def test_rc_pingpong_on_every_gid_index_model(self):
+        self.check_every_gid_index("model")
+
+    def test_rc_pingpong_on_every_gid_index_rtl(self):
+        self.check_every_gid_index("rtl")
+
     def test_v1_client_against_v2_server_fails(self):
         (sr, sout, serr), (cr, cout, cerr), _ = self.pair(["--ip", "10.0.0.1"], ["--ip", "10.0.0.2"], self.pingpong(3),
                                                            self.pingpong(2), timeout=60)

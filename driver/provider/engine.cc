@@ -543,16 +543,17 @@ std::string Engine::dump_gid_table() {
   for (uint32_t i = 0; i < caps_.gid_tbl_len; ++i) {
     const uint32_t base = spec::kCsrGid + kGidEntryBytes * i;
     Gid gid{};
-    uint32_t type = 0, word = 0;
+    uint32_t type = 0, word = 0, vlan = 0;
     bool ok = true;
     for (uint32_t w = 0; w < 4; ++w) {
       ok = ok && read_locked(base + 4 * w, &word);
       for (uint32_t b = 0; b < 4; ++b) gid[4 * w + b] = static_cast<uint8_t>(word >> (24 - 8 * b));
     }
-    ok = ok && read_locked(base + 4 * kGidTypeWord, &type);
-    char line[128];
+    ok = ok && read_locked(base + 4 * kGidTypeWord, &type) && read_locked(base + 4 * kGidVlanWord, &vlan);
+    char line[160];
     if (ok)
-      std::snprintf(line, sizeof line, "rocenic: engine GID[%u] type %u %s\n", i, type, format_gid(gid).c_str());
+      std::snprintf(line, sizeof line, "rocenic: engine GID[%u] type %u %s vlan 0x%x\n", i, type,
+                    format_gid(gid).c_str(), vlan);
     else
       std::snprintf(line, sizeof line, "rocenic: engine GID[%u] unreadable (SLVERR)\n", i);
     out += line;

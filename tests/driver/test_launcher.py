@@ -204,24 +204,28 @@ class GidTableAgreement(unittest.TestCase):
         script = ('ROCENIC_GID_DUMP=1 ibv_devinfo >/dev/null || exit 9; '
                   'd=$SYSFS_PATH/class/infiniband/rocenic0/ports/1; '
                   'for f in $d/gids/*; do n=${f##*/}; '
-                  'echo "$n $(cat $f) $(cat $d/gid_attrs/types/$n)"; done')
-        r = run(["--mac", MAC, "--ip", "10.0.0.9", "--ip", "2001:db8::1", "--ip", "172.16.0.1",
+                  'echo "$n $(cat $f) $(cat $d/gid_attrs/ndevs/$n 2>/dev/null || echo -) '
+                  '$(cat $d/gid_attrs/types/$n)"; done')
+        r = run(["--mac", MAC, "--ip", "10.0.0.9", "--ip", "2001:db8::1", "--vlan", "300", "--ip", "172.16.0.1",
                  "--", "sh", "-c", script])
         self.assertEqual(r.returncode, 0, r.stderr)
         engine = {}
-        for i, t, g in re.findall(r"rocenic: engine GID\[(\d+)\] type (\d) (\S+)", r.stderr):
-            engine[int(i)] = (g, int(t))
+        for i, t, g, v in re.findall(r"rocenic: engine GID\[(\d+)\] type (\d) (\S+) vlan (0x[0-9a-f]+)", r.stderr):
+            engine[int(i)] = (g, int(t), int(v, 16))
         sysfs = {}
         for line in r.stdout.splitlines():
-            n, gid, typ = line.split(" ", 2)
-            sysfs[int(n)] = (gid, typ)
+            n, gid, ndev, typ = line.split(" ", 3)
+            sysfs[int(n)] = (gid, typ, ndev)
         self.assertEqual(len(engine), csr_caps("model")["gid_tbl_len"])
         self.assertEqual(sorted(engine), sorted(sysfs))
         type_text = {1: "IB/RoCE v1", 2: "RoCE v2"}
         for i in engine:
             self.assertEqual(engine[i][0], sysfs[i][0], "GID[%d]" % i)
-            if engine[i][1]:  # used: the type agrees too; unused: zero GID
+            if engine[i][1]:  # used: the type and the VLAN (the netdev's) agree too; unused: zero GID
                 self.assertEqual(type_text[engine[i][1]], sysfs[i][1], "GID[%d] type" % i)
+                vlan = engine[i][2]
+                self.assertEqual(sysfs[i][2], "rocenet0.%d" % (vlan & 0xFFF) if vlan else "rocenet0", "GID[%d] VLAN" % i)
+                self.assertEqual(vlan, 0x1000 | 300 if i in (6, 7) else 0, "GID[%d]: only 172.16.0.1 is on VLAN 300" % i)
             else:
                 self.assertEqual(set(sysfs[i][0]) - {":"}, {"0"}, "GID[%d] unused" % i)
         self.assertEqual(sum(1 for v in engine.values() if v[1]), 8)

@@ -4,6 +4,8 @@
 // libibverbs on the real backends (verbs_errno, test_launcher.py).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,7 +51,8 @@ class EngineOnBackend : public ::testing::TestWithParam<const char*> {};
 // What the engine holds after programming, read back over CSR, is exactly the
 // configuration: every used entry with its type, every other entry unused.
 TEST_P(EngineOnBackend, ProgramsMacMtuLinkAndTheWholeGidTable) {
-  const Config cfg = test_config();
+  Config cfg = test_config();
+  cfg.gids.back().vlan = 7;  // an address on VLAN 7: GID word 5
   std::string err;
   int errnum = -1;
   std::unique_ptr<Engine> eng = Engine::open(GetParam(), cfg, &err, &errnum);
@@ -59,12 +62,14 @@ TEST_P(EngineOnBackend, ProgramsMacMtuLinkAndTheWholeGidTable) {
   ASSERT_TRUE(eng->read_caps(&caps));
   std::string expect;
   for (unsigned i = 0; i < caps.gid_tbl_len; ++i) {
-    unsigned type = 0;
+    unsigned type = 0, vlan = 0;
     Gid gid{};
     for (const GidEntry& g : cfg.gids)
-      if (g.index == i) type = static_cast<unsigned>(g.type), gid = g.gid;
-    expect +=
-        "rocenic: engine GID[" + std::to_string(i) + "] type " + std::to_string(type) + " " + format_gid(gid) + "\n";
+      if (g.index == i) type = static_cast<unsigned>(g.type), gid = g.gid, vlan = gid_vlan_word(g.vlan);
+    char v[16];
+    std::snprintf(v, sizeof v, "0x%x", vlan);
+    expect += "rocenic: engine GID[" + std::to_string(i) + "] type " + std::to_string(type) + " " + format_gid(gid) +
+              " vlan " + v + "\n";
   }
   EXPECT_EQ(eng->dump_gid_table(), expect);
 

@@ -37,12 +37,7 @@ TEST_P(Uc, SendsAndWritesCompleteWithoutAcks) {
     return true;
   };
   End a;
-  a.pd = w.a->alloc_pd();
-  a.scq = w.a->create_cq(8);
-  a.rcq = w.a->create_cq(8);
-  a.qp = w.a->create_qp(a.pd, *a.scq, *a.rcq, 7, 7, QpType::kUc);
-  a.buf = std::make_unique<host::Buffer>(65536);
-  a.mr = w.a->reg_mr(a.pd, a.buf->data(), 65536, kAllAccess);
+  a.make(*w.a, 65536, kAllAccess, QpType::kUc);
   host::Path p;
   p.dest_qpn = 0x42;
   p.dmac = kMacB;
@@ -93,17 +88,6 @@ TEST_P(Uc, SendsAndWritesCompleteWithoutAcks) {
   }
 }
 
-struct UcEnd : End {
-  void make_uc(host::EngineHost& h, size_t bytes) {
-    pd = h.alloc_pd();
-    scq = h.create_cq(8);
-    rcq = h.create_cq(8);
-    qp = h.create_qp(pd, *scq, *rcq, 7, 7, QpType::kUc);
-    buf = std::make_unique<host::Buffer>(bytes);
-    mr = h.reg_mr(pd, buf->data(), bytes, kAllAccess);
-  }
-};
-
 TEST_P(Uc, MessagesBetweenTwoUcQpsAndWhatALostPacketLoses) {
   TwoHosts w(GetParam());
   size_t from_b = 0;
@@ -113,10 +97,10 @@ TEST_P(Uc, MessagesBetweenTwoUcQpsAndWhatALostPacketLoses) {
     if (!a) return ++from_b, true;
     return !(drop_a && drop_a(a_sent++));
   };
-  UcEnd a, b;
+  End a, b;
   const size_t kMax = 65536;
-  a.make_uc(*w.a, kMax);
-  b.make_uc(*w.b, kMax);
+  a.make(*w.a, kMax, kAllAccess, QpType::kUc);
+  b.make(*w.b, kMax, kAllAccess, QpType::kUc);
   test::connect_pair(*w.a, a, test::kMacA, test::kIpA, *w.b, b, kMacB, kIpB);
   uint64_t id = 1;
   for (const uint32_t len : {0u, 1u, 3000u, 65536u}) {

@@ -323,7 +323,7 @@ void Engine::apply_knobs_locked(bool gids_changed) {
             dev_->csr_write(spec::kCsrTxTtl, k.ttl ? 0x100u | k.ttl : 0) &&
             dev_->csr_write(spec::kCsrCtrl, k.roce_enable ? 1u : 0u);  // CTRL bit 0: ROCE_ENABLE
   if (gids_changed) {
-    ok = ok && write_gids_locked(k.roce_enable);  // (at open: written already, written again)
+    ok = ok && write_gids_locked(k.roce_enable);  // (at open with roce_enable 0 the engine gets it twice: harmless)
     std::string why;
     if (!knob_watch_.root().empty() && !write_gid_files(knob_watch_.root(), cfg_, caps_.gid_tbl_len, k.roce_enable, &why))
       std::fprintf(stderr, "rocenic: roce_enable: %s\n", why.c_str());

@@ -504,7 +504,7 @@ enum class XportCnt : uint8_t {
   kTxAcks = 2,  // ACK/NAK packets sent by the responder
   kRxPkts = 3,  // request packets the responder accepted
   kRxAcks = 4,  // ACK/NAK packets the completer received
-  kNoQp = 5,  // packets for a QP that does not exist or is not RC, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
+  kNoQp = 5,  // packets for a QP that does not exist, is neither RC nor UC, is UC and gets an RC opcode, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
   kQpState = 6,  // packets for a QP not in RTR/RTS: dropped
   kOutOfSequence = 7,  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   kDuplicateRequest = 8,  // packets with a PSN already seen: re-ACKed, not executed again

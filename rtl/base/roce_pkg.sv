@@ -290,7 +290,7 @@ package roce_pkg;
   localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
   localparam logic [4:0] XPORT_CNT_RX_PKTS = 5'd3;  // request packets the responder accepted
   localparam logic [4:0] XPORT_CNT_RX_ACKS = 5'd4;  // ACK/NAK packets the completer received
-  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist or is not RC, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
+  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist, is neither RC nor UC, is UC and gets an RC opcode, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
   localparam logic [4:0] XPORT_CNT_QP_STATE = 5'd6;  // packets for a QP not in RTR/RTS: dropped
   localparam logic [4:0] XPORT_CNT_OUT_OF_SEQUENCE = 5'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
   localparam logic [4:0] XPORT_CNT_DUPLICATE_REQUEST = 5'd8;  // packets with a PSN already seen: re-ACKed, not executed again

@@ -158,13 +158,7 @@ module read_place_ctrl #(
   // ---- combinational helpers
   logic        take_cfg, take_cmd;
   logic [15:0] sq_mask;
-  logic [HEAD_W-1:0] wqe_in, wqe_shift;        // the head with the beat now arriving in
-  // beats shift in from the top (one beat is the whole head at DATA_W 1024)
-  if (DATA_W == HEAD_W) begin : g_head_one_beat
-    assign wqe_shift = s_dma_rd_tdata;
-  end else begin : g_head_beats
-    assign wqe_shift = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
-  end
+  logic [HEAD_W-1:0] wqe_in;  // the head with the beat now arriving in
   /* verilator lint_off UNUSEDSIGNAL */  // wr_id, opcode, ... of the whole WQE: only num_sge and the SGEs used
   logic [WQE_W-1:0] wqe_all;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -191,7 +185,7 @@ module read_place_ctrl #(
     c0 = valid_q[idx_q] ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
     sq_mask = 16'((17'd1 << c0[F_LSZ +: 5]) - 17'd1);
     // the WQE's beats shift in from the top
-    wqe_in = wqe_shift;
+    wqe_in = HEAD_W'({s_dma_rd_tdata, wqe_q} >> DATA_W);  // beats shift in from the top
     wqe_all = {tail_q[TAIL_W-1:0], wqe_q};
     nsge_in = wqe_in[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
     nsge_q  = wqe_q[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];

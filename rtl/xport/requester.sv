@@ -1,4 +1,4 @@
-// requester: RC send queues -> request packets (docs/engine.md, "Requester").
+// requester: RC and UC send queues -> request packets (docs/engine.md, "Requester"; UC: UC opcodes, no AckReq, tracked once sent).
 //
 //   send WQE (288 bytes in a 512-byte slot, docs/spec/layouts.md)
 //     0 wr_id | 8 opcode | 9 flags (signaled, solicited, inline) | 10 num_sge

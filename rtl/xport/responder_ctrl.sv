@@ -1,4 +1,4 @@
-// responder_ctrl: the checker stage of the RC responder (docs/engine.md,
+// responder_ctrl: the checker stage of the RC (and UC) responder (docs/engine.md,
 // "Responder"). It owns the per-QP contexts and decides, one request packet
 // at a time and in order, what happens to it; the placement stage
 // (responder_place) then moves the payload and sends what was decided.
@@ -179,7 +179,7 @@ module responder_ctrl #(
   logic [15:0]   db_pi_q, db_pi_d;
   logic [QW-1:0] idx_q, idx_d;                     // the QP
   logic          qin_q, qin_d;                     // its number is below MAX_QP
-  logic          qok_q, qok_d;                     // it exists and is RC
+  logic          qok_q, qok_d;                     // it exists and is RC (or UC, and the opcode is UC's)
   logic          l3ok_q, l3ok_d;                   // the packet's encapsulation is the QP's
   logic          uc_x_q, uc_x_d;                   // the packet is for a UC QP (IBTA 9.8: no ACK, no NAK)
   logic [7:0]    op_n;                             // its opcode as the RC one (a UC opcode - 0x20)
@@ -242,13 +242,7 @@ module responder_ctrl #(
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
   logic [15:0] rq_mask;
-  logic [HEAD_W-1:0] wqe_in, wqe_shift;            // the head with the beat now arriving in
-  // beats shift in from the top (one beat is the whole head at DATA_W 1024)
-  if (DATA_W == HEAD_W) begin : g_head_one_beat
-    assign wqe_shift = s_dma_rd_tdata;
-  end else begin : g_head_beats
-    assign wqe_shift = {s_dma_rd_tdata, wqe_q[HEAD_W-1:DATA_W]};
-  end
+  logic [HEAD_W-1:0] wqe_in;  // the head with the beat now arriving in
   logic [WQE_W-1:0] wqe_all;                       // head and tail: the WQE's bytes
   logic [7:0]  wqe_nsge;
   logic [127:0] sge_of_wqe;
@@ -304,7 +298,7 @@ module responder_ctrl #(
     sge_addr = sge_rd_q[8 * roce_pkg::SGE_ADDR_OFF +: 64];
     sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
-    wqe_in   = wqe_shift;
+    wqe_in   = HEAD_W'({s_dma_rd_tdata, wqe_q} >> DATA_W);  // beats shift in from the top
     wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];

@@ -135,18 +135,18 @@ struct TwoHosts {
   }
 };
 
-// One side's objects for an RC connection.
+// One side's objects for an RC (or UC) connection.
 struct End {
   uint32_t pd = 0;
   std::unique_ptr<host::Cq> scq, rcq;
   std::unique_ptr<host::Qp> qp;
   std::unique_ptr<host::Buffer> buf;
   host::Mr mr;
-  void make(host::EngineHost& h, size_t bytes, uint8_t access = kAllAccess) {
+  void make(host::EngineHost& h, size_t bytes, uint8_t access = kAllAccess, spec::QpType type = spec::QpType::kRc) {
     pd = h.alloc_pd();
     scq = h.create_cq(8);
     rcq = h.create_cq(8);
-    qp = h.create_qp(pd, *scq, *rcq, 7, 7);
+    qp = h.create_qp(pd, *scq, *rcq, 7, 7, type);
     buf = std::make_unique<host::Buffer>(bytes);
     mr = h.reg_mr(pd, buf->data(), bytes, access);
   }

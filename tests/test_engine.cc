@@ -1005,6 +1005,63 @@ TEST_P(Engine, ABurstOfFatalNaksOnManyQpsPutsEveryQpInErr) {
   EXPECT_EQ(dev->divergence(), "");
 }
 
+// The host may act on a transport failure as soon as it can see it: the
+// moment a fatal NAK has left the engine, the next mailbox command finds the
+// QP in ERR (a report is taken before any mailbox command, wherever the
+// tap's scanner is), and a QP destroyed then and created again under the
+// same number starts clean -- a late report must not put the new QP in ERR.
+// Each round fails a different QP, so the report meets the scanner at a
+// different place.
+TEST_P(Engine, AFatalNakIsInErrBeforeTheNextCommandAndAReusedQpNumberStartsClean) {
+  auto dev = make_device(GetParam());
+  size_t sent = 0;
+  dev->set_tx_sink([&](const uint8_t*, size_t) { ++sent; });
+  EngineHost h(*dev);
+  h.configure_port(kMacB, kIpB);
+  End base;
+  base.make(h, 4096);
+  auto path = [](unsigned i) {
+    host::Path p;
+    p.dest_qpn = 0x100 + i;
+    p.dmac = kMacA;
+    p.dgid = host::ipv4_gid(kIpA);
+    p.rq_psn = 500;
+    return p;
+  };
+  std::vector<std::unique_ptr<host::Qp>> qps;
+  constexpr unsigned kQps = 12;
+  for (unsigned i = 0; i < kQps; ++i) {
+    qps.push_back(h.create_qp(base.pd, *base.scq, *base.rcq, 2, 2));
+    h.connect(*qps.back(), path(i));
+  }
+  const std::vector<uint8_t> pay(64, 0x11);
+  for (unsigned i = 0; i < kQps; ++i) {
+    dev->run(37 * i);  // a different phase of the scanner each round
+    const uint32_t qpn = qps[i]->qpn;
+    auto f = send_only_frame(qpn, 500, pay);
+    f[test::kBthOpcodeAt] = kRcSendLast;  // a LAST with no message begun: invalid request
+    test::refresh_icrc_ipv4(f);
+    const size_t before = sent;
+    dev->rx_frame(f.data(), f.size());
+    for (unsigned c = 0; c < 100000 && sent == before; ++c) dev->run(1);
+    ASSERT_EQ(sent, before + 1) << "the NAK of QP " << qpn;
+    host::CmdResult q = h.command(CmdOp::kQueryQp, qpn);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(q.res[0], static_cast<uint32_t>(QpState::kErr)) << "QP " << qpn << " right after its NAK";
+    ASSERT_TRUE(h.command(CmdOp::kDestroyQp, qpn).ok());
+    qps[i] = h.create_qp(base.pd, *base.scq, *base.rcq, 2, 2);
+    EXPECT_EQ(qps[i]->qpn, qpn) << "the lowest free number again";
+    h.connect(*qps[i], path(i));
+    dev->run(100000);
+    q = h.command(CmdOp::kQueryQp, qpn);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(q.res[0], static_cast<uint32_t>(QpState::kRts)) << "QP " << qpn << " created again";
+  }
+  EXPECT_EQ(h.counter(XportCnt::kRemInvReq), kQps);
+  EXPECT_TRUE(dev->idle());
+  EXPECT_EQ(dev->divergence(), "");
+}
+
 TEST_P(Engine, PacketForQpNotInRtrIsDroppedAndCounted) {
   auto dev = make_device(GetParam());
   dev->set_tx_sink([](const uint8_t*, size_t) {});

@@ -163,13 +163,19 @@ module roce_engine #(
   logic mr_wr_valid, mtt_wr_valid;
   logic cmd_idle;
 
+  // A mailbox command waits until every transport failure reported so far
+  // was taken (the tap's scanner may need MAX_QP cycles to reach a QP): the
+  // host may have seen the error completion already, destroy the QP and
+  // create one with its number, which a late report would put in ERR.
   roce_pkg::qp_err_t qp_err;  logic qp_err_valid, qp_err_ready;
+  logic idle_err_tap, cmd_taken_ready;
+  assign cmd_ready = cmd_taken_ready && idle_err_tap;
   roce_cmd #(
     .MAX_QP(MAX_QP), .MAX_CQ(MAX_CQ), .MAX_MR(MAX_MR), .MAX_PD(MAX_PD), .MAX_QP_WR(MAX_QP_WR),
     .MAX_CQE(MAX_CQE), .MTT_DEPTH(MTT_DEPTH), .GID_TBL_LEN(GID_TBL_LEN)
   ) u_cmd (
     .clk, .rst,
-    .s_cmd(cmd), .s_cmd_valid(cmd_valid), .s_cmd_ready(cmd_ready),
+    .s_cmd(cmd), .s_cmd_valid(cmd_valid && idle_err_tap), .s_cmd_ready(cmd_taken_ready),
     .s_qp_err(qp_err), .s_qp_err_valid(qp_err_valid), .s_qp_err_ready(qp_err_ready),
     .m_resp(cmd_resp), .m_resp_valid(cmd_resp_valid), .m_resp_ready(cmd_resp_ready),
     .m_qp_cfg(qp_cfg), .m_qp_cfg_valid(qp_cfg_valid), .m_qp_cfg_ready(qp_cfg_ready),
@@ -483,7 +489,6 @@ module roce_engine #(
   // A fatal NAK the responder sends, an error completion of the completer:
   // roce_cmd records the QP's ERR (QUERY_QP) and tells every owner (both
   // queues flush). The tap never holds either stream back.
-  logic idle_err_tap;
   qp_err_tap #(.MAX_QP(MAX_QP)) u_err_tap (
     .clk, .rst,
     .s_ack_hdr(ack_hdr_raw), .s_ack_hdr_valid(ack_raw_valid), .s_ack_hdr_ready(ack_raw_ready),

@@ -18,7 +18,7 @@ constexpr uint32_t kAccess = attr(spec::QpAttr::kAccessFlags), kPkey = attr(spec
                    kDestQpn = attr(spec::QpAttr::kDestQpn), kTimeout = attr(spec::QpAttr::kTimeout),
                    kRetryCnt = attr(spec::QpAttr::kRetryCnt), kRnrRetry = attr(spec::QpAttr::kRnrRetry),
                    kMaxRdAtomic = attr(spec::QpAttr::kMaxQpRdAtomic),
-                   kMaxDestRdAtomic = attr(spec::QpAttr::kMaxDestRdAtomic);
+                   kMaxDestRdAtomic = attr(spec::QpAttr::kMaxDestRdAtomic), kQkey = attr(spec::QpAttr::kQkey);
 
 unsigned log2u(unsigned v) {
   unsigned l = 0;
@@ -38,12 +38,6 @@ size_t lowest_free(const std::vector<bool>& used, size_t from) {
   size_t i = from;
   while (i < used.size() && used[i]) ++i;
   return i;
-}
-
-bool ipv4_mapped(const Ip128& g) {
-  for (unsigned i = 0; i < 10; ++i)
-    if (g[i]) return false;
-  return g[10] == 0xFF && g[11] == 0xFF;
 }
 
 }  // namespace
@@ -308,7 +302,8 @@ spec::CmdStatus RoceCmd::write_mtt(const uint8_t* a) {
 spec::CmdStatus RoceCmd::create_qp(const uint8_t* a, spec::CmdResp& r) {
   spec::CmdCreateQp q;
   q.load(a);
-  if (q.qp_type != static_cast<uint8_t>(spec::QpType::kRc) && q.qp_type != static_cast<uint8_t>(spec::QpType::kUc))
+  if (q.qp_type != static_cast<uint8_t>(spec::QpType::kRc) && q.qp_type != static_cast<uint8_t>(spec::QpType::kUc) &&
+      q.qp_type != static_cast<uint8_t>(spec::QpType::kUd))
     return CmdStatus::kBadParam;
   if (q.pd >= pd_used_.size() || !pd_used_[q.pd] || q.send_cq >= cq_used_.size() || !cq_used_[q.send_cq] ||
       q.recv_cq >= cq_used_.size() || !cq_used_[q.recv_cq])
@@ -361,7 +356,7 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   const Gid* g = m.sgid_index < gid_.size() ? &gid_[m.sgid_index] : nullptr;
   // GID type 3 is no defined type: treated as unused.
   if (((mask & kPathMtu) && (m.path_mtu < 1 || m.path_mtu > 5)) ||
-      ((mask & kAv) && (!g || g->type == 0 || g->type == 3)) || ((mask & kPort) && m.port_num != 1) ||
+      ((mask & kAv) && (!g || !g->usable())) || ((mask & kPort) && m.port_num != 1) ||
       ((mask & kPkey) && m.pkey_index != 0) || ((mask & kAccess) && (m.access & ~0xFu)) ||
       ((mask & kMaxRdAtomic) && m.max_rd_atomic > spec::kMaxQpRdAtom) ||
       ((mask & kMaxDestRdAtomic) && m.max_dest_rd_atomic > spec::kMaxQpRdAtom))
@@ -369,11 +364,10 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   x.state = m.qp_state;
   if (mask & kAccess) x.access = m.access;
   if (mask & kAv) {
-    using L3 = spec::L3;
-    x.l3 = static_cast<uint8_t>(g->type == 1 ? L3::kRocev1 : ipv4_mapped(g->gid) ? L3::kIpv4 : L3::kIpv6);
+    x.l3 = static_cast<uint8_t>(g->l3());
     x.src_ip = g->gid;
-    x.vlan_valid = (g->vlan >> 12) & 1u;
-    x.vlan_vid = g->vlan & 0xFFFu;
+    x.vlan_valid = g->tagged();
+    x.vlan_vid = g->vid();
     x.src_mac = mac_;
     x.dst_ip = m.dgid;
     x.dst_mac = 0;
@@ -387,6 +381,7 @@ spec::CmdStatus RoceCmd::modify_qp(const uint8_t* a) {
   if (mask & kDestQpn) x.dest_qpn = m.dest_qpn & 0xFFFFFFu;
   if (mask & kRqPsn) x.rq_psn = m.rq_psn & 0xFFFFFFu;
   if (mask & kSqPsn) x.sq_psn = m.sq_psn & 0xFFFFFFu;
+  if (mask & kQkey) x.qkey = m.qkey;
   if (mask & kMinRnrTimer) x.min_rnr_timer = m.min_rnr_timer & 0x1Fu;
   // IBTA field widths: the rest of the byte is ignored, as by rxe
   if (mask & kTimeout) x.timeout = m.timeout & 0x1Fu;

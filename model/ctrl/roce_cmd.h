@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "ctrl/gid_entry.h"
 #include "gen/roce_spec.h"
 #include "mem/mr_table.h"
 #include "sched/port.h"
@@ -61,11 +62,7 @@ class RoceCmd : public Process {
   void run() override;
 
  private:
-  struct Gid {
-    Ip128 gid{};
-    uint8_t type = 0;
-    uint16_t vlan = 0;
-  };
+  using Gid = GidEntry;
   struct Qp {
     bool valid = false;
     spec::QpCfg ctx;  // qpn and action are filled in when sent

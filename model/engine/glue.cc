@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "net/ud_grh.h"
+
 namespace rocenic::model {
 
 void RxDispatch::run() {
@@ -37,6 +39,35 @@ void RxDispatch::run() {
       v.pay_len = 8;
     }
     o->push(v, t);
+  }
+}
+
+void UdGrhInsert::run() {
+  const Cycle now = s_.now();
+  while (hdr.ready()) {
+    const spec::RoceRxHdr& h = hdr.front();
+    const bool ud = is_ud_request(h.opcode);
+    const bool parsed = h.pay_len != 0;
+    if (parsed && !pay.ready()) {  // its payload follows its header
+      if (!pay.empty()) s_.wake_at(this, pay.next_at());
+      return;
+    }
+    if (!hdr_out->can_push() || ((parsed || ud) && !pay_out->can_push())) return;
+    const Cycle t = std::max(hdr.next_at() + kLatency, now);
+    spec::RoceRxHdr v = hdr.pop();
+    if (ud) {
+      const auto g = ud_grh(v);
+      std::vector<uint8_t> b(g.begin(), g.end());
+      if (parsed) {
+        const Packet p = pay.pop();
+        b.insert(b.end(), p.data.vec().begin(), p.data.vec().end());
+      }
+      pay_out->push(Packet{Bytes(std::move(b))}, t);
+      v.pay_len = static_cast<uint16_t>(v.pay_len + spec::kGrhBytes);
+    } else if (parsed) {
+      pay_out->push(pay.pop(), t);
+    }
+    hdr_out->push(v, t);
   }
 }
 

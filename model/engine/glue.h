@@ -100,6 +100,25 @@ class RxDispatch : public Process {
   Scheduler& s_;
 };
 
+// A UD datagram's receive buffer starts with its 40-byte GRH
+// (rtl/common/ud_grh_insert.sv, model/net/ud_grh.h): between rx_dispatch and
+// the responder, a UD request's header gets pay_len + 40 and its payload the
+// GRH in front (a datagram without payload gets the GRH alone); other
+// packets pass as they are.
+class UdGrhInsert : public Process {
+ public:
+  static constexpr Cycle kLatency = 1;  // (the gather's output register)
+  explicit UdGrhInsert(Scheduler& s) : hdr(s, this, 2), pay(s, this, 2), s_(s) {}
+  In<spec::RoceRxHdr> hdr;
+  In<Packet> pay;
+  Out<spec::RoceRxHdr> hdr_out{this};
+  Out<Packet> pay_out{this};
+  void run() override;
+
+ private:
+  Scheduler& s_;
+};
+
 // The MR checks of three clients to one table (rtl/common/mr_arb.sv): two
 // Merges mark tag bits 7:6 with the client (requester 0, responder 1,
 // read_place 2), two Splits send each answer back by them.

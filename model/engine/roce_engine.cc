@@ -37,6 +37,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
+      ud_grh(s),
       dma_rd_pair(s, kArbLatency),
       dma_rd_trio(s, kArbLatency),
       dma_rd_arb(s, kArbLatency),
@@ -157,15 +158,21 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   parser.hdr.bind(dispatch.hdr);
   parser.pay.bind(dispatch.pay);
   dispatch.ack.bind(completer.rx_ack);
-  dispatch.req.bind(resp.rx_hdr);
-  dispatch.req_pay.bind(resp.rx_payload);
+  dispatch.req.bind(ud_grh.hdr);
+  dispatch.req_pay.bind(ud_grh.pay);
+  ud_grh.hdr_out.bind(resp.rx_hdr);
+  ud_grh.pay_out.bind(resp.rx_payload);
   dispatch.rsp_pay.bind(rdp.payload);
 }
 
 void RoceEngine::follow_csr() {
   req.set_ack_req_log2(csr.ack_req_log2());
   cmd.set_port_mac(csr.port_mac());
-  for (unsigned i = 0; i < 16; ++i) cmd.set_gid(i, csr.gid(i), csr.gid_type(i), csr.gid_vlan(i));
+  req.set_port(csr.port_mac(), csr.port_mtu());
+  for (unsigned i = 0; i < 16; ++i) {
+    cmd.set_gid(i, csr.gid(i), csr.gid_type(i), csr.gid_vlan(i));
+    req.set_gid(i, GidEntry{csr.gid(i), static_cast<uint8_t>(csr.gid_type(i) & 3u), static_cast<uint16_t>(csr.gid_vlan(i) & 0x1FFFu)});
+  }
   deparser.set_override(csr.tx_tclass(), csr.tx_ttl());
   parser.set_roce_enable(csr.roce_enable());
 }

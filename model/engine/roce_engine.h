@@ -66,6 +66,7 @@ class RoceEngine {
   Merge<Packet> rx_merge;           // MAC frames (0), looped-back frames (1)
   RoceParser parser;
   RxDispatch dispatch;
+  UdGrhInsert ud_grh;               // a UD datagram's GRH in front of its payload -> responder
   // host memory
   Merge<spec::DmaRdReq> dma_rd_pair; // requester (0), responder (1)
   Merge<spec::DmaRdReq> dma_rd_trio; // the pair (tag 0, 1), the responder's READ data (tag 2)

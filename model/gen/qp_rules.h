@@ -24,17 +24,24 @@ inline constexpr QpRule qp_rule(uint8_t from, uint8_t to, uint8_t qp_type) {
   if (to == 6) return {true, QpAction::kToErr, 0x00000000u, 0x00000000u};  // ANY -> ERR
   if (from == 0 && to == 1 && (qp_type == 2 || qp_type == 3)) return {true, QpAction::kToInit, 0x00000038u, 0x00000000u};  // RESET -> INIT
   if (from == 1 && to == 1 && (qp_type == 2 || qp_type == 3)) return {true, QpAction::kAttr, 0x00000000u, 0x00000038u};  // INIT -> INIT
+  if (from == 0 && to == 1 && (qp_type == 4)) return {true, QpAction::kToInit, 0x00000070u, 0x00000000u};  // RESET -> INIT
+  if (from == 1 && to == 1 && (qp_type == 4)) return {true, QpAction::kAttr, 0x00000000u, 0x00000070u};  // INIT -> INIT
+  if (from == 1 && to == 2 && (qp_type == 4)) return {true, QpAction::kToRtr, 0x00000000u, 0x00000050u};  // INIT -> RTR
+  if (from == 2 && to == 3 && (qp_type == 4)) return {true, QpAction::kToRts, 0x00010000u, 0x00000040u};  // RTR -> RTS
+  if (from == 3 && to == 3 && (qp_type == 4)) return {true, QpAction::kAttr, 0x00000000u, 0x00000040u};  // RTS -> RTS
   if (from == 1 && to == 2 && (qp_type == 2)) return {true, QpAction::kToRtr, 0x00129180u, 0x00000018u};  // INIT -> RTR
   if (from == 1 && to == 2 && (qp_type == 3)) return {true, QpAction::kToRtr, 0x00101180u, 0x00000018u};  // INIT -> RTR
   if (from == 2 && to == 3 && (qp_type == 2)) return {true, QpAction::kToRts, 0x00012E00u, 0x00008008u};  // RTR -> RTS
   if (from == 2 && to == 3 && (qp_type == 3)) return {true, QpAction::kToRts, 0x00010000u, 0x00000008u};  // RTR -> RTS
   if (from == 3 && to == 3 && (qp_type == 2)) return {true, QpAction::kAttr, 0x00000000u, 0x00008008u};  // RTS -> RTS
   if (from == 3 && to == 3 && (qp_type == 3)) return {true, QpAction::kAttr, 0x00000000u, 0x00000008u};  // RTS -> RTS
-  if (from == 3 && to == 4 && (qp_type == 2 || qp_type == 3)) return {true, QpAction::kToSqd, 0x00000000u, 0x00000000u};  // RTS -> SQD
+  if (from == 3 && to == 4 && (qp_type == 2 || qp_type == 3 || qp_type == 4)) return {true, QpAction::kToSqd, 0x00000000u, 0x00000000u};  // RTS -> SQD
   if (from == 4 && to == 4 && (qp_type == 2)) return {true, QpAction::kAttr, 0x00000000u, 0x0002AFB8u};  // SQD -> SQD
   if (from == 4 && to == 4 && (qp_type == 3)) return {true, QpAction::kAttr, 0x00000000u, 0x00000098u};  // SQD -> SQD
   if (from == 4 && to == 3 && (qp_type == 2)) return {true, QpAction::kAttr, 0x00000000u, 0x00008008u};  // SQD -> RTS
   if (from == 4 && to == 3 && (qp_type == 3)) return {true, QpAction::kAttr, 0x00000000u, 0x00000008u};  // SQD -> RTS
+  if (from == 4 && to == 4 && (qp_type == 4)) return {true, QpAction::kAttr, 0x00000000u, 0x00000050u};  // SQD -> SQD
+  if (from == 4 && to == 3 && (qp_type == 4)) return {true, QpAction::kAttr, 0x00000000u, 0x00000040u};  // SQD -> RTS
   return {};
 }
 

@@ -31,6 +31,9 @@ inline constexpr uint32_t kAckTimeoutBase = 1024;
 inline constexpr uint32_t kRnrTickCycles = 2500;
 inline constexpr uint32_t kAccessMwBind = 16;
 inline constexpr uint32_t kMaxSge = 16;
+inline constexpr uint32_t kUdMaxSge = 2;
+inline constexpr uint32_t kUdMaxInline = 32;
+inline constexpr uint32_t kGrhBytes = 40;
 inline constexpr uint32_t kWqeSlotLog2 = 9;
 inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
@@ -281,7 +284,7 @@ inline const char* to_string(QpAttr v) {
 enum class QpType : uint8_t {
   kRc = 2,  // reliable connected
   kUc = 3,  // unreliable connected: SEND and RDMA WRITE without ACKs; a lost packet loses its message (IBTA 9.8)
-  kUd = 4,  // unreliable datagram (later issue)
+  kUd = 4,  // unreliable datagram: SEND (with immediate) of one packet to the address in the WQE, DETH with Q_Key and source QP; the receiver gets a 40-byte GRH before the payload (IBTA 9.8, 11.4.1.1)
 };
 inline constexpr unsigned kQpTypeCount = 3;
 inline const char* to_string(QpType v) {
@@ -531,8 +534,9 @@ enum class XportCnt : uint8_t {
   kRespCqeFlushErr = 29,  // receive completions with WR_FLUSH_ERR
   kRxReadRequests = 30,  // RDMA READ requests the responder executed (a duplicate one executed again included)
   kImpliedNakSeqErr = 31,  // responses (ACK, NAK, READ response) with a PSN past the next response an unfinished READ waits for: responses were lost (the QP goes back to the first missing one, once per rewind)
+  kQkeyViolations = 32,  // UD datagrams whose DETH Q_Key is not the QP's: dropped (ibv_query_port's qkey_viol_cntr)
 };
-inline constexpr unsigned kXportCntCount = 32;
+inline constexpr unsigned kXportCntCount = 33;
 inline const char* to_string(XportCnt v) {
   switch (v) {
     case XportCnt::kNone: return "NONE";
@@ -567,6 +571,7 @@ inline const char* to_string(XportCnt v) {
     case XportCnt::kRespCqeFlushErr: return "RESP_CQE_FLUSH_ERR";
     case XportCnt::kRxReadRequests: return "RX_READ_REQUESTS";
     case XportCnt::kImpliedNakSeqErr: return "IMPLIED_NAK_SEQ_ERR";
+    case XportCnt::kQkeyViolations: return "QKEY_VIOLATIONS";
   }
   return "?";
 }
@@ -2350,8 +2355,8 @@ struct WqDb {
 // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
 // Bit-exact with roce_pkg::qp_cfg_t (first field most significant).
 struct QpCfg {
-  static constexpr unsigned kBits = 723;
-  static constexpr unsigned kWords = 23;
+  static constexpr unsigned kBits = 755;
+  static constexpr unsigned kWords = 24;
   uint16_t qpn = 0;
   uint8_t action = 0;  // qp_action enum: what changes besides the attributes
   uint8_t state = 0;
@@ -2385,159 +2390,162 @@ struct QpCfg {
   uint8_t sl = 0;
   uint8_t max_rd_atomic = 0;  // RDMA READs the requester keeps outstanding at most (0..MAX_QP_RD_ATOM; 0: none is sent)
   uint8_t max_dest_rd_atomic = 0;  // responder READ resources (0: a READ request is answered NAK invalid request, as rxe)
+  uint32_t qkey = 0;  // UD: the QP's Q_Key: a received datagram must carry it in its DETH; a send WQE whose Q_Key has bit 31 set sends it
 
   // Into / out of a little-endian word array (Verilator's VlWide layout),
   // a word at a time: the pieces of each field are resolved by the generator.
   void pack(uint32_t* words) const {
     for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
-    words[22] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 3;
-    words[22] |= static_cast<uint32_t>(uint64_t{action} & 0x7u);
-    words[21] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 29;
-    words[21] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 26;
-    words[21] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 10;
-    words[20] |= static_cast<uint32_t>(uint64_t{send_cq} & 0x3Fu) << 26;
-    words[21] |= static_cast<uint32_t>((uint64_t{send_cq} >> 6) & 0x3FFu);
-    words[20] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0xFFFFu) << 10;
-    words[18] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x3FFFFFu) << 10;
-    words[19] |= static_cast<uint32_t>((uint64_t{sq_base} >> 22) & 0xFFFFFFFFu);
-    words[20] |= static_cast<uint32_t>((uint64_t{sq_base} >> 54) & 0x3FFu);
-    words[18] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 5;
-    words[16] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x7FFFFFFu) << 5;
-    words[17] |= static_cast<uint32_t>((uint64_t{rq_base} >> 27) & 0xFFFFFFFFu);
-    words[18] |= static_cast<uint32_t>((uint64_t{rq_base} >> 59) & 0x1Fu);
-    words[16] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu);
-    words[15] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 28;
-    words[15] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 25;
-    words[15] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0xFFFFFFu) << 1;
-    words[14] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0x7FFFFFu) << 9;
-    words[15] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 23) & 0x1u);
-    words[13] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x7FFFu) << 17;
-    words[14] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 15) & 0x1FFu);
-    words[13] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 12;
-    words[13] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 7;
-    words[13] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 4;
-    words[13] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 1;
-    words[12] |= static_cast<uint32_t>(uint64_t{l3} & 0x1u) << 31;
-    words[13] |= static_cast<uint32_t>((uint64_t{l3} >> 1) & 0x1u);
-    words[12] |= static_cast<uint32_t>(uint64_t{vlan_valid} & 0x1u) << 30;
-    words[12] |= static_cast<uint32_t>(uint64_t{vlan_vid} & 0xFFFu) << 18;
-    words[11] |= static_cast<uint32_t>(uint64_t{src_mac} & 0x3FFFFFFFu) << 2;
-    words[12] |= static_cast<uint32_t>((uint64_t{src_mac} >> 30) & 0x3FFFFu);
-    words[9] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0x3FFFu) << 18;
-    words[10] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 14) & 0xFFFFFFFFu);
-    words[11] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 46) & 0x3u);
-    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu) << 10;
-    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 2;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0x3Fu) << 26;
-    words[9] |= static_cast<uint32_t>((uint64_t{src_ip[2]} >> 6) & 0x3u);
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 18;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu) << 10;
-    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 2;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0x3Fu) << 26;
-    words[8] |= static_cast<uint32_t>((uint64_t{src_ip[6]} >> 6) & 0x3u);
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 18;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu) << 10;
-    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 2;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0x3Fu) << 26;
-    words[7] |= static_cast<uint32_t>((uint64_t{src_ip[10]} >> 6) & 0x3u);
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 18;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu) << 10;
-    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 2;
-    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0x3Fu) << 26;
-    words[6] |= static_cast<uint32_t>((uint64_t{src_ip[14]} >> 6) & 0x3u);
-    words[5] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 18;
-    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu) << 10;
-    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 2;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0x3Fu) << 26;
-    words[5] |= static_cast<uint32_t>((uint64_t{dst_ip[2]} >> 6) & 0x3u);
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 18;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu) << 10;
-    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 2;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0x3Fu) << 26;
-    words[4] |= static_cast<uint32_t>((uint64_t{dst_ip[6]} >> 6) & 0x3u);
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 18;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu) << 10;
-    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 2;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0x3Fu) << 26;
-    words[3] |= static_cast<uint32_t>((uint64_t{dst_ip[10]} >> 6) & 0x3u);
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 18;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu) << 10;
-    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 2;
-    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0x3Fu) << 26;
-    words[2] |= static_cast<uint32_t>((uint64_t{dst_ip[14]} >> 6) & 0x3u);
-    words[1] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 18;
-    words[1] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu) << 10;
-    words[1] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 2;
-    words[0] |= static_cast<uint32_t>(uint64_t{flow_label} & 0x3FFFFu) << 14;
-    words[1] |= static_cast<uint32_t>((uint64_t{flow_label} >> 18) & 0x3u);
-    words[0] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu) << 10;
-    words[0] |= static_cast<uint32_t>(uint64_t{max_rd_atomic} & 0x1Fu) << 5;
-    words[0] |= static_cast<uint32_t>(uint64_t{max_dest_rd_atomic} & 0x1Fu);
+    words[23] |= static_cast<uint32_t>(uint64_t{qpn} & 0xFFFFu) << 3;
+    words[23] |= static_cast<uint32_t>(uint64_t{action} & 0x7u);
+    words[22] |= static_cast<uint32_t>(uint64_t{state} & 0x7u) << 29;
+    words[22] |= static_cast<uint32_t>(uint64_t{qp_type} & 0x7u) << 26;
+    words[22] |= static_cast<uint32_t>(uint64_t{pd} & 0xFFFFu) << 10;
+    words[21] |= static_cast<uint32_t>(uint64_t{send_cq} & 0x3Fu) << 26;
+    words[22] |= static_cast<uint32_t>((uint64_t{send_cq} >> 6) & 0x3FFu);
+    words[21] |= static_cast<uint32_t>(uint64_t{recv_cq} & 0xFFFFu) << 10;
+    words[19] |= static_cast<uint32_t>(uint64_t{sq_base} & 0x3FFFFFu) << 10;
+    words[20] |= static_cast<uint32_t>((uint64_t{sq_base} >> 22) & 0xFFFFFFFFu);
+    words[21] |= static_cast<uint32_t>((uint64_t{sq_base} >> 54) & 0x3FFu);
+    words[19] |= static_cast<uint32_t>(uint64_t{sq_lsz} & 0x1Fu) << 5;
+    words[17] |= static_cast<uint32_t>(uint64_t{rq_base} & 0x7FFFFFFu) << 5;
+    words[18] |= static_cast<uint32_t>((uint64_t{rq_base} >> 27) & 0xFFFFFFFFu);
+    words[19] |= static_cast<uint32_t>((uint64_t{rq_base} >> 59) & 0x1Fu);
+    words[17] |= static_cast<uint32_t>(uint64_t{rq_lsz} & 0x1Fu);
+    words[16] |= static_cast<uint32_t>(uint64_t{access} & 0xFu) << 28;
+    words[16] |= static_cast<uint32_t>(uint64_t{pmtu} & 0x7u) << 25;
+    words[16] |= static_cast<uint32_t>(uint64_t{dest_qpn} & 0xFFFFFFu) << 1;
+    words[15] |= static_cast<uint32_t>(uint64_t{sq_psn} & 0x7FFFFFu) << 9;
+    words[16] |= static_cast<uint32_t>((uint64_t{sq_psn} >> 23) & 0x1u);
+    words[14] |= static_cast<uint32_t>(uint64_t{rq_psn} & 0x7FFFu) << 17;
+    words[15] |= static_cast<uint32_t>((uint64_t{rq_psn} >> 15) & 0x1FFu);
+    words[14] |= static_cast<uint32_t>(uint64_t{min_rnr_timer} & 0x1Fu) << 12;
+    words[14] |= static_cast<uint32_t>(uint64_t{timeout} & 0x1Fu) << 7;
+    words[14] |= static_cast<uint32_t>(uint64_t{retry_cnt} & 0x7u) << 4;
+    words[14] |= static_cast<uint32_t>(uint64_t{rnr_retry} & 0x7u) << 1;
+    words[13] |= static_cast<uint32_t>(uint64_t{l3} & 0x1u) << 31;
+    words[14] |= static_cast<uint32_t>((uint64_t{l3} >> 1) & 0x1u);
+    words[13] |= static_cast<uint32_t>(uint64_t{vlan_valid} & 0x1u) << 30;
+    words[13] |= static_cast<uint32_t>(uint64_t{vlan_vid} & 0xFFFu) << 18;
+    words[12] |= static_cast<uint32_t>(uint64_t{src_mac} & 0x3FFFFFFFu) << 2;
+    words[13] |= static_cast<uint32_t>((uint64_t{src_mac} >> 30) & 0x3FFFFu);
+    words[10] |= static_cast<uint32_t>(uint64_t{dst_mac} & 0x3FFFu) << 18;
+    words[11] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 14) & 0xFFFFFFFFu);
+    words[12] |= static_cast<uint32_t>((uint64_t{dst_mac} >> 46) & 0x3u);
+    words[10] |= static_cast<uint32_t>(uint64_t{src_ip[0]} & 0xFFu) << 10;
+    words[10] |= static_cast<uint32_t>(uint64_t{src_ip[1]} & 0xFFu) << 2;
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[2]} & 0x3Fu) << 26;
+    words[10] |= static_cast<uint32_t>((uint64_t{src_ip[2]} >> 6) & 0x3u);
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[3]} & 0xFFu) << 18;
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[4]} & 0xFFu) << 10;
+    words[9] |= static_cast<uint32_t>(uint64_t{src_ip[5]} & 0xFFu) << 2;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[6]} & 0x3Fu) << 26;
+    words[9] |= static_cast<uint32_t>((uint64_t{src_ip[6]} >> 6) & 0x3u);
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[7]} & 0xFFu) << 18;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[8]} & 0xFFu) << 10;
+    words[8] |= static_cast<uint32_t>(uint64_t{src_ip[9]} & 0xFFu) << 2;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[10]} & 0x3Fu) << 26;
+    words[8] |= static_cast<uint32_t>((uint64_t{src_ip[10]} >> 6) & 0x3u);
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[11]} & 0xFFu) << 18;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[12]} & 0xFFu) << 10;
+    words[7] |= static_cast<uint32_t>(uint64_t{src_ip[13]} & 0xFFu) << 2;
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[14]} & 0x3Fu) << 26;
+    words[7] |= static_cast<uint32_t>((uint64_t{src_ip[14]} >> 6) & 0x3u);
+    words[6] |= static_cast<uint32_t>(uint64_t{src_ip[15]} & 0xFFu) << 18;
+    words[6] |= static_cast<uint32_t>(uint64_t{dst_ip[0]} & 0xFFu) << 10;
+    words[6] |= static_cast<uint32_t>(uint64_t{dst_ip[1]} & 0xFFu) << 2;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[2]} & 0x3Fu) << 26;
+    words[6] |= static_cast<uint32_t>((uint64_t{dst_ip[2]} >> 6) & 0x3u);
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[3]} & 0xFFu) << 18;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[4]} & 0xFFu) << 10;
+    words[5] |= static_cast<uint32_t>(uint64_t{dst_ip[5]} & 0xFFu) << 2;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[6]} & 0x3Fu) << 26;
+    words[5] |= static_cast<uint32_t>((uint64_t{dst_ip[6]} >> 6) & 0x3u);
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[7]} & 0xFFu) << 18;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[8]} & 0xFFu) << 10;
+    words[4] |= static_cast<uint32_t>(uint64_t{dst_ip[9]} & 0xFFu) << 2;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[10]} & 0x3Fu) << 26;
+    words[4] |= static_cast<uint32_t>((uint64_t{dst_ip[10]} >> 6) & 0x3u);
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[11]} & 0xFFu) << 18;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[12]} & 0xFFu) << 10;
+    words[3] |= static_cast<uint32_t>(uint64_t{dst_ip[13]} & 0xFFu) << 2;
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[14]} & 0x3Fu) << 26;
+    words[3] |= static_cast<uint32_t>((uint64_t{dst_ip[14]} >> 6) & 0x3u);
+    words[2] |= static_cast<uint32_t>(uint64_t{dst_ip[15]} & 0xFFu) << 18;
+    words[2] |= static_cast<uint32_t>(uint64_t{tclass} & 0xFFu) << 10;
+    words[2] |= static_cast<uint32_t>(uint64_t{ttl} & 0xFFu) << 2;
+    words[1] |= static_cast<uint32_t>(uint64_t{flow_label} & 0x3FFFFu) << 14;
+    words[2] |= static_cast<uint32_t>((uint64_t{flow_label} >> 18) & 0x3u);
+    words[1] |= static_cast<uint32_t>(uint64_t{sl} & 0xFu) << 10;
+    words[1] |= static_cast<uint32_t>(uint64_t{max_rd_atomic} & 0x1Fu) << 5;
+    words[1] |= static_cast<uint32_t>(uint64_t{max_dest_rd_atomic} & 0x1Fu);
+    words[0] |= static_cast<uint32_t>(uint64_t{qkey} & 0xFFFFFFFFu);
   }
   void unpack(const uint32_t* words) {
-    qpn = static_cast<uint16_t>(uint64_t{((words[22] >> 3) & 0xFFFFu)});
-    action = static_cast<uint8_t>(uint64_t{(words[22] & 0x7u)});
-    state = static_cast<uint8_t>(uint64_t{((words[21] >> 29) & 0x7u)});
-    qp_type = static_cast<uint8_t>(uint64_t{((words[21] >> 26) & 0x7u)});
-    pd = static_cast<uint16_t>(uint64_t{((words[21] >> 10) & 0xFFFFu)});
-    send_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 26) & 0x3Fu)} | (uint64_t{(words[21] & 0x3FFu)} << 6));
-    recv_cq = static_cast<uint16_t>(uint64_t{((words[20] >> 10) & 0xFFFFu)});
-    sq_base = static_cast<uint64_t>(uint64_t{((words[18] >> 10) & 0x3FFFFFu)} | (uint64_t{words[19]} << 22) | (uint64_t{(words[20] & 0x3FFu)} << 54));
-    sq_lsz = static_cast<uint8_t>(uint64_t{((words[18] >> 5) & 0x1Fu)});
-    rq_base = static_cast<uint64_t>(uint64_t{((words[16] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[17]} << 27) | (uint64_t{(words[18] & 0x1Fu)} << 59));
-    rq_lsz = static_cast<uint8_t>(uint64_t{(words[16] & 0x1Fu)});
-    access = static_cast<uint8_t>(uint64_t{((words[15] >> 28) & 0xFu)});
-    pmtu = static_cast<uint8_t>(uint64_t{((words[15] >> 25) & 0x7u)});
-    dest_qpn = static_cast<uint32_t>(uint64_t{((words[15] >> 1) & 0xFFFFFFu)});
-    sq_psn = static_cast<uint32_t>(uint64_t{((words[14] >> 9) & 0x7FFFFFu)} | (uint64_t{(words[15] & 0x1u)} << 23));
-    rq_psn = static_cast<uint32_t>(uint64_t{((words[13] >> 17) & 0x7FFFu)} | (uint64_t{(words[14] & 0x1FFu)} << 15));
-    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[13] >> 12) & 0x1Fu)});
-    timeout = static_cast<uint8_t>(uint64_t{((words[13] >> 7) & 0x1Fu)});
-    retry_cnt = static_cast<uint8_t>(uint64_t{((words[13] >> 4) & 0x7u)});
-    rnr_retry = static_cast<uint8_t>(uint64_t{((words[13] >> 1) & 0x7u)});
-    l3 = static_cast<uint8_t>(uint64_t{((words[12] >> 31) & 0x1u)} | (uint64_t{(words[13] & 0x1u)} << 1));
-    vlan_valid = static_cast<uint8_t>(uint64_t{((words[12] >> 30) & 0x1u)});
-    vlan_vid = static_cast<uint16_t>(uint64_t{((words[12] >> 18) & 0xFFFu)});
-    src_mac = static_cast<uint64_t>(uint64_t{((words[11] >> 2) & 0x3FFFFFFFu)} | (uint64_t{(words[12] & 0x3FFFFu)} << 30));
-    dst_mac = static_cast<uint64_t>(uint64_t{((words[9] >> 18) & 0x3FFFu)} | (uint64_t{words[10]} << 14) | (uint64_t{(words[11] & 0x3u)} << 46));
-    src_ip[0] = static_cast<uint8_t>(uint64_t{((words[9] >> 10) & 0xFFu)});
-    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[9] >> 2) & 0xFFu)});
-    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[8] >> 26) & 0x3Fu)} | (uint64_t{(words[9] & 0x3u)} << 6));
-    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[8] >> 18) & 0xFFu)});
-    src_ip[4] = static_cast<uint8_t>(uint64_t{((words[8] >> 10) & 0xFFu)});
-    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[8] >> 2) & 0xFFu)});
-    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[7] >> 26) & 0x3Fu)} | (uint64_t{(words[8] & 0x3u)} << 6));
-    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[7] >> 18) & 0xFFu)});
-    src_ip[8] = static_cast<uint8_t>(uint64_t{((words[7] >> 10) & 0xFFu)});
-    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[7] >> 2) & 0xFFu)});
-    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[6] >> 26) & 0x3Fu)} | (uint64_t{(words[7] & 0x3u)} << 6));
-    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[6] >> 18) & 0xFFu)});
-    src_ip[12] = static_cast<uint8_t>(uint64_t{((words[6] >> 10) & 0xFFu)});
-    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[6] >> 2) & 0xFFu)});
-    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[5] >> 26) & 0x3Fu)} | (uint64_t{(words[6] & 0x3u)} << 6));
-    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[5] >> 18) & 0xFFu)});
-    dst_ip[0] = static_cast<uint8_t>(uint64_t{((words[5] >> 10) & 0xFFu)});
-    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[5] >> 2) & 0xFFu)});
-    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[4] >> 26) & 0x3Fu)} | (uint64_t{(words[5] & 0x3u)} << 6));
-    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[4] >> 18) & 0xFFu)});
-    dst_ip[4] = static_cast<uint8_t>(uint64_t{((words[4] >> 10) & 0xFFu)});
-    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[4] >> 2) & 0xFFu)});
-    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[3] >> 26) & 0x3Fu)} | (uint64_t{(words[4] & 0x3u)} << 6));
-    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[3] >> 18) & 0xFFu)});
-    dst_ip[8] = static_cast<uint8_t>(uint64_t{((words[3] >> 10) & 0xFFu)});
-    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[3] >> 2) & 0xFFu)});
-    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[2] >> 26) & 0x3Fu)} | (uint64_t{(words[3] & 0x3u)} << 6));
-    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[2] >> 18) & 0xFFu)});
-    dst_ip[12] = static_cast<uint8_t>(uint64_t{((words[2] >> 10) & 0xFFu)});
-    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0xFFu)});
-    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[1] >> 26) & 0x3Fu)} | (uint64_t{(words[2] & 0x3u)} << 6));
-    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[1] >> 18) & 0xFFu)});
-    tclass = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0xFFu)});
-    ttl = static_cast<uint8_t>(uint64_t{((words[1] >> 2) & 0xFFu)});
-    flow_label = static_cast<uint32_t>(uint64_t{((words[0] >> 14) & 0x3FFFFu)} | (uint64_t{(words[1] & 0x3u)} << 18));
-    sl = static_cast<uint8_t>(uint64_t{((words[0] >> 10) & 0xFu)});
-    max_rd_atomic = static_cast<uint8_t>(uint64_t{((words[0] >> 5) & 0x1Fu)});
-    max_dest_rd_atomic = static_cast<uint8_t>(uint64_t{(words[0] & 0x1Fu)});
+    qpn = static_cast<uint16_t>(uint64_t{((words[23] >> 3) & 0xFFFFu)});
+    action = static_cast<uint8_t>(uint64_t{(words[23] & 0x7u)});
+    state = static_cast<uint8_t>(uint64_t{((words[22] >> 29) & 0x7u)});
+    qp_type = static_cast<uint8_t>(uint64_t{((words[22] >> 26) & 0x7u)});
+    pd = static_cast<uint16_t>(uint64_t{((words[22] >> 10) & 0xFFFFu)});
+    send_cq = static_cast<uint16_t>(uint64_t{((words[21] >> 26) & 0x3Fu)} | (uint64_t{(words[22] & 0x3FFu)} << 6));
+    recv_cq = static_cast<uint16_t>(uint64_t{((words[21] >> 10) & 0xFFFFu)});
+    sq_base = static_cast<uint64_t>(uint64_t{((words[19] >> 10) & 0x3FFFFFu)} | (uint64_t{words[20]} << 22) | (uint64_t{(words[21] & 0x3FFu)} << 54));
+    sq_lsz = static_cast<uint8_t>(uint64_t{((words[19] >> 5) & 0x1Fu)});
+    rq_base = static_cast<uint64_t>(uint64_t{((words[17] >> 5) & 0x7FFFFFFu)} | (uint64_t{words[18]} << 27) | (uint64_t{(words[19] & 0x1Fu)} << 59));
+    rq_lsz = static_cast<uint8_t>(uint64_t{(words[17] & 0x1Fu)});
+    access = static_cast<uint8_t>(uint64_t{((words[16] >> 28) & 0xFu)});
+    pmtu = static_cast<uint8_t>(uint64_t{((words[16] >> 25) & 0x7u)});
+    dest_qpn = static_cast<uint32_t>(uint64_t{((words[16] >> 1) & 0xFFFFFFu)});
+    sq_psn = static_cast<uint32_t>(uint64_t{((words[15] >> 9) & 0x7FFFFFu)} | (uint64_t{(words[16] & 0x1u)} << 23));
+    rq_psn = static_cast<uint32_t>(uint64_t{((words[14] >> 17) & 0x7FFFu)} | (uint64_t{(words[15] & 0x1FFu)} << 15));
+    min_rnr_timer = static_cast<uint8_t>(uint64_t{((words[14] >> 12) & 0x1Fu)});
+    timeout = static_cast<uint8_t>(uint64_t{((words[14] >> 7) & 0x1Fu)});
+    retry_cnt = static_cast<uint8_t>(uint64_t{((words[14] >> 4) & 0x7u)});
+    rnr_retry = static_cast<uint8_t>(uint64_t{((words[14] >> 1) & 0x7u)});
+    l3 = static_cast<uint8_t>(uint64_t{((words[13] >> 31) & 0x1u)} | (uint64_t{(words[14] & 0x1u)} << 1));
+    vlan_valid = static_cast<uint8_t>(uint64_t{((words[13] >> 30) & 0x1u)});
+    vlan_vid = static_cast<uint16_t>(uint64_t{((words[13] >> 18) & 0xFFFu)});
+    src_mac = static_cast<uint64_t>(uint64_t{((words[12] >> 2) & 0x3FFFFFFFu)} | (uint64_t{(words[13] & 0x3FFFFu)} << 30));
+    dst_mac = static_cast<uint64_t>(uint64_t{((words[10] >> 18) & 0x3FFFu)} | (uint64_t{words[11]} << 14) | (uint64_t{(words[12] & 0x3u)} << 46));
+    src_ip[0] = static_cast<uint8_t>(uint64_t{((words[10] >> 10) & 0xFFu)});
+    src_ip[1] = static_cast<uint8_t>(uint64_t{((words[10] >> 2) & 0xFFu)});
+    src_ip[2] = static_cast<uint8_t>(uint64_t{((words[9] >> 26) & 0x3Fu)} | (uint64_t{(words[10] & 0x3u)} << 6));
+    src_ip[3] = static_cast<uint8_t>(uint64_t{((words[9] >> 18) & 0xFFu)});
+    src_ip[4] = static_cast<uint8_t>(uint64_t{((words[9] >> 10) & 0xFFu)});
+    src_ip[5] = static_cast<uint8_t>(uint64_t{((words[9] >> 2) & 0xFFu)});
+    src_ip[6] = static_cast<uint8_t>(uint64_t{((words[8] >> 26) & 0x3Fu)} | (uint64_t{(words[9] & 0x3u)} << 6));
+    src_ip[7] = static_cast<uint8_t>(uint64_t{((words[8] >> 18) & 0xFFu)});
+    src_ip[8] = static_cast<uint8_t>(uint64_t{((words[8] >> 10) & 0xFFu)});
+    src_ip[9] = static_cast<uint8_t>(uint64_t{((words[8] >> 2) & 0xFFu)});
+    src_ip[10] = static_cast<uint8_t>(uint64_t{((words[7] >> 26) & 0x3Fu)} | (uint64_t{(words[8] & 0x3u)} << 6));
+    src_ip[11] = static_cast<uint8_t>(uint64_t{((words[7] >> 18) & 0xFFu)});
+    src_ip[12] = static_cast<uint8_t>(uint64_t{((words[7] >> 10) & 0xFFu)});
+    src_ip[13] = static_cast<uint8_t>(uint64_t{((words[7] >> 2) & 0xFFu)});
+    src_ip[14] = static_cast<uint8_t>(uint64_t{((words[6] >> 26) & 0x3Fu)} | (uint64_t{(words[7] & 0x3u)} << 6));
+    src_ip[15] = static_cast<uint8_t>(uint64_t{((words[6] >> 18) & 0xFFu)});
+    dst_ip[0] = static_cast<uint8_t>(uint64_t{((words[6] >> 10) & 0xFFu)});
+    dst_ip[1] = static_cast<uint8_t>(uint64_t{((words[6] >> 2) & 0xFFu)});
+    dst_ip[2] = static_cast<uint8_t>(uint64_t{((words[5] >> 26) & 0x3Fu)} | (uint64_t{(words[6] & 0x3u)} << 6));
+    dst_ip[3] = static_cast<uint8_t>(uint64_t{((words[5] >> 18) & 0xFFu)});
+    dst_ip[4] = static_cast<uint8_t>(uint64_t{((words[5] >> 10) & 0xFFu)});
+    dst_ip[5] = static_cast<uint8_t>(uint64_t{((words[5] >> 2) & 0xFFu)});
+    dst_ip[6] = static_cast<uint8_t>(uint64_t{((words[4] >> 26) & 0x3Fu)} | (uint64_t{(words[5] & 0x3u)} << 6));
+    dst_ip[7] = static_cast<uint8_t>(uint64_t{((words[4] >> 18) & 0xFFu)});
+    dst_ip[8] = static_cast<uint8_t>(uint64_t{((words[4] >> 10) & 0xFFu)});
+    dst_ip[9] = static_cast<uint8_t>(uint64_t{((words[4] >> 2) & 0xFFu)});
+    dst_ip[10] = static_cast<uint8_t>(uint64_t{((words[3] >> 26) & 0x3Fu)} | (uint64_t{(words[4] & 0x3u)} << 6));
+    dst_ip[11] = static_cast<uint8_t>(uint64_t{((words[3] >> 18) & 0xFFu)});
+    dst_ip[12] = static_cast<uint8_t>(uint64_t{((words[3] >> 10) & 0xFFu)});
+    dst_ip[13] = static_cast<uint8_t>(uint64_t{((words[3] >> 2) & 0xFFu)});
+    dst_ip[14] = static_cast<uint8_t>(uint64_t{((words[2] >> 26) & 0x3Fu)} | (uint64_t{(words[3] & 0x3u)} << 6));
+    dst_ip[15] = static_cast<uint8_t>(uint64_t{((words[2] >> 18) & 0xFFu)});
+    tclass = static_cast<uint8_t>(uint64_t{((words[2] >> 10) & 0xFFu)});
+    ttl = static_cast<uint8_t>(uint64_t{((words[2] >> 2) & 0xFFu)});
+    flow_label = static_cast<uint32_t>(uint64_t{((words[1] >> 14) & 0x3FFFFu)} | (uint64_t{(words[2] & 0x3u)} << 18));
+    sl = static_cast<uint8_t>(uint64_t{((words[1] >> 10) & 0xFu)});
+    max_rd_atomic = static_cast<uint8_t>(uint64_t{((words[1] >> 5) & 0x1Fu)});
+    max_dest_rd_atomic = static_cast<uint8_t>(uint64_t{(words[1] & 0x1Fu)});
+    qkey = static_cast<uint32_t>(uint64_t{words[0]});
   }
   bool operator==(const QpCfg& o) const {
     return qpn == o.qpn
@@ -2572,7 +2580,8 @@ struct QpCfg {
         && flow_label == o.flow_label
         && sl == o.sl
         && max_rd_atomic == o.max_rd_atomic
-        && max_dest_rd_atomic == o.max_dest_rd_atomic;
+        && max_dest_rd_atomic == o.max_dest_rd_atomic
+        && qkey == o.qkey;
   }
   bool operator!=(const QpCfg& o) const { return !(*this == o); }
   // Every field, for a divergence report.
@@ -2611,6 +2620,7 @@ struct QpCfg {
     s += " sl=" + hex_string(sl);
     s += " max_rd_atomic=" + hex_string(max_rd_atomic);
     s += " max_dest_rd_atomic=" + hex_string(max_dest_rd_atomic);
+    s += " qkey=" + hex_string(qkey);
     return s;
   }
   // Names of the fields that differ from o (empty when equal).
@@ -2649,6 +2659,7 @@ struct QpCfg {
     if (sl != o.sl) s += " sl";
     if (max_rd_atomic != o.max_rd_atomic) s += " max_rd_atomic";
     if (max_dest_rd_atomic != o.max_dest_rd_atomic) s += " max_dest_rd_atomic";
+    if (qkey != o.qkey) s += " qkey";
     return s;
   }
 };
@@ -3119,6 +3130,24 @@ inline constexpr unsigned kSendWqeBindMrLkeyOff = 64;
 inline constexpr unsigned kSendWqeBindMrLkeyBytes = 4;
 inline constexpr unsigned kSendWqeBindAccessOff = 68;
 inline constexpr unsigned kSendWqeBindAccessBytes = 4;
+inline constexpr unsigned kSendWqeUdDestQpnOff = 72;
+inline constexpr unsigned kSendWqeUdDestQpnBytes = 4;
+inline constexpr unsigned kSendWqeUdQkeyOff = 76;
+inline constexpr unsigned kSendWqeUdQkeyBytes = 4;
+inline constexpr unsigned kSendWqeUdDgidOff = 80;
+inline constexpr unsigned kSendWqeUdDgidBytes = 16;
+inline constexpr unsigned kSendWqeUdDmacOff = 96;
+inline constexpr unsigned kSendWqeUdDmacBytes = 6;
+inline constexpr unsigned kSendWqeUdSgidIndexOff = 102;
+inline constexpr unsigned kSendWqeUdSgidIndexBytes = 1;
+inline constexpr unsigned kSendWqeUdHopLimitOff = 103;
+inline constexpr unsigned kSendWqeUdHopLimitBytes = 1;
+inline constexpr unsigned kSendWqeUdFlowLabelOff = 104;
+inline constexpr unsigned kSendWqeUdFlowLabelBytes = 4;
+inline constexpr unsigned kSendWqeUdTrafficClassOff = 108;
+inline constexpr unsigned kSendWqeUdTrafficClassBytes = 1;
+inline constexpr unsigned kSendWqeUdSlOff = 109;
+inline constexpr unsigned kSendWqeUdSlBytes = 1;
 struct SendWqe {
   static constexpr unsigned kSize = 288;
   uint64_t wr_id = 0;
@@ -3136,6 +3165,15 @@ struct SendWqe {
   uint64_t atomic_swap = 0;  // atomics: the swap value (ATOMIC_CMP_AND_SWP), as wr.atomic.swap
   uint32_t bind_mr_lkey = 0;  // BIND_MW (num_sge 0; SGE 2's place): the lkey of the MR the window is bound to (bind_info.mr)
   uint32_t bind_access = 0;  // BIND_MW: the window's rights, IBV_ACCESS_REMOTE_* bits (bind_info.mw_access_flags)
+  uint32_t ud_dest_qpn = 0;  // UD (its address vector, from the address handle; a UD WQE has at most 2 SGEs or 32 inline bytes, which end before it): the destination QP (wr.ud.remote_qpn)
+  uint32_t ud_qkey = 0;  // UD: the Q_Key sent in the DETH (wr.ud.remote_qkey); with bit 31 set, the QP's own Q_Key is sent instead (IBTA 10.2.5)
+  std::array<uint8_t, 16> ud_dgid{};  // UD: destination GID, network byte order
+  std::array<uint8_t, 6> ud_dmac{};  // UD: destination MAC (resolved when the address handle was created), byte 0 first on the wire
+  uint8_t ud_sgid_index = 0;  // UD: the source GID entry: its type chooses the encapsulation, its VLAN the 802.1Q tag (as an RC QP's sgid_index)
+  uint8_t ud_hop_limit = 0;
+  uint32_t ud_flow_label = 0;
+  uint8_t ud_traffic_class = 0;
+  uint8_t ud_sl = 0;  // UD: service level (PCP = SL & 7 on a VLAN GID)
   void store(uint8_t* p) const {
     for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
     for (unsigned i = 0; i < 8; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{wr_id} >> (8 * i));
@@ -3153,6 +3191,15 @@ struct SendWqe {
     for (unsigned i = 0; i < 8; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{atomic_swap} >> (8 * i));
     for (unsigned i = 0; i < 4; ++i) p[64 + i] = static_cast<uint8_t>(uint64_t{bind_mr_lkey} >> (8 * i));
     for (unsigned i = 0; i < 4; ++i) p[68 + i] = static_cast<uint8_t>(uint64_t{bind_access} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[72 + i] = static_cast<uint8_t>(uint64_t{ud_dest_qpn} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[76 + i] = static_cast<uint8_t>(uint64_t{ud_qkey} >> (8 * i));
+    for (unsigned i = 0; i < 16; ++i) p[80 + i] = ud_dgid[i];
+    for (unsigned i = 0; i < 6; ++i) p[96 + i] = ud_dmac[i];
+    for (unsigned i = 0; i < 1; ++i) p[102 + i] = static_cast<uint8_t>(uint64_t{ud_sgid_index} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[103 + i] = static_cast<uint8_t>(uint64_t{ud_hop_limit} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[104 + i] = static_cast<uint8_t>(uint64_t{ud_flow_label} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[108 + i] = static_cast<uint8_t>(uint64_t{ud_traffic_class} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[109 + i] = static_cast<uint8_t>(uint64_t{ud_sl} >> (8 * i));
   }
   void load(const uint8_t* p) {
     wr_id = 0;
@@ -3185,6 +3232,22 @@ struct SendWqe {
     for (unsigned i = 0; i < 4; ++i) bind_mr_lkey |= static_cast<decltype(bind_mr_lkey)>(uint64_t{p[64 + i]} << (8 * i));
     bind_access = 0;
     for (unsigned i = 0; i < 4; ++i) bind_access |= static_cast<decltype(bind_access)>(uint64_t{p[68 + i]} << (8 * i));
+    ud_dest_qpn = 0;
+    for (unsigned i = 0; i < 4; ++i) ud_dest_qpn |= static_cast<decltype(ud_dest_qpn)>(uint64_t{p[72 + i]} << (8 * i));
+    ud_qkey = 0;
+    for (unsigned i = 0; i < 4; ++i) ud_qkey |= static_cast<decltype(ud_qkey)>(uint64_t{p[76 + i]} << (8 * i));
+    for (unsigned i = 0; i < 16; ++i) ud_dgid[i] = p[80 + i];
+    for (unsigned i = 0; i < 6; ++i) ud_dmac[i] = p[96 + i];
+    ud_sgid_index = 0;
+    for (unsigned i = 0; i < 1; ++i) ud_sgid_index |= static_cast<decltype(ud_sgid_index)>(uint64_t{p[102 + i]} << (8 * i));
+    ud_hop_limit = 0;
+    for (unsigned i = 0; i < 1; ++i) ud_hop_limit |= static_cast<decltype(ud_hop_limit)>(uint64_t{p[103 + i]} << (8 * i));
+    ud_flow_label = 0;
+    for (unsigned i = 0; i < 4; ++i) ud_flow_label |= static_cast<decltype(ud_flow_label)>(uint64_t{p[104 + i]} << (8 * i));
+    ud_traffic_class = 0;
+    for (unsigned i = 0; i < 1; ++i) ud_traffic_class |= static_cast<decltype(ud_traffic_class)>(uint64_t{p[108 + i]} << (8 * i));
+    ud_sl = 0;
+    for (unsigned i = 0; i < 1; ++i) ud_sl |= static_cast<decltype(ud_sl)>(uint64_t{p[109 + i]} << (8 * i));
   }
   bool operator==(const SendWqe& o) const {
     return wr_id == o.wr_id
@@ -3201,7 +3264,16 @@ struct SendWqe {
         && atomic_cmp_add == o.atomic_cmp_add
         && atomic_swap == o.atomic_swap
         && bind_mr_lkey == o.bind_mr_lkey
-        && bind_access == o.bind_access;
+        && bind_access == o.bind_access
+        && ud_dest_qpn == o.ud_dest_qpn
+        && ud_qkey == o.ud_qkey
+        && ud_dgid == o.ud_dgid
+        && ud_dmac == o.ud_dmac
+        && ud_sgid_index == o.ud_sgid_index
+        && ud_hop_limit == o.ud_hop_limit
+        && ud_flow_label == o.ud_flow_label
+        && ud_traffic_class == o.ud_traffic_class
+        && ud_sl == o.ud_sl;
   }
 };
 
@@ -3462,7 +3534,7 @@ struct CmdCreateQp {
   uint32_t pd = 0;
   uint32_t send_cq = 0;
   uint32_t recv_cq = 0;
-  uint8_t qp_type = 0;  // qp_type enum: RC or UC (others BAD_PARAM)
+  uint8_t qp_type = 0;  // qp_type enum: RC, UC or UD (others BAD_PARAM)
   uint8_t sq_lsz = 0;  // log2 of the send WQE count, at most log2(CAP_MAX_QP_WR)
   uint8_t rq_lsz = 0;
   void store(uint8_t* p) const {
@@ -3506,7 +3578,7 @@ struct CmdCreateQp {
   }
 };
 
-// CMD_ARG words of MODIFY_QP. attr_mask uses the IBV_QP_* bit values; the allowed and required bits per transition are IBTA's (docs/engine.md).
+// CMD_ARG words of MODIFY_QP. attr_mask uses the IBV_QP_* bit values; the allowed and required bits per transition are IBTA's (docs/engine.md). QPNs and PSNs are 24-bit (IBTA), each with a one-byte attribute beside it.
 // Host-memory layout, little-endian, 64 bytes.
 inline constexpr unsigned kCmdModifyQpQpnOff = 0;
 inline constexpr unsigned kCmdModifyQpQpnBytes = 4;
@@ -3521,11 +3593,17 @@ inline constexpr unsigned kCmdModifyQpAccessBytes = 1;
 inline constexpr unsigned kCmdModifyQpSgidIndexOff = 11;
 inline constexpr unsigned kCmdModifyQpSgidIndexBytes = 1;
 inline constexpr unsigned kCmdModifyQpDestQpnOff = 12;
-inline constexpr unsigned kCmdModifyQpDestQpnBytes = 4;
+inline constexpr unsigned kCmdModifyQpDestQpnBytes = 3;
+inline constexpr unsigned kCmdModifyQpSlOff = 15;
+inline constexpr unsigned kCmdModifyQpSlBytes = 1;
 inline constexpr unsigned kCmdModifyQpRqPsnOff = 16;
-inline constexpr unsigned kCmdModifyQpRqPsnBytes = 4;
+inline constexpr unsigned kCmdModifyQpRqPsnBytes = 3;
+inline constexpr unsigned kCmdModifyQpTimeoutOff = 19;
+inline constexpr unsigned kCmdModifyQpTimeoutBytes = 1;
 inline constexpr unsigned kCmdModifyQpSqPsnOff = 20;
-inline constexpr unsigned kCmdModifyQpSqPsnBytes = 4;
+inline constexpr unsigned kCmdModifyQpSqPsnBytes = 3;
+inline constexpr unsigned kCmdModifyQpRetryCntOff = 23;
+inline constexpr unsigned kCmdModifyQpRetryCntBytes = 1;
 inline constexpr unsigned kCmdModifyQpDmacOff = 24;
 inline constexpr unsigned kCmdModifyQpDmacBytes = 6;
 inline constexpr unsigned kCmdModifyQpHopLimitOff = 30;
@@ -3536,24 +3614,20 @@ inline constexpr unsigned kCmdModifyQpDgidOff = 32;
 inline constexpr unsigned kCmdModifyQpDgidBytes = 16;
 inline constexpr unsigned kCmdModifyQpFlowLabelOff = 48;
 inline constexpr unsigned kCmdModifyQpFlowLabelBytes = 4;
-inline constexpr unsigned kCmdModifyQpSlOff = 52;
-inline constexpr unsigned kCmdModifyQpSlBytes = 1;
-inline constexpr unsigned kCmdModifyQpTimeoutOff = 53;
-inline constexpr unsigned kCmdModifyQpTimeoutBytes = 1;
-inline constexpr unsigned kCmdModifyQpRetryCntOff = 54;
-inline constexpr unsigned kCmdModifyQpRetryCntBytes = 1;
-inline constexpr unsigned kCmdModifyQpRnrRetryOff = 55;
+inline constexpr unsigned kCmdModifyQpQkeyOff = 52;
+inline constexpr unsigned kCmdModifyQpQkeyBytes = 4;
+inline constexpr unsigned kCmdModifyQpRnrRetryOff = 56;
 inline constexpr unsigned kCmdModifyQpRnrRetryBytes = 1;
-inline constexpr unsigned kCmdModifyQpMinRnrTimerOff = 56;
+inline constexpr unsigned kCmdModifyQpMinRnrTimerOff = 57;
 inline constexpr unsigned kCmdModifyQpMinRnrTimerBytes = 1;
-inline constexpr unsigned kCmdModifyQpMaxRdAtomicOff = 57;
+inline constexpr unsigned kCmdModifyQpMaxRdAtomicOff = 58;
 inline constexpr unsigned kCmdModifyQpMaxRdAtomicBytes = 1;
-inline constexpr unsigned kCmdModifyQpMaxDestRdAtomicOff = 58;
+inline constexpr unsigned kCmdModifyQpMaxDestRdAtomicOff = 59;
 inline constexpr unsigned kCmdModifyQpMaxDestRdAtomicBytes = 1;
-inline constexpr unsigned kCmdModifyQpPortNumOff = 59;
-inline constexpr unsigned kCmdModifyQpPortNumBytes = 1;
 inline constexpr unsigned kCmdModifyQpPkeyIndexOff = 60;
 inline constexpr unsigned kCmdModifyQpPkeyIndexBytes = 2;
+inline constexpr unsigned kCmdModifyQpPortNumOff = 62;
+inline constexpr unsigned kCmdModifyQpPortNumBytes = 1;
 struct CmdModifyQp {
   static constexpr unsigned kSize = 64;
   uint32_t qpn = 0;
@@ -3563,22 +3637,23 @@ struct CmdModifyQp {
   uint8_t access = 0;
   uint8_t sgid_index = 0;
   uint32_t dest_qpn = 0;
+  uint8_t sl = 0;
   uint32_t rq_psn = 0;
+  uint8_t timeout = 0;
   uint32_t sq_psn = 0;
+  uint8_t retry_cnt = 0;
   std::array<uint8_t, 6> dmac{};  // destination MAC, byte 0 first on the wire
   uint8_t hop_limit = 0;
   uint8_t traffic_class = 0;
   std::array<uint8_t, 16> dgid{};  // destination GID, network byte order
   uint32_t flow_label = 0;
-  uint8_t sl = 0;
-  uint8_t timeout = 0;
-  uint8_t retry_cnt = 0;
+  uint32_t qkey = 0;  // UD: the QP's Q_Key (IBV_QP_QKEY)
   uint8_t rnr_retry = 0;
   uint8_t min_rnr_timer = 0;
   uint8_t max_rd_atomic = 0;
   uint8_t max_dest_rd_atomic = 0;
-  uint8_t port_num = 0;
   uint16_t pkey_index = 0;
+  uint8_t port_num = 0;
   void store(uint8_t* p) const {
     for (unsigned i = 0; i < kSize; ++i) p[i] = 0;
     for (unsigned i = 0; i < 4; ++i) p[0 + i] = static_cast<uint8_t>(uint64_t{qpn} >> (8 * i));
@@ -3587,23 +3662,24 @@ struct CmdModifyQp {
     for (unsigned i = 0; i < 1; ++i) p[9 + i] = static_cast<uint8_t>(uint64_t{path_mtu} >> (8 * i));
     for (unsigned i = 0; i < 1; ++i) p[10 + i] = static_cast<uint8_t>(uint64_t{access} >> (8 * i));
     for (unsigned i = 0; i < 1; ++i) p[11 + i] = static_cast<uint8_t>(uint64_t{sgid_index} >> (8 * i));
-    for (unsigned i = 0; i < 4; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{dest_qpn} >> (8 * i));
-    for (unsigned i = 0; i < 4; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{rq_psn} >> (8 * i));
-    for (unsigned i = 0; i < 4; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{sq_psn} >> (8 * i));
+    for (unsigned i = 0; i < 3; ++i) p[12 + i] = static_cast<uint8_t>(uint64_t{dest_qpn} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[15 + i] = static_cast<uint8_t>(uint64_t{sl} >> (8 * i));
+    for (unsigned i = 0; i < 3; ++i) p[16 + i] = static_cast<uint8_t>(uint64_t{rq_psn} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[19 + i] = static_cast<uint8_t>(uint64_t{timeout} >> (8 * i));
+    for (unsigned i = 0; i < 3; ++i) p[20 + i] = static_cast<uint8_t>(uint64_t{sq_psn} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[23 + i] = static_cast<uint8_t>(uint64_t{retry_cnt} >> (8 * i));
     for (unsigned i = 0; i < 6; ++i) p[24 + i] = dmac[i];
     for (unsigned i = 0; i < 1; ++i) p[30 + i] = static_cast<uint8_t>(uint64_t{hop_limit} >> (8 * i));
     for (unsigned i = 0; i < 1; ++i) p[31 + i] = static_cast<uint8_t>(uint64_t{traffic_class} >> (8 * i));
     for (unsigned i = 0; i < 16; ++i) p[32 + i] = dgid[i];
     for (unsigned i = 0; i < 4; ++i) p[48 + i] = static_cast<uint8_t>(uint64_t{flow_label} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[52 + i] = static_cast<uint8_t>(uint64_t{sl} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[53 + i] = static_cast<uint8_t>(uint64_t{timeout} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[54 + i] = static_cast<uint8_t>(uint64_t{retry_cnt} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[55 + i] = static_cast<uint8_t>(uint64_t{rnr_retry} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{min_rnr_timer} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[57 + i] = static_cast<uint8_t>(uint64_t{max_rd_atomic} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[58 + i] = static_cast<uint8_t>(uint64_t{max_dest_rd_atomic} >> (8 * i));
-    for (unsigned i = 0; i < 1; ++i) p[59 + i] = static_cast<uint8_t>(uint64_t{port_num} >> (8 * i));
+    for (unsigned i = 0; i < 4; ++i) p[52 + i] = static_cast<uint8_t>(uint64_t{qkey} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[56 + i] = static_cast<uint8_t>(uint64_t{rnr_retry} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[57 + i] = static_cast<uint8_t>(uint64_t{min_rnr_timer} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[58 + i] = static_cast<uint8_t>(uint64_t{max_rd_atomic} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[59 + i] = static_cast<uint8_t>(uint64_t{max_dest_rd_atomic} >> (8 * i));
     for (unsigned i = 0; i < 2; ++i) p[60 + i] = static_cast<uint8_t>(uint64_t{pkey_index} >> (8 * i));
+    for (unsigned i = 0; i < 1; ++i) p[62 + i] = static_cast<uint8_t>(uint64_t{port_num} >> (8 * i));
   }
   void load(const uint8_t* p) {
     qpn = 0;
@@ -3619,11 +3695,17 @@ struct CmdModifyQp {
     sgid_index = 0;
     for (unsigned i = 0; i < 1; ++i) sgid_index |= static_cast<decltype(sgid_index)>(uint64_t{p[11 + i]} << (8 * i));
     dest_qpn = 0;
-    for (unsigned i = 0; i < 4; ++i) dest_qpn |= static_cast<decltype(dest_qpn)>(uint64_t{p[12 + i]} << (8 * i));
+    for (unsigned i = 0; i < 3; ++i) dest_qpn |= static_cast<decltype(dest_qpn)>(uint64_t{p[12 + i]} << (8 * i));
+    sl = 0;
+    for (unsigned i = 0; i < 1; ++i) sl |= static_cast<decltype(sl)>(uint64_t{p[15 + i]} << (8 * i));
     rq_psn = 0;
-    for (unsigned i = 0; i < 4; ++i) rq_psn |= static_cast<decltype(rq_psn)>(uint64_t{p[16 + i]} << (8 * i));
+    for (unsigned i = 0; i < 3; ++i) rq_psn |= static_cast<decltype(rq_psn)>(uint64_t{p[16 + i]} << (8 * i));
+    timeout = 0;
+    for (unsigned i = 0; i < 1; ++i) timeout |= static_cast<decltype(timeout)>(uint64_t{p[19 + i]} << (8 * i));
     sq_psn = 0;
-    for (unsigned i = 0; i < 4; ++i) sq_psn |= static_cast<decltype(sq_psn)>(uint64_t{p[20 + i]} << (8 * i));
+    for (unsigned i = 0; i < 3; ++i) sq_psn |= static_cast<decltype(sq_psn)>(uint64_t{p[20 + i]} << (8 * i));
+    retry_cnt = 0;
+    for (unsigned i = 0; i < 1; ++i) retry_cnt |= static_cast<decltype(retry_cnt)>(uint64_t{p[23 + i]} << (8 * i));
     for (unsigned i = 0; i < 6; ++i) dmac[i] = p[24 + i];
     hop_limit = 0;
     for (unsigned i = 0; i < 1; ++i) hop_limit |= static_cast<decltype(hop_limit)>(uint64_t{p[30 + i]} << (8 * i));
@@ -3632,24 +3714,20 @@ struct CmdModifyQp {
     for (unsigned i = 0; i < 16; ++i) dgid[i] = p[32 + i];
     flow_label = 0;
     for (unsigned i = 0; i < 4; ++i) flow_label |= static_cast<decltype(flow_label)>(uint64_t{p[48 + i]} << (8 * i));
-    sl = 0;
-    for (unsigned i = 0; i < 1; ++i) sl |= static_cast<decltype(sl)>(uint64_t{p[52 + i]} << (8 * i));
-    timeout = 0;
-    for (unsigned i = 0; i < 1; ++i) timeout |= static_cast<decltype(timeout)>(uint64_t{p[53 + i]} << (8 * i));
-    retry_cnt = 0;
-    for (unsigned i = 0; i < 1; ++i) retry_cnt |= static_cast<decltype(retry_cnt)>(uint64_t{p[54 + i]} << (8 * i));
+    qkey = 0;
+    for (unsigned i = 0; i < 4; ++i) qkey |= static_cast<decltype(qkey)>(uint64_t{p[52 + i]} << (8 * i));
     rnr_retry = 0;
-    for (unsigned i = 0; i < 1; ++i) rnr_retry |= static_cast<decltype(rnr_retry)>(uint64_t{p[55 + i]} << (8 * i));
+    for (unsigned i = 0; i < 1; ++i) rnr_retry |= static_cast<decltype(rnr_retry)>(uint64_t{p[56 + i]} << (8 * i));
     min_rnr_timer = 0;
-    for (unsigned i = 0; i < 1; ++i) min_rnr_timer |= static_cast<decltype(min_rnr_timer)>(uint64_t{p[56 + i]} << (8 * i));
+    for (unsigned i = 0; i < 1; ++i) min_rnr_timer |= static_cast<decltype(min_rnr_timer)>(uint64_t{p[57 + i]} << (8 * i));
     max_rd_atomic = 0;
-    for (unsigned i = 0; i < 1; ++i) max_rd_atomic |= static_cast<decltype(max_rd_atomic)>(uint64_t{p[57 + i]} << (8 * i));
+    for (unsigned i = 0; i < 1; ++i) max_rd_atomic |= static_cast<decltype(max_rd_atomic)>(uint64_t{p[58 + i]} << (8 * i));
     max_dest_rd_atomic = 0;
-    for (unsigned i = 0; i < 1; ++i) max_dest_rd_atomic |= static_cast<decltype(max_dest_rd_atomic)>(uint64_t{p[58 + i]} << (8 * i));
-    port_num = 0;
-    for (unsigned i = 0; i < 1; ++i) port_num |= static_cast<decltype(port_num)>(uint64_t{p[59 + i]} << (8 * i));
+    for (unsigned i = 0; i < 1; ++i) max_dest_rd_atomic |= static_cast<decltype(max_dest_rd_atomic)>(uint64_t{p[59 + i]} << (8 * i));
     pkey_index = 0;
     for (unsigned i = 0; i < 2; ++i) pkey_index |= static_cast<decltype(pkey_index)>(uint64_t{p[60 + i]} << (8 * i));
+    port_num = 0;
+    for (unsigned i = 0; i < 1; ++i) port_num |= static_cast<decltype(port_num)>(uint64_t{p[62 + i]} << (8 * i));
   }
   bool operator==(const CmdModifyQp& o) const {
     return qpn == o.qpn
@@ -3659,22 +3737,23 @@ struct CmdModifyQp {
         && access == o.access
         && sgid_index == o.sgid_index
         && dest_qpn == o.dest_qpn
+        && sl == o.sl
         && rq_psn == o.rq_psn
+        && timeout == o.timeout
         && sq_psn == o.sq_psn
+        && retry_cnt == o.retry_cnt
         && dmac == o.dmac
         && hop_limit == o.hop_limit
         && traffic_class == o.traffic_class
         && dgid == o.dgid
         && flow_label == o.flow_label
-        && sl == o.sl
-        && timeout == o.timeout
-        && retry_cnt == o.retry_cnt
+        && qkey == o.qkey
         && rnr_retry == o.rnr_retry
         && min_rnr_timer == o.min_rnr_timer
         && max_rd_atomic == o.max_rd_atomic
         && max_dest_rd_atomic == o.max_dest_rd_atomic
-        && port_num == o.port_num
-        && pkey_index == o.pkey_index;
+        && pkey_index == o.pkey_index
+        && port_num == o.port_num;
   }
 };
 

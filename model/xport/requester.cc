@@ -33,7 +33,7 @@ uint32_t bswap32(uint32_t v) { return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 
 
 }  // namespace
 
-Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp)
+Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigned gid_tbl_len)
     : qp_cfg(s, this, 1),
       sq_db(s, this, 1),
       sq_retire(s, this, 1),
@@ -41,6 +41,7 @@ Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       mr_resp(s, this, 1),
       s_(s),
       bytes_(data_bytes),
+      gid_(gid_tbl_len),
       qps_(max_qp) {}
 
 bool Requester::eligible(unsigned q) const {
@@ -169,7 +170,10 @@ void Requester::decode(const Packet& p) {
   w.local = w.bind || op == Op::kLocalInv;
   const bool op_ok = w.send || w.rdat || w.local || op == Op::kRdmaWrite || op == Op::kRdmaWriteWithImm;
   w.uc = qps_[act_].cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
-  const unsigned pmtu = std::clamp<unsigned>(qps_[act_].cfg.pmtu & 7u, 1, 5);  // as the RTL: outside 1..5 clamped
+  w.ud = qps_[act_].cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUd);
+  w.unrel = w.uc || w.ud;
+  // (UD: the port's MTU, a datagram is one packet; as the RTL: outside 1..5 clamped)
+  const unsigned pmtu = std::clamp<unsigned>(w.ud ? port_mtu_ : qps_[act_].cfg.pmtu & 7u, 1, 5);
   w.mtu = 128u << pmtu;
   w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
   uint64_t sum = 0;
@@ -184,6 +188,13 @@ void Requester::decode(const Packet& p) {
   else if (p.user || !op_ok) w.status = wc(S::kLocQpOpErr);
   // UC carries SENDs and RDMA WRITEs only (IBTA 9.8; no invalidate)
   else if (w.uc && (w.rdat || w.inv)) w.status = wc(S::kLocQpOpErr);
+  // UD: SEND and SEND with immediate; the address vector lies past SGE 1
+  // and needs a usable GID entry; one packet of at most the port's MTU
+  else if (w.ud && ((op != Op::kSend && op != Op::kSendWithImm) ||
+                    (w.inl ? w.w.length > spec::kUdMaxInline : w.w.num_sge > spec::kUdMaxSge) ||
+                    w.w.ud_sgid_index >= gid_.size() || !gid_[w.w.ud_sgid_index].usable()))
+    w.status = wc(S::kLocQpOpErr);
+  else if (w.ud && w.w.length > w.mtu) w.status = wc(S::kLocLenErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
   else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
   // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
@@ -228,6 +239,26 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
                : last        ? (w.imm ? kRcWriteLastImm : kRcWriteLast)
                              : kRcWriteMiddle;
   if (w.uc) h.opcode |= 0x20;  // the UC opcodes: the RC ones + 0x20
+  if (w.ud) {
+    // one packet to the WQE's address vector, resolved as roce_cmd resolves a path
+    const GidEntry& g = gid_[w.w.ud_sgid_index];
+    h.opcode = w.imm ? kUdSendOnlyImm : kUdSendOnly;
+    h.l3 = static_cast<uint8_t>(g.l3());
+    h.vlan_valid = g.tagged();
+    h.vlan_vid = g.vid();
+    h.vlan_pcp = g.tagged() ? w.w.ud_sl & 7u : 0u;
+    h.src_mac = port_mac_;
+    h.src_ip = g.gid;
+    h.dst_mac = 0;
+    for (unsigned i = 0; i < 6; ++i) h.dst_mac = (h.dst_mac << 8) | w.w.ud_dmac[i];
+    h.dst_ip = w.w.ud_dgid;
+    h.tclass = w.w.ud_traffic_class;
+    h.ttl = w.w.ud_hop_limit;
+    h.flow_label = w.w.ud_flow_label & 0xFFFFFu;
+    h.dst_qpn = w.w.ud_dest_qpn & 0xFFFFFFu;
+    // DETH: the WR's Q_Key, or with its bit 31 set the QP's own (IBTA 10.2.5)
+    h.qkey = (w.w.ud_qkey >> 31) ? cfg.qkey : w.w.ud_qkey;
+  }
   const bool solicited = (w.w.flags >> 1) & 1u;
   h.se = last && solicited && (w.send || w.imm);
   h.psn = (act_psn_ + k) & kPsnMask;
@@ -238,7 +269,7 @@ spec::RoceTxHdr Requester::header(uint32_t k, uint32_t pay) const {
   // whose NAK was lost learns nothing until its last packet, which the
   // responder drops while it waits for the lost one (IBTA 9.7.5.1.1: one
   // PSN sequence NAK until the expected PSN arrives).
-  h.ack_req = !w.uc && (last || w.rdat || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_));  // UC: nothing answers
+  h.ack_req = !w.unrel && (last || w.rdat || (h.psn & ack_mask_) == ack_mask_ || (!new_ && k == skip_));  // UC/UD: nothing answers
   if (w.read) {
     // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
     const uint32_t off = k * w.mtu;
@@ -403,7 +434,7 @@ void Requester::begin_run() {
   run_valid_ = run_zero_ = asking_ = issue_err_ = pay_err_ = false;
   pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
   pkt_issue_ = pkt_k_ = skip_;
-  trk_pend_ = new_ && !wqe_.uc;  // UC: tracked once its packets left
+  trk_pend_ = new_ && !wqe_.unrel;  // UC/UD: tracked once its packets left
   pieces_.clear();
   data_.clear();
   buffer_free_ = kBufferBeats;
@@ -418,8 +449,8 @@ spec::SqTrack Requester::track() const {
   t.wqe_idx = act_ci_;
   t.first_psn = act_psn_;
   // (a local operation takes no PSN: whatever acknowledges the WQE before it covers it)
-  // (a UC WQE neither: tracked once sent, nothing will acknowledge it)
-  const bool psns = !w.uc && ((status_ == wc(spec::WcStatus::kSuccess) && !w.local) || sent_);
+  // (a UC or UD WQE neither: tracked once sent, nothing will acknowledge it)
+  const bool psns = !w.unrel && ((status_ == wc(spec::WcStatus::kSuccess) && !w.local) || sent_);
   t.last_psn = (psns ? act_psn_ + w.npk - 1 : act_psn_ - 1) & kPsnMask;
   t.wr_id = w.w.wr_id;
   using Op = spec::WrOpcode;
@@ -435,7 +466,7 @@ spec::SqTrack Requester::track() const {
   t.byte_len = w.local ? 0 : w.w.length;
   t.status = status_;
   t.amend = amend_;
-  t.unacked = w.uc;
+  t.unacked = w.unrel;
   return t;
 }
 
@@ -448,7 +479,7 @@ void Requester::finish(Cycle now) {
   const bool failed = status_ != wc(S::kSuccess);
   // a failure, or a new local operation (done here: tracked once executed);
   // one met again after a rewind is neither executed nor tracked again
-  const bool tracked = failed || (w.local && new_) || w.uc;  // (UC: once its packets left)
+  const bool tracked = failed || (w.local && new_) || w.unrel;  // (UC/UD: once its packets left)
   if (tracked) sq_track->push(track(), now + kTrack);
   q.ci = static_cast<uint16_t>(act_ci_ + 1);
   q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
@@ -650,7 +681,7 @@ void Requester::run() {
         }
         break;
       case St::kTrack:
-        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.uc) && !sq_track->can_push()) break;
+        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.unrel) && !sq_track->can_push()) break;
         finish(std::max(now, out_at_));
         moved = true;
         break;

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "ctrl/gid_entry.h"
 #include "gen/roce_spec.h"
 #include "sched/port.h"
 
@@ -53,7 +54,7 @@ class Requester : public Process {
   static constexpr unsigned kWindow = 16;        // WQEs tracked and not yet retired, per QP
   static constexpr unsigned kBufferBeats = 256;  // payload buffer (read data not yet sent)
 
-  Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256);
+  Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned gid_tbl_len = 16);
 
   In<spec::QpCfg> qp_cfg;
   In<spec::WqDb> sq_db;
@@ -69,6 +70,15 @@ class Requester : public Process {
   uint32_t tx_pkts() const { return cnt_pkts_; }
   // CSR ACK_REQ: AckReq on the last packet of a message and on every PSN ending in n one bits.
   void set_ack_req_log2(unsigned n) { ack_mask_ = (1u << (n & 15u)) - 1; }
+  // UD: the port (source MAC; CSR PORT_MTU, the largest datagram) and the GID
+  // table that resolves a WQE's sgid_index (CSR GID).
+  void set_port(uint64_t mac, unsigned mtu) {
+    port_mac_ = mac & 0xFFFFFFFFFFFFull;
+    port_mtu_ = mtu & 7u;
+  }
+  void set_gid(unsigned i, const GidEntry& g) {
+    if (i < gid_.size()) gid_[i] = g;
+  }
   bool busy() const { return st_ != St::kIdle || any_eligible(); }
   void run() override;
 
@@ -96,6 +106,8 @@ class Requester : public Process {
     bool local = false, bind = false;  // BIND_MW or LOCAL_INV: an MR-table operation, no packet; BIND_MW
     bool inv = false;                  // SEND_WITH_INV: its last packet carries the rkey (IETH)
     bool uc = false;                   // on a UC QP: UC opcodes, no AckReq, tracked once its packets left
+    bool ud = false;                   // on a UD QP: as UC, one packet to the WQE's address vector
+    bool unrel = false;                // UC or UD: nothing answers
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };
@@ -126,6 +138,9 @@ class Requester : public Process {
 
   Scheduler& s_;
   unsigned bytes_;
+  uint64_t port_mac_ = 0;
+  unsigned port_mtu_ = 3;
+  std::vector<GidEntry> gid_;
   std::vector<Qp> qps_;
   unsigned rr_ = 0;
 

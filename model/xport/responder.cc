@@ -60,7 +60,7 @@ std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
   return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},
           {"qp_state", c_state_},     {"out_of_sequence", c_oos_}, {"duplicate_request", c_dup_},
           {"rem_access_err", c_acc_}, {"rem_inv_req", c_inv_},     {"rnr_nak_sent", c_rnr_},
-          {"rem_op_err", c_op_},      {"rx_read_requests", c_rd_}};
+          {"rem_op_err", c_op_},      {"rx_read_requests", c_rd_}, {"qkey_violations", c_qkey_}};
 }
 
 // ---------------------------------------------------------------- checker
@@ -119,6 +119,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   n.dest_qpn = c.dest_qpn;
   n.min_rnr = c.min_rnr_timer;
   n.sl = c.sl;
+  n.qkey = c.qkey;
   const bool err = n.state == st(spec::QpState::kErr);  // ERR is left only through RESET
   switch (static_cast<spec::QpAction>(c.action)) {
     case spec::QpAction::kReset:
@@ -152,6 +153,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   n.valid = c.action != static_cast<uint8_t>(spec::QpAction::kDestroy);
   n.rc = c.qp_type == static_cast<uint8_t>(spec::QpType::kRc);
   n.uc = c.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
+  n.ud = c.qp_type == static_cast<uint8_t>(spec::QpType::kUd);
   n.addr = c;
   q = n;
 }
@@ -172,11 +174,17 @@ void Responder::on_db(const spec::WqDb& d) {
 void Responder::on_hdr(const spec::RoceRxHdr& h) {
   h_ = h;
   qpn_ = h.dst_qpn % qps_.size();
-  // an RC QP, or a UC QP and a UC opcode (an RC opcode is not its peer's)
+  // an RC QP (another type's opcode is an invalid request there), a UC QP
+  // and a UC opcode, a UD QP and a UD opcode (an RC opcode is not their peer's)
   const bool uc_op = (h.opcode >> 5) == 1;  // 0x20..0x3F
-  uc_ = qps_[qpn_].uc;
-  const bool qp_ok = h.dst_qpn < qps_.size() && qps_[qpn_].valid && (qps_[qpn_].rc || (uc_ && uc_op));
-  const uint8_t op = uc_ && uc_op ? h.opcode & 0x1F : h.opcode;  // a UC opcode as the RC one
+  const bool ud_op = (h.opcode >> 5) == 3;  // 0x60..0x7F
+  const Qp& t = qps_[qpn_];
+  ud_ = t.ud;
+  unrel_ = t.uc || t.ud;
+  const bool qp_ok =
+      h.dst_qpn < qps_.size() && t.valid && (t.rc || (t.uc && uc_op) || (t.ud && ud_op));
+  // a UC or UD opcode as the RC one (UD SEND ONLY: SEND ONLY)
+  const uint8_t op = (t.uc && uc_op) || (t.ud && ud_op) ? h.opcode & 0x1F : h.opcode;
   is_send_ = op <= spec::kRcSendOnlyImm || op == spec::kRcSendLastInv || op == spec::kRcSendOnlyInv;
   is_write_ = op >= spec::kRcWriteFirst && op <= spec::kRcWriteOnlyImm;
   is_read_ = op == spec::kRcReadReq;
@@ -209,16 +217,18 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
   const uint32_t len = h.pay_len;
   // (UC: a FIRST or ONLY starts a new message whatever was in progress; a
   // message whose packet was dropped is dropped to its end)
-  const bool seq_ok = (c.kind == Kind::kNone || (uc_ && first))
+  const bool seq_ok = (c.kind == Kind::kNone || (unrel_ && first))
                           ? first
                           : middle_or_last && !c.drop && c.kind == (is_send_ ? Kind::kSend : Kind::kWrite);
-  if (uc_ && first) {
+  if (unrel_ && first) {
     // UC: a new message from its PSN on (written back with the packet's outcome)
     cx_.epsn = h.psn;
     cx_.drop = false;
     cx_.kind = Kind::kNone;
   }
-  const bool len_ok = (seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kMiddle) ? len == mtu
+  // (UD: no path MTU; a datagram is one packet of at most 4096 bytes, the parser's limit)
+  const bool len_ok = ud_ ? true
+                      : (seg_ == spec::Seg::kFirst || seg_ == spec::Seg::kMiddle) ? len == mtu
                       : seg_ == spec::Seg::kLast                                 ? (len != 0 && len <= mtu)
                                                                                   : len <= mtu;
   const bool wlen_ok = first ? len <= h.reth_len : len <= c.left;
@@ -227,18 +237,21 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
     ++c_noqp_;
   } else if (c.state != st(spec::QpState::kRtr) && c.state != st(spec::QpState::kRts)) {
     ++c_state_;
-  } else if (h.l3 != c.addr.l3) {
+  } else if (ud_ && h.qkey != c.qkey) {
+    // UD (IBTA 10.2.5): a datagram without the QP's Q_Key is dropped
+    ++c_qkey_;
+  } else if (!ud_ && h.l3 != c.addr.l3) {
     // another encapsulation than the QP's path (a RoCE v1 packet for a v2
     // QP, IPv4 for IPv6): not this QP's peer, dropped as for no QP
     ++c_noqp_;
-  } else if (uc_ && (d != 0 || c.drop) && !first) {
+  } else if (unrel_ && (d != 0 || c.drop) && !first) {
     // UC (IBTA 9.8.3): a packet lost or dropped before this one loses the
     // rest of its message; the next FIRST or ONLY starts afresh
     ++c_oos_;
     cx_.drop = true;
     cx_.kind = Kind::kNone;
     write_back_ = true;
-  } else if (!uc_ && (d & 0x800000u)) {  // duplicate: acknowledged again, not executed (a READ: executed again)
+  } else if (!unrel_ && (d & 0x800000u)) {  // duplicate: acknowledged again, not executed (a READ: executed again)
     ++c_dup_;
     if (is_atomic_) {
       // not checked or executed again: answered from the replay cache with
@@ -260,7 +273,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
       dup_ = true;  // from its own RETH, its responses all behind epsn; epsn and msn unchanged (else dropped, no NAK)
       return start_read();
     }
-  } else if (!uc_ && d != 0) {  // out of sequence: one NAK until the expected PSN arrives
+  } else if (!unrel_ && d != 0) {  // out of sequence: one NAK until the expected PSN arrives
     ++c_oos_;
     if (!c.nak_sent) {
       vd_.ack = true;
@@ -447,7 +460,7 @@ void Responder::get_wqe() {
     vd_.ack = true;
     vd_.syn = static_cast<uint8_t>(syn(spec::Aeth::kRnrNak) | cx_.min_rnr);
     write_back_ = false;
-    if (uc_) {  // UC: no RNR NAK; the message is lost (rxe)
+    if (unrel_) {  // UC: no RNR NAK; the message is lost (rxe)
       cx_.drop = true;
       cx_.kind = Kind::kNone;
       write_back_ = true;
@@ -602,7 +615,7 @@ void Responder::after_run(const spec::MrResp& r) {
 // A failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
 // receive WQE at ci; the QP enters ERR and the rest of its receive queue is flushed.
 void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
-  if (uc_) {
+  if (unrel_) {
     // UC: no NAK and no error state: the message is dropped to its end (a
     // SEND too long for its receive WQE too: the WQE stays for the next)
     vd_.pieces.clear();
@@ -656,7 +669,7 @@ void Responder::decide() {
     return;
   }
   Verdict v = std::move(vd_);
-  if (uc_) v.ack = false;  // UC: nothing is acknowledged
+  if (unrel_) v.ack = false;  // UC: nothing is acknowledged
   if (ok_ && is_read_) {
     // responses from the request's PSN; a new READ takes their PSNs and one MSN
     const uint32_t npk = read_packets(h_.reth_len, cx_.pmtu);
@@ -700,7 +713,12 @@ void Responder::decide() {
     v.completion.solicited = h_.se;
     v.completion.byte_len = is_send_ ? static_cast<uint32_t>(cx_.placed) : cx_.rlen;
     v.completion.imm = imm_ || inv_ ? h_.imm : 0;           // ImmDt, or the rkey invalidated
-    v.completion.wc_flags = imm_ ? 2 : inv_ ? 8 : 0;        // IBV_WC_WITH_IMM, IBV_WC_WITH_INV
+    // IBV_WC_WITH_IMM, IBV_WC_WITH_INV; UD: IBV_WC_GRH (the buffer starts with it)
+    v.completion.wc_flags = static_cast<uint8_t>((imm_ ? 2 : inv_ ? 8 : 0) | (ud_ ? 1 : 0));
+    if (ud_) {
+      v.completion.src_qp = h_.deth_src_qpn;
+      v.completion.sl = h_.vlan_valid ? h_.vlan_pcp : 0;  // (RoCE has no SL field: the priority)
+    }
     cx_.epsn = (cx_.epsn + 1) & kPsnMask;
     cx_.nak_sent = false;
     if (last) {
@@ -716,11 +734,12 @@ void Responder::decide() {
     qps_[qpn_] = cx_;
     ++c_rx_;
   } else if (write_back_) {
-    const bool valid = qps_[qpn_].valid, rc = qps_[qpn_].rc, uc = qps_[qpn_].uc;
+    const bool valid = qps_[qpn_].valid, rc = qps_[qpn_].rc, uc = qps_[qpn_].uc, ud = qps_[qpn_].ud;
     qps_[qpn_] = cx_;
     qps_[qpn_].valid = valid;
     qps_[qpn_].rc = rc;
     qps_[qpn_].uc = uc;
+    qps_[qpn_].ud = ud;
   }
   check_at_ = std::max(check_at_, s_.now()) + kDecide;
   v.at = check_at_;

@@ -90,7 +90,8 @@ class Responder : public Process {
     uint64_t orig = 0;
   };
   struct Qp {
-    bool valid = false, rc = false, uc = false;
+    bool valid = false, rc = false, uc = false, ud = false;
+    uint32_t qkey = 0;  // UD: the Q_Key a datagram must carry
     uint8_t state = 0;
     uint16_t pd = 0;
     uint8_t access = 0, pmtu = 0;
@@ -209,7 +210,8 @@ class Responder : public Process {
   spec::RoceRxHdr h_;
   unsigned qpn_ = 0;
   Qp cx_;               // working copy of the packet's QP
-  bool uc_ = false;  // the packet is for a UC QP (IBTA 9.8: no ACK, no NAK)
+  bool unrel_ = false;  // the packet is for a UC or UD QP (IBTA 9.8: no ACK, no NAK)
+  bool ud_ = false;     // ... for a UD QP
   bool is_send_ = false, is_write_ = false, imm_ = false;
   bool inv_ = false, inv_done_ = false;  // SEND_LAST_INV / SEND_ONLY_INV (IETH rkey in h_.imm); invalidated
   bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again
@@ -241,7 +243,7 @@ class Responder : public Process {
   Cycle tx_at_ = 0;            // the next cycle a header may leave
 
   uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,
-           c_rnr_ = 0, c_op_ = 0, c_rd_ = 0;
+           c_rnr_ = 0, c_op_ = 0, c_rd_ = 0, c_qkey_ = 0;
 };
 
 // The responder as a cycle-level Block (in 0 qp_cfg, 1 rq_db, 2 rx_hdr, 3

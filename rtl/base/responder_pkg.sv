@@ -28,6 +28,7 @@ package responder_pkg;
     logic [4:0]  min_rnr;
     logic [3:0]  sl;
     logic        rd_res;      // max_dest_rd_atomic > 0: READ requests are answered
+    logic [31:0] qkey;        // UD: the Q_Key a datagram must carry
     // receive queue and sequence state
     logic [15:0] pi;
     logic [15:0] ci;

@@ -28,6 +28,9 @@ package roce_pkg;
   localparam int unsigned RNR_TICK_CYCLES = 2500;
   localparam int unsigned ACCESS_MW_BIND = 16;
   localparam int unsigned MAX_SGE = 16;
+  localparam int unsigned UD_MAX_SGE = 2;
+  localparam int unsigned UD_MAX_INLINE = 32;
+  localparam int unsigned GRH_BYTES = 40;
   localparam int unsigned WQE_SLOT_LOG2 = 9;
   localparam int unsigned WQE_HEAD = 128;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
@@ -185,7 +188,7 @@ package roce_pkg;
   localparam int unsigned QP_TYPE_COUNT = 3;
   localparam logic [2:0] QP_TYPE_RC = 3'd2;  // reliable connected
   localparam logic [2:0] QP_TYPE_UC = 3'd3;  // unreliable connected: SEND and RDMA WRITE without ACKs; a lost packet loses its message (IBTA 9.8)
-  localparam logic [2:0] QP_TYPE_UD = 3'd4;  // unreliable datagram (later issue)
+  localparam logic [2:0] QP_TYPE_UD = 3'd4;  // unreliable datagram: SEND (with immediate) of one packet to the address in the WQE, DETH with Q_Key and source QP; the receiver gets a 40-byte GRH before the payload (IBTA 9.8, 11.4.1.1)
 
   // What a qp_cfg message asks the QP's owners to do besides storing the attributes
   localparam int unsigned QP_ACTION_W = 3;
@@ -283,40 +286,41 @@ package roce_pkg;
   localparam logic [2:0] CMD_STATUS_NOT_FOUND = 3'd6;  // no such object (EINVAL)
 
   // Transport counters (CSR XPORT_CNT + 4*index); `linux`: the file under ports/1/hw_counters/ that shows it, named as mlx5 (or, where mlx5 has none, rxe) names it
-  localparam int unsigned XPORT_CNT_W = 5;
-  localparam int unsigned XPORT_CNT_COUNT = 32;
-  localparam logic [4:0] XPORT_CNT_NONE = 5'd0;  // (reserved)
-  localparam logic [4:0] XPORT_CNT_TX_PKTS = 5'd1;  // request packets sent by the requester
-  localparam logic [4:0] XPORT_CNT_TX_ACKS = 5'd2;  // ACK/NAK packets sent by the responder
-  localparam logic [4:0] XPORT_CNT_RX_PKTS = 5'd3;  // request packets the responder accepted
-  localparam logic [4:0] XPORT_CNT_RX_ACKS = 5'd4;  // ACK/NAK packets the completer received
-  localparam logic [4:0] XPORT_CNT_NO_QP = 5'd5;  // packets for a QP that does not exist, is neither RC nor UC, is UC and gets an RC opcode, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
-  localparam logic [4:0] XPORT_CNT_QP_STATE = 5'd6;  // packets for a QP not in RTR/RTS: dropped
-  localparam logic [4:0] XPORT_CNT_OUT_OF_SEQUENCE = 5'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
-  localparam logic [4:0] XPORT_CNT_DUPLICATE_REQUEST = 5'd8;  // packets with a PSN already seen: re-ACKed, not executed again
-  localparam logic [4:0] XPORT_CNT_REM_ACCESS_ERR = 5'd9;  // RDMA WRITEs and READs refused on rkey, PD, rights or bounds (NAK remote access error)
-  localparam logic [4:0] XPORT_CNT_REM_INV_REQ = 5'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
-  localparam logic [4:0] XPORT_CNT_RNR_NAK_SENT = 5'd11;  // SENDs with no receive WQE posted (RNR NAK)
-  localparam logic [4:0] XPORT_CNT_REM_OP_ERR = 5'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
-  localparam logic [4:0] XPORT_CNT_NAK_RECEIVED = 5'd13;  // NAKs the completer received
-  localparam logic [4:0] XPORT_CNT_CQE_ERR = 5'd14;  // completions written with an error status
-  localparam logic [4:0] XPORT_CNT_LOOPBACK = 5'd15;  // frames looped back to the own port instead of leaving on the MAC
-  localparam logic [4:0] XPORT_CNT_PACKET_SEQ_ERR = 5'd16;  // PSN sequence error NAKs the completer received (each sends the QP back to the NAKed PSN)
-  localparam logic [4:0] XPORT_CNT_UNMATCHED_RESPONSE = 5'd17;  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
-  localparam logic [4:0] XPORT_CNT_RETRANSMITS = 5'd18;  // rewinds: times a QP went back to send again from an unacknowledged PSN
-  localparam logic [4:0] XPORT_CNT_RETRY_EXCEEDED = 5'd19;  // QPs that ran out of retries (RETRY_EXC_ERR)
-  localparam logic [4:0] XPORT_CNT_LOCAL_ACK_TIMEOUT_ERR = 5'd20;  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
-  localparam logic [4:0] XPORT_CNT_RNR_NAK_RETRY_ERR = 5'd21;  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
-  localparam logic [4:0] XPORT_CNT_RNR_RETRY_EXCEEDED = 5'd22;  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
-  localparam logic [4:0] XPORT_CNT_REQ_REMOTE_ACCESS_ERR = 5'd23;  // send completions with REM_ACCESS_ERR (the responder NAKed with remote access error)
-  localparam logic [4:0] XPORT_CNT_REQ_REMOTE_INV_REQ = 5'd24;  // send completions with REM_INV_REQ_ERR (the responder NAKed with invalid request)
-  localparam logic [4:0] XPORT_CNT_RESP_LOCAL_LENGTH_ERR = 5'd25;  // receive completions with LOC_LEN_ERR (a message longer than the receive WQE's buffers)
-  localparam logic [4:0] XPORT_CNT_REQ_CQE_ERR = 5'd26;  // send completions with an error status other than WR_FLUSH_ERR
-  localparam logic [4:0] XPORT_CNT_RESP_CQE_ERR = 5'd27;  // receive completions with an error status other than WR_FLUSH_ERR
-  localparam logic [4:0] XPORT_CNT_REQ_CQE_FLUSH_ERR = 5'd28;  // send completions with WR_FLUSH_ERR
-  localparam logic [4:0] XPORT_CNT_RESP_CQE_FLUSH_ERR = 5'd29;  // receive completions with WR_FLUSH_ERR
-  localparam logic [4:0] XPORT_CNT_RX_READ_REQUESTS = 5'd30;  // RDMA READ requests the responder executed (a duplicate one executed again included)
-  localparam logic [4:0] XPORT_CNT_IMPLIED_NAK_SEQ_ERR = 5'd31;  // responses (ACK, NAK, READ response) with a PSN past the next response an unfinished READ waits for: responses were lost (the QP goes back to the first missing one, once per rewind)
+  localparam int unsigned XPORT_CNT_W = 6;
+  localparam int unsigned XPORT_CNT_COUNT = 33;
+  localparam logic [5:0] XPORT_CNT_NONE = 6'd0;  // (reserved)
+  localparam logic [5:0] XPORT_CNT_TX_PKTS = 6'd1;  // request packets sent by the requester
+  localparam logic [5:0] XPORT_CNT_TX_ACKS = 6'd2;  // ACK/NAK packets sent by the responder
+  localparam logic [5:0] XPORT_CNT_RX_PKTS = 6'd3;  // request packets the responder accepted
+  localparam logic [5:0] XPORT_CNT_RX_ACKS = 6'd4;  // ACK/NAK packets the completer received
+  localparam logic [5:0] XPORT_CNT_NO_QP = 6'd5;  // packets for a QP that does not exist, is neither RC nor UC, is UC and gets an RC opcode, or (QP in RTR/RTS) in another encapsulation than its path (RoCE v1 for a v2 QP, IPv4 for IPv6): dropped
+  localparam logic [5:0] XPORT_CNT_QP_STATE = 6'd6;  // packets for a QP not in RTR/RTS: dropped
+  localparam logic [5:0] XPORT_CNT_OUT_OF_SEQUENCE = 6'd7;  // packets with a PSN ahead of the expected one (NAK PSN sequence error sent once)
+  localparam logic [5:0] XPORT_CNT_DUPLICATE_REQUEST = 6'd8;  // packets with a PSN already seen: re-ACKed, not executed again
+  localparam logic [5:0] XPORT_CNT_REM_ACCESS_ERR = 6'd9;  // RDMA WRITEs and READs refused on rkey, PD, rights or bounds (NAK remote access error)
+  localparam logic [5:0] XPORT_CNT_REM_INV_REQ = 6'd10;  // packets out of opcode sequence or too long for the receive buffers (NAK invalid request)
+  localparam logic [5:0] XPORT_CNT_RNR_NAK_SENT = 6'd11;  // SENDs with no receive WQE posted (RNR NAK)
+  localparam logic [5:0] XPORT_CNT_REM_OP_ERR = 6'd12;  // receive WQEs unusable (bad lkey or SGE count): NAK remote operational error
+  localparam logic [5:0] XPORT_CNT_NAK_RECEIVED = 6'd13;  // NAKs the completer received
+  localparam logic [5:0] XPORT_CNT_CQE_ERR = 6'd14;  // completions written with an error status
+  localparam logic [5:0] XPORT_CNT_LOOPBACK = 6'd15;  // frames looped back to the own port instead of leaving on the MAC
+  localparam logic [5:0] XPORT_CNT_PACKET_SEQ_ERR = 6'd16;  // PSN sequence error NAKs the completer received (each sends the QP back to the NAKed PSN)
+  localparam logic [5:0] XPORT_CNT_UNMATCHED_RESPONSE = 6'd17;  // responses matching no outstanding request (PSN outside the unacknowledged range, no such QP, reserved syndrome): dropped
+  localparam logic [5:0] XPORT_CNT_RETRANSMITS = 6'd18;  // rewinds: times a QP went back to send again from an unacknowledged PSN
+  localparam logic [5:0] XPORT_CNT_RETRY_EXCEEDED = 6'd19;  // QPs that ran out of retries (RETRY_EXC_ERR)
+  localparam logic [5:0] XPORT_CNT_LOCAL_ACK_TIMEOUT_ERR = 6'd20;  // local ACK timeouts: no response within 4.096 us * 2^timeout (each sends the QP back to the first unacknowledged PSN, or fails it)
+  localparam logic [5:0] XPORT_CNT_RNR_NAK_RETRY_ERR = 6'd21;  // RNR NAKs the completer received for an outstanding request (each waits the NAK's RNR time, then sends again)
+  localparam logic [5:0] XPORT_CNT_RNR_RETRY_EXCEEDED = 6'd22;  // QPs that ran out of RNR retries (RNR_RETRY_EXC_ERR)
+  localparam logic [5:0] XPORT_CNT_REQ_REMOTE_ACCESS_ERR = 6'd23;  // send completions with REM_ACCESS_ERR (the responder NAKed with remote access error)
+  localparam logic [5:0] XPORT_CNT_REQ_REMOTE_INV_REQ = 6'd24;  // send completions with REM_INV_REQ_ERR (the responder NAKed with invalid request)
+  localparam logic [5:0] XPORT_CNT_RESP_LOCAL_LENGTH_ERR = 6'd25;  // receive completions with LOC_LEN_ERR (a message longer than the receive WQE's buffers)
+  localparam logic [5:0] XPORT_CNT_REQ_CQE_ERR = 6'd26;  // send completions with an error status other than WR_FLUSH_ERR
+  localparam logic [5:0] XPORT_CNT_RESP_CQE_ERR = 6'd27;  // receive completions with an error status other than WR_FLUSH_ERR
+  localparam logic [5:0] XPORT_CNT_REQ_CQE_FLUSH_ERR = 6'd28;  // send completions with WR_FLUSH_ERR
+  localparam logic [5:0] XPORT_CNT_RESP_CQE_FLUSH_ERR = 6'd29;  // receive completions with WR_FLUSH_ERR
+  localparam logic [5:0] XPORT_CNT_RX_READ_REQUESTS = 6'd30;  // RDMA READ requests the responder executed (a duplicate one executed again included)
+  localparam logic [5:0] XPORT_CNT_IMPLIED_NAK_SEQ_ERR = 6'd31;  // responses (ACK, NAK, READ response) with a PSN past the next response an unfinished READ waits for: responses were lost (the QP goes back to the first missing one, once per rewind)
+  localparam logic [5:0] XPORT_CNT_QKEY_VIOLATIONS = 6'd32;  // UD datagrams whose DETH Q_Key is not the QP's: dropped (ibv_query_port's qkey_viol_cntr)
 
   // RNR NAK timer codes (IBTA 9.7.5.2.8, Table 45): the wait the 5 timer bits of an RNR NAK ask for, in 10 us units (RNR_TICK_CYCLES each); code 0 is the longest, 655.36 ms
   function automatic logic [16:0] rnr_timer_value(input logic [4:0] i);
@@ -670,7 +674,7 @@ package roce_pkg;
   } wq_db_t;
 
   // The command processor tells the QP's owners (requester, responder, completer) its attributes after every create, modify and destroy. Addresses are resolved: l3, source MAC and IP come from the port and the GID table entry at sgid_index.
-  localparam int unsigned QP_CFG_W = 723;
+  localparam int unsigned QP_CFG_W = 755;
   typedef struct packed {
     logic [15:0] qpn;
     logic [2:0] action;  // qp_action enum: what changes besides the attributes
@@ -705,6 +709,7 @@ package roce_pkg;
     logic [3:0] sl;
     logic [4:0] max_rd_atomic;  // RDMA READs the requester keeps outstanding at most (0..MAX_QP_RD_ATOM; 0: none is sent)
     logic [4:0] max_dest_rd_atomic;  // responder READ resources (0: a READ request is answered NAK invalid request, as rxe)
+    logic [31:0] qkey;  // UD: the QP's Q_Key: a received datagram must carry it in its DETH; a send WQE whose Q_Key has bit 31 set sends it
   } qp_cfg_t;
 
   // Requester to completer: a send WQE starts (before its first packet leaves, with the PSNs it takes), or failed locally before any packet (status not SUCCESS: completes without waiting for an ACK), or (amend) a WQE already tracked failed while being sent. A WQE sent again after a rewind is not tracked again.
@@ -821,6 +826,24 @@ package roce_pkg;
   localparam int unsigned SEND_WQE_BIND_MR_LKEY_BYTES = 4;
   localparam int unsigned SEND_WQE_BIND_ACCESS_OFF = 68;
   localparam int unsigned SEND_WQE_BIND_ACCESS_BYTES = 4;
+  localparam int unsigned SEND_WQE_UD_DEST_QPN_OFF = 72;
+  localparam int unsigned SEND_WQE_UD_DEST_QPN_BYTES = 4;
+  localparam int unsigned SEND_WQE_UD_QKEY_OFF = 76;
+  localparam int unsigned SEND_WQE_UD_QKEY_BYTES = 4;
+  localparam int unsigned SEND_WQE_UD_DGID_OFF = 80;
+  localparam int unsigned SEND_WQE_UD_DGID_BYTES = 16;
+  localparam int unsigned SEND_WQE_UD_DMAC_OFF = 96;
+  localparam int unsigned SEND_WQE_UD_DMAC_BYTES = 6;
+  localparam int unsigned SEND_WQE_UD_SGID_INDEX_OFF = 102;
+  localparam int unsigned SEND_WQE_UD_SGID_INDEX_BYTES = 1;
+  localparam int unsigned SEND_WQE_UD_HOP_LIMIT_OFF = 103;
+  localparam int unsigned SEND_WQE_UD_HOP_LIMIT_BYTES = 1;
+  localparam int unsigned SEND_WQE_UD_FLOW_LABEL_OFF = 104;
+  localparam int unsigned SEND_WQE_UD_FLOW_LABEL_BYTES = 4;
+  localparam int unsigned SEND_WQE_UD_TRAFFIC_CLASS_OFF = 108;
+  localparam int unsigned SEND_WQE_UD_TRAFFIC_CLASS_BYTES = 1;
+  localparam int unsigned SEND_WQE_UD_SL_OFF = 109;
+  localparam int unsigned SEND_WQE_UD_SL_BYTES = 1;
   localparam int unsigned RECV_WQE_SIZE = 288;
   localparam int unsigned RECV_WQE_WR_ID_OFF = 0;
   localparam int unsigned RECV_WQE_WR_ID_BYTES = 8;
@@ -902,11 +925,17 @@ package roce_pkg;
   localparam int unsigned CMD_MODIFY_QP_SGID_INDEX_OFF = 11;
   localparam int unsigned CMD_MODIFY_QP_SGID_INDEX_BYTES = 1;
   localparam int unsigned CMD_MODIFY_QP_DEST_QPN_OFF = 12;
-  localparam int unsigned CMD_MODIFY_QP_DEST_QPN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_DEST_QPN_BYTES = 3;
+  localparam int unsigned CMD_MODIFY_QP_SL_OFF = 15;
+  localparam int unsigned CMD_MODIFY_QP_SL_BYTES = 1;
   localparam int unsigned CMD_MODIFY_QP_RQ_PSN_OFF = 16;
-  localparam int unsigned CMD_MODIFY_QP_RQ_PSN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_RQ_PSN_BYTES = 3;
+  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_OFF = 19;
+  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_BYTES = 1;
   localparam int unsigned CMD_MODIFY_QP_SQ_PSN_OFF = 20;
-  localparam int unsigned CMD_MODIFY_QP_SQ_PSN_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_SQ_PSN_BYTES = 3;
+  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_OFF = 23;
+  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_BYTES = 1;
   localparam int unsigned CMD_MODIFY_QP_DMAC_OFF = 24;
   localparam int unsigned CMD_MODIFY_QP_DMAC_BYTES = 6;
   localparam int unsigned CMD_MODIFY_QP_HOP_LIMIT_OFF = 30;
@@ -917,24 +946,20 @@ package roce_pkg;
   localparam int unsigned CMD_MODIFY_QP_DGID_BYTES = 16;
   localparam int unsigned CMD_MODIFY_QP_FLOW_LABEL_OFF = 48;
   localparam int unsigned CMD_MODIFY_QP_FLOW_LABEL_BYTES = 4;
-  localparam int unsigned CMD_MODIFY_QP_SL_OFF = 52;
-  localparam int unsigned CMD_MODIFY_QP_SL_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_OFF = 53;
-  localparam int unsigned CMD_MODIFY_QP_TIMEOUT_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_OFF = 54;
-  localparam int unsigned CMD_MODIFY_QP_RETRY_CNT_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_RNR_RETRY_OFF = 55;
+  localparam int unsigned CMD_MODIFY_QP_QKEY_OFF = 52;
+  localparam int unsigned CMD_MODIFY_QP_QKEY_BYTES = 4;
+  localparam int unsigned CMD_MODIFY_QP_RNR_RETRY_OFF = 56;
   localparam int unsigned CMD_MODIFY_QP_RNR_RETRY_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_MIN_RNR_TIMER_OFF = 56;
+  localparam int unsigned CMD_MODIFY_QP_MIN_RNR_TIMER_OFF = 57;
   localparam int unsigned CMD_MODIFY_QP_MIN_RNR_TIMER_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_MAX_RD_ATOMIC_OFF = 57;
+  localparam int unsigned CMD_MODIFY_QP_MAX_RD_ATOMIC_OFF = 58;
   localparam int unsigned CMD_MODIFY_QP_MAX_RD_ATOMIC_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFF = 58;
+  localparam int unsigned CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_OFF = 59;
   localparam int unsigned CMD_MODIFY_QP_MAX_DEST_RD_ATOMIC_BYTES = 1;
-  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_OFF = 59;
-  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_BYTES = 1;
   localparam int unsigned CMD_MODIFY_QP_PKEY_INDEX_OFF = 60;
   localparam int unsigned CMD_MODIFY_QP_PKEY_INDEX_BYTES = 2;
+  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_OFF = 62;
+  localparam int unsigned CMD_MODIFY_QP_PORT_NUM_BYTES = 1;
 
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine

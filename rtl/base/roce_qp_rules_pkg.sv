@@ -48,17 +48,24 @@ package roce_qp_rules_pkg;
     else if (to == 8'd6) qp_rule = {1'b1, 3'd5, 32'h00000000, 32'h00000000};  // ANY -> ERR: TO_ERR
     else if (from == 3'd0 && to == 8'd1 && (qp_type == 3'd2 || qp_type == 3'd3)) qp_rule = {1'b1, 3'd2, 32'h00000038, 32'h00000000};  // RESET -> INIT: TO_INIT
     else if (from == 3'd1 && to == 8'd1 && (qp_type == 3'd2 || qp_type == 3'd3)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000038};  // INIT -> INIT: ATTR
+    else if (from == 3'd0 && to == 8'd1 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd2, 32'h00000070, 32'h00000000};  // RESET -> INIT: TO_INIT
+    else if (from == 3'd1 && to == 8'd1 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000070};  // INIT -> INIT: ATTR
+    else if (from == 3'd1 && to == 8'd2 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd3, 32'h00000000, 32'h00000050};  // INIT -> RTR: TO_RTR
+    else if (from == 3'd2 && to == 8'd3 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd4, 32'h00010000, 32'h00000040};  // RTR -> RTS: TO_RTS
+    else if (from == 3'd3 && to == 8'd3 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000040};  // RTS -> RTS: ATTR
     else if (from == 3'd1 && to == 8'd2 && (qp_type == 3'd2)) qp_rule = {1'b1, 3'd3, 32'h00129180, 32'h00000018};  // INIT -> RTR: TO_RTR
     else if (from == 3'd1 && to == 8'd2 && (qp_type == 3'd3)) qp_rule = {1'b1, 3'd3, 32'h00101180, 32'h00000018};  // INIT -> RTR: TO_RTR
     else if (from == 3'd2 && to == 8'd3 && (qp_type == 3'd2)) qp_rule = {1'b1, 3'd4, 32'h00012E00, 32'h00008008};  // RTR -> RTS: TO_RTS
     else if (from == 3'd2 && to == 8'd3 && (qp_type == 3'd3)) qp_rule = {1'b1, 3'd4, 32'h00010000, 32'h00000008};  // RTR -> RTS: TO_RTS
     else if (from == 3'd3 && to == 8'd3 && (qp_type == 3'd2)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00008008};  // RTS -> RTS: ATTR
     else if (from == 3'd3 && to == 8'd3 && (qp_type == 3'd3)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000008};  // RTS -> RTS: ATTR
-    else if (from == 3'd3 && to == 8'd4 && (qp_type == 3'd2 || qp_type == 3'd3)) qp_rule = {1'b1, 3'd7, 32'h00000000, 32'h00000000};  // RTS -> SQD: TO_SQD
+    else if (from == 3'd3 && to == 8'd4 && (qp_type == 3'd2 || qp_type == 3'd3 || qp_type == 3'd4)) qp_rule = {1'b1, 3'd7, 32'h00000000, 32'h00000000};  // RTS -> SQD: TO_SQD
     else if (from == 3'd4 && to == 8'd4 && (qp_type == 3'd2)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h0002AFB8};  // SQD -> SQD: ATTR
     else if (from == 3'd4 && to == 8'd4 && (qp_type == 3'd3)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000098};  // SQD -> SQD: ATTR
     else if (from == 3'd4 && to == 8'd3 && (qp_type == 3'd2)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00008008};  // SQD -> RTS: ATTR
     else if (from == 3'd4 && to == 8'd3 && (qp_type == 3'd3)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000008};  // SQD -> RTS: ATTR
+    else if (from == 3'd4 && to == 8'd4 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000050};  // SQD -> SQD: ATTR
+    else if (from == 3'd4 && to == 8'd3 && (qp_type == 3'd4)) qp_rule = {1'b1, 3'd0, 32'h00000000, 32'h00000040};  // SQD -> RTS: ATTR
   endfunction
 
   // The command may move the QP: STATE in the mask, an allowed pair, every

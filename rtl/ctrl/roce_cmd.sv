@@ -18,7 +18,7 @@
 //               byte is not checked (the MR table's BINDs change it):
 //               arg0's (the last bind's) becomes the slot's last key byte
 //   WRITE_MTT   1 <= count <= 6, inside the MTT (BAD_PARAM)          mtt_wr x count
-//   CREATE_QP   RC (BAD_PARAM), PD + CQs (NOT_FOUND), sizes/bases    qp_cfg RESET      QPN
+//   CREATE_QP   RC/UC/UD (BAD_PARAM), PD + CQs (NOT_FOUND), sizes/bases    qp_cfg RESET      QPN
 //               (BAD_PARAM), free QP (NO_RESOURCES)
 //   MODIFY_QP   exists (NOT_FOUND), transition + mask (BAD_STATE),   qp_cfg + action
 //               attribute values (BAD_PARAM)
@@ -242,6 +242,7 @@ module roce_cmd #(
   // (fields wider than their qp_cfg_t field are truncated to it)
   logic [31:0] m_mask;
   logic [23:0] m_dest_qpn, m_rq_psn, m_sq_psn;
+  logic [31:0] m_qkey;
   logic [19:0] m_flow_label;
   logic [7:0]  m_state, m_pmtu, m_access, m_sgid, m_hop, m_tclass, m_port;
   logic [3:0]  m_sl;
@@ -281,6 +282,7 @@ module roce_cmd #(
     m_dest_qpn = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_DEST_QPN_OFF +: 24];
     m_rq_psn   = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_RQ_PSN_OFF +: 24];
     m_sq_psn   = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_SQ_PSN_OFF +: 24];
+    m_qkey     = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_QKEY_OFF +: 32];
     // MAC and GID travel in network order: byte 0 is the most significant
     m_dmac     = byte_order_pkg::be48(cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_DMAC_OFF +: 48]);
     m_hop      = cmd_q.args[8*roce_pkg::CMD_MODIFY_QP_HOP_LIMIT_OFF +: 8];
@@ -363,10 +365,8 @@ module roce_cmd #(
     // MODIFY_QP attribute values (only those named in the mask)
     gid_e = gid_sel;
     // a GID entry in use is RoCE v1 (1) or v2 (2); 3 is no defined type
-    av_bad = m_sgid >= 8'(GID_TBL_LEN) || gid_e[129:128] == 2'd0 || gid_e[129:128] == 2'd3;
-    if (gid_e[129:128] == 2'd1) l3 = roce_pkg::L3_ROCEV1;
-    else if (gid_e[127:32] == 96'h0000_0000_0000_0000_0000_ffff) l3 = roce_pkg::L3_IPV4;  // ::ffff:a.b.c.d
-    else l3 = roce_pkg::L3_IPV6;
+    av_bad = m_sgid >= 8'(GID_TBL_LEN) || !sgid_pkg::gid_usable(gid_e[129:128]);
+    l3 = sgid_pkg::gid_l3(gid_e[129:128], gid_e[127:0]);
     mod_pbad = ((m_mask & roce_qp_rules_pkg::ATTR_PATH_MTU) != 0 && (m_pmtu < 8'd1 || m_pmtu > 8'd5)) ||
                ((m_mask & roce_qp_rules_pkg::ATTR_AV) != 0 && av_bad) ||
                ((m_mask & roce_qp_rules_pkg::ATTR_PORT) != 0 && m_port != 8'd1) ||
@@ -387,7 +387,8 @@ module roce_cmd #(
       OP_ALLOC_MW:   st1 = !pd_ok ? ST_NF : (mw_type != 8'd1 && mw_type != 8'd2) ? ST_PARAM :
                            mr_free_q ? ST_OK : ST_NO_RES;
       OP_WRITE_MTT:  st1 = mtt_bad ? ST_PARAM : ST_OK;
-      OP_CREATE_QP:  st1 = (qp_type != 8'(roce_pkg::QP_TYPE_RC) && qp_type != 8'(roce_pkg::QP_TYPE_UC)) ? ST_PARAM : !(pd_ok && cq_ok && rcq_ok) ? ST_NF :
+      OP_CREATE_QP:  st1 = (qp_type != 8'(roce_pkg::QP_TYPE_RC) && qp_type != 8'(roce_pkg::QP_TYPE_UC) &&
+                            qp_type != 8'(roce_pkg::QP_TYPE_UD)) ? ST_PARAM : !(pd_ok && cq_ok && rcq_ok) ? ST_NF :
                            qp_bad ? ST_PARAM : qp_free_q ? ST_OK : ST_NO_RES;
       OP_MODIFY_QP, OP_QUERY_QP, OP_DESTROY_QP: st1 = a0_qp_ok ? ST_OK : ST_NF;
       default:       st1 = ST_BAD_OP;
@@ -460,6 +461,7 @@ module roce_cmd #(
     if ((m_mask & roce_qp_rules_pkg::ATTR_DEST_QPN) != 0) merged.dest_qpn = m_dest_qpn;
     if ((m_mask & roce_qp_rules_pkg::ATTR_RQ_PSN) != 0) merged.rq_psn = m_rq_psn;
     if ((m_mask & roce_qp_rules_pkg::ATTR_SQ_PSN) != 0) merged.sq_psn = m_sq_psn;
+    if ((m_mask & roce_qp_rules_pkg::ATTR_QKEY) != 0) merged.qkey = m_qkey;
     if ((m_mask & roce_qp_rules_pkg::ATTR_MIN_RNR_TIMER) != 0) merged.min_rnr_timer = m_rnr;
     if ((m_mask & roce_qp_rules_pkg::ATTR_TIMEOUT) != 0) merged.timeout = m_timeout;
     if ((m_mask & roce_qp_rules_pkg::ATTR_RETRY_CNT) != 0) merged.retry_cnt = m_retry;

@@ -316,8 +316,8 @@ module roce_engine #(
   logic req_idle;
   logic [31:0] cnt_tx_pkts;
 
-  requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_req (
-    .clk, .rst, .ack_req_log2,
+  requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .GID_TBL_LEN(GID_TBL_LEN)) u_req (
+    .clk, .rst, .ack_req_log2, .port_mac, .port_mtu, .gid_table(gid_typed),
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[0]), .s_qp_cfg_ready(qp_cfg_ready_req),
     .s_sq_db(sq_db), .s_sq_db_valid(sq_db_valid), .s_sq_db_ready(sq_db_ready),
     .s_sq_retire(sq_retire), .s_sq_retire_valid(sq_retire_valid), .s_sq_retire_ready(sq_retire_ready),
@@ -370,13 +370,14 @@ module roce_engine #(
     .cnt_rx_frames, .cnt_rx_roce, .cnt_rx_bypass, .cnt_rx_drop
   );
 
-  roce_pkg::roce_rx_hdr_t rx_ack, rx_req;
-  logic rx_ack_valid, rx_ack_ready, rx_req_valid, rx_req_ready;
-  logic [DATA_W-1:0] rq_pay_tdata;
-  /* verilator lint_off UNUSEDSIGNAL */  // the responder knows each packet's length from its header
+  roce_pkg::roce_rx_hdr_t rx_ack, rx_req, rx_ureq;
+  logic rx_ack_valid, rx_ack_ready, rx_req_valid, rx_req_ready, rx_ureq_valid, rx_ureq_ready;
+  logic [DATA_W-1:0] rq_pay_tdata, uq_pay_tdata;
   logic [KW-1:0]     rq_pay_tkeep;
+  /* verilator lint_off UNUSEDSIGNAL */  // the responder knows each packet's length from its header
+  logic [KW-1:0]     uq_pay_tkeep;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic rq_pay_tlast, rq_pay_tvalid, rq_pay_tready;
+  logic rq_pay_tlast, rq_pay_tvalid, rq_pay_tready, uq_pay_tlast, uq_pay_tvalid, uq_pay_tready;
   logic [DATA_W-1:0] rs_pay_tdata;   // READ response payload -> read_place
   logic rs_pay_tlast, rs_pay_tvalid, rs_pay_tready;
 
@@ -396,6 +397,19 @@ module roce_engine #(
     .idle(idle_dispatch)
   );
 
+  // A UD datagram's GRH in front of its payload (pay_len + 40): the receive buffer gets both
+  logic idle_ud_grh;
+  ud_grh_insert #(.DATA_W(DATA_W)) u_ud_grh (
+    .clk, .rst,
+    .s_hdr(rx_req), .s_hdr_valid(rx_req_valid), .s_hdr_ready(rx_req_ready),
+    .s_axis_tdata(rq_pay_tdata), .s_axis_tkeep(rq_pay_tkeep), .s_axis_tlast(rq_pay_tlast),
+    .s_axis_tvalid(rq_pay_tvalid), .s_axis_tready(rq_pay_tready),
+    .m_hdr(rx_ureq), .m_hdr_valid(rx_ureq_valid), .m_hdr_ready(rx_ureq_ready),
+    .m_axis_tdata(uq_pay_tdata), .m_axis_tkeep(uq_pay_tkeep), .m_axis_tlast(uq_pay_tlast),
+    .m_axis_tvalid(uq_pay_tvalid), .m_axis_tready(uq_pay_tready),
+    .idle(idle_ud_grh)
+  );
+
   // ---------------------------------------------------------------- responder
   roce_pkg::roce_tx_hdr_t ack_hdr, ack_hdr_raw;  logic ack_hdr_valid, ack_hdr_ready, ack_raw_valid, ack_raw_ready;
   logic [DATA_W-1:0] ack_pay_tdata;
@@ -406,16 +420,17 @@ module roce_engine #(
   logic c_raw_valid, c_raw_ready;
   logic resp_idle;
   logic [31:0] cnt_tx_acks, cnt_rx_pkts, cnt_no_qp, cnt_qp_state, cnt_out_of_sequence, cnt_duplicate_request,
-               cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err, cnt_rx_read_requests;
+               cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err, cnt_rx_read_requests,
+               cnt_qkey_violations;
 
   responder #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_resp (
     .clk, .rst,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[1]), .s_qp_cfg_ready(qp_cfg_ready_resp),
     .s_rq_db(rq_db), .s_rq_db_valid(rq_db_valid), .s_rq_db_ready(rq_db_ready),
-    .s_rx_hdr(rx_req), .s_rx_hdr_valid(rx_req_valid), .s_rx_hdr_ready(rx_req_ready),
-    .s_axis_rx_payload_tdata(rq_pay_tdata),
-    .s_axis_rx_payload_tlast(rq_pay_tlast), .s_axis_rx_payload_tvalid(rq_pay_tvalid),
-    .s_axis_rx_payload_tready(rq_pay_tready),
+    .s_rx_hdr(rx_ureq), .s_rx_hdr_valid(rx_ureq_valid), .s_rx_hdr_ready(rx_ureq_ready),
+    .s_axis_rx_payload_tdata(uq_pay_tdata),
+    .s_axis_rx_payload_tlast(uq_pay_tlast), .s_axis_rx_payload_tvalid(uq_pay_tvalid),
+    .s_axis_rx_payload_tready(uq_pay_tready),
     .s_axis_dma_rd_tdata(rd_r_tdata), .s_axis_dma_rd_tlast(rd_r_tlast),
     .s_axis_dma_rd_tuser(rd_r_tuser), .s_axis_dma_rd_tvalid(rd_r_tvalid), .s_axis_dma_rd_tready(rd_r_tready),
     .s_mr_resp(mr_resp_r), .s_mr_resp_valid(mr_resp_r_valid), .s_mr_resp_ready(mr_resp_r_ready),
@@ -436,7 +451,7 @@ module roce_engine #(
     .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
     .idle(resp_idle),
     .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
-    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests
+    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests, .cnt_qkey_violations
   );
 
   // ---------------------------------------------------------------- completer
@@ -620,6 +635,7 @@ module roce_engine #(
     cnt_xport[32*roce_pkg::XPORT_CNT_RNR_NAK_SENT +: 32]      = cnt_rnr_nak_sent;
     cnt_xport[32*roce_pkg::XPORT_CNT_REM_OP_ERR +: 32]        = cnt_rem_op_err;
     cnt_xport[32*roce_pkg::XPORT_CNT_RX_READ_REQUESTS +: 32]  = cnt_rx_read_requests;
+    cnt_xport[32*roce_pkg::XPORT_CNT_QKEY_VIOLATIONS +: 32]   = cnt_qkey_violations;
     cnt_xport[32*roce_pkg::XPORT_CNT_IMPLIED_NAK_SEQ_ERR +: 32] = cnt_implied_nak;
     cnt_xport[32*roce_pkg::XPORT_CNT_NAK_RECEIVED +: 32]      = cnt_nak_received;
     cnt_xport[32*roce_pkg::XPORT_CNT_PACKET_SEQ_ERR +: 32]    = cnt_packet_seq_err;
@@ -669,7 +685,7 @@ module roce_engine #(
   end
   assign idle = cmd_idle && req_idle && resp_idle && compl_idle && rdp_idle
              && idle_mr_arb && idle_rd_arb && idle_wr_arb && idle_rx_merge && idle_dispatch && idle_compl_arb
-             && idle_tx_arb && idle_loopback
+             && idle_tx_arb && idle_loopback && idle_ud_grh && !rx_ureq_valid && !uq_pay_tvalid
              && !cmd_valid && !cmd_resp_valid && !sq_db_valid && !rq_db_valid && !cq_db_valid && !qp_cfg_valid
              && par_in_q == par_out_q && dep_in_q == dep_out_q && mr_in_q == mr_out_q
              && cq_in_q == cnt_cqe + cnt_cq_err && !wr_c_tvalid && !wr_req_c_valid && !m_event_valid
@@ -683,7 +699,7 @@ module roce_engine #(
   // sel and the write-error count are observed through the waveform only
   /* verilator lint_off UNUSEDSIGNAL */
   logic unused_ok;
-  assign unused_ok = ^{compl_sel, cnt_wr_err, link_up, port_mtu, cnt_cq_err[0]};
+  assign unused_ok = ^{compl_sel, cnt_wr_err, link_up, cnt_cq_err[0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 

@@ -73,7 +73,7 @@ module req_qp_ctx #(
   output logic                        any_eligible
 );
   localparam int QW = $clog2(MAX_QP);
-  localparam int CFG_W = 3 + 64 + 5 + 16 + 3 + 24 + 2 + 1 + 12 + 4 + 48 + 48 + 128 + 128 + 8 + 8 + 20 + 5;
+  localparam int CFG_W = 3 + 64 + 5 + 16 + 3 + 24 + 2 + 1 + 12 + 4 + 48 + 48 + 128 + 128 + 8 + 8 + 20 + 5 + 32;
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 65536 || MAX_QP < 2) $error("req_qp_ctx: MAX_QP must be a power of two in 2..65536");
@@ -175,7 +175,7 @@ module req_qp_ctx #(
     if (take_cfg && c_in) begin
       cfg_mem[c_idx] <= {s_qp_cfg.qp_type, s_qp_cfg.sq_base, s_qp_cfg.sq_lsz, s_qp_cfg.pd, s_qp_cfg.pmtu, s_qp_cfg.dest_qpn,
                          s_qp_cfg.l3, s_qp_cfg.vlan_valid, s_qp_cfg.vlan_vid, s_qp_cfg.sl, s_qp_cfg.src_mac, s_qp_cfg.dst_mac, s_qp_cfg.src_ip, s_qp_cfg.dst_ip,
-                         s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label, s_qp_cfg.max_rd_atomic};
+                         s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label, s_qp_cfg.max_rd_atomic, s_qp_cfg.qkey};
       case (s_qp_cfg.action)
         roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
           pi_mem[c_idx] <= '0;
@@ -297,7 +297,7 @@ module req_qp_ctx #(
     cfg = '0;
     {cfg.qp_type, cfg.sq_base, cfg.sq_lsz, cfg.pd, cfg.pmtu, cfg.dest_qpn, cfg.l3, cfg.vlan_valid, cfg.vlan_vid, cfg.sl,
      cfg.src_mac, cfg.dst_mac,
-     cfg.src_ip, cfg.dst_ip, cfg.tclass, cfg.ttl, cfg.flow_label, cfg.max_rd_atomic} = cfg_rd_q;
+     cfg.src_ip, cfg.dst_ip, cfg.tclass, cfg.ttl, cfg.flow_label, cfg.max_rd_atomic, cfg.qkey} = cfg_rd_q;
   end
 endmodule
 

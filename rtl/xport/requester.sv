@@ -1,9 +1,12 @@
-// requester: RC and UC send queues -> request packets (docs/engine.md, "Requester"; UC: UC opcodes, no AckReq, tracked once sent).
+// requester: RC, UC and UD send queues -> request packets (docs/engine.md, "Requester"; UC: UC opcodes, no AckReq,
+// tracked once sent; UD: as UC, one packet to the WQE's address vector).
 //
 //   send WQE (288 bytes in a 512-byte slot, docs/spec/layouts.md)
 //     0 wr_id | 8 opcode | 9 flags (signaled, solicited, inline) | 10 num_sge
 //     12 imm | 16 remote_addr | 24 rkey | 28 length | 32.. SGEs (addr, length, lkey; up to 16) or inline bytes
 //     atomics: SGE 0 (8 bytes) | 48 atomic_cmp_add | 56 atomic_swap
+//     UD: SGEs 0..1 or 32 inline bytes | 72 the address vector: dest QPN, Q_Key, dgid, dmac,
+//         sgid_index, hop limit, flow label, traffic class, SL
 //
 //   request packets of one WQE (mtu = 128 << pmtu, n = max(1, ceil(length / mtu)))
 //     SEND:  FIRST MIDDLE... LAST[_IMM] | ONLY[_IMM]
@@ -20,6 +23,11 @@
 //            the answer (SUCCESS, else MW_BIND_ERR / LOC_QP_OP_ERR as rxe),
 //            last_psn = first_psn - 1: the completer completes it with the
 //            WQE before it. Met again after a rewind it is skipped.
+//     UD:    SEND_ONLY[_IMM] with a DETH {Q_Key (bit 31 set: the QP's), this QP}, one
+//            packet of at most the port's MTU (else LOC_LEN_ERR), to the WQE's
+//            address: the GID entry at its sgid_index gives the encapsulation,
+//            the source IP and the VLAN (as roce_cmd resolves an RC path); SENDs
+//            only, at most 2 SGEs / 32 inline bytes (else LOC_QP_OP_ERR)
 //     PSN next_psn .. next_psn + n - 1; ack_req on the last one and on every PSN
 //     ending in ack_req_log2 one bits (CSR ACK_REQ), always on a READ request,
 //     and on the first packet of a WQE sent again; se on the last one
@@ -55,6 +63,7 @@
 module requester #(
   parameter int DATA_W = 512,
   parameter int MAX_QP = 256,
+  parameter int GID_TBL_LEN = 16,
   parameter int RAW_DEPTH = 256,   // payload buffer, read-data beats
   parameter int PIECE_DEPTH = 64,  // payload reads outstanding (pieces)
   parameter int PKT_DEPTH = 64     // packets whose reads are issued, header not yet out
@@ -62,6 +71,9 @@ module requester #(
   input  wire logic                   clk,
   input  wire logic                   rst,
   input  wire logic [3:0]             ack_req_log2,  // CSR ACK_REQ: AckReq on PSNs ending in n one bits
+  input  wire logic [47:0]            port_mac,      // UD: the source MAC
+  input  wire logic [2:0]             port_mtu,      // UD: CSR PORT_MTU, the largest datagram
+  input  wire logic [GID_TBL_LEN*143-1:0] gid_table, // UD: entry i at [143*i +: 143] = {tagged, vid, type, gid}
   input  wire roce_pkg::qp_cfg_t      s_qp_cfg,
   input  wire logic                   s_qp_cfg_valid,
   output logic                        s_qp_cfg_ready,
@@ -179,6 +191,11 @@ module requester #(
   logic        w_inline, w_fence, op_ok, op_send, op_imm, op_read, op_atom, op_cas, op_rdat, need_pkts;
   logic        op_bind, op_local, op_sinv;
   logic        uc;         // a UC QP: UC opcodes, no AckReq, tracked once sent (no ACK answers it)
+  logic        ud;         // a UD QP: as UC, one packet to the WQE's address vector
+  logic        unrel;      // UC or UD: nothing answers
+  logic [7:0]  w_ud_sgid;
+  logic [142:0] ud_gid;    // the GID entry at its sgid_index
+  logic        ud_bad;     // UD: not a SEND, too many SGEs or inline bytes, or an unusable GID entry
   logic [31:0] w_bind_lkey, w_bind_acc;
   logic [NSGE-1:0] sge_chk;  // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
   logic        need_tail, dec_go;  // DECODE: fetch the tail first; decide now
@@ -188,6 +205,21 @@ module requester #(
   logic [12:0] mtu, last_len;
   logic [24:0] npk;
   logic [3:0]  dec_status;
+
+  // UD: the GID entry at the WQE's sgid_index, an array read (a mux tree, not
+  // a shifter over the whole table); an index beyond the table is refused
+  localparam int GW = (GID_TBL_LEN > 1) ? $clog2(GID_TBL_LEN) : 1;
+  logic [142:0] gid_arr [1 << GW];
+  for (genvar i = 0; i < (1 << GW); i++) begin : g_gid
+    if (i < GID_TBL_LEN) begin : g_entry
+      assign gid_arr[i] = gid_table[143*i +: 143];
+    end else begin : g_none
+      assign gid_arr[i] = '0;
+    end
+  end
+  // (outside the decode block: its results depend on the entry)
+  assign w_ud_sgid = wqe_q[8*roce_pkg::SEND_WQE_UD_SGID_INDEX_OFF +: 8];
+  assign ud_gid = gid_arr[w_ud_sgid[GW-1:0]];
 
   function automatic logic [4:0] next_act(input logic [NSGE-1:0] m, input logic [4:0] from);
     next_act = NONE;
@@ -215,6 +247,8 @@ module requester #(
     tail_len  = 13'(roce_pkg::SGE_SIZE) * (13'(w_nsge) - 13'(HEAD_SGE));
     w_fence  = w_flags[3];
     uc       = cfg.qp_type == roce_pkg::QP_TYPE_UC;
+    ud       = cfg.qp_type == roce_pkg::QP_TYPE_UD;
+    unrel    = uc || ud;
     op_read  = w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ);
     op_cas   = w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_CMP_AND_SWP);
     op_atom  = op_cas || w_op == 8'(roce_pkg::WR_OPCODE_ATOMIC_FETCH_AND_ADD);
@@ -225,6 +259,9 @@ module requester #(
     op_ok    = w_op <= 8'd9;             // every wr_opcode value
     op_send  = w_op == 8'(roce_pkg::WR_OPCODE_SEND) || w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || op_sinv;
     op_imm   = w_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM);
+    ud_bad   = (w_op != 8'(roce_pkg::WR_OPCODE_SEND) && w_op != 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM)) ||
+               (w_inline ? w_len > 32'(roce_pkg::UD_MAX_INLINE) : w_nsge > 8'(roce_pkg::UD_MAX_SGE)) ||
+               w_ud_sgid >= 8'(GID_TBL_LEN) || !sgid_pkg::gid_usable(ud_gid[129:128]);
     sge_sum  = '0;
     for (int i = 0; i < NSGE; i++) begin
       // a READ's (an atomic's) SGEs receive its response data later: none is checked or read here
@@ -234,7 +271,9 @@ module requester #(
     sge_chk  = op_local ? NSGE'(1) : sge_act;
     need_pkts = !w_inline && !op_rdat && !op_local && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
-    pm       = (cfg.pmtu < 3'd1) ? 3'd1 : (cfg.pmtu > 3'd5) ? 3'd5 : cfg.pmtu;
+    // (UD: the port's MTU, a datagram is one packet)
+    pm       = ud ? port_mtu : cfg.pmtu;
+    pm       = (pm < 3'd1) ? 3'd1 : (pm > 3'd5) ? 3'd5 : pm;
     mtu_lg   = 4'd7 + {1'b0, pm};
     mtu      = 13'd1 << mtu_lg;
     npk      = (w_len == 32'd0) ? 25'd1 : 25'((w_len - 32'd1) >> mtu_lg) + 25'd1;
@@ -244,6 +283,9 @@ module requester #(
     else if (poison_q || !op_ok)                  dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     // UC carries SENDs and RDMA WRITEs only (IBTA 9.8; no invalidate)
     else if (uc && (op_rdat || op_sinv))          dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    // UD: SEND and SEND with immediate, the address vector past SGE 1 (IBTA 9.8)
+    else if (ud && ud_bad)                        dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
+    else if (ud && w_len > {19'b0, mtu})          dec_status = roce_pkg::WC_STATUS_LOC_LEN_ERR;
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
     else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
@@ -397,16 +439,34 @@ module requester #(
                    : hdr_last  ? (op_imm ? roce_pkg::OP_RC_WRITE_LAST_IMM : roce_pkg::OP_RC_WRITE_LAST)
                    : roce_pkg::OP_RC_WRITE_MIDDLE;
     if (uc) hdr_d.opcode = hdr_d.opcode | 8'h20;  // the UC opcodes: the RC ones + 0x20
+    if (ud) begin
+      // one packet to the WQE's address vector, resolved as roce_cmd resolves a path
+      hdr_d.opcode     = op_imm ? roce_pkg::OP_UD_SEND_ONLY_IMM : roce_pkg::OP_UD_SEND_ONLY;
+      hdr_d.l3         = sgid_pkg::gid_l3(ud_gid[129:128], ud_gid[127:0]);
+      hdr_d.vlan_valid = ud_gid[142];
+      hdr_d.vlan_vid   = ud_gid[141:130];
+      hdr_d.vlan_pcp   = ud_gid[142] ? wqe_q[8*roce_pkg::SEND_WQE_UD_SL_OFF +: 3] : 3'd0;
+      hdr_d.src_mac    = port_mac;
+      hdr_d.src_ip     = ud_gid[127:0];
+      hdr_d.dst_mac    = byte_order_pkg::be48(wqe_q[8*roce_pkg::SEND_WQE_UD_DMAC_OFF +: 48]);
+      hdr_d.dst_ip     = byte_order_pkg::be128(wqe_q[8*roce_pkg::SEND_WQE_UD_DGID_OFF +: 128]);
+      hdr_d.tclass     = wqe_q[8*roce_pkg::SEND_WQE_UD_TRAFFIC_CLASS_OFF +: 8];
+      hdr_d.ttl        = wqe_q[8*roce_pkg::SEND_WQE_UD_HOP_LIMIT_OFF +: 8];
+      hdr_d.flow_label = wqe_q[8*roce_pkg::SEND_WQE_UD_FLOW_LABEL_OFF +: 20];
+    end
     hdr_d.se      = hdr_last && w_flags[1] && (op_send || op_imm);
     hdr_d.pkey    = 16'(roce_pkg::DEFAULT_PKEY);
-    hdr_d.dst_qpn = cfg.dest_qpn;
+    hdr_d.dst_qpn = ud ? wqe_q[8*roce_pkg::SEND_WQE_UD_DEST_QPN_OFF +: 24] : cfg.dest_qpn;
+    // DETH (UD): the WR's Q_Key, or with its bit 31 set the QP's own (IBTA 10.2.5)
+    hdr_d.qkey    = !ud ? 32'd0 : wqe_q[8*roce_pkg::SEND_WQE_UD_QKEY_OFF + 31] ? cfg.qkey
+                                     : wqe_q[8*roce_pkg::SEND_WQE_UD_QKEY_OFF +: 32];
     hdr_d.psn     = act_psn_q + hdr_k_q[23:0];
     // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one;
     // a READ request always (its responses are the answer it asks for); the
     // first packet of a WQE sent again (a rewind: the responder may be past
     // it, and answers a duplicate only when asked -- its ACK says how far)
-    hdr_d.ack_req = !uc && (hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
-                            || (!new_q && hdr_k_q == {1'b0, act_skip_q}));  // UC: nothing answers
+    hdr_d.ack_req = !unrel && (hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
+                            || (!new_q && hdr_k_q == {1'b0, act_skip_q}));  // UC/UD: nothing answers
     if (op_read) begin
       // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
       hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};
@@ -500,7 +560,7 @@ module requester #(
     m_sq_track.qpn       = 16'(act_q);
     m_sq_track.wqe_idx   = act_ci_q;
     m_sq_track.first_psn = act_psn_q;
-    m_sq_track.last_psn  = (!uc && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
+    m_sq_track.last_psn  = (!unrel && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
     m_sq_track.wr_id     = w_wr_id;
     m_sq_track.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
@@ -514,7 +574,7 @@ module requester #(
     m_sq_track.byte_len  = op_local ? 32'd0 : w_len;
     m_sq_track.status    = 8'(status_q);
     m_sq_track.amend     = st_q == S_TRACK && amend_q;
-    m_sq_track.unacked   = uc;
+    m_sq_track.unacked   = unrel;
     m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
   end
 
@@ -558,7 +618,7 @@ module requester #(
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       if (go_run) begin
         hdr_k_q <= {1'b0, act_skip_q};
-        trk_pend_q <= new_q && !uc;  // UC: tracked once its packets left
+        trk_pend_q <= new_q && !unrel;  // UC/UD: tracked once its packets left
         hdr_valid_q <= 1'b0;
         arrived_q <= '0;
         src_cr_q <= '0;
@@ -649,7 +709,7 @@ module requester #(
             // (req_issue's err is the last walk's: a WQE that read nothing had none)
             status_q <= (pay_err_q || (need_pkts && iss_err)) ? roce_pkg::WC_STATUS_LOC_PROT_ERR
                                                               : roce_pkg::WC_STATUS_SUCCESS;
-            st_q <= (pay_err_q || (need_pkts && iss_err) || uc) ? S_TRACK : S_WB;
+            st_q <= (pay_err_q || (need_pkts && iss_err) || unrel) ? S_TRACK : S_WB;
           end
         end
         S_TRACK: if (m_sq_track_ready) st_q <= S_WB;

@@ -109,7 +109,8 @@ module responder #(
   output logic [31:0]                 cnt_rem_inv_req,
   output logic [31:0]                 cnt_rnr_nak_sent,
   output logic [31:0]                 cnt_rem_op_err,
-  output logic [31:0]                 cnt_rx_read_requests
+  output logic [31:0]                 cnt_rx_read_requests,
+  output logic [31:0]                 cnt_qkey_violations
 );
   localparam int PAW = $clog2(PAY_DEPTH);
   localparam int VD_DEPTH = 4;
@@ -173,7 +174,8 @@ module responder #(
     .m_addr_we(addr_we), .m_addr_wa(addr_wa), .m_addr_wd(addr_wd),
     .drained, .idle(c_idle),
     .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
-    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests);
+    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests,
+    .cnt_qkey_violations);
 
   fifo_fwft #(.WIDTH($bits(vd_in) + $bits(vd_cqe_in)), .DEPTH(VD_DEPTH)) u_vd (
     .clk, .rst, .s_valid(vd_push), .s_ready(vd_rdy), .s_data({vd_cqe_in, vd_in}),

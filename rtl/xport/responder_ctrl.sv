@@ -1,11 +1,15 @@
-// responder_ctrl: the checker stage of the RC (and UC) responder (docs/engine.md,
+// responder_ctrl: the checker stage of the RC (and UC, UD) responder (docs/engine.md,
 // "Responder"). It owns the per-QP contexts and decides, one request packet
 // at a time and in order, what happens to it; the placement stage
 // (responder_place) then moves the payload and sends what was decided.
 //
 //   request packet (header only; the payload waits in the placement stage)
 //     1 QP valid and RC            else drop, NO_QP
+//       (UC: a UC opcode; UD: a UD opcode)
 //     2 state RTR/RTS              else drop, QP_STATE
+//       UD: DETH Q_Key = the QP's   else drop, QKEY_VIOLATIONS; then as a UC SEND ONLY
+//       (no PSN check, no ACK; its payload starts with the GRH, ud_grh_insert;
+//       the CQE has the DETH's source QP, WC_GRH and SL = the VLAN PCP)
 //     3 PSN: d = psn - epsn        d >= 2^23 duplicate (re-ACK); d > 0 ahead (one NAK)
 //     4 opcode sequence, lengths   else NAK INV_REQ, ERR
 //     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
@@ -112,7 +116,8 @@ module responder_ctrl #(
   output logic [31:0]                cnt_rem_inv_req,
   output logic [31:0]                cnt_rnr_nak_sent,
   output logic [31:0]                cnt_rem_op_err,
-  output logic [31:0]                cnt_rx_read_requests
+  output logic [31:0]                cnt_rx_read_requests,
+  output logic [31:0]                cnt_qkey_violations
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
@@ -137,7 +142,7 @@ module responder_ctrl #(
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
-  logic [MAX_QP-1:0] valid_q, rc_q, uc_q;          // registers: they must reset
+  logic [MAX_QP-1:0] valid_q, rc_q, uc_q, ud_q;    // registers: they must reset
   logic [1:0]    l3_q [MAX_QP];                    // each QP's path encapsulation (l3 enum)
   responder_pkg::rsp_ctx_t ctx_rd_q;
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
@@ -174,6 +179,7 @@ module responder_ctrl #(
     logic [3:0]  sl;
     logic        rd_res;     // max_dest_rd_atomic > 0
     logic [1:0]  l3;         // the path's encapsulation: a packet in another is not the peer's
+    logic [31:0] qkey;       // UD: the Q_Key a datagram must carry
   } cfg_t;
   cfg_t cfg_q, cfg_d;
   logic [15:0]   db_pi_q, db_pi_d;
@@ -181,15 +187,19 @@ module responder_ctrl #(
   logic          qin_q, qin_d;                     // its number is below MAX_QP
   logic          qok_q, qok_d;                     // it exists and is RC (or UC, and the opcode is UC's)
   logic          l3ok_q, l3ok_d;                   // the packet's encapsulation is the QP's
-  logic          uc_x_q, uc_x_d;                   // the packet is for a UC QP (IBTA 9.8: no ACK, no NAK)
-  logic [7:0]    op_n;                             // its opcode as the RC one (a UC opcode - 0x20)
-  logic          uc_op;                            // a UC opcode (0x20..0x3F)
+  logic          unrel_x_q, unrel_x_d;             // the packet is for a UC or UD QP (IBTA 9.8: no ACK, no NAK)
+  logic          ud_x_q, ud_x_d;                   // ... for a UD QP
+  logic [7:0]    op_n;                             // its opcode as the RC one (a UC opcode - 0x20, UD - 0x60)
+  logic          uc_op, ud_op;                     // a UC opcode (0x20..0x3F), a UD one (0x60..0x7F)
   // the packet's header fields
   logic        h_se_q, h_se_d, h_ack_q, h_ack_d;
   logic [23:0] h_psn_q, h_psn_d;
   logic [63:0] h_va_q, h_va_d;
   logic [31:0] h_rkey_q, h_rkey_d, h_rlen_q, h_rlen_d, h_imm_q, h_imm_d;
   logic [12:0] h_len_q, h_len_d;
+  logic [31:0] h_qkey_q, h_qkey_d;                 // UD: the DETH's Q_Key and source QP, the SL the
+  logic [23:0] h_dsrc_q, h_dsrc_d;                 // completion reports (the VLAN PCP; 0 untagged)
+  logic [2:0]  h_sl_q, h_sl_d;
   logic        is_send_q, is_send_d, is_write_q, is_write_d, imm_q, imm_d;
   logic        inv_q, inv_d;                       // SEND_LAST_INV / SEND_ONLY_INV: IETH rkey in h_imm
   logic        mr_inv_q, mr_inv_d;                 // the outstanding mr_req is its INVALIDATE
@@ -223,8 +233,8 @@ module responder_ctrl #(
   logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
   // counters
-  logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q;
-  logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd;
+  logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q;
+  logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
 
   // ---- combinational helpers
   /* verilator lint_off UNUSEDSIGNAL */  // seg and the ImmDt bit are what a responder needs
@@ -270,7 +280,9 @@ module responder_ctrl #(
   always_comb begin
     in_oi  = roce_pkg::opcode_info(s_rx_hdr.opcode);
     uc_op  = s_rx_hdr.opcode[7:5] == 3'b001;
-    op_n   = (uc_op && uc_q[s_rx_hdr.dst_qpn[QW-1:0]]) ? {3'b000, s_rx_hdr.opcode[4:0]} : s_rx_hdr.opcode;
+    ud_op  = s_rx_hdr.opcode[7:5] == 3'b011;
+    op_n   = ((uc_op && uc_q[s_rx_hdr.dst_qpn[QW-1:0]]) || (ud_op && ud_q[s_rx_hdr.dst_qpn[QW-1:0]]))
+             ? {3'b000, s_rx_hdr.opcode[4:0]} : s_rx_hdr.opcode;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_db  = s_rq_db_valid && s_rq_db_ready;
     take_hdr = s_rx_hdr_valid && s_rx_hdr_ready;
@@ -286,10 +298,12 @@ module responder_ctrl #(
     s_only  = seg_q == roce_pkg::SEG_ONLY;
     // (UC: a FIRST or ONLY starts a new message whatever was in progress;
     // a message whose packet was dropped is dropped to its end)
-    seq_ok = (c0.kind == responder_pkg::KIND_NONE || (uc_x_q && (s_first || s_only))) ? (s_first || s_only)
+    seq_ok = (c0.kind == responder_pkg::KIND_NONE || (unrel_x_q && (s_first || s_only))) ? (s_first || s_only)
            : (s_mid || s_last) && !c0.drop
              && c0.kind == (is_send_q ? responder_pkg::KIND_SEND : responder_pkg::KIND_WRITE);
-    len_ok = (s_first || s_mid) ? {2'b0, h_len_q} == mtu
+    // (UD: no path MTU; a datagram is one packet of at most 4096 bytes, the parser's limit)
+    len_ok = ud_x_q ? 1'b1
+           : (s_first || s_mid) ? {2'b0, h_len_q} == mtu
            : s_last ? h_len_q != 13'd0 && {2'b0, h_len_q} <= mtu
            : {2'b0, h_len_q} <= mtu;
     wlen_ok = (s_first || s_only) ? {19'b0, h_len_q} <= h_rlen_q : {19'b0, h_len_q} <= c0.left;
@@ -316,7 +330,8 @@ module responder_ctrl #(
     cx_d = (st_q == C_CFG || st_q == C_DB || st_q == C_HDR) ? c0 : cx_q;
     vd_d = vd_q;
     est_d = est_q; ectr_d = ectr_q;
-    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q; l3ok_d = l3ok_q; uc_x_d = uc_x_q;
+    cfg_d = cfg_q; db_pi_d = db_pi_q; idx_d = idx_q; qin_d = qin_q; qok_d = qok_q; l3ok_d = l3ok_q; unrel_x_d = unrel_x_q;
+    ud_x_d = ud_x_q; h_qkey_d = h_qkey_q; h_dsrc_d = h_dsrc_q; h_sl_d = h_sl_q;
     h_se_d = h_se_q; h_ack_d = h_ack_q; h_psn_d = h_psn_q; h_va_d = h_va_q;
     h_rkey_d = h_rkey_q; h_rlen_d = h_rlen_q; h_imm_d = h_imm_q; h_len_d = h_len_q;
     is_send_d = is_send_q; is_write_d = is_write_q; imm_d = imm_q; seg_d = seg_q;
@@ -343,7 +358,7 @@ module responder_ctrl #(
     m_pc.pkt_last = 1'b0;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
     err = 1'b0; err_cqe = 1'b0; err_syn = '0; err_status = '0; err_ci = '0;
-    {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd} = '0;
+    {i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey} = '0;
 
     // the success path's outcome (used in C_PUSH when ok_q)
     fin_last = s_last || s_only;
@@ -371,10 +386,11 @@ module responder_ctrl #(
     ok_cqe.imm = (imm_q || inv_q) ? h_imm_q : 32'd0;   // ImmDt, or the rkey invalidated
     ok_cqe.qp_num = 24'(idx_q);
     ok_cqe.opcode = is_send_q ? roce_pkg::WC_OPCODE_RECV : roce_pkg::WC_OPCODE_RECV_RDMA_WITH_IMM;
-    ok_cqe.src_qp = cx_q.dest_qpn;
+    ok_cqe.src_qp = ud_x_q ? h_dsrc_q : cx_q.dest_qpn;
     ok_cqe.status = 8'(roce_pkg::WC_STATUS_SUCCESS);
-    ok_cqe.wc_flags = imm_q ? 8'd2 : inv_q ? 8'd8 : 8'd0;   // IBV_WC_WITH_IMM, IBV_WC_WITH_INV
-    ok_cqe.sl = {4'b0, cx_q.sl};
+    // IBV_WC_WITH_IMM, IBV_WC_WITH_INV; UD: IBV_WC_GRH (the buffer starts with it)
+    ok_cqe.wc_flags = (imm_q ? 8'd2 : inv_q ? 8'd8 : 8'd0) | (ud_x_q ? 8'd1 : 8'd0);
+    ok_cqe.sl = ud_x_q ? {5'b0, h_sl_q} : {4'b0, cx_q.sl};
     ok_cqe.wqe_counter = cx_q.ci;
     vd_ok.ack_v = h_ack_q;
     vd_ok.syn = 8'(roce_pkg::AETH_ACK);
@@ -412,6 +428,7 @@ module responder_ctrl #(
           cfg_d.rq_psn = s_qp_cfg.rq_psn; cfg_d.min_rnr = s_qp_cfg.min_rnr_timer; cfg_d.sl = s_qp_cfg.sl;
           cfg_d.rd_res = s_qp_cfg.max_dest_rd_atomic != 5'd0;
           cfg_d.l3 = s_qp_cfg.l3;
+          cfg_d.qkey = s_qp_cfg.qkey;
           idx_d = s_qp_cfg.qpn[QW-1:0];
           qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
           st_d = C_CFG;
@@ -422,11 +439,17 @@ module responder_ctrl #(
           st_d = C_DB;
         end else if (take_hdr) begin
           idx_d = s_rx_hdr.dst_qpn[QW-1:0];
-          // an RC QP, or a UC QP and a UC opcode (an RC opcode is not its peer's)
+          // an RC QP (another type's opcode is an invalid request there), a UC
+          // QP and a UC opcode, a UD QP and a UD opcode (an RC opcode is not their peer's)
           qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && valid_q[s_rx_hdr.dst_qpn[QW-1:0]]
-                  && (rc_q[s_rx_hdr.dst_qpn[QW-1:0]] || (uc_q[s_rx_hdr.dst_qpn[QW-1:0]] && uc_op));
-          uc_x_d = uc_q[s_rx_hdr.dst_qpn[QW-1:0]];
-          l3ok_d = l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
+                  && (rc_q[s_rx_hdr.dst_qpn[QW-1:0]] || (uc_q[s_rx_hdr.dst_qpn[QW-1:0]] && uc_op)
+                      || (ud_q[s_rx_hdr.dst_qpn[QW-1:0]] && ud_op));
+          unrel_x_d = uc_q[s_rx_hdr.dst_qpn[QW-1:0]] || ud_q[s_rx_hdr.dst_qpn[QW-1:0]];
+          ud_x_d = ud_q[s_rx_hdr.dst_qpn[QW-1:0]];
+          // (a UD QP has no path: any encapsulation)
+          l3ok_d = ud_q[s_rx_hdr.dst_qpn[QW-1:0]] || l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
+          h_qkey_d = s_rx_hdr.qkey; h_dsrc_d = s_rx_hdr.deth_src_qpn;
+          h_sl_d = s_rx_hdr.vlan_valid ? s_rx_hdr.vlan_pcp : 3'd0;
           h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
           h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
           h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
@@ -453,6 +476,7 @@ module responder_ctrl #(
           cx_d.pd = cfg_q.pd; cx_d.access = cfg_q.access; cx_d.pmtu = cfg_q.pmtu;
           cx_d.rq_base = cfg_q.rq_base; cx_d.rq_lsz = cfg_q.rq_lsz; cx_d.recv_cq = cfg_q.recv_cq;
           cx_d.dest_qpn = cfg_q.dest_qpn; cx_d.min_rnr = cfg_q.min_rnr; cx_d.sl = cfg_q.sl; cx_d.rd_res = cfg_q.rd_res;
+          cx_d.qkey = cfg_q.qkey;
           unique case (cfg_q.action)
             roce_pkg::QP_ACTION_RESET: begin
               cx_d.state = roce_pkg::QP_STATE_RESET;
@@ -511,7 +535,7 @@ module responder_ctrl #(
         ok_d = 1'b0; wctx_d = 1'b0; np_d = '0; n_d = h_len_q; mr_rkey_d = 1'b0;
         st_d = C_PUSH;
         sge_ra = {idx_q, c0.sidx};  // a SEND's current SGE, for the walk
-        if (uc_x_q && (s_first || s_only)) begin
+        if (unrel_x_q && (s_first || s_only)) begin
           // UC: a new message from its PSN on, whatever came before (written
           // back with the packet's outcome)
           cx_d.epsn = h_psn_q;
@@ -522,18 +546,21 @@ module responder_ctrl #(
           i_noqp = 1'b1;
         end else if (c0.state != roce_pkg::QP_STATE_RTR && c0.state != roce_pkg::QP_STATE_RTS) begin
           i_state = 1'b1;
+        end else if (ud_x_q && h_qkey_q != c0.qkey) begin
+          // UD (IBTA 10.2.5): a datagram without the QP's Q_Key is dropped
+          i_qkey = 1'b1;
         end else if (!l3ok_q) begin
           // another encapsulation than the QP's path (RoCE v1 for a v2 QP):
           // not this QP's peer, dropped as for no QP
           i_noqp = 1'b1;
-        end else if (uc_x_q && (dpsn != '0 || c0.drop) && !(s_first || s_only)) begin
+        end else if (unrel_x_q && (dpsn != '0 || c0.drop) && !(s_first || s_only)) begin
           // UC (IBTA 9.8.3): a packet lost or dropped before this one loses
           // the rest of its message; the next FIRST or ONLY starts afresh
           i_oos = 1'b1;
           cx_d.drop = 1'b1;
           cx_d.kind = responder_pkg::KIND_NONE;
           wctx_d = 1'b1;
-        end else if (!uc_x_q && dpsn[23]) begin
+        end else if (!unrel_x_q && dpsn[23]) begin
           i_dup = 1'b1;
           if (is_atom_q) begin
             // answered from the replay cache, if it holds its PSN; not checked or executed again
@@ -549,7 +576,7 @@ module responder_ctrl #(
             dup_d = 1'b1;
             rd_start = 1'b1;
           end
-        end else if (!uc_x_q && dpsn != '0) begin
+        end else if (!unrel_x_q && dpsn != '0) begin
           i_oos = 1'b1;
           if (!c0.nak) begin
             vd_d.ack_v = 1'b1;
@@ -630,7 +657,7 @@ module responder_ctrl #(
           vd_d.ack_v = 1'b1;
           vd_d.syn = {3'b001, cx_q.min_rnr};
           wctx_d = 1'b0;  // nothing changes: the requester retries this PSN
-          if (uc_x_q) begin
+          if (unrel_x_q) begin
             // UC: no RNR NAK; the message is lost (rxe)
             cx_d.drop = 1'b1;
             cx_d.kind = responder_pkg::KIND_NONE;
@@ -944,7 +971,7 @@ module responder_ctrl #(
 
     // a failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
     // receive WQE at ci, the QP enters ERR and the rest of its receive queue is flushed
-    if (err && uc_x_q) begin
+    if (err && unrel_x_q) begin
       // UC: no NAK and no error state: the message is dropped to its end
       // (a SEND too long for its receive WQE too: the WQE stays for the next)
       cx_d.drop = 1'b1;
@@ -971,7 +998,7 @@ module responder_ctrl #(
     end
 
     m_vd = ok_q ? vd_ok : vd_q;
-    if (uc_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
+    if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
     // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
     err_cqe_s = '0;
     err_cqe_s.cq = cx_q.recv_cq;
@@ -1013,16 +1040,17 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
-      valid_q <= '0; rc_q <= '0; uc_q <= '0;
+      valid_q <= '0; rc_q <= '0; uc_q <= '0; ud_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
-      {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q} <= '0;
+      {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
       if (st_q == C_CFG && qin_q) begin
         valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
         rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
         uc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_UC;
+        ud_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_UD;
       end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
@@ -1036,12 +1064,14 @@ module responder_ctrl #(
       c_rnr_q   <= c_rnr_q   + 32'(i_rnr);
       c_op_q    <= c_op_q    + 32'(i_op);
       c_rd_q    <= c_rd_q    + 32'(i_rd);
+      c_qkey_q  <= c_qkey_q  + 32'(i_qkey);
     end
   end
 
   always_ff @(posedge clk) begin
     cx_q <= cx_d; vd_q <= vd_d; est_q <= est_d; ectr_q <= ectr_d; cfg_q <= cfg_d; db_pi_q <= db_pi_d;
-    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d; l3ok_q <= l3ok_d; uc_x_q <= uc_x_d;
+    idx_q <= idx_d; qin_q <= qin_d; qok_q <= qok_d; l3ok_q <= l3ok_d; unrel_x_q <= unrel_x_d; ud_x_q <= ud_x_d;
+    h_qkey_q <= h_qkey_d; h_dsrc_q <= h_dsrc_d; h_sl_q <= h_sl_d;
     h_se_q <= h_se_d; h_ack_q <= h_ack_d; h_psn_q <= h_psn_d; h_va_q <= h_va_d;
     h_rkey_q <= h_rkey_d; h_rlen_q <= h_rlen_d; h_imm_q <= h_imm_d; h_len_q <= h_len_d;
     is_send_q <= is_send_d; is_write_q <= is_write_d; imm_q <= imm_d; seg_q <= seg_d; inv_q <= inv_d;
@@ -1088,6 +1118,7 @@ module responder_ctrl #(
   assign cnt_rnr_nak_sent = c_rnr_q;
   assign cnt_rem_op_err = c_op_q;
   assign cnt_rx_read_requests = c_rd_q;
+  assign cnt_qkey_violations = c_qkey_q;
 `ifndef SYNTHESIS
   // Transport invariants, compiled into every Verilated build (--assert) and
   // named so that a failure says which one broke.

@@ -25,8 +25,6 @@ Ip128 ipv4_gid(uint32_t ipv4) {
   return g;
 }
 
-namespace {
-
 Ip128 link_local_gid(uint64_t mac) {
   Ip128 g{};
   g[0] = 0xFE;
@@ -43,8 +41,6 @@ Ip128 link_local_gid(uint64_t mac) {
   g[15] = m[5];
   return g;
 }
-
-}  // namespace
 
 uint32_t EngineHost::csr(uint32_t addr) {
   uint32_t v = 0;
@@ -196,6 +192,24 @@ CmdResult EngineHost::modify_qp(const CmdModifyQp& m) {
   uint8_t a[64];
   m.store(a);
   return command(CmdOp::kModifyQp, a);
+}
+
+void EngineHost::connect_ud(const Qp& qp, uint32_t qkey, uint32_t sq_psn) {
+  const auto step = [&](QpState to, uint32_t mask) {
+    CmdModifyQp m;
+    m.qpn = qp.qpn;
+    m.attr_mask = mask | static_cast<uint32_t>(QpAttr::kState);
+    m.qp_state = static_cast<uint8_t>(to);
+    m.port_num = 1;
+    m.qkey = qkey;
+    m.sq_psn = sq_psn;
+    const CmdResult r = modify_qp(m);
+    if (!r.ok()) throw std::runtime_error(std::string("engine_host: UD to ") + to_string(to) + " failed: " + to_string(r.status));
+  };
+  step(QpState::kInit, static_cast<uint32_t>(QpAttr::kPkeyIndex) | static_cast<uint32_t>(QpAttr::kPort) |
+                           static_cast<uint32_t>(QpAttr::kQkey));
+  step(QpState::kRtr, 0);
+  step(QpState::kRts, static_cast<uint32_t>(QpAttr::kSqPsn));
 }
 
 void EngineHost::connect(const Qp& qp, const Path& p) {

@@ -77,6 +77,7 @@ struct Path {
 };
 
 Ip128 ipv4_gid(uint32_t ipv4);
+Ip128 link_local_gid(uint64_t mac);  // fe80::EUI-64 of the MAC (GID 0 and 1)
 
 class EngineHost {
  public:
@@ -100,6 +101,8 @@ class EngineHost {
   CmdResult modify_qp(const spec::CmdModifyQp& m);
   // RESET -> INIT -> RTR -> RTS with the masks ibv_rc_pingpong uses.
   void connect(const Qp& qp, const Path& p);
+  // A UD QP: RESET -> INIT (Q_Key) -> RTR -> RTS (SQ PSN), as ibv_ud_pingpong.
+  void connect_ud(const Qp& qp, uint32_t qkey, uint32_t sq_psn = 0);
 
   // Work requests: written into the ring, then the doorbell.
   void post_send(Qp& qp, const spec::SendWqe& wqe, const std::vector<spec::Sge>& sges,

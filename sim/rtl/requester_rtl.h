@@ -4,6 +4,7 @@
 
 #include "Vrequester.h"
 #include "common/block.h"
+#include "ctrl/gid_entry.h"
 #include "gen/roce_spec.h"
 #include "rtl/vl_ports.h"
 #include "rtl/vl_top.h"
@@ -25,6 +26,7 @@ class RequesterRtl : public VlBlock<Vrequester> {
   void reset() override {
     top_->s_qp_cfg_valid = top_->s_sq_db_valid = top_->s_sq_retire_valid = 0;
     top_->ack_req_log2 = spec::kCsrAckReqReset;  // the CSR's reset value, as the model's
+    top_->port_mtu = spec::kCsrPortMtuReset;
     top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = 0;
     top_->m_dma_rd_req_ready = top_->m_mr_req_ready = top_->m_tx_hdr_ready = 0;
     top_->m_axis_tx_payload_tready = top_->m_sq_track_ready = 0;
@@ -88,6 +90,18 @@ class RequesterRtl : public VlBlock<Vrequester> {
     return f;
   }
   std::vector<std::pair<std::string, uint32_t>> counters() override { return {{"tx_pkts", top_->cnt_tx_pkts}}; }
+  // UD: as model::Requester::set_port / set_gid
+  void set_port(uint64_t mac, unsigned mtu) {
+    top_->port_mac = mac & 0xFFFFFFFFFFFFull;
+    top_->port_mtu = mtu & 7u;
+    top_->eval();
+  }
+  void set_gid(unsigned i, const model::GidEntry& g) {
+    if (i >= kGidTblLen) return;
+    vl::put_gid_entry(top_->gid_table, i, g.gid, g.type, g.vlan);
+    top_->eval();
+  }
+  static constexpr unsigned kGidTblLen = 16;  // the Verilated GID_TBL_LEN
   bool idle() const { return top_->idle; }
 
  private:

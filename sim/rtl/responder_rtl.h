@@ -144,7 +144,7 @@ class ResponderRtl : public VlBlock<Vresponder> {
             {"rem_inv_req", top_->cnt_rem_inv_req},
             {"rnr_nak_sent", top_->cnt_rnr_nak_sent},
             {"rem_op_err", top_->cnt_rem_op_err},
-            {"rx_read_requests", top_->cnt_rx_read_requests}};
+            {"rx_read_requests", top_->cnt_rx_read_requests}, {"qkey_violations", top_->cnt_qkey_violations}};
   }
   bool idle() const override { return top_->idle; }
 

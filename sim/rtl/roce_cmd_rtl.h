@@ -28,13 +28,9 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
     top_->port_mac = mac & 0xFFFFFFFFFFFFull;
     top_->eval();
   }
-  // Entry i at gid_table[143*i +: 143] = {tagged, vid[11:0], type[1:0], gid[127:0]}, GID byte 0 in
-  // bits 127:120; vlan as CSR GID word 5 (bit 12 tagged, 11:0 VID).
   void set_gid(unsigned i, const Ip128& gid, uint8_t type, uint16_t vlan = 0) {
     if (i >= kGidTblLen) return;
-    for (unsigned k = 0; k < 16; ++k) put_bit_field(143 * i + 8 * (15 - k), 8, gid[k]);
-    put_bit_field(143 * i + 128, 2, type & 3u);
-    put_bit_field(143 * i + 130, 13, vlan & 0x1FFFu);
+    vl::put_gid_entry(top_->gid_table, i, gid, type, vlan);
     top_->eval();
   }
   void reset() override {
@@ -96,13 +92,6 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
 
  private:
   static constexpr unsigned kMrBytes = (spec::MrCtx::kBits + 7) / 8;
-  void put_bit_field(unsigned lsb, unsigned width, uint32_t v) {
-    for (unsigned b = 0; b < width; ++b) {
-      const unsigned at = lsb + b;
-      const uint32_t bit = (v >> b) & 1u;
-      top_->gid_table[at / 32] = (top_->gid_table[at / 32] & ~(1u << (at % 32))) | (bit << (at % 32));
-    }
-  }
 };
 
 }  // namespace rocenic

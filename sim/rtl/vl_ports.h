@@ -4,6 +4,7 @@
 
 #include <verilated.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -34,6 +35,22 @@ std::vector<uint8_t> get_bytes(const T& port, size_t n) {
     }
   }
   return out;
+}
+
+// The engine's GID table port (roce_cmd, requester): entry i at
+// [143*i +: 143] = {tagged, vid[11:0], type[1:0], gid[127:0]}, GID byte 0 in
+// bits 127:120; vlan as CSR GID word 5 (bit 12 tagged, 11:0 VID).
+template <typename T>
+void put_gid_entry(T& table, unsigned i, const std::array<uint8_t, 16>& gid, uint8_t type, uint16_t vlan) {
+  const auto put = [&](unsigned lsb, unsigned width, uint32_t v) {
+    for (unsigned b = 0; b < width; ++b) {
+      const unsigned at = lsb + b;
+      table[at / 32] = (table[at / 32] & ~(1u << (at % 32))) | (((v >> b) & 1u) << (at % 32));
+    }
+  };
+  for (unsigned k = 0; k < 16; ++k) put(143 * i + 8 * (15 - k), 8, gid[k]);
+  put(143 * i + 128, 2, type & 3u);
+  put(143 * i + 130, 13, vlan & 0x1FFFu);
 }
 
 }  // namespace rocenic::vl

@@ -40,7 +40,8 @@ enum : uint8_t { kReset = 0, kInit = 1, kRtr = 2, kRts = 3, kSqd = 4, kSqe = 5, 
 
 // docs/engine.md's transition table, row by row.
 // QP types (qp_type enum) as bits of Row::types
-constexpr uint8_t kRc = 2, kUc = 3, kRcBit = 1u << kRc, kUcBit = 1u << kUc, kBoth = kRcBit | kUcBit;
+constexpr uint8_t kRc = 2, kUc = 3, kUd = 4, kRcBit = 1u << kRc, kUcBit = 1u << kUc, kUdBit = 1u << kUd,
+                  kBoth = kRcBit | kUcBit, kAll = kBoth | kUdBit;
 struct Row {
   const char* name;
   int from;  // -1: any state
@@ -49,7 +50,7 @@ struct Row {
   spec::QpAction action;
   uint8_t types = kBoth;
 };
-// Linux ib_modify_qp_is_ok for RC and UC, the attributes the engine has
+// Linux ib_modify_qp_is_ok for RC, UC and UD, the attributes the engine has
 const Row kRows[] = {
     {"RESET->INIT", kReset, kInit, kPkey | kPort | kAccess, 0, spec::QpAction::kToInit},
     {"INIT->INIT", kInit, kInit, 0, kPkey | kPort | kAccess, spec::QpAction::kAttr},
@@ -61,7 +62,14 @@ const Row kRows[] = {
     {"UC RTR->RTS", kRtr, kRts, kSqPsn, kAccess, spec::QpAction::kToRts, kUcBit},
     {"RTS->RTS", kRts, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr, kRcBit},
     {"UC RTS->RTS", kRts, kRts, 0, kAccess, spec::QpAction::kAttr, kUcBit},
-    {"RTS->SQD", kRts, kSqd, 0, 0, spec::QpAction::kToSqd},
+    {"RTS->SQD", kRts, kSqd, 0, 0, spec::QpAction::kToSqd, kAll},
+    {"UD RESET->INIT", kReset, kInit, kPkey | kPort | kQkey, 0, spec::QpAction::kToInit, kUdBit},
+    {"UD INIT->INIT", kInit, kInit, 0, kPkey | kPort | kQkey, spec::QpAction::kAttr, kUdBit},
+    {"UD INIT->RTR", kInit, kRtr, 0, kPkey | kQkey, spec::QpAction::kToRtr, kUdBit},
+    {"UD RTR->RTS", kRtr, kRts, kSqPsn, kQkey, spec::QpAction::kToRts, kUdBit},
+    {"UD RTS->RTS", kRts, kRts, 0, kQkey, spec::QpAction::kAttr, kUdBit},
+    {"UD SQD->SQD", kSqd, kSqd, 0, kPkey | kQkey, spec::QpAction::kAttr, kUdBit},
+    {"UD SQD->RTS", kSqd, kRts, 0, kQkey, spec::QpAction::kAttr, kUdBit},
     {"SQD->SQD", kSqd, kSqd, 0,
      kPkey | kPort | kAv | kPathMtu | kTimeout | kRetryCnt | kRnrRetry | kMaxQpRdAtomic | kMaxDestRdAtomic | kAccess |
          kMinRnrTimer,
@@ -69,8 +77,8 @@ const Row kRows[] = {
     {"UC SQD->SQD", kSqd, kSqd, 0, kPkey | kAv | kAccess, spec::QpAction::kAttr, kUcBit},
     {"SQD->RTS", kSqd, kRts, 0, kAccess | kMinRnrTimer, spec::QpAction::kAttr, kRcBit},
     {"UC SQD->RTS", kSqd, kRts, 0, kAccess, spec::QpAction::kAttr, kUcBit},
-    {"any->RESET", -1, kReset, 0, 0, spec::QpAction::kReset},
-    {"any->ERR", -1, kErr, 0, 0, spec::QpAction::kToErr},
+    {"any->RESET", -1, kReset, 0, 0, spec::QpAction::kReset, kAll},
+    {"any->ERR", -1, kErr, 0, 0, spec::QpAction::kToErr, kAll},
 };
 const Row* row_for(uint8_t from, uint8_t to, uint8_t type) {
   for (const Row& r : kRows)
@@ -430,12 +438,12 @@ class StreamBuilder {
   // ---- QPs
   struct Qp {
     uint8_t state = kReset, type = kRc;
-    uint32_t pd = 0, scq = 0, rcq = 0, sq_psn = 0, rq_psn = 0, dest_qpn = 0;
+    uint32_t pd = 0, scq = 0, rcq = 0, sq_psn = 0, rq_psn = 0, dest_qpn = 0, qkey = 0;
   };
   // kind: 0 good, 1 bad type, 2 missing PD/CQ, 3 bad size/base
   void create_qp(int kind) {
     spec::CmdCreateQp c;
-    c.qp_type = chance(70) ? kRc : kUc;
+    c.qp_type = chance(45) ? kRc : chance(50) ? kUc : kUd;
     c.pd = pds_.empty() ? bogus(pds_, kMaxPd) : pick_set(pds_);
     c.send_cq = cqs_.empty() ? bogus(cqs_, kMaxCq) : pick_set(cqs_);
     c.recv_cq = cqs_.empty() || chance(30) ? c.send_cq : pick_set(cqs_);
@@ -463,7 +471,7 @@ class StreamBuilder {
     }
     const bool objs = pds_.count(c.pd) && cqs_.count(c.send_cq) && cqs_.count(c.recv_cq);
     const bool sizes = c.sq_lsz <= 12 && c.rq_lsz <= 12 && !(c.sq_base & 511) && !(c.rq_base & 511);
-    const CmdStatus want = c.qp_type != kRc && c.qp_type != kUc ? CmdStatus::kBadParam
+    const CmdStatus want = c.qp_type != kRc && c.qp_type != kUc && c.qp_type != kUd ? CmdStatus::kBadParam
                            : !objs                    ? CmdStatus::kNotFound
                            : !sizes                   ? CmdStatus::kBadParam
                            : qps_.size() < kMaxQp - 2 ? CmdStatus::kOk
@@ -585,12 +593,13 @@ class StreamBuilder {
     if (mask & kSqPsn) q.sq_psn = m.sq_psn & 0xFFFFFF;
     if (mask & kRqPsn) q.rq_psn = m.rq_psn & 0xFFFFFF;
     if (mask & kDestQpn) q.dest_qpn = m.dest_qpn & 0xFFFFFF;
+    if (mask & kQkey) q.qkey = m.qkey;
     EXPECT_EQ(o.qp.size(), 1u) << "every successful MODIFY sends qp_cfg, ATTR-only ones too";
     if (o.qp.size() == 1) {
       const spec::QpCfg& c = o.qp[0];
       EXPECT_TRUE(c.qpn == qpn && c.state == to && c.action == static_cast<uint8_t>(row->action) && c.pd == q.pd &&
                   c.send_cq == q.scq && c.recv_cq == q.rcq && c.sq_psn == q.sq_psn && c.rq_psn == q.rq_psn &&
-                  c.dest_qpn == q.dest_qpn)
+                  c.dest_qpn == q.dest_qpn && c.qkey == q.qkey)
           << c.describe();
       if (mask & kAv) {
         const uint8_t want_l3 = m.sgid_index == 0 || m.sgid_index == 2   ? 2
@@ -762,6 +771,7 @@ class StreamBuilder {
     m.dest_qpn = static_cast<uint32_t>(rng_());  // upper bits are dropped
     m.rq_psn = static_cast<uint32_t>(rng_());
     m.sq_psn = static_cast<uint32_t>(rng_());
+    m.qkey = static_cast<uint32_t>(rng_());
     for (auto& b : m.dmac) b = static_cast<uint8_t>(rng_());
     m.hop_limit = static_cast<uint8_t>(rng_());
     m.traffic_class = static_cast<uint8_t>(rng_());
@@ -812,7 +822,7 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
   sb.exhaust();
   for (int i = 0; i < 1500; ++i) sb.random_command();
   sb.teardown();
-  for (int i = 0; i < 1000; ++i) sb.random_command();
+  for (int i = 0; i < 9000; ++i) sb.random_command();  // (every row of three QP types taken and refused)
   ASSERT_FALSE(testing::Test::HasFailure()) << "the model disagrees with docs/engine.md";
 
   for (unsigned s = 0; s < spec::kCmdStatusCount; ++s)

@@ -54,12 +54,30 @@ ibv_ah* create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
   }
   ah->av.sgid_index = grh.sgid_index;
   ah->av.sl = attr->sl;
-  ah->av.traffic_class = grh.traffic_class;
+  // a traffic_class rule matching the addresses wins over the AH's own, as
+  // for a connected QP's path (the global value, when set, wins in the engine)
+  Gid sgid{};
+  for (const GidEntry& g : eng->config().gids)
+    if (g.index == grh.sgid_index) sgid = g.gid;
+  const int knob = eng->knob_tclass(sgid, ah->av.dgid);
+  ah->av.traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : grh.traffic_class;
   ah->av.hop_limit = grh.hop_limit;
   ah->av.flow_label = grh.flow_label & 0xFFFFFu;
   ah->ah.context = pd->context;
   ah->ah.pd = pd;
   return &ah->ah;
+}
+
+void put_ud_av(const AhState& av, uint32_t remote_qpn, uint32_t remote_qkey, spec::SendWqe* w) {
+  w->ud_dest_qpn = remote_qpn & 0xFFFFFFu;
+  w->ud_qkey = remote_qkey;  // (bit 31 set: the engine sends the QP's own, IBTA 10.2.5)
+  w->ud_dgid = av.dgid;
+  w->ud_dmac = av.dmac;
+  w->ud_sgid_index = av.sgid_index;
+  w->ud_hop_limit = av.hop_limit;
+  w->ud_flow_label = av.flow_label;
+  w->ud_traffic_class = av.traffic_class;
+  w->ud_sl = av.sl;
 }
 
 int destroy_ah(ibv_ah* ibah) {

@@ -53,6 +53,13 @@ inline uint32_t wqe_imm(uint32_t be_imm) {
 // original remote value lands.
 constexpr uint32_t kAtomicBytes = 8;
 
+// UD send WQEs carry their address vector (from the AH, layouts.md
+// send_wqe ud_*) where SGE 2 would be: at most 2 SGEs or 32 inline bytes.
+static_assert(spec::kSendWqeUdDestQpnOff >= kWqeDataOffset + spec::kUdMaxSge * spec::Sge::kSize &&
+                  spec::kSendWqeUdDestQpnOff >= kWqeDataOffset + spec::kUdMaxInline,
+              "a UD WQE's data ends before its address vector");
+constexpr unsigned kUdDataBytes = spec::kUdMaxSge * spec::Sge::kSize;
+
 // Address handles a device holds (ibv_create_ah): host memory only, the
 // engine keeps no AH table; rxe's limit.
 constexpr int kMaxAh = 0x3fff;

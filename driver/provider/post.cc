@@ -12,7 +12,9 @@
 //              of another shape than one 8-byte SGE, an 8-byte aligned
 //              remote_addr and no inline, or on a QP other than RC (rxe
 //              refuses a misaligned or short one and atomics off RC); a
-//              BIND_MW with SGEs (rxe) or check_bind_wr's refusals (mw.cc)
+//              BIND_MW with SGEs (rxe) or check_bind_wr's refusals (mw.cc); on
+//              a UD QP anything but SEND / SEND_WITH_IMM, or no AH of this
+//              device (each UD WQE carries the AH's address, ah.cc put_ud_av)
 //   EOPNOTSUPP a valid opcode this engine does not execute (ATOMIC_WRITE,
 //              TSO, DRIVER1), as mlx5 answers for atomics it lacks; a bind
 //              longer than the WQE's 32-bit length
@@ -122,6 +124,11 @@ int check_request(const ibv_qp& qp, const ibv_send_wr& wr) {
   if ((wr.send_flags & IBV_SEND_INLINE) && wr.opcode == IBV_WR_RDMA_READ) return EINVAL;
   // UC carries SENDs and RDMA WRITEs (IBTA 9.8; rxe's opcode table)
   if (qp.qp_type == IBV_QPT_UC && (wr.opcode == IBV_WR_RDMA_READ || wr.opcode == IBV_WR_SEND_WITH_INV)) return EINVAL;
+  // UD: SENDs (with immediate), each to the address of its AH (rxe)
+  if (qp.qp_type == IBV_QPT_UD &&
+      ((wr.opcode != IBV_WR_SEND && wr.opcode != IBV_WR_SEND_WITH_IMM) || !wr.wr.ud.ah ||
+       wr.wr.ud.ah->context != qp.context))
+    return EINVAL;
   return 0;
 }
 
@@ -175,6 +182,7 @@ int build_send(const ibv_qp& qp, const QpState& s, const ibv_send_wr& wr, uint8_
   w.num_sge = inline_data ? 0 : static_cast<uint8_t>(nsge);
   w.length = static_cast<uint32_t>(length);
   put_operands(wr, &w);  // (after length: a bind's is its window's)
+  if (s.ud) put_ud_av(to_ah(wr.wr.ud.ah)->av, wr.wr.ud.remote_qpn, wr.wr.ud.remote_qkey, &w);
   uint8_t buf[spec::SendWqe::kSize];
   w.store(buf);
   if (inline_data) {

@@ -92,6 +92,7 @@ struct QpState {
   uint8_t sq_lsz = 0, rq_lsz = 0;
   uint32_t sq_size = 0, rq_size = 0;
   bool sq_sig_all = false;
+  bool ud = false;   // a UD QP: each send WQE carries its address vector (from an AH)
   ibv_qp_cap cap{};  // as reported to the application
   std::mutex sq_lock, rq_lock;
   uint16_t sq_pi = 0, rq_pi = 0;       // WQEs posted, mod 2^16 (the doorbell value)
@@ -143,6 +144,8 @@ struct RocenicAh {
   AhState av;
 };
 inline RocenicAh* to_ah(ibv_ah* ah) { return container_of<RocenicAh>(ah, offsetof(RocenicAh, ah)); }
+// A UD send WQE's address vector: the AH's, the destination QP and Q_Key (ah.cc).
+void put_ud_av(const AhState& av, uint32_t remote_qpn, uint32_t remote_qkey, spec::SendWqe* w);
 inline RocenicMr* to_mr(verbs_mr* m) { return container_of<RocenicMr>(m, offsetof(RocenicMr, vmr)); }
 inline RocenicCq* to_cq(ibv_cq* cq) { return container_of<RocenicCq>(cq, offsetof(RocenicCq, cq)); }
 inline RocenicQp* to_qp(ibv_qp* qp) {

@@ -1,8 +1,9 @@
 // Queue pairs: send and receive rings of WQEs (512-byte slots) in process memory
 // (sizes rounded up to powers of two), CREATE_QP / MODIFY_QP / QUERY_QP /
-// DESTROY_QP on the engine. RC only; the engine checks transitions and
+// DESTROY_QP on the engine. RC, UC and UD; the engine checks transitions and
 // attribute masks (IBTA, docs/engine.md) and the provider maps its status
-// to the errno the kernel gives.
+// to the errno the kernel gives. A UD QP's send WQEs carry the address
+// vector where SGE 2 would be: at most 2 SGEs or 32 inline bytes.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -49,8 +50,8 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   switch (attr->qp_type) {
     case IBV_QPT_RC:
     case IBV_QPT_UC:
-      break;
     case IBV_QPT_UD:
+      break;
     case IBV_QPT_RAW_PACKET:
     case IBV_QPT_XRC_SEND:
     case IBV_QPT_XRC_RECV:
@@ -71,6 +72,11 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   if (c.max_send_wr > caps.max_qp_wr || c.max_recv_wr > caps.max_qp_wr || c.max_send_sge > caps.max_sge ||
       c.max_recv_sge > caps.max_sge || c.max_inline_data > caps.max_inline) {
     errno = EINVAL;  // beyond the device's limits (ibv_query_device)
+    return nullptr;
+  }
+  const bool ud = attr->qp_type == IBV_QPT_UD;
+  if (ud && (c.max_send_sge > spec::kUdMaxSge || c.max_inline_data > spec::kUdMaxInline)) {
+    errno = EINVAL;  // a UD WQE's address vector takes the rest of its head
     return nullptr;
   }
   RocenicQp* qp = new (std::nothrow) RocenicQp{};
@@ -97,6 +103,7 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   s->send_cq = to_cq(attr->send_cq)->s;
   s->recv_cq = to_cq(attr->recv_cq)->s;
   s->sq_sig_all = attr->sq_sig_all != 0;
+  s->ud = ud;
 
   spec::CmdCreateQp cmd;
   cmd.sq_base = reinterpret_cast<uintptr_t>(s->sq);
@@ -104,7 +111,9 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
   cmd.pd = to_pd(ibpd)->pdn;
   cmd.send_cq = s->send_cq->cqn;
   cmd.recv_cq = s->recv_cq->cqn;
-  cmd.qp_type = static_cast<uint8_t>(attr->qp_type == IBV_QPT_UC ? spec::QpType::kUc : spec::QpType::kRc);
+  cmd.qp_type = static_cast<uint8_t>(attr->qp_type == IBV_QPT_UC ? spec::QpType::kUc
+                                     : ud                           ? spec::QpType::kUd
+                                                                    : spec::QpType::kRc);
   cmd.sq_lsz = s->sq_lsz;
   cmd.rq_lsz = s->rq_lsz;
   uint8_t args[spec::CmdCreateQp::kSize];
@@ -121,13 +130,13 @@ ibv_qp* create_qp(ibv_pd* ibpd, ibv_qp_init_attr* attr) {
     return nullptr;
   }
   s->qpn = res[0];
-  // What the application gets: the rings as allocated; every WQE holds six
-  // SGEs or 96 inline bytes (the device limits), whatever was asked.
+  // What the application gets: the rings as allocated; every WQE holds the
+  // device's SGEs and inline bytes (a UD send WQE 2 SGEs or 32 bytes), whatever was asked.
   s->cap.max_send_wr = s->sq_size;
   s->cap.max_recv_wr = s->rq_size;
-  s->cap.max_send_sge = caps.max_sge;
+  s->cap.max_send_sge = ud ? spec::kUdMaxSge : caps.max_sge;
   s->cap.max_recv_sge = caps.max_sge;
-  s->cap.max_inline_data = caps.max_inline;
+  s->cap.max_inline_data = ud ? spec::kUdMaxInline : caps.max_inline;
   attr->cap = s->cap;
   s->attr.qp_state = IBV_QPS_RESET;
   qp->s = s;
@@ -241,6 +250,7 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   m.max_dest_rd_atomic = attr->max_dest_rd_atomic;
   m.port_num = attr->port_num;
   m.pkey_index = attr->pkey_index;
+  m.qkey = attr->qkey;
   if (mask & IBV_QP_AV) {
     const ibv_ah_attr& ah = attr->ah_attr;
     // RoCE has no LIDs: the address is the GRH (the kernel refuses an AV without one).
@@ -286,6 +296,7 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   if (mask & IBV_QP_ACCESS_FLAGS) a.qp_access_flags = attr->qp_access_flags;
   if (mask & IBV_QP_PKEY_INDEX) a.pkey_index = attr->pkey_index;
   if (mask & IBV_QP_PORT) a.port_num = attr->port_num;
+  if (mask & IBV_QP_QKEY) a.qkey = attr->qkey;
   if (mask & IBV_QP_AV) a.ah_attr = attr->ah_attr;
   if (mask & IBV_QP_PATH_MTU) a.path_mtu = attr->path_mtu;
   if (mask & IBV_QP_TIMEOUT) a.timeout = attr->timeout;

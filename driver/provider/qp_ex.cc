@@ -15,7 +15,9 @@
 // after ibv_wr_atomic_* --, a bind check_bind_wr refuses (mw.cc), data set
 // on a LOCAL_INV or BIND_MW, a QP not yet in RTS, a setter without a WQE),
 // EOPNOTSUPP (an opcode or setter this engine has not, a bind longer than
-// 2^32 - 1 bytes).
+// 2^32 - 1 bytes). UD: wr_send / wr_send_imm only, each with
+// wr_set_ud_addr (its AH's address goes into the WQE; a UD WQE without one,
+// or wr_set_ud_addr on another QP type: EINVAL at wr_complete).
 #include <cerrno>
 #include <cstring>
 
@@ -37,6 +39,7 @@ QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
 struct Builder {
   spec::SendWqe hdr;
   uint8_t data[kWqeDataBytes];
+  bool av = false;  // UD: wr_set_ud_addr gave its address vector
 };
 
 // An atomic is whole only once its setters ran: one SGE of 8 bytes (where
@@ -52,8 +55,9 @@ int finished_atomic_error(const spec::SendWqe& h) {
 // an atomic's compare/swap values sit in SGE 1's place (only its SGE 0
 // comes from there), a bind's MR and rights in SGE 2's, and LOCAL_INV
 // and BIND_MW have no data at all.
-size_t data_bytes(unsigned opcode) {
+size_t data_bytes(unsigned opcode, bool ud) {
   if (is_local_op(opcode)) return 0;
+  if (ud) return kUdDataBytes;  // (its address vector follows)
   return is_atomic(opcode) ? spec::Sge::kSize : kWqeDataBytes;
 }
 
@@ -61,9 +65,10 @@ void flush(QpState* s) {
   if (!s->wr_cur) return;
   auto* b = reinterpret_cast<Builder*>(s->wr_builder);
   if (is_atomic(b->hdr.opcode) && !s->wr_err) s->wr_err = finished_atomic_error(b->hdr);
+  if (s->ud && !b->av && !s->wr_err) s->wr_err = EINVAL;  // a datagram needs an address
   uint8_t buf[spec::SendWqe::kSize];
   b->hdr.store(buf);
-  std::memcpy(buf + kWqeDataOffset, b->data, data_bytes(b->hdr.opcode));
+  std::memcpy(buf + kWqeDataOffset, b->data, data_bytes(b->hdr.opcode, s->ud));
   std::memcpy(s->wr_cur, buf, sizeof buf);
   s->wr_cur = nullptr;
 }
@@ -75,6 +80,10 @@ Builder* begin_wqe(ibv_qp_ex* qx, ibv_wr_opcode op) {
   if (s->wr_err) return nullptr;
   if (static_cast<uint16_t>(s->wr_pi - s->sq_ci.load(std::memory_order_acquire)) >= s->sq_size) {
     s->wr_err = ENOMEM;
+    return nullptr;
+  }
+  if (s->ud && op != IBV_WR_SEND && op != IBV_WR_SEND_WITH_IMM) {
+    s->wr_err = EINVAL;  // UD: SENDs (with immediate) only
     return nullptr;
   }
   auto* b = reinterpret_cast<Builder*>(s->wr_builder);
@@ -230,6 +239,19 @@ void wr_set_inline_data_list(ibv_qp_ex* qx, size_t n, const ibv_data_buf* bufs) 
   b->hdr.flags |= kWqeInline;
 }
 
+// UD: the datagram's address (the AH's), destination QP and Q_Key.
+void wr_set_ud_addr(ibv_qp_ex* qx, ibv_ah* ah, uint32_t remote_qpn, uint32_t remote_qkey) {
+  QpState* s = state_of(qx);
+  Builder* b = current(s);
+  if (!b) return;
+  if (!s->ud || !ah || ah->context != qx->qp_base.context) {
+    s->wr_err = EINVAL;
+    return;
+  }
+  put_ud_av(to_ah(ah)->av, remote_qpn, remote_qkey, &b->hdr);
+  b->av = true;
+}
+
 void wr_set_inline_data(ibv_qp_ex* qx, void* addr, size_t length) {
   const ibv_data_buf buf{addr, length};
   wr_set_inline_data_list(qx, 1, &buf);
@@ -269,7 +291,7 @@ void unsupported(ibv_qp_ex* qx) {
   if (!s->wr_err) s->wr_err = EOPNOTSUPP;
 }
 void wr_send_tso(ibv_qp_ex* qx, void*, uint16_t, uint16_t) { unsupported(qx); }
-void wr_set_ud_addr(ibv_qp_ex* qx, ibv_ah*, uint32_t, uint32_t) { unsupported(qx); }
+
 void wr_set_xrc_srqn(ibv_qp_ex* qx, uint32_t) { unsupported(qx); }
 void wr_atomic_write(ibv_qp_ex* qx, uint32_t, uint64_t, const void*) { unsupported(qx); }
 

@@ -102,6 +102,10 @@ int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* p) {
   p->active_speed = 32;                                   // EDR, 25 Gb/s per lane
   p->phys_state = port.state == IBV_PORT_ACTIVE ? 5 : 3;  // LinkUp : Disabled
   p->link_layer = IBV_LINK_LAYER_ETHERNET;
+  // UD datagrams dropped for a wrong Q_Key (IBTA's Q_Key violation counter, 16 bits, saturating)
+  uint32_t qkey_viol = 0;
+  if (eng->csr_read(spec::kCsrXportCnt + 4 * static_cast<uint32_t>(spec::XportCnt::kQkeyViolations), &qkey_viol))
+    p->qkey_viol_cntr = static_cast<uint32_t>(std::min<uint32_t>(qkey_viol, 0xFFFF));
   return 0;
 }
 

@@ -61,7 +61,7 @@ ibv_ah* create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
     if (g.index == grh.sgid_index) sgid = g.gid;
   const int knob = eng->knob_tclass(sgid, ah->av.dgid);
   ah->av.traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : grh.traffic_class;
-  ah->av.hop_limit = grh.hop_limit;
+  ah->av.hop_limit = kRouteHopLimit;  // the route's, as the kernel resolves it (engine_limits.h)
   ah->av.flow_label = grh.flow_label & 0xFFFFFu;
   ah->ah.context = pd->context;
   ah->ah.pd = pd;

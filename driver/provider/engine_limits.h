@@ -60,6 +60,14 @@ static_assert(spec::kSendWqeUdDestQpnOff >= kWqeDataOffset + spec::kUdMaxSge * s
               "a UD WQE's data ends before its address vector");
 constexpr unsigned kUdDataBytes = spec::kUdMaxSge * spec::Sge::kSize;
 
+// The hop limit of a unicast RoCE path: Linux resolves every AH and QP
+// address vector on a RoCE port through the IP route (ib_resolve_eth_dmac)
+// and replaces the application's hop_limit with the route's -- 64, the
+// default IPv4 TTL and IPv6 hop limit -- which is what Soft-RoCE and
+// ConnectX frames carry (tests/data/golden: TTL 64 from ibv_*_pingpong's
+// hop_limit 1). The port's ttl knob (tc/1/ttl) overrides it in the engine.
+constexpr uint8_t kRouteHopLimit = 64;
+
 // Address handles a device holds (ibv_create_ah): host memory only, the
 // engine keeps no AH table; rxe's limit.
 constexpr int kMaxAh = 0x3fff;

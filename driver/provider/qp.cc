@@ -266,7 +266,7 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
     m.dmac = dmac;
     m.sgid_index = ah.grh.sgid_index;
     m.dgid = dgid;
-    m.hop_limit = ah.grh.hop_limit;
+    m.hop_limit = kRouteHopLimit;  // the route's, as the kernel resolves it (engine_limits.h)
     // A traffic_class rule matching the QP's addresses wins over the QP's own
     // (the global value, when set, wins over both in the engine).
     Gid sgid{};
@@ -297,7 +297,10 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   if (mask & IBV_QP_PKEY_INDEX) a.pkey_index = attr->pkey_index;
   if (mask & IBV_QP_PORT) a.port_num = attr->port_num;
   if (mask & IBV_QP_QKEY) a.qkey = attr->qkey;
-  if (mask & IBV_QP_AV) a.ah_attr = attr->ah_attr;
+  if (mask & IBV_QP_AV) {
+    a.ah_attr = attr->ah_attr;
+    a.ah_attr.grh.hop_limit = kRouteHopLimit;  // what the path resolved to (ibv_query_qp shows it)
+  }
   if (mask & IBV_QP_PATH_MTU) a.path_mtu = attr->path_mtu;
   if (mask & IBV_QP_TIMEOUT) a.timeout = attr->timeout;
   if (mask & IBV_QP_RETRY_CNT) a.retry_cnt = attr->retry_cnt;

@@ -356,7 +356,19 @@ TEST_F(Verbs, CreateQpChecksCapsAgainstTheDeviceAndTypes) {
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.cap.max_send_sge = caps.max_sge + 1; }), EINVAL);
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.cap.max_recv_sge = caps.max_sge + 1; }), EINVAL);
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.cap.max_inline_data = caps.max_inline + 1; }), EINVAL);
-  EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_UD; }), EOPNOTSUPP);
+  EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_UD; }), 0) << "UD QPs exist";
+  // a UD send WQE's address vector lies where SGE 2 would: 2 SGEs or 32 inline bytes
+  EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) {
+              a.qp_type = IBV_QPT_UD;
+              a.cap.max_send_sge = spec::kUdMaxSge + 1;
+            }),
+            EINVAL);
+  EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) {
+              a.qp_type = IBV_QPT_UD;
+              a.cap.max_inline_data = spec::kUdMaxInline + 1;
+            }),
+            EINVAL);
+  EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_RAW_PACKET; }), EOPNOTSUPP);
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_UC; }), 0) << "UC QPs exist";
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.qp_type = static_cast<ibv_qp_type>(77); }), EINVAL);
   EXPECT_EQ(attempt([&](ibv_qp_init_attr& a) { a.recv_cq = nullptr; }), EINVAL);
@@ -605,6 +617,148 @@ TEST_F(Verbs, SendWriteAndImmediateBetweenTwoQpsOfOneDevice) {
   wcs = poll(c, 2);
   ASSERT_EQ(wcs.size(), 2u);
   EXPECT_STREQ(dst, "inline!");
+  EXPECT_EQ(dev_->dma_refused(), 0u);
+}
+
+// UD between two QPs of one device (loopback) through both post APIs: a
+// datagram to the AH's address lands after the 40-byte GRH, the completion
+// names the sender's QP and says IBV_WC_GRH; what UD cannot carry is
+// refused before the queue (EINVAL), and a WR Q_Key other than the
+// receiver's loses the datagram.
+TEST_F(Verbs, UdDatagramsThroughAnAddressHandleWithBothPostApis) {
+  ibv_pd* pd = alloc_pd(ctx_);
+  ibv_cq* c = cq(32);
+  static char src[256], dst[512];
+  ibv_mr* ms = reg_mr(pd, src, sizeof src, reinterpret_cast<uintptr_t>(src), IBV_ACCESS_LOCAL_WRITE);
+  ibv_mr* md = reg_mr(pd, dst, sizeof dst, reinterpret_cast<uintptr_t>(dst), IBV_ACCESS_LOCAL_WRITE);
+  auto ud_qp = [&](bool ex) {
+    ibv_qp_init_attr_ex x{};
+    x.send_cq = x.recv_cq = c;
+    x.qp_type = IBV_QPT_UD;
+    x.cap.max_send_wr = x.cap.max_recv_wr = 8;
+    x.cap.max_send_sge = x.cap.max_recv_sge = 1;
+    x.pd = pd;
+    x.comp_mask = IBV_QP_INIT_ATTR_PD | (ex ? IBV_QP_INIT_ATTR_SEND_OPS_FLAGS : 0);
+    x.send_ops_flags = ex ? IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE : 0;
+    ibv_qp* q = create_qp_ex(ctx_, &x);
+    EXPECT_NE(q, nullptr);
+    EXPECT_EQ(x.cap.max_send_sge, spec::kUdMaxSge);
+    EXPECT_EQ(x.cap.max_inline_data, spec::kUdMaxInline);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qkey = 0x11111111;
+    EXPECT_EQ(modify(q, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY), 0);
+    a.qp_state = IBV_QPS_RTR;
+    EXPECT_EQ(modify(q, a, IBV_QP_STATE), 0);
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 5;
+    EXPECT_EQ(modify(q, a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+    ibv_qp_attr got{};
+    ibv_qp_init_attr init{};
+    EXPECT_EQ(query_qp(q, &got, IBV_QP_QKEY, &init), 0);
+    EXPECT_EQ(got.qkey, 0x11111111u);
+    EXPECT_EQ(init.qp_type, IBV_QPT_UD);
+    return q;
+  };
+  ibv_qp* a = ud_qp(false);
+  ibv_qp* b = ud_qp(true);
+  ASSERT_TRUE(a && b);
+  ibv_qp_attr bad_attr{};
+  bad_attr.qp_state = IBV_QPS_RTS;
+  bad_attr.path_mtu = IBV_MTU_1024;
+  EXPECT_EQ(modify_qp(a, &bad_attr, IBV_QP_STATE | IBV_QP_PATH_MTU), EINVAL) << "UD has no path MTU";
+  ibv_ah_attr aa{};
+  aa.is_global = 1;
+  aa.port_num = 1;
+  aa.grh.sgid_index = 3;
+  aa.grh.hop_limit = 1;
+  IpAddr ip;
+  std::string err;
+  ASSERT_TRUE(parse_ip("10.1.2.3", &ip, &err));
+  std::memcpy(aa.grh.dgid.raw, ip.bytes.data(), 16);
+  ibv_ah* ah = create_ah(pd, &aa);
+  ASSERT_NE(ah, nullptr);
+
+  // post_send: to b through the AH
+  std::memcpy(src, "a datagram", 11);
+  ASSERT_EQ(post_one_recv(b, md, dst, sizeof dst, 21), 0);
+  ibv_sge sg{reinterpret_cast<uintptr_t>(src), 11, ms->lkey};
+  ibv_send_wr w{};
+  w.wr_id = 20;
+  w.sg_list = &sg;
+  w.num_sge = 1;
+  w.opcode = IBV_WR_SEND;
+  w.send_flags = IBV_SEND_SIGNALED;
+  w.wr.ud.ah = ah;
+  w.wr.ud.remote_qpn = b->qp_num;
+  w.wr.ud.remote_qkey = 0x11111111;
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(post_send(a, &w, &bad), 0);
+  auto wcs = poll(c, 2);
+  ASSERT_EQ(wcs.size(), 2u);
+  const ibv_wc& r = wcs[0].opcode == IBV_WC_RECV ? wcs[0] : wcs[1];
+  EXPECT_EQ(r.status, IBV_WC_SUCCESS);
+  EXPECT_EQ(r.wr_id, 21u);
+  EXPECT_EQ(r.byte_len, spec::kGrhBytes + 11);
+  EXPECT_EQ(r.src_qp, a->qp_num);
+  EXPECT_TRUE(r.wc_flags & IBV_WC_GRH);
+  EXPECT_EQ(dst[20], 0x45) << "RoCEv2/IPv4: the IPv4 header in the GRH's last 20 bytes";
+  EXPECT_STREQ(dst + spec::kGrhBytes, "a datagram");
+
+  // refused before the queue
+  w.opcode = IBV_WR_RDMA_WRITE;
+  EXPECT_EQ(post_send(a, &w, &bad), EINVAL) << "UD: SENDs only";
+  EXPECT_EQ(bad, &w);
+  w.opcode = IBV_WR_SEND;
+  w.wr.ud.ah = nullptr;
+  EXPECT_EQ(post_send(a, &w, &bad), EINVAL) << "no AH";
+  w.wr.ud.ah = ah;
+  ibv_sge three[3] = {sg, sg, sg};
+  w.sg_list = three;
+  w.num_sge = 3;
+  EXPECT_EQ(post_send(a, &w, &bad), EINVAL) << "2 SGEs at most";
+  w.sg_list = &sg;
+  w.num_sge = 1;
+
+  // a wrong Q_Key: sent, and lost at b (counted: qkey_viol_cntr)
+  w.wr.ud.remote_qkey = 0x1234;
+  ASSERT_EQ(post_one_recv(b, md, dst, sizeof dst, 23), 0);
+  ASSERT_EQ(post_send(a, &w, &bad), 0);
+  wcs = poll(c, 1);
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].opcode, IBV_WC_SEND);
+  ibv_port_attr pa{};
+  for (int spin = 0; spin < 100000 && pa.qkey_viol_cntr == 0; ++spin) ASSERT_EQ(query_port(ctx_, 1, &pa), 0);
+  EXPECT_EQ(pa.qkey_viol_cntr, 1u);
+
+  // the wr_* API: b answers through wr_set_ud_addr (the receive at a first)
+  static char back[128];
+  ibv_mr* mb = reg_mr(pd, back, sizeof back, reinterpret_cast<uintptr_t>(back), IBV_ACCESS_LOCAL_WRITE);
+  ASSERT_EQ(post_one_recv(a, mb, back, sizeof back, 31), 0);
+  ibv_qp_ex* x = ibv_qp_to_qp_ex(b);
+  x->wr_id = 30;
+  x->wr_flags = IBV_SEND_SIGNALED;
+  x->wr_start(x);
+  x->wr_send(x);
+  x->wr_set_ud_addr(x, ah, a->qp_num, 0x11111111);
+  x->wr_set_inline_data(x, const_cast<char*>("back"), 5);
+  ASSERT_EQ(x->wr_complete(x), 0);
+  wcs = poll(c, 2);
+  ASSERT_EQ(wcs.size(), 2u);
+  const ibv_wc& r2 = wcs[0].opcode == IBV_WC_RECV ? wcs[0] : wcs[1];
+  EXPECT_EQ(r2.wr_id, 31u);
+  EXPECT_EQ(r2.src_qp, b->qp_num);
+  EXPECT_STREQ(back + spec::kGrhBytes, "back");
+  // without an address, or an RDMA WRITE: the batch fails
+  x->wr_start(x);
+  x->wr_send(x);
+  x->wr_set_sge(x, ms->lkey, reinterpret_cast<uintptr_t>(src), 4);
+  EXPECT_EQ(x->wr_complete(x), EINVAL) << "a datagram needs wr_set_ud_addr";
+  x->wr_start(x);
+  x->wr_rdma_write(x, 0, 0);
+  EXPECT_EQ(x->wr_complete(x), EINVAL) << "UD: SENDs only";
+  EXPECT_EQ(destroy_ah(ah), 0);
   EXPECT_EQ(dev_->dma_refused(), 0u);
 }
 

@@ -409,6 +409,78 @@ class UcPingpong(unittest.TestCase):
         self.check("rtl", 50)
 
 
+class UdPingpong(unittest.TestCase):
+    """Issue 10: unmodified ibv_ud_pingpong on every GID index (link-local v1/v2, IPv4 v1/v2,
+    IPv6 v1/v2), model and rtl: UD SEND ONLY datagrams with a DETH, nothing acknowledged; and
+    our datagrams decode in tshark as Soft-RoCE's do (tests/data/golden ud_v4_s512 / ud_v6_s512)."""
+
+    # the seeds' table: 0/1 link-local v1/v2, 2/3 IPv4 v1/v2, 4/5 IPv6 v1/v2
+    ETHERTYPES = {0: "0x8915", 1: "0x86dd", 2: "0x8915", 3: "0x0800", 4: "0x8915", 5: "0x86dd"}
+    # what a datagram's decode must agree on with the golden capture's (ibv_ud_pingpong -s 512)
+    FIELDS = ["frame.len", "eth.type", "ip.flags", "ip.ttl", "ip.dsfield", "ipv6.tclass", "ipv6.flow", "ipv6.hlim",
+              "ipv6.nxt", "udp.dstport", "udp.checksum", "infiniband.bth.opcode", "infiniband.bth.se",
+              "infiniband.bth.m", "infiniband.bth.padcnt", "infiniband.bth.tver", "infiniband.bth.p_key",
+              "infiniband.bth.a", "infiniband.deth.q_key"]
+
+    def run_pair(self, backend, gid, iters, size=512):
+        d = tempfile.mkdtemp(prefix="rocenic-ud.")
+        pcaps = [os.path.join(d, "s.pcap"), os.path.join(d, "c.pcap")]
+        wire = new_wire("ud")
+        port = free_port()
+        common = ["--backend", backend, "--wire", wire]
+        tool = ["ibv_ud_pingpong", "-d", "rocenic0", "-g", str(gid), "-n", str(iters), "-s", str(size)]
+        server = start(common + ["--ip", "10.0.0.1", "--ip", "fd00::1", "--pcap", pcaps[0], "--"] + tool +
+                       ["-p", str(port)])
+        if not wait_listening(port, server):
+            server.terminate()
+            self.fail("server never listened: %s" % (server.communicate(),))
+        client = start(common + ["--ip", "10.0.0.2", "--ip", "fd00::2", "--pcap", pcaps[1], "--"] + tool +
+                       ["-p", str(port), "127.0.0.1"])
+        res = []
+        for p in (client, server):
+            try:
+                out, err = p.communicate(timeout=300)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                out, err = p.communicate()
+                err += "\n(terminated after 300 s)"
+            res.append((p.returncode, out, err))
+        (cr, cout, cerr), (sr, sout, serr) = res
+        self.assertEqual((sr, cr), (0, 0), "GID %d: %s" % (gid, sout + serr + cout + cerr))
+        return pcaps, cout
+
+    def check_every_gid_index(self, backend, iters):
+        for gid, ethertype in self.ETHERTYPES.items():
+            pcaps, cout = self.run_pair(backend, gid, iters)
+            frames = tshark_fields(pcaps[1], ["eth.type", "infiniband.bth.opcode", "infiniband.bth.a",
+                                              "infiniband.deth.q_key"])
+            self.assertEqual(len(frames), 2 * iters, "GID %d: a datagram each way per iteration" % gid)
+            self.assertEqual({f[0] for f in frames}, {ethertype}, "GID %d" % gid)
+            self.assertEqual({f[1:] for f in frames}, {("100", "0", "0x0000000011111111")},
+                             "GID %d: UD SEND ONLY, no AckReq, ibv_ud_pingpong's Q_Key" % gid)
+            print("%s ibv_ud_pingpong GID %d: %d datagrams on %s; %s" % (
+                backend, gid, len(frames), ethertype, cout.strip().splitlines()[-1]), file=sys.stderr)
+
+    def test_every_gid_index_model(self):
+        self.check_every_gid_index("model", 20)
+
+    def test_every_gid_index_rtl(self):
+        self.check_every_gid_index("rtl", 10)
+
+    def test_datagrams_decode_as_soft_roce_s(self):
+        golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
+        for gid, capture in ((3, "ud_v4_s512"), (5, "ud_v6_s512")):
+            pcaps, cout = self.run_pair("model", gid, 10)
+            want = set(tshark_fields(os.path.join(golden, capture + ".pcap"), self.FIELDS, "infiniband.bth.opcode == 100"))
+            got = set(tshark_fields(pcaps[1], self.FIELDS, "infiniband.bth.opcode == 100"))
+            self.assertEqual(len(want), 1, want)
+            self.assertEqual(got, want, "GID %d against %s" % (gid, capture))
+            srcqp = {int(q, 16) for (q,) in tshark_fields(pcaps[1], ["infiniband.deth.srcqp"])}
+            qpns = {int(q, 16) for q in re.findall(r"QPN (0x[0-9a-f]+)", cout)}
+            self.assertEqual(srcqp, qpns, "each side's DETH names its own QP (as ibv_ud_pingpong printed them)")
+            print("GID %d datagrams decode as %s's: %s" % (gid, capture, sorted(want)[0]), file=sys.stderr)
+
+
 class AddressHandles(unittest.TestCase):
     """verbs_check ah: ibv_create_ah to the port's own GID and a link-local one; refusals with
     Linux's errno (EINVAL port/GRH/index, ENODATA unused entry, ETIMEDOUT unresolvable)."""
@@ -736,7 +808,8 @@ class RoceAdmin(unittest.TestCase):
         for src, ds, ttl in tshark_fields(pcaps[1], ["ip.src", "ip.dsfield", "ip.ttl"]):
             by_src.setdefault(src, set()).add((ds, ttl))
         self.assertEqual(by_src["10.0.0.1"], {("0x6a", "64")}, "server: global tclass 106 and ttl 64")
-        self.assertEqual(by_src["10.0.0.2"], {("0x60", "1")}, "client: the first matching rule (96), its own hop limit")
+        self.assertEqual(by_src["10.0.0.2"], {("0x60", "64")},
+                         "client: the first matching rule (96), the route's hop limit (as Linux resolves it)")
         # global over rule
         glob_client = ["sh", "-c", ctl() + " set traffic_class src_ip=10.0.0.0/24,tclass=96 && " + ctl() +
                        " set traffic_class tclass=40 && exec \"$@\"", "sh"] + self.pingpong(3)

@@ -162,7 +162,12 @@ void check_errno(Dev& d) {
   CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.cap.max_recv_wr = d.attr.max_qp_wr + 1; }) == EINVAL);
   CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.cap.max_send_sge = d.attr.max_sge + 1; }) == EINVAL);
   CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.cap.max_inline_data = 4096; }) == EINVAL);
-  CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_UD; }) == EOPNOTSUPP);
+  CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_UD; }) == 0);
+  CHECK(qp_errno([&](ibv_qp_init_attr& a) {
+          a.qp_type = IBV_QPT_UD;
+          a.cap.max_send_sge = 3;  // a UD WQE's address vector lies where SGE 2 would
+        }) == EINVAL);
+  CHECK(qp_errno([&](ibv_qp_init_attr& a) { a.qp_type = IBV_QPT_RAW_PACKET; }) == EOPNOTSUPP);
 
   ibv_qp* q = make_qp(pd, cq, 8, 1);
   CHECK(q);

@@ -3,6 +3,7 @@
 set(RTL_PKGS
   ${RTL_DIR}/base/roce_pkg.sv
   ${RTL_DIR}/base/byte_order_pkg.sv
+  ${RTL_DIR}/base/ip_hdr_pkg.sv
   ${RTL_DIR}/base/sgid_pkg.sv)
 
 set(RTL_DEPARSER_SOURCES ${RTL_PKGS}

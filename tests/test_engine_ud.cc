@@ -11,8 +11,8 @@
 //  - a datagram with another Q_Key is dropped and counted; a WR Q_Key with
 //    bit 31 set sends the QP's own;
 //  - no receive WQE, or one too small: dropped and counted, the QP goes on;
-//  - longer than the port MTU: LOC_LEN_ERR; not a SEND, or more than 2 SGEs:
-//    LOC_QP_OP_ERR.
+//  - longer than the port MTU: nothing sent, no error (IBTA C10-93.1.1, as
+//    rxe), the PSN taken; not a SEND, or more than 2 SGEs: LOC_QP_OP_ERR.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,6 +20,8 @@
 #include "device.h"
 #include "gen/roce_spec.h"
 #include "host/engine_host.h"
+#include "net/roce_frame.h"
+#include "support/frames.h"
 #include "support/two_hosts.h"
 
 namespace rocenic {
@@ -206,6 +208,43 @@ TEST_P(Ud, AVlanGidTagsTheDatagramAndTheReceiverReportsItsPriority) {
   }
 }
 
+// The GRH repeats the IPv4 header the datagram arrived with, DF included:
+// a peer's datagram without DF (and another IP ID) is placed so.
+TEST_P(Ud, TheGrhRepeatsTheIpv4HeaderAsItArrivedWithoutDf) {
+  TwoHosts w(GetParam());
+  std::vector<std::vector<uint8_t>> from_a;
+  w.pass = [&](bool a, const uint8_t* f, size_t n) {
+    if (a) from_a.emplace_back(f, f + n);
+    return false;  // held: b gets the edited copy
+  };
+  UdPair p(w);
+  w.b->post_recv(*p.b.qp, 1, {{p.b.buf->addr(), 1000, p.b.mr.key}});
+  w.a->post_send(*p.a.qp, ud_send(1, 100, p.b.qp->qpn, 3), {{p.a.buf->addr(), 100, p.a.mr.key}});
+  w.settle();
+  ASSERT_EQ(from_a.size(), 1u);
+  std::vector<uint8_t> f = from_a[0];
+  ASSERT_EQ(f[test::kIpv4At + 6] & 0x40, 0x40) << "our own frames carry DF";
+  f[test::kIpv4At + 6] &= 0xBF;  // no DF
+  f[test::kIpv4At + 4] = 0x12;   // another IP ID
+  f[test::kIpv4At + 5] = 0x34;
+  f[test::kIpv4At + 10] = f[test::kIpv4At + 11] = 0;
+  const uint16_t csum = ipv4_checksum(f.data() + test::kIpv4At);
+  f[test::kIpv4At + 10] = static_cast<uint8_t>(csum >> 8);
+  f[test::kIpv4At + 11] = static_cast<uint8_t>(csum);
+  test::refresh_icrc_ipv4(f);
+  w.db->rx_frame(f.data(), f.size());
+  w.settle();
+  const auto rc = w.b->poll(*p.b.rcq);
+  ASSERT_EQ(rc.size(), 1u);
+  EXPECT_EQ(rc[0].byte_len, kGrh + 100);
+  const std::vector<uint8_t> grh(p.b.buf->data(), p.b.buf->data() + kGrh);
+  EXPECT_EQ(grh, grh_of_frame(f)) << "flags 0, ID 0x1234, its checksum";
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(w.da->divergence(), "");
+    EXPECT_EQ(w.db->divergence(), "");
+  }
+}
+
 TEST_P(Ud, AWrongQkeyIsDroppedAndCountedAndBit31SendsTheQpsOwn) {
   TwoHosts w(GetParam());
   std::vector<std::vector<uint8_t>> from_a;
@@ -271,7 +310,7 @@ TEST_P(Ud, NoReceiveWqeOrOneTooSmallDropsTheDatagramAndTheQpGoesOn) {
   }
 }
 
-TEST_P(Ud, WhatUdCannotSendFailsLocally) {
+TEST_P(Ud, WhatUdCannotSendFailsLocallyAndOverTheMtuIsNotSent) {
   for (int c = 0; c < 3; ++c) {
     SCOPED_TRACE("case " + std::to_string(c));
     TwoHosts w(GetParam());
@@ -283,7 +322,7 @@ TEST_P(Ud, WhatUdCannotSendFailsLocally) {
     UdPair p(w);
     SendWqe s = ud_send(1, 1025, p.b.qp->qpn, 3);  // longer than the port MTU (1024)
     std::vector<Sge> sg = {{p.a.buf->addr(), 1025, p.a.mr.key}};
-    uint8_t want = static_cast<uint8_t>(WcStatus::kLocLenErr);
+    uint8_t want = static_cast<uint8_t>(WcStatus::kSuccess);  // (and nothing leaves)
     if (c == 1) {
       s = ud_send(1, 64, p.b.qp->qpn, 3);
       s.opcode = static_cast<uint8_t>(WrOpcode::kRdmaWrite);
@@ -301,6 +340,13 @@ TEST_P(Ud, WhatUdCannotSendFailsLocally) {
     ASSERT_EQ(sc.size(), 1u);
     EXPECT_EQ(sc[0].status, want);
     EXPECT_TRUE(from_a.empty()) << "nothing leaves";
+    if (c == 0) {  // the QP goes on, the skipped datagram's PSN taken (0xFFFFFF): the next is 0
+      w.a->post_send(*p.a.qp, ud_send(2, 64, p.b.qp->qpn, 3), {{p.a.buf->addr(), 64, p.a.mr.key}});
+      w.settle();
+      ASSERT_EQ(w.a->poll(*p.a.scq).size(), 1u);
+      ASSERT_EQ(from_a.size(), 1u);
+      EXPECT_EQ(be(from_a[0], bth_of_frame(from_a[0]) + 9, 3), 0u);
+    }
     if (GetParam() == "cosim") {
     EXPECT_EQ(w.da->divergence(), "");
     EXPECT_EQ(w.db->divergence(), "");

@@ -20,6 +20,25 @@ namespace {
 std::atomic<int> live_ahs{0};  // of kMaxAh (engine_limits.h): AHs live in host memory only
 }  // namespace
 
+int resolve_av(Engine* eng, const ibv_global_route& grh, ResolvedAv* out, std::string* err) {
+  Gid dgid;
+  std::memcpy(dgid.data(), grh.dgid.raw, 16);
+  if (const int e = eng->resolve_dmac(dgid, &out->dmac, err)) return e;
+  const GidEntry* src = nullptr;
+  for (const GidEntry& g : eng->config().gids)
+    if (g.index == grh.sgid_index) src = &g;
+  // Linux's ib_resolve_unicast_gid_dmac: a RoCE v1 source and a link-local
+  // destination involve no IP stack (the application's hop limit stays);
+  // anything else goes through the IP route, whose hop limit replaces it
+  const bool link_local = dgid[0] == 0xFE && (dgid[1] & 0xC0) == 0x80;
+  out->hop_limit = src && src->type == GidType::kRoceV1 && link_local ? grh.hop_limit : kRouteHopLimit;
+  // a traffic_class rule matching the addresses gives the traffic class (the
+  // global value, when set, wins over both in the engine)
+  const int knob = eng->knob_tclass(src ? src->gid : Gid{}, dgid);
+  out->traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : grh.traffic_class;
+  return 0;
+}
+
 ibv_ah* create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
   Engine* eng = engine_of(pd->context);
   if (!attr || attr->port_num != 1 || !attr->is_global) {
@@ -45,23 +64,19 @@ ibv_ah* create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
   }
   std::memcpy(ah->av.dgid.data(), grh.dgid.raw, 16);
   std::string err;
-  if (const int e = eng->resolve_dmac(ah->av.dgid, &ah->av.dmac, &err)) {
+  ResolvedAv r;
+  if (const int e = resolve_av(eng, grh, &r, &err)) {
     std::fprintf(stderr, "rocenic: create_ah: %s\n", err.c_str());
     delete ah;
     live_ahs.fetch_sub(1);
     errno = e;
     return nullptr;
   }
+  ah->av.dmac = r.dmac;
   ah->av.sgid_index = grh.sgid_index;
   ah->av.sl = attr->sl;
-  // a traffic_class rule matching the addresses wins over the AH's own, as
-  // for a connected QP's path (the global value, when set, wins in the engine)
-  Gid sgid{};
-  for (const GidEntry& g : eng->config().gids)
-    if (g.index == grh.sgid_index) sgid = g.gid;
-  const int knob = eng->knob_tclass(sgid, ah->av.dgid);
-  ah->av.traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : grh.traffic_class;
-  ah->av.hop_limit = kRouteHopLimit;  // the route's, as the kernel resolves it (engine_limits.h)
+  ah->av.traffic_class = r.traffic_class;
+  ah->av.hop_limit = r.hop_limit;
   ah->av.flow_label = grh.flow_label & 0xFFFFFu;
   ah->ah.context = pd->context;
   ah->ah.pd = pd;

@@ -60,12 +60,14 @@ static_assert(spec::kSendWqeUdDestQpnOff >= kWqeDataOffset + spec::kUdMaxSge * s
               "a UD WQE's data ends before its address vector");
 constexpr unsigned kUdDataBytes = spec::kUdMaxSge * spec::Sge::kSize;
 
-// The hop limit of a unicast RoCE path: Linux resolves every AH and QP
-// address vector on a RoCE port through the IP route (ib_resolve_eth_dmac)
-// and replaces the application's hop_limit with the route's -- 64, the
-// default IPv4 TTL and IPv6 hop limit -- which is what Soft-RoCE and
-// ConnectX frames carry (tests/data/golden: TTL 64 from ibv_*_pingpong's
-// hop_limit 1). The port's ttl knob (tc/1/ttl) overrides it in the engine.
+// The hop limit of a unicast RoCE path through the IP route: Linux resolves
+// an AH's and a QP path's address vector on a RoCE port
+// (ib_resolve_unicast_gid_dmac) and replaces the application's hop_limit
+// with the route's -- 64, the default IPv4 TTL and IPv6 hop limit -- unless
+// the source GID is RoCE v1 and the destination link-local (no IP stack);
+// Soft-RoCE's frames carry it (tests/data/golden: TTL 64 from
+// ibv_*_pingpong's hop_limit 1). (mlx5 builds UD AHs in user space and keeps
+// the application's.) The port's ttl knob (tc/1/ttl) overrides it in the engine.
 constexpr uint8_t kRouteHopLimit = 64;
 
 // Address handles a device holds (ibv_create_ah): host memory only, the

@@ -146,6 +146,13 @@ struct RocenicAh {
 inline RocenicAh* to_ah(ibv_ah* ah) { return container_of<RocenicAh>(ah, offsetof(RocenicAh, ah)); }
 // A UD send WQE's address vector: the AH's, the destination QP and Q_Key (ah.cc).
 void put_ud_av(const AhState& av, uint32_t remote_qpn, uint32_t remote_qkey, spec::SendWqe* w);
+// What the kernel resolves in a RoCE address vector (an AH, a QP's path)
+// before a provider sees it (ah.cc): 0 or an errno (err says why).
+struct ResolvedAv {
+  Mac dmac{};
+  uint8_t hop_limit = 0, traffic_class = 0;
+};
+int resolve_av(Engine* eng, const ibv_global_route& grh, ResolvedAv* out, std::string* err);
 inline RocenicMr* to_mr(verbs_mr* m) { return container_of<RocenicMr>(m, offsetof(RocenicMr, vmr)); }
 inline RocenicCq* to_cq(ibv_cq* cq) { return container_of<RocenicCq>(cq, offsetof(RocenicCq, cq)); }
 inline RocenicQp* to_qp(ibv_qp* qp) {

@@ -251,29 +251,23 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   m.port_num = attr->port_num;
   m.pkey_index = attr->pkey_index;
   m.qkey = attr->qkey;
+  uint8_t resolved_hop = 0;
   if (mask & IBV_QP_AV) {
     const ibv_ah_attr& ah = attr->ah_attr;
     // RoCE has no LIDs: the address is the GRH (the kernel refuses an AV without one).
     if (!ah.is_global || ah.port_num != 1) return EINVAL;
-    Gid dgid;
-    std::memcpy(dgid.data(), ah.grh.dgid.raw, 16);
-    Mac dmac{};
     std::string err;
-    if (const int e = eng->resolve_dmac(dgid, &dmac, &err)) {
+    ResolvedAv r;
+    if (const int e = resolve_av(eng, ah.grh, &r, &err)) {
       std::fprintf(stderr, "rocenic: modify_qp of QP %u: %s\n", s->qpn, err.c_str());
       return e;
     }
-    m.dmac = dmac;
+    m.dmac = r.dmac;
     m.sgid_index = ah.grh.sgid_index;
-    m.dgid = dgid;
-    m.hop_limit = kRouteHopLimit;  // the route's, as the kernel resolves it (engine_limits.h)
-    // A traffic_class rule matching the QP's addresses wins over the QP's own
-    // (the global value, when set, wins over both in the engine).
-    Gid sgid{};
-    for (const GidEntry& g : eng->config().gids)
-      if (g.index == ah.grh.sgid_index) sgid = g.gid;
-    const int knob = eng->knob_tclass(sgid, dgid);
-    m.traffic_class = knob >= 0 ? static_cast<uint8_t>(knob) : ah.grh.traffic_class;
+    std::memcpy(m.dgid.data(), ah.grh.dgid.raw, 16);
+    resolved_hop = r.hop_limit;  // (what ibv_query_qp shows)
+    m.hop_limit = r.hop_limit;
+    m.traffic_class = r.traffic_class;
     m.flow_label = ah.grh.flow_label;
     m.sl = ah.sl;
   }
@@ -299,7 +293,7 @@ int modify_qp(ibv_qp* ibqp, ibv_qp_attr* attr, int attr_mask) {
   if (mask & IBV_QP_QKEY) a.qkey = attr->qkey;
   if (mask & IBV_QP_AV) {
     a.ah_attr = attr->ah_attr;
-    a.ah_attr.grh.hop_limit = kRouteHopLimit;  // what the path resolved to (ibv_query_qp shows it)
+    a.ah_attr.grh.hop_limit = resolved_hop;  // what the path resolved to (ibv_query_qp shows it)
   }
   if (mask & IBV_QP_PATH_MTU) a.path_mtu = attr->path_mtu;
   if (mask & IBV_QP_TIMEOUT) a.timeout = attr->timeout;

@@ -32,6 +32,9 @@ constexpr uint64_t kSupportedOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WIT
                                    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
                                    IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV;
 
+// A UD QP sends datagrams: SENDs only (as mlx5's MLX5_SUPPORTED_SEND_OPS_FLAGS_UD)
+constexpr uint64_t kSupportedOpsUd = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
 QpState* state_of(ibv_qp_ex* qx) { return to_qp(&qx->qp_base)->s; }
 
 // The WQE being built is kept here and written to its slot when the next
@@ -304,9 +307,10 @@ ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* ax) {
   }
   uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
   if (!ax->create_flags) known |= IBV_QP_INIT_ATTR_CREATE_FLAGS;  // asking for no flag is no request
+  const uint64_t supported = ax->qp_type == IBV_QPT_UD ? kSupportedOpsUd : kSupportedOps;
   if ((ax->comp_mask & ~known) ||
-      ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (ax->send_ops_flags & ~kSupportedOps))) {
-    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; ATOMIC_WRITE, FLUSH, ... on the wr_* API
+      ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && (ax->send_ops_flags & ~supported))) {
+    errno = EOPNOTSUPP;  // XRC, TSO, RSS, create flags; ATOMIC_WRITE, FLUSH, ... on the wr_* API; UD: not a SEND
     return nullptr;
   }
   ibv_qp_init_attr a{};

@@ -26,14 +26,14 @@ class Writer {
   std::vector<uint8_t>& out_;
 };
 
+}  // namespace
+
 uint16_t ipv4_checksum(const uint8_t* p) {
   uint32_t s = 0;
   for (unsigned i = 0; i < kIpv4Size; i += 2) s += (p[i] << 8) | p[i + 1];
   while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
   return static_cast<uint16_t>(~s);
 }
-
-}  // namespace
 
 uint16_t roce_udp_sport(uint32_t src_qpn, uint32_t dst_qpn, uint8_t opcode) {
   if ((opcode >> 5) == 3) {  // UD

@@ -1,5 +1,7 @@
 #include "net/ud_grh.h"
 
+#include "net/roce_frame.h"
+
 namespace rocenic::model {
 
 bool is_ud_request(uint8_t opcode) { return opcode == spec::kUdSendOnly || opcode == spec::kUdSendOnlyImm; }
@@ -20,17 +22,14 @@ std::array<uint8_t, spec::kGrhBytes> ud_grh(const spec::RoceRxHdr& h) {
     ip[1] = h.tclass;
     put16(22, ip_len);
     put16(24, h.ip_id);
-    put16(26, spec::kIpv4FlagsDf);
+    put16(26, h.ip_df ? spec::kIpv4FlagsDf : 0);  // (the parser refuses fragments)
     ip[8] = h.ttl;
     ip[9] = spec::kIpProtoUdp;
     for (unsigned i = 0; i < 4; ++i) {
       ip[12 + i] = h.src_ip[12 + i];
       ip[16 + i] = h.dst_ip[12 + i];
     }
-    uint32_t sum = 0;  // ones' complement sum of the header's 16-bit words
-    for (unsigned i = 0; i < 20; i += 2) sum += uint32_t{ip[i]} << 8 | ip[i + 1];
-    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-    put16(30, ~sum & 0xFFFF);
+    put16(30, ipv4_checksum(ip));
   } else {
     const bool v1 = h.l3 == static_cast<uint8_t>(spec::L3::kRocev1);
     g[0] = static_cast<uint8_t>(0x60 | h.tclass >> 4);

@@ -175,7 +175,7 @@ void Requester::decode(const Packet& p) {
   // (UD: the port's MTU, a datagram is one packet; as the RTL: outside 1..5 clamped)
   const unsigned pmtu = std::clamp<unsigned>(w.ud ? port_mtu_ : qps_[act_].cfg.pmtu & 7u, 1, 5);
   w.mtu = 128u << pmtu;
-  w.npk = w.w.length == 0 ? 1 : (w.w.length + w.mtu - 1) / w.mtu;
+  w.npk = w.w.length == 0 || w.ud ? 1 : (w.w.length + w.mtu - 1) / w.mtu;  // (UD: one PSN a datagram)
   uint64_t sum = 0;
   active_ = 0;
   for (unsigned i = 0; i < kMaxSge; ++i)
@@ -194,7 +194,6 @@ void Requester::decode(const Packet& p) {
                     (w.inl ? w.w.length > spec::kUdMaxInline : w.w.num_sge > spec::kUdMaxSge) ||
                     w.w.ud_sgid_index >= gid_.size() || !gid_[w.w.ud_sgid_index].usable()))
     w.status = wc(S::kLocQpOpErr);
-  else if (w.ud && w.w.length > w.mtu) w.status = wc(S::kLocLenErr);
   // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes
   else if (w.read && (w.inl || w.w.length > spec::kMaxMsg)) w.status = wc(S::kLocQpOpErr);
   // an atomic's answer is 8 bytes, landing in its one SGE (never inline; a
@@ -208,6 +207,9 @@ void Requester::decode(const Packet& p) {
   // response data later (checked by the block that places it): neither is
   // checked nor read here
   if (w.inl || w.rdat || w.local) active_ = 0;
+  // UD longer than the port MTU (IBTA C10-93.1.1, rxe): no packet and no
+  // error; it completes, its PSN taken
+  w.unsent = w.ud && w.w.length > w.mtu && w.status == wc(S::kSuccess);
   status_ = w.status;
   sent_ = false;
 }
@@ -507,7 +509,8 @@ void Requester::fetched(const Packet& p, Cycle now) {
     // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
     qps_[act_].rdw = true;
     st_ = St::kIdle;
-  } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_)) {
+  } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_) || wqe_.unsent) {
+    sent_ = wqe_.unsent;  // (its PSN is taken)
     st_ = St::kTrack;
   } else if (wqe_.local) {
     local_sent_ = false;
@@ -689,9 +692,11 @@ void Requester::run() {
   }
 }
 
-std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsigned max_qp) {
+std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsigned max_qp,
+                                                     const std::function<void(Requester&)>& setup) {
   return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
     Requester* r = a.make<Requester>(data_bytes, max_qp);
+    if (setup) setup(*r);
     a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
     a.in<spec::WqDb>("sq_db", r->sq_db);
     a.in<spec::SqRetire>("sq_retire", r->sq_retire);

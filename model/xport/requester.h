@@ -39,6 +39,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -108,6 +109,7 @@ class Requester : public Process {
     bool uc = false;                   // on a UC QP: UC opcodes, no AckReq, tracked once its packets left
     bool ud = false;                   // on a UD QP: as UC, one packet to the WQE's address vector
     bool unrel = false;                // UC or UD: nothing answers
+    bool unsent = false;               // UD longer than the port MTU: no packet, no error (IBTA C10-93.1.1)
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };
@@ -183,6 +185,8 @@ class Requester : public Process {
 // The requester as a cycle-level Block (in 0 qp_cfg, 1 sq_db, 2 sq_retire, 3
 // dma_rd, 4 mr_resp; out 0 dma_rd_req, 1 mr_req, 2 tx_hdr, 3 tx_payload, 4
 // sq_track), for the cross-check against the RTL.
-std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes = 64, unsigned max_qp = 256);
+// setup: run on the Requester once made (the port and GID table: set_port, set_gid).
+std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes = 64, unsigned max_qp = 256,
+                                                     const std::function<void(Requester&)>& setup = {});
 
 }  // namespace rocenic::model

@@ -10,9 +10,10 @@
 //   RoCEv2/IPv4: 20 zero bytes, then its IPv4 header (as Linux rxe and
 //     mlx5 place it): 0x45, TOS, total length, identification, DF, TTL,
 //     UDP, header checksum, source and destination address
-// The header is rebuilt from the parsed fields (the parser checked the
-// received one: version, lengths, checksum; RoCE frames carry DF and no
-// options, which the parser requires).
+// The header is rebuilt from the parsed fields with the functions the
+// deparser builds its headers with (ip_hdr_pkg): the parser checked the
+// received one (version, no options, lengths, checksum, not a fragment) and
+// keeps its DF bit.
 //
 //   s_hdr ──► m_hdr (pay_len + 40 when UD), passed combinationally; a header
 //             with a payload or a GRH leaves {ud, has payload, GRH} in a queue
@@ -57,8 +58,6 @@ module ud_grh_insert #(
   logic        ud;
   logic [15:0] tlen;         // transport bytes: BTH, DETH, ImmDt, payload, pad, ICRC
   logic [15:0] ip_len, ip6_len;
-  logic [31:0] csum_acc;
-  logic [15:0] csum;
   logic [8*GB-1:0] grh;
 
   always_comb begin
@@ -67,33 +66,17 @@ module ud_grh_insert #(
          + (s_hdr.opcode == roce_pkg::OP_UD_SEND_ONLY_IMM ? 16'(roce_pkg::IMMDT_SIZE) : 16'd0);
     ip6_len = s_hdr.l3 == roce_pkg::L3_ROCEV1 ? tlen : tlen + 16'(roce_pkg::UDP_SIZE);
     ip_len = tlen + 16'(roce_pkg::UDP_SIZE + 20);
-    // the IPv4 header checksum (ones' complement sum of its 16-bit words, the checksum word 0)
-    csum_acc = 32'h4500 + 32'(s_hdr.tclass) + 32'(ip_len) + 32'(s_hdr.ip_id) + 32'(roce_pkg::IPV4_FLAGS_DF)
-             + {16'b0, s_hdr.ttl, 8'(roce_pkg::IP_PROTO_UDP)}
-             + 32'(s_hdr.src_ip[31:16]) + 32'(s_hdr.src_ip[15:0]) + 32'(s_hdr.dst_ip[31:16]) + 32'(s_hdr.dst_ip[15:0]);
-    csum_acc = {16'b0, csum_acc[15:0]} + {16'b0, csum_acc[31:16]};
-    csum_acc = {16'b0, csum_acc[15:0]} + {16'b0, csum_acc[31:16]};
-    csum = ~csum_acc[15:0];
-    grh = '0;   // GRH byte i in bits 8*i +: 8
-    if (s_hdr.l3 == roce_pkg::L3_IPV4) begin
-      grh[8*20 +: 8]  = 8'h45;
-      grh[8*21 +: 8]  = s_hdr.tclass;
-      grh[8*22 +: 16] = byte_order_pkg::be16(ip_len);
-      grh[8*24 +: 16] = byte_order_pkg::be16(s_hdr.ip_id);
-      grh[8*26 +: 16] = byte_order_pkg::be16(16'(roce_pkg::IPV4_FLAGS_DF));
-      grh[8*28 +: 8]  = s_hdr.ttl;
-      grh[8*29 +: 8]  = 8'(roce_pkg::IP_PROTO_UDP);
-      grh[8*30 +: 16] = byte_order_pkg::be16(csum);
-      grh[8*32 +: 32] = byte_order_pkg::be32(s_hdr.src_ip[31:0]);
-      grh[8*36 +: 32] = byte_order_pkg::be32(s_hdr.dst_ip[31:0]);
-    end else begin
-      grh[8*0 +: 32]   = byte_order_pkg::be32({4'h6, s_hdr.tclass, s_hdr.flow_label});
-      grh[8*4 +: 16]   = byte_order_pkg::be16(ip6_len);
-      grh[8*6 +: 8]    = s_hdr.l3 == roce_pkg::L3_ROCEV1 ? 8'(roce_pkg::GRH_NXTHDR_IBA) : 8'(roce_pkg::IP_PROTO_UDP);
-      grh[8*7 +: 8]    = s_hdr.ttl;
-      grh[8*8 +: 128]  = byte_order_pkg::be128(s_hdr.src_ip);
-      grh[8*24 +: 128] = byte_order_pkg::be128(s_hdr.dst_ip);
-    end
+    // GRH byte i in bits 8*i +: 8
+    if (s_hdr.l3 == roce_pkg::L3_IPV4)
+      grh = {ip_hdr_pkg::ipv4_header(s_hdr.tclass, ip_len, s_hdr.ip_id,
+                                     s_hdr.ip_df ? 16'(roce_pkg::IPV4_FLAGS_DF) : 16'd0, s_hdr.ttl,
+                                     8'(roce_pkg::IP_PROTO_UDP), s_hdr.src_ip[31:0], s_hdr.dst_ip[31:0]),
+             160'b0};
+    else
+      grh = ip_hdr_pkg::ipv6_header(s_hdr.tclass, s_hdr.flow_label, ip6_len,
+                                    s_hdr.l3 == roce_pkg::L3_ROCEV1 ? 8'(roce_pkg::GRH_NXTHDR_IBA)
+                                                                    : 8'(roce_pkg::IP_PROTO_UDP),
+                                    s_hdr.ttl, s_hdr.src_ip, s_hdr.dst_ip);
   end
 
   // ---- header pass-through; the queue tells the payload side what to do

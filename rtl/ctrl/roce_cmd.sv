@@ -301,20 +301,9 @@ module roce_cmd #(
   end
 
   // ---- RD: every check that needs no RAM word
-  // The GID entry at sgid_index: an array read, so that it becomes a mux tree
-  // (a part-select at 143*index would be a 2288-bit shifter). An index beyond
-  // the table is refused below.
-  localparam int GW = (GID_TBL_LEN > 1) ? $clog2(GID_TBL_LEN) : 1;
-  logic [142:0] gid_arr [1 << GW];
+  // The GID entry at sgid_index (an index beyond the table is refused below).
   logic [142:0] gid_sel;
-  for (genvar i = 0; i < (1 << GW); i++) begin : g_gid
-    if (i < GID_TBL_LEN) begin : g_entry
-      assign gid_arr[i] = gid_table[143*i +: 143];
-    end else begin : g_none
-      assign gid_arr[i] = '0;
-    end
-  end
-  assign gid_sel = gid_arr[m_sgid[GW-1:0]];
+  sgid_lookup #(.GID_TBL_LEN(GID_TBL_LEN)) u_sgid (.gid_table, .index(m_sgid), .entry(gid_sel));
 
   localparam int OW = (PW > CW ? PW : CW) > (QW > MW ? QW : MW) ? (PW > CW ? PW : CW) : (QW > MW ? QW : MW);
   logic [31:0]  pd_look, cq_look;

@@ -42,8 +42,6 @@ module roce_hdr_build (
   logic [15:0]           ethertype;
   logic [15:0]           trailer;   // BTH .. ICRC: transport bytes incl. payload, pad, ICRC
   logic [15:0]           ip_len;
-  logic [31:0]           csum_acc;
-  logic [15:0]           csum;
   logic [15:0]           sport;
   logic [47:0]           qp_prod;
   logic [47:0]           fl_mix;
@@ -111,19 +109,13 @@ module roce_hdr_build (
     // ---- network part
     l34 = '0;
     ip_len = '0;
-    csum_acc = '0;
-    csum = '0;
     ethertype = 16'(roce_pkg::ETHERTYPE_IPV4);
     case (h.l3)
       roce_pkg::L3_IPV6: begin
         ethertype = 16'(roce_pkg::ETHERTYPE_IPV6);
         ip_len = 16'(roce_pkg::UDP_SIZE) + trailer;
-        l34[8*0 +: 32]   = byte_order_pkg::be32({4'h6, h.tclass, h.flow_label});
-        l34[8*4 +: 16]   = byte_order_pkg::be16(ip_len);
-        l34[8*6 +: 8]    = 8'(roce_pkg::IP_PROTO_UDP);
-        l34[8*7 +: 8]    = h.ttl;
-        l34[8*8 +: 128]  = byte_order_pkg::be128(h.src_ip);
-        l34[8*24 +: 128] = byte_order_pkg::be128(h.dst_ip);
+        l34[0 +: 320] = ip_hdr_pkg::ipv6_header(h.tclass, h.flow_label, ip_len, 8'(roce_pkg::IP_PROTO_UDP), h.ttl,
+                                                h.src_ip, h.dst_ip);
         l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_SPORT_OFF) +: 16] = byte_order_pkg::be16(sport);
         l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_DPORT_OFF) +: 16] = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
         l34[8*(roce_pkg::IPV6_SIZE + roce_pkg::UDP_LEN_OFF) +: 16] = byte_order_pkg::be16(ip_len);
@@ -131,32 +123,13 @@ module roce_hdr_build (
       roce_pkg::L3_ROCEV1: begin
         ethertype = 16'(roce_pkg::ETHERTYPE_ROCEV1);
         ip_len = trailer;
-        l34[8*0 +: 32]   = byte_order_pkg::be32({4'h6, h.tclass, h.flow_label});
-        l34[8*4 +: 16]   = byte_order_pkg::be16(ip_len);
-        l34[8*6 +: 8]    = 8'(roce_pkg::GRH_NXTHDR_IBA);
-        l34[8*7 +: 8]    = h.ttl;
-        l34[8*8 +: 128]  = byte_order_pkg::be128(h.src_ip);
-        l34[8*24 +: 128] = byte_order_pkg::be128(h.dst_ip);
+        l34[0 +: 320] = ip_hdr_pkg::ipv6_header(h.tclass, h.flow_label, ip_len, 8'(roce_pkg::GRH_NXTHDR_IBA), h.ttl,
+                                                h.src_ip, h.dst_ip);
       end
       default: begin  // IPv4
         ip_len = 16'(roce_pkg::IPV4_SIZE + roce_pkg::UDP_SIZE) + trailer;
-        // One's-complement sum of the header words, checksum field as 0.
-        csum_acc = 32'h4500 + 32'(h.tclass) + 32'(ip_len) + 32'(h.ip_id) + 32'(roce_pkg::IPV4_FLAGS_DF)
-                 + {16'b0, h.ttl, 8'(roce_pkg::IP_PROTO_UDP)}
-                 + 32'(h.src_ip[31:16]) + 32'(h.src_ip[15:0]) + 32'(h.dst_ip[31:16]) + 32'(h.dst_ip[15:0]);
-        csum_acc = {16'b0, csum_acc[15:0]} + {16'b0, csum_acc[31:16]};
-        csum_acc = {16'b0, csum_acc[15:0]} + {16'b0, csum_acc[31:16]};
-        csum = ~csum_acc[15:0];
-        l34[8*0 +: 8]   = 8'h45;
-        l34[8*1 +: 8]   = h.tclass;
-        l34[8*2 +: 16]  = byte_order_pkg::be16(ip_len);
-        l34[8*4 +: 16]  = byte_order_pkg::be16(h.ip_id);
-        l34[8*6 +: 16]  = byte_order_pkg::be16(16'(roce_pkg::IPV4_FLAGS_DF));
-        l34[8*8 +: 8]   = h.ttl;
-        l34[8*9 +: 8]   = 8'(roce_pkg::IP_PROTO_UDP);
-        l34[8*10 +: 16] = byte_order_pkg::be16(csum);
-        l34[8*12 +: 32] = byte_order_pkg::be32(h.src_ip[31:0]);
-        l34[8*16 +: 32] = byte_order_pkg::be32(h.dst_ip[31:0]);
+        l34[0 +: 160] = ip_hdr_pkg::ipv4_header(h.tclass, ip_len, h.ip_id, 16'(roce_pkg::IPV4_FLAGS_DF), h.ttl,
+                                                8'(roce_pkg::IP_PROTO_UDP), h.src_ip[31:0], h.dst_ip[31:0]);
         l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_SPORT_OFF) +: 16] = byte_order_pkg::be16(sport);
         l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_DPORT_OFF) +: 16] = byte_order_pkg::be16(16'(roce_pkg::UDP_PORT_ROCEV2));
         l34[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_LEN_OFF) +: 16] = byte_order_pkg::be16(ip_len - 16'(roce_pkg::IPV4_SIZE));

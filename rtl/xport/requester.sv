@@ -24,7 +24,8 @@
 //            last_psn = first_psn - 1: the completer completes it with the
 //            WQE before it. Met again after a rewind it is skipped.
 //     UD:    SEND_ONLY[_IMM] with a DETH {Q_Key (bit 31 set: the QP's), this QP}, one
-//            packet of at most the port's MTU (else LOC_LEN_ERR), to the WQE's
+//            packet of at most the port's MTU (a longer one: no packet and no
+//            error, IBTA C10-93.1.1, its PSN taken, as rxe), to the WQE's
 //            address: the GID entry at its sgid_index gives the encapsulation,
 //            the source IP and the VLAN (as roce_cmd resolves an RC path); SENDs
 //            only, at most 2 SGEs / 32 inline bytes (else LOC_QP_OP_ERR)
@@ -196,6 +197,7 @@ module requester #(
   logic [7:0]  w_ud_sgid;
   logic [142:0] ud_gid;    // the GID entry at its sgid_index
   logic        ud_bad;     // UD: not a SEND, too many SGEs or inline bytes, or an unusable GID entry
+  logic        ud_long;    // UD: longer than the port MTU: not sent, completes (IBTA C10-93.1.1)
   logic [31:0] w_bind_lkey, w_bind_acc;
   logic [NSGE-1:0] sge_chk;  // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
   logic        need_tail, dec_go;  // DECODE: fetch the tail first; decide now
@@ -206,20 +208,10 @@ module requester #(
   logic [24:0] npk;
   logic [3:0]  dec_status;
 
-  // UD: the GID entry at the WQE's sgid_index, an array read (a mux tree, not
-  // a shifter over the whole table); an index beyond the table is refused
-  localparam int GW = (GID_TBL_LEN > 1) ? $clog2(GID_TBL_LEN) : 1;
-  logic [142:0] gid_arr [1 << GW];
-  for (genvar i = 0; i < (1 << GW); i++) begin : g_gid
-    if (i < GID_TBL_LEN) begin : g_entry
-      assign gid_arr[i] = gid_table[143*i +: 143];
-    end else begin : g_none
-      assign gid_arr[i] = '0;
-    end
-  end
-  // (outside the decode block: its results depend on the entry)
+  // UD: the GID entry at the WQE's sgid_index (outside the decode block: its
+  // results depend on the entry); an index beyond the table is refused
   assign w_ud_sgid = wqe_q[8*roce_pkg::SEND_WQE_UD_SGID_INDEX_OFF +: 8];
-  assign ud_gid = gid_arr[w_ud_sgid[GW-1:0]];
+  sgid_lookup #(.GID_TBL_LEN(GID_TBL_LEN)) u_sgid (.gid_table, .index(w_ud_sgid), .entry(ud_gid));
 
   function automatic logic [4:0] next_act(input logic [NSGE-1:0] m, input logic [4:0] from);
     next_act = NONE;
@@ -276,7 +268,8 @@ module requester #(
     pm       = (pm < 3'd1) ? 3'd1 : (pm > 3'd5) ? 3'd5 : pm;
     mtu_lg   = 4'd7 + {1'b0, pm};
     mtu      = 13'd1 << mtu_lg;
-    npk      = (w_len == 32'd0) ? 25'd1 : 25'((w_len - 32'd1) >> mtu_lg) + 25'd1;
+    npk      = (w_len == 32'd0 || ud) ? 25'd1 : 25'((w_len - 32'd1) >> mtu_lg) + 25'd1;  // (UD: one PSN)
+    ud_long  = ud && w_len > {19'b0, mtu};
     last_len = (w_len == 32'd0) ? 13'd0 : ((w_len[12:0] - 13'd1) & (mtu - 13'd1)) + 13'd1;
 
     if (act_state == roce_pkg::QP_STATE_ERR)      dec_status = roce_pkg::WC_STATUS_WR_FLUSH_ERR;
@@ -285,7 +278,6 @@ module requester #(
     else if (uc && (op_rdat || op_sinv))          dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
     // UD: SEND and SEND with immediate, the address vector past SGE 1 (IBTA 9.8)
     else if (ud && ud_bad)                        dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
-    else if (ud && w_len > {19'b0, mtu})          dec_status = roce_pkg::WC_STATUS_LOC_LEN_ERR;
     // a READ lands in its SGEs (never inline) and asks for at most 2^31 bytes (IBTA's largest message)
     else if (op_read && (w_inline || w_len > 32'(roce_pkg::MAX_MSG)))
                                                   dec_status = roce_pkg::WC_STATUS_LOC_QP_OP_ERR;
@@ -509,7 +501,7 @@ module requester #(
     // see it (the responder lets later operations overtake a READ's data).
     wb_defer = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
                ((op_rdat && act_rd_out >= cfg.max_rd_atomic) || (w_fence && act_rd_out != 5'd0));
-    go_run = !op_local &&
+    go_run = !op_local && !ud_long &&
              ((dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
                && (w_inline || sge_act == '0)) ||
               (st_q == S_CHECK && chk_rsp_q == NONE && !chk_err_q));
@@ -664,6 +656,10 @@ module requester #(
           chk_err_q <= 1'b0;
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
           else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes
+          else if (ud_long) begin              // no packet; tracked as sent (its PSN taken)
+            sent_q <= 1'b1;
+            st_q <= S_TRACK;
+          end
           else if (op_local && !new_q) st_q <= S_WB;  // executed when new: not again after a rewind
           else st_q <= go_run ? S_RUN : S_CHECK;
         end

@@ -116,8 +116,8 @@ module responder #(
   localparam int VD_DEPTH = 4;
 
   initial begin
-    if ((1 << PAW) != PAY_DEPTH || PAY_DEPTH * DATA_W < 8 * roce_pkg::MAX_PAYLOAD)
-      $error("responder: PAY_DEPTH must be a power of two holding a 4096-byte payload");
+    if ((1 << PAW) != PAY_DEPTH || PAY_DEPTH * DATA_W < 8 * (roce_pkg::MAX_PAYLOAD + roce_pkg::GRH_BYTES))
+      $error("responder: PAY_DEPTH must be a power of two holding a 4096-byte payload (a UD one with its GRH)");
   end
 
   // ---- payload FIFO

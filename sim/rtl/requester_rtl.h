@@ -21,12 +21,12 @@ class RequesterRtl : public VlBlock<Vrequester> {
     out_info_ = {desc("dma_rd_req", spec::DmaRdReq::kBits), desc("mr_req", spec::MrReq::kBits),
                  desc("tx_hdr", spec::RoceTxHdr::kBits), {"tx_payload", true, true, bytes_},
                  desc("sq_track", spec::SqTrack::kBits)};
+    top_->port_mtu = spec::kCsrPortMtuReset;  // (set_port changes it; a reset keeps it, as the CSR's wires)
     reset();
   }
   void reset() override {
     top_->s_qp_cfg_valid = top_->s_sq_db_valid = top_->s_sq_retire_valid = 0;
     top_->ack_req_log2 = spec::kCsrAckReqReset;  // the CSR's reset value, as the model's
-    top_->port_mtu = spec::kCsrPortMtuReset;
     top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = 0;
     top_->m_dma_rd_req_ready = top_->m_mr_req_ready = top_->m_tx_hdr_ready = 0;
     top_->m_axis_tx_payload_tready = top_->m_sq_track_ready = 0;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "ctrl/gid_entry.h"
 #include "dma/dma_model.h"
 #include "dma/host_memory.h"
 #include "gen/roce_spec.h"
@@ -64,6 +65,13 @@ struct WqeSpec {
   uint32_t imm = 0, rkey = 0;  // LOCAL_INV, SEND_WITH_INV: imm is the rkey; BIND_MW: rkey is the new one
   uint64_t raddr = 0, wr_id = 0;
   uint32_t bind_lkey = 0, bind_access = 0;  // BIND_MW: the MR and the window's rights
+  // UD: the address vector (layouts.md send_wqe ud_*)
+  struct Av {
+    uint32_t dest_qpn = 0, qkey = 0, flow_label = 0;
+    Ip128 dgid{};
+    uint64_t dmac = 0;
+    uint8_t sgid = 0, hop = 0, tclass = 0, sl = 0;
+  } av;
   bool bad = false;  // the scenario makes this WQE fail (a bad key, opcode, length, ...)
 };
 
@@ -79,6 +87,10 @@ struct ExpWqe {
 struct ExpQp {
   spec::QpCfg cfg;
   std::vector<ExpWqe> wqes;
+  // UD: what resolves a WQE's address vector (the port and its GID table, as the World has them)
+  std::vector<model::GidEntry> gids;
+  uint64_t port_mac = 0;
+  unsigned port_mtu = 3;
 };
 
 struct World {
@@ -94,6 +106,10 @@ struct World {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
   std::vector<std::pair<uint64_t, uint64_t>> allowed, revoked;
   std::vector<std::pair<unsigned, uint64_t>> extra_mtt;
+  // the port (UD: source MAC, the largest datagram) and its GID table
+  uint64_t port_mac = 0x02AABBCCDDEEull;
+  unsigned port_mtu = 3;
+  std::vector<model::GidEntry> gids = std::vector<model::GidEntry>(16);
   void install(SparseMemory& mem, model::MrRegions& mrt) const;
 };
 
@@ -136,6 +152,8 @@ class Builder {
   // Create a QP and take it to RTS (qp_cfg RESET, TO_INIT, TO_RTR, TO_RTS).
   // uc: a UC QP (UC opcodes, no AckReq, each WQE tracked once sent)
   void add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd, bool uc = false);
+  // A UD QP to RTS with this Q_Key (its WQEs carry their address: WqeSpec::av).
+  void add_ud_qp(uint16_t qpn, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd, uint32_t qkey);
   void cfg_action(uint16_t qpn, spec::QpAction a);  // (kAttr: SQD -> RTS)
   // Write a WQE into the QP's ring (not yet rung). A poisoned slot makes it fail.
   void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);

@@ -103,6 +103,19 @@ void Builder::add_qp(uint16_t qpn, unsigned pmtu, unsigned sq_lsz, uint32_t sq_p
     cfg_action(qpn, a);
 }
 
+void Builder::add_ud_qp(uint16_t qpn, unsigned sq_lsz, uint32_t sq_psn, uint16_t pd, uint32_t qkey) {
+  add_qp(qpn, 3, sq_lsz, sq_psn, pd);  // (its path fields, random, must not show in a datagram)
+  ExpQp& q = qps[qpn];
+  q.cfg.qp_type = static_cast<uint8_t>(spec::QpType::kUd);
+  q.cfg.qkey = qkey;
+  q.gids = world.gids;
+  q.port_mac = world.port_mac;
+  q.port_mtu = world.port_mtu;
+  script.resize(script.size() - 4);  // the RC QP's qp_cfg steps, again as UD
+  for (auto a : {spec::QpAction::kReset, spec::QpAction::kToInit, spec::QpAction::kToRtr, spec::QpAction::kToRts})
+    cfg_action(qpn, a);
+}
+
 void Builder::cfg_action(uint16_t qpn, spec::QpAction a) {
   spec::QpCfg c = qps[qpn].cfg;
   c.action = static_cast<uint8_t>(a);
@@ -190,6 +203,17 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   sw.length = e.len;
   sw.bind_mr_lkey = w.bind_lkey;
   sw.bind_access = w.bind_access;
+  if (q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUd)) {
+    sw.ud_dest_qpn = w.av.dest_qpn;
+    sw.ud_qkey = w.av.qkey;
+    sw.ud_dgid = w.av.dgid;
+    for (unsigned k = 0; k < 6; ++k) sw.ud_dmac[k] = static_cast<uint8_t>(w.av.dmac >> (40 - 8 * k));
+    sw.ud_sgid_index = w.av.sgid;
+    sw.ud_hop_limit = w.av.hop;
+    sw.ud_flow_label = w.av.flow_label;
+    sw.ud_traffic_class = w.av.tclass;
+    sw.ud_sl = w.av.sl;
+  }
   sw.store(b.data());
   if (w.inl) {
     for (size_t i = 0; i < w.inline_data.size() && i < 96; ++i) b[32 + i] = w.inline_data[i];
@@ -339,7 +363,9 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     uint32_t psn = q.cfg.sq_psn;
     size_t pi = 0;
     bool failed = false;  // the QP's first failure is behind: the rest is flushed
-    const unsigned mtu = 128u << q.cfg.pmtu;
+    // UD: one packet of at most the port's MTU, to the WQE's address vector
+    const bool ud = q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUd);
+    const unsigned mtu = 128u << (ud ? q.port_mtu : q.cfg.pmtu);
     for (size_t k = 0; k < q.wqes.size(); ++k) {
       const ExpWqe& e = q.wqes[k];
       const spec::SqTrack& t = trs[k];
@@ -366,20 +392,23 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       const bool local = e.w.op == 7 || e.w.op == 8, inv = e.w.op == 9;
       // UC: nothing acknowledges a WQE, so its track never names PSNs
       // (last_psn = first_psn - 1, unacked); its packets say whether it sent
-      const bool uc = q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUc);
+      // (UD too)
+      const bool uc = q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUc) || ud;
       if (t.unacked != uc) {
-        err << "QP " << qpn << " WQE " << e.idx << ": unacked " << int(t.unacked) << " on a " << (uc ? "UC" : "RC")
+        err << "QP " << qpn << " WQE " << e.idx << ": unacked " << int(t.unacked) << " on a " << (uc ? "UC/UD" : "RC")
             << " QP";
         return err.str();
       }
-      const bool sent = !local && t.status != kFlushErr &&
+      // UD longer than the port MTU (IBTA C10-93.1.1): no packet, no error, its PSN taken
+      const bool unsent = ud && e.len > mtu && t.status == kOk;
+      const bool sent = !unsent && !local && t.status != kFlushErr &&
                         (uc ? pi < ps.size() && ps[pi].h.psn == psn : t.last_psn == ((psn + full - 1) & 0xFFFFFF));
       if ((!sent || uc) && t.last_psn != ((psn - 1) & 0xFFFFFF)) {
         err << "QP " << qpn << " WQE " << e.idx << ": last_psn " << t.last_psn << " is neither "
             << ((psn + full - 1) & 0xFFFFFF) << " (sent) nor " << ((psn - 1) & 0xFFFFFF) << " (not sent)";
         return err.str();
       }
-      if (t.status == kOk && !sent && !local) {
+      if (t.status == kOk && !sent && !local && !unsent) {
         err << "QP " << qpn << " WQE " << e.idx << ": succeeded without sending";
         return err.str();
       }
@@ -410,12 +439,32 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
                             : first         ? base
                             : last          ? (imm ? base + 3 : inv ? spec::kRcSendLastInv : base + 2)
                                             : base + 1) |
-                           (uc ? 0x20 : 0);  // the UC opcodes
+                           (uc && !ud ? 0x20 : 0);  // the UC opcodes
+        const uint8_t want_op = ud ? static_cast<uint8_t>(imm ? spec::kUdSendOnlyImm : spec::kUdSendOnly) : op;
         const uint32_t pay = read ? 0 : last ? e.len - (npk - 1) * mtu : mtu;
         const bool reth = (write || read) && first;
-        const spec::QpCfg& c = q.cfg;
+        // the addressing: the QP's path, or (UD) the WQE's address vector
+        // resolved through the GID entry at its sgid_index
+        spec::QpCfg c = q.cfg;
+        uint32_t want_qkey = 0;
+        if (ud) {
+          const model::GidEntry& g = q.gids[e.w.av.sgid];
+          c.l3 = static_cast<uint8_t>(g.l3());
+          c.src_ip = g.gid;
+          c.vlan_valid = g.tagged();
+          c.vlan_vid = g.vid();
+          c.sl = e.w.av.sl;
+          c.src_mac = q.port_mac;
+          c.dst_mac = e.w.av.dmac;
+          c.dst_ip = e.w.av.dgid;
+          c.tclass = e.w.av.tclass;
+          c.ttl = e.w.av.hop;
+          c.flow_label = e.w.av.flow_label & 0xFFFFF;
+          c.dest_qpn = e.w.av.dest_qpn & 0xFFFFFF;
+          want_qkey = (e.w.av.qkey >> 31) ? q.cfg.qkey : e.w.av.qkey;  // bit 31: the QP's own
+        }
         std::string why;
-        if (h.opcode != op) why = "opcode";
+        if (h.opcode != want_op) why = "opcode";
         else if (h.psn != ((psn + i) & 0xFFFFFF)) why = "psn";
         // ACK coalescing at the CSR's reset value: the last packet and every PSN ending in 6 one bits;
         // a READ request always
@@ -437,7 +486,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
                  h.vlan_pcp != (c.vlan_valid ? c.sl & 7 : 0))
           why = "VLAN tag (PCP = SL & 7)";
         else if (h.pkey != 0xFFFF || h.dst_qpn != c.dest_qpn || h.ip_id || h.mig || h.fecn ||
-                 h.becn || h.qkey || h.aeth_syndrome || h.aeth_msn || h.swap_add || h.compare || h.atomic_orig)
+                 h.becn || h.qkey != want_qkey || h.aeth_syndrome || h.aeth_msn || h.swap_add || h.compare ||
+                 h.atomic_orig)
           why = "BTH/other fields";
         if (!why.empty()) {
           err << "QP " << qpn << " WQE " << e.idx << " packet " << i << "/" << npk << ": " << why << " wrong in "
@@ -449,7 +499,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
         n_read += read;
       }
       if (sent) psn = (psn + full) & 0xFFFFFF;
-      if (read || local) continue;  // no payload: a READ's SGEs are where the responses will land
+      if (unsent) psn = (psn + 1) & 0xFFFFFF;
+      if (read || local || unsent) continue;  // no payload: a READ's SGEs are where the responses will land
       if (got.size() != e.len && sent) {
         err << "QP " << qpn << " WQE " << e.idx << ": " << got.size() << " payload bytes for length " << e.len;
         return err.str();

@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "blocks/requester_env.h"
 #include "rtl/requester_rtl.h"
@@ -44,7 +46,14 @@ struct Both {
 
 Both run_both(const Builder& b, const EnvConfig& cfg) {
   RequesterRtl rtl(kW);
-  auto mdl_block = model::make_requester_block(kW);
+  // the port and GID table UD WQEs are resolved with (World), in both
+  const World& w = b.world;
+  rtl.set_port(w.port_mac, w.port_mtu);
+  for (unsigned i = 0; i < w.gids.size(); ++i) rtl.set_gid(i, w.gids[i]);
+  auto mdl_block = model::make_requester_block(kW, 256, [&w](model::Requester& r) {
+    r.set_port(w.port_mac, w.port_mtu);
+    for (unsigned i = 0; i < w.gids.size(); ++i) r.set_gid(i, w.gids[i]);
+  });
   Block& mdl = *mdl_block;
   Both r;
   using clk = std::chrono::steady_clock;
@@ -283,6 +292,114 @@ TEST(RequesterXcheck, UcQpsSendWithoutAckRequestsAndTrackOnceSent) {
   for (const Txn& t : res.rtl.out[kTrack]) unacked += desc_from_flit<spec::SqTrack>(t.flits[0]).unacked;
   EXPECT_GT(uc_pkts, 24u);
   EXPECT_EQ(unacked, 12u + 12u + 2u) << "every WQE of the UC QPs, the failed READ and the flushed SEND too";
+}
+
+// UD (issue 10): each SEND is one datagram to its WQE's address vector,
+// resolved through the GID table (RoCE v1, v2/IPv4 on a VLAN, v2/IPv6), with
+// a DETH Q_Key (bit 31 set: the QP's own), no AckReq, tracked once sent
+// (unacked); its QP's path fields never show. A WRITE, 3 SGEs, 33 inline
+// bytes or an unused GID entry fail LOC_QP_OP_ERR before any packet (each on
+// its own QP: the WQE behind is flushed); a datagram over the port MTU sends
+// nothing and succeeds, its PSN taken (IBTA C10-93.1.1, as rxe). RTL = model,
+// and as expect_good says.
+TEST(RequesterXcheck, UdQpsSendOneDatagramToTheWqesAddress) {
+  Builder b(91);
+  auto& rng = b.rng();
+  b.world.port_mtu = 3;  // 1024 bytes
+  const auto gid = [&](uint8_t type, bool v4, uint16_t vlan) {
+    model::GidEntry g;
+    g.type = type;
+    for (auto& x : g.gid) x = static_cast<uint8_t>(rng());
+    if (v4) {
+      for (unsigned i = 0; i < 10; ++i) g.gid[i] = 0;
+      g.gid[10] = g.gid[11] = 0xFF;
+    }
+    g.vlan = vlan;
+    return g;
+  };
+  b.world.gids[0] = gid(1, false, 0);                  // RoCE v1
+  b.world.gids[1] = gid(2, false, 0);                  // v2/IPv6
+  b.world.gids[2] = gid(1, true, 0);                   // v1, IPv4-mapped
+  b.world.gids[3] = gid(2, true, (1u << 12) | 7);      // v2/IPv4 on VLAN 7
+  b.world.gids[5] = gid(2, false, (1u << 12) | 4000);  // v2/IPv6 on VLAN 4000 (4: unused)
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x200000000ull);
+  const auto av = [&](uint8_t sgid) {
+    WqeSpec::Av a;
+    a.dest_qpn = static_cast<uint32_t>(rng() & 0xFFFFFF);
+    a.qkey = rng() % 3 == 0 ? 0x80000000u | static_cast<uint32_t>(rng()) : static_cast<uint32_t>(rng() & 0x7FFFFFFF);
+    for (auto& x : a.dgid) x = static_cast<uint8_t>(rng());
+    a.dmac = rng() & 0xFFFFFFFFFFFFull;
+    a.sgid = sgid;
+    a.hop = static_cast<uint8_t>(rng());
+    a.tclass = static_cast<uint8_t>(rng());
+    a.sl = static_cast<uint8_t>(rng() % 16);
+    a.flow_label = static_cast<uint32_t>(rng());
+    return a;
+  };
+  const uint8_t kSgids[] = {0, 1, 2, 3, 5};
+  b.add_ud_qp(4, 6, static_cast<uint32_t>(rng()), 5, 0x11111111);
+  b.add_ud_qp(5, 6, 0xFFFFF8u, 5, 0x22222222);  // crosses 2^24
+  for (uint16_t q : {4, 5})
+    for (int i = 0; i < 20; ++i) {
+      const uint8_t op = i % 2 ? kSendImm : kSend;
+      const uint32_t len = i < 2 ? 0 : i < 4 ? 1024 : static_cast<uint32_t>(1 + rng() % 1024);
+      WqeSpec w = i % 5 == 4 ? inline_wqe(rng, op, len % 33)
+                             : wqe(rng, op, len ? b.sges_in(1, len, 1 + rng() % 2) : std::vector<Sge>{});
+      w.av = av(kSgids[rng() % 5]);
+      b.post(q, w);
+    }
+  // what UD cannot send: each on a QP of its own, the WQE behind it flushed
+  uint16_t qpn = 6;
+  const auto refused = [&](WqeSpec w) {
+    b.add_ud_qp(qpn, 6, static_cast<uint32_t>(rng()), 5, 0x33);
+    w.bad = true;
+    if (w.av.dest_qpn == 0) w.av = av(3);
+    b.post(qpn, w);
+    WqeSpec after = wqe(rng, kSend, b.sges_in(1, 64, 1));
+    after.av = av(3);
+    b.post(qpn, after);
+    ++qpn;
+  };
+  refused(wqe(rng, kWrite, b.sges_in(1, 64, 1)));
+  refused(wqe(rng, kSend, b.sges_in(1, 48, 3)));
+  refused(inline_wqe(rng, kSend, 33));
+  {  // over the port MTU: nothing sent, no error; the next one goes out
+    b.add_ud_qp(qpn, 6, 0xFFFFFF, 5, 0x44);
+    WqeSpec big = wqe(rng, kSend, b.sges_in(1, 1025, 2));
+    big.av = av(1);
+    b.post(qpn, big);
+    WqeSpec next = wqe(rng, kSendImm, b.sges_in(1, 100, 1));
+    next.av = av(1);
+    b.post(qpn, next);
+    ++qpn;
+  }
+  WqeSpec unused = wqe(rng, kSend, b.sges_in(1, 64, 1));
+  unused.av = av(4);
+  refused(unused);
+  for (uint16_t q = 4; q < qpn; ++q) b.ring(q);
+  EnvConfig cfg;
+  cfg.seed = 91;
+  const Both res = run_both(b, cfg);
+  expect_good("UD", b, res);
+  unsigned datagrams = 0, own_qkey = 0, tagged = 0;
+  std::set<unsigned> l3s;
+  for (const Txn& t : res.rtl.out[kHdr]) {
+    const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+    ++datagrams;
+    EXPECT_TRUE(h.opcode == spec::kUdSendOnly || h.opcode == spec::kUdSendOnlyImm) << h.describe();
+    EXPECT_FALSE(h.ack_req);
+    own_qkey += h.qkey == 0x11111111 || h.qkey == 0x22222222;
+    tagged += h.vlan_valid;
+    l3s.insert(h.l3);
+  }
+  EXPECT_EQ(datagrams, 41u) << "one packet per SEND, none for the refused or the one over the MTU";
+  EXPECT_GT(own_qkey, 5u) << "bit 31 sends the QP's Q_Key";
+  EXPECT_GT(tagged, 5u);
+  EXPECT_EQ(l3s.size(), 3u) << "RoCE v1, v2/IPv4, v2/IPv6";
+  std::map<uint8_t, unsigned> statuses;
+  for (const Txn& t : res.rtl.out[kTrack]) ++statuses[desc_from_flit<spec::SqTrack>(t.flits[0]).status];
+  EXPECT_EQ(statuses[static_cast<uint8_t>(spec::WcStatus::kLocQpOpErr)], 4u);
+  EXPECT_EQ(statuses[static_cast<uint8_t>(spec::WcStatus::kWrFlushErr)], 4u);
 }
 
 TEST(RequesterXcheck, RoundRobinOverQps) {

@@ -616,9 +616,16 @@ void Responder::after_run(const spec::MrResp& r) {
 // receive WQE at ci; the QP enters ERR and the rest of its receive queue is flushed.
 void Responder::fail(uint8_t s, bool with_cqe, uint8_t status) {
   if (unrel_) {
-    // UC: no NAK and no error state: the message is dropped to its end (a
-    // SEND too long for its receive WQE too: the WQE stays for the next)
+    // UC/UD: no NAK and no error state: the message is dropped to its end; a
+    // SEND too long for its receive WQE completes that WQE with LOC_LEN_ERR
+    // (IBTA class D, as rxe) and the QP goes on
     vd_.pieces.clear();
+    if (with_cqe && status == wc(spec::WcStatus::kLocLenErr)) {
+      vd_.cqe = true;
+      vd_.completion = recv_compl(cx_);
+      vd_.completion.status = status;
+      cx_.ci = static_cast<uint16_t>(cx_.ci + 1);
+    }
     cx_.drop = true;
     cx_.kind = Kind::kNone;
     write_back_ = true;

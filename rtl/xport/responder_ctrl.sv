@@ -10,6 +10,8 @@
 //       UD: DETH Q_Key = the QP's   else drop, QKEY_VIOLATIONS; then as a UC SEND ONLY
 //       (no PSN check, no ACK; its payload starts with the GRH, ud_grh_insert;
 //       the CQE has the DETH's source QP, WC_GRH and SL = the VLAN PCP)
+//     UC/UD errors: no NAK, the QP stays, the message is dropped; a SEND too
+//       long for its receive WQE completes it with LOC_LEN_ERR (class D, rxe)
 //     3 PSN: d = psn - epsn        d >= 2^23 duplicate (re-ACK); d > 0 ahead (one NAK)
 //     4 opcode sequence, lengths   else NAK INV_REQ, ERR
 //     5 WRITE FIRST/ONLY           QP REMOTE_WRITE right, rkey check (mr_req)  else NAK REM_ACC, ERR
@@ -972,13 +974,20 @@ module responder_ctrl #(
     // a failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
     // receive WQE at ci, the QP enters ERR and the rest of its receive queue is flushed
     if (err && unrel_x_q) begin
-      // UC: no NAK and no error state: the message is dropped to its end
-      // (a SEND too long for its receive WQE too: the WQE stays for the next)
+      // UC/UD: no NAK and no error state: the message is dropped to its end;
+      // a SEND too long for its receive WQE completes that WQE with
+      // LOC_LEN_ERR (IBTA class D, as rxe) and the QP goes on
       cx_d.drop = 1'b1;
       cx_d.kind = responder_pkg::KIND_NONE;
       wctx_d = 1'b1;
       ok_d = 1'b0;
       st_d = C_PUSH;
+      if (err_cqe && err_status == 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR)) begin
+        vd_d.cqe_v = 1'b1;
+        est_d = err_status;
+        ectr_d = cx_d.ci;
+        cx_d.ci = cx_d.ci + 16'd1;
+      end
     end else if (err) begin
       vd_d.ack_v = 1'b1;
       vd_d.syn = err_syn;

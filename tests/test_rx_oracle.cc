@@ -73,6 +73,7 @@ TEST(RxOracle, ScapyFramesAreAcceptedDroppedOrBypassedAsLabelled) {
       EXPECT_EQ(h.aeth_msn, test::json_u64(l, "aeth_msn"));
       EXPECT_EQ(h.swap_add, test::json_u64(l, "swap_add"));
       EXPECT_EQ(h.vlan_valid, test::json_u64(l, "vlan_valid"));
+      EXPECT_EQ(h.ip_flags, test::json_u64(l, "ip_flags")) << "IPv4 flags (DF clear in some frames)";
       if (h.pay_len) {
         ASSERT_LT(pay_i, res.rtl_out[1].size());
         EXPECT_EQ(hex_bytes(beats_to_bytes(res.rtl_out[1][pay_i++].flits), 1 << 20), test::json_raw(l, "payload_hex"));

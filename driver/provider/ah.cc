@@ -27,11 +27,16 @@ int resolve_av(Engine* eng, const ibv_global_route& grh, ResolvedAv* out, std::s
   const GidEntry* src = nullptr;
   for (const GidEntry& g : eng->config().gids)
     if (g.index == grh.sgid_index) src = &g;
-  // Linux's ib_resolve_unicast_gid_dmac: a RoCE v1 source and a link-local
-  // destination involve no IP stack (the application's hop limit stays);
-  // anything else goes through the IP route, whose hop limit replaces it
-  const bool link_local = dgid[0] == 0xFE && (dgid[1] & 0xC0) == 0x80;
-  out->hop_limit = src && src->type == GidType::kRoceV1 && link_local ? grh.hop_limit : kRouteHopLimit;
+  // Linux's ib_resolve_eth_dmac: a multicast destination keeps the
+  // application's hop limit; so does a RoCE v1 source with a link-local one
+  // (rdma_link_local_addr: fe80::/64 exactly; no IP stack involved); any
+  // other goes through the IP route, whose hop limit replaces it
+  static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  const bool multicast =
+      dgid[0] == 0xFF || (std::memcmp(dgid.data(), kMapped, 12) == 0 && (dgid[12] & 0xF0) == 0xE0);
+  static const uint8_t kLinkLocal[8] = {0xFE, 0x80, 0, 0, 0, 0, 0, 0};
+  const bool link_local = std::memcmp(dgid.data(), kLinkLocal, 8) == 0;
+  out->hop_limit = multicast || (src && src->type == GidType::kRoceV1 && link_local) ? grh.hop_limit : kRouteHopLimit;
   // a traffic_class rule matching the addresses gives the traffic class (the
   // global value, when set, wins over both in the engine)
   const int knob = eng->knob_tclass(src ? src->gid : Gid{}, dgid);

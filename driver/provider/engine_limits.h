@@ -64,7 +64,8 @@ constexpr unsigned kUdDataBytes = spec::kUdMaxSge * spec::Sge::kSize;
 // an AH's and a QP path's address vector on a RoCE port
 // (ib_resolve_unicast_gid_dmac) and replaces the application's hop_limit
 // with the route's -- 64, the default IPv4 TTL and IPv6 hop limit -- unless
-// the source GID is RoCE v1 and the destination link-local (no IP stack);
+// the destination is multicast, or the source GID is RoCE v1 and the
+// destination link-local (no IP stack);
 // Soft-RoCE's frames carry it (tests/data/golden: TTL 64 from
 // ibv_*_pingpong's hop_limit 1). (mlx5 builds UD AHs in user space and keeps
 // the application's.) The port's ttl knob (tc/1/ttl) overrides it in the engine.

@@ -10,10 +10,11 @@
 
 namespace rocenic {
 
-// UDP source port Linux would pick: rdma_get_udp_sport(flow label of the two
-// QPNs) for RC/UC, 0xC000 + hash_32(src_qpn, 14) for UD.
 // The header checksum of a 20-byte IPv4 header (its checksum field as it is: zero when computing it).
 uint16_t ipv4_checksum(const uint8_t* hdr);
+
+// UDP source port Linux would pick: rdma_get_udp_sport(flow label of the two
+// QPNs) for RC/UC, 0xC000 + hash_32(src_qpn, 14) for UD.
 uint16_t roce_udp_sport(uint32_t src_qpn, uint32_t dst_qpn, uint8_t opcode);
 
 // BTH pad count for a payload of `len` bytes on `opcode`.

@@ -109,7 +109,7 @@ RoceParser::Verdict RoceParser::classify(const std::vector<uint8_t>& f, bool mac
     h.tclass = static_cast<uint8_t>(b(l3 + spec::kIpv4TosOff));
     h.ttl = static_cast<uint8_t>(b(l3 + spec::kIpv4TtlOff));
     h.ip_id = static_cast<uint16_t>(be(l3 + spec::kIpv4IdOff, 2));
-    h.ip_df = (be(l3 + spec::kIpv4FlagsFragOff, 2) & spec::kIpv4FlagsDf) != 0;
+    h.ip_flags = static_cast<uint8_t>(b(l3 + spec::kIpv4FlagsFragOff) >> 5);  // reserved, DF, MF
   } else {
     const uint32_t w = static_cast<uint32_t>(be(l3 + spec::kIpv6VerTcFlOff, 4));
     h.tclass = static_cast<uint8_t>(w >> 20);

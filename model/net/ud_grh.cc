@@ -22,7 +22,7 @@ std::array<uint8_t, spec::kGrhBytes> ud_grh(const spec::RoceRxHdr& h) {
     ip[1] = h.tclass;
     put16(22, ip_len);
     put16(24, h.ip_id);
-    put16(26, h.ip_df ? spec::kIpv4FlagsDf : 0);  // (the parser refuses fragments)
+    put16(26, uint32_t{h.ip_flags} << 13);  // its flags (the parser refuses fragments: offset 0)
     ip[8] = h.ttl;
     ip[9] = spec::kIpProtoUdp;
     for (unsigned i = 0; i < 4; ++i) {

@@ -1,7 +1,7 @@
 // The 40-byte GRH a UD datagram's receive buffer starts with (IBTA
 // 11.4.1.1), rebuilt from the parsed header as rtl/common/ud_grh_insert.sv
 // does: a RoCEv1 or RoCEv2/IPv6 datagram's IPv6 header (GRH); for RoCEv2/IPv4
-// 20 zero bytes and its IPv4 header (no options, its DF bit), as Linux rxe
+// 20 zero bytes and its IPv4 header (no options, its flag bits), as Linux rxe
 // and mlx5 place it.
 #pragma once
 

@@ -511,7 +511,7 @@ package roce_pkg;
   } roce_tx_hdr_t;
 
   // Every header field of one accepted RoCE frame; its payload (pay_len bytes, pad and ICRC removed) follows on the payload stream.
-  localparam int unsigned ROCE_RX_HDR_W = 975;
+  localparam int unsigned ROCE_RX_HDR_W = 977;
   typedef struct packed {
     logic [1:0] l3;  // encapsulation (l3 enum)
     logic [0:0] vlan_valid;  // frame carries an 802.1Q tag
@@ -549,7 +549,7 @@ package roce_pkg;
     logic [1:0] pad;  // BTH pad count
     logic [3:0] tver;  // BTH transport version
     logic [23:0] deth_src_qpn;  // DETH source QP
-    logic [0:0] ip_df;  // IPv4 Don't Fragment flag (a UD datagram's GRH in the receive buffer repeats its IPv4 header)
+    logic [2:0] ip_flags;  // IPv4 flags (reserved, DF, MF: MF is 0, the parser refuses fragments); a UD datagram's GRH in the receive buffer repeats its IPv4 header
   } roce_rx_hdr_t;
 
   // One memory region: the MR table entry at index key >> 8.

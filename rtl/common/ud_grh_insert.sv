@@ -13,7 +13,7 @@
 // The header is rebuilt from the parsed fields with the functions the
 // deparser builds its headers with (ip_hdr_pkg): the parser checked the
 // received one (version, no options, lengths, checksum, not a fragment) and
-// keeps its DF bit.
+// keeps its flag bits.
 //
 //   s_hdr ──► m_hdr (pay_len + 40 when UD), passed combinationally; a header
 //             with a payload or a GRH leaves {ud, has payload, GRH} in a queue
@@ -69,7 +69,7 @@ module ud_grh_insert #(
     // GRH byte i in bits 8*i +: 8
     if (s_hdr.l3 == roce_pkg::L3_IPV4)
       grh = {ip_hdr_pkg::ipv4_header(s_hdr.tclass, ip_len, s_hdr.ip_id,
-                                     s_hdr.ip_df ? 16'(roce_pkg::IPV4_FLAGS_DF) : 16'd0, s_hdr.ttl,
+                                     {s_hdr.ip_flags, 13'd0}, s_hdr.ttl,
                                      8'(roce_pkg::IP_PROTO_UDP), s_hdr.src_ip[31:0], s_hdr.dst_ip[31:0]),
              160'b0};
     else

@@ -179,7 +179,7 @@ module roce_rx_extract #(
       desc.tclass = l3v[8*roce_pkg::IPV4_TOS_OFF +: 8];
       desc.ttl    = l3v[8*roce_pkg::IPV4_TTL_OFF +: 8];
       desc.ip_id  = 16'(be(128'(l3v[8*roce_pkg::IPV4_ID_OFF +: 16]), 2));
-      desc.ip_df  = (16'(be(128'(l3v[8*roce_pkg::IPV4_FLAGS_FRAG_OFF +: 16]), 2)) & 16'(roce_pkg::IPV4_FLAGS_DF)) != 16'd0;
+      desc.ip_flags = l3v[8*roce_pkg::IPV4_FLAGS_FRAG_OFF + 5 +: 3];  // the first byte's top 3 bits
       desc.udp_sport = 16'(be(128'(l3v[8*(roce_pkg::IPV4_SIZE + roce_pkg::UDP_SPORT_OFF) +: 16]), 2));
     end else begin
       // version(4) tclass(8) flow label(20)

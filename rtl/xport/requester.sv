@@ -198,6 +198,7 @@ module requester #(
   logic [142:0] ud_gid;    // the GID entry at its sgid_index
   logic        ud_bad;     // UD: not a SEND, too many SGEs or inline bytes, or an unusable GID entry
   logic        ud_long;    // UD: longer than the port MTU: not sent, completes (IBTA C10-93.1.1)
+  logic [2:0]  port_mtu_q; // UD: CSR PORT_MTU taken as the WQE's last beat arrives (its decode's)
   logic [31:0] w_bind_lkey, w_bind_acc;
   logic [NSGE-1:0] sge_chk;  // the CHECK walk: SGEs with bytes, or slot 0 for a local operation
   logic        need_tail, dec_go;  // DECODE: fetch the tail first; decide now
@@ -263,8 +264,8 @@ module requester #(
     sge_chk  = op_local ? NSGE'(1) : sge_act;
     need_pkts = !w_inline && !op_rdat && !op_local && w_len != 32'd0;
     // path MTU 256 .. 4096 (values outside 1..5 are clamped; roce_cmd refuses them)
-    // (UD: the port's MTU, a datagram is one packet)
-    pm       = ud ? port_mtu : cfg.pmtu;
+    // (UD: the port's MTU as the WQE's decode saw it, a datagram is one packet)
+    pm       = ud ? port_mtu_q : cfg.pmtu;
     pm       = (pm < 3'd1) ? 3'd1 : (pm > 3'd5) ? 3'd5 : pm;
     mtu_lg   = 4'd7 + {1'b0, pm};
     mtu      = 13'd1 << mtu_lg;
@@ -606,6 +607,7 @@ module requester #(
       pay_err_q <= 1'b0;
       src_off_q <= '0;
       cnt_q <= '0;
+      port_mtu_q <= 3'd3;
     end else begin
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       if (go_run) begin
@@ -642,6 +644,7 @@ module requester #(
           st_q <= S_WQE;
         end
         S_WQE: if (s_axis_dma_rd_tvalid) begin
+          port_mtu_q <= port_mtu;
           poison_q <= poison_q || s_axis_dma_rd_tuser;
           beat_q <= beat_q + 5'd1;
           if (beat_q == beats_q - 5'd1) st_q <= S_DECODE;

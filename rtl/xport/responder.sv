@@ -26,7 +26,7 @@
 //                                                     -> m_tx_hdr + m_axis_tx_payload
 //
 // The payload waits in its FIFO (PAY_DEPTH beats, two 4096-byte packets by
-// default) while the checker works on the header, so nothing of a packet is
+// default; one UD datagram of 4096 bytes and its GRH) while the checker works on the header, so nothing of a packet is
 // written before all its checks passed, and the next packet's checks overlap
 // the current packet's placement.
 `default_nettype none

@@ -133,6 +133,8 @@ class Gen:
         L, sp, c = self.L, self.sp, self.sp.c
         dport = c["UDP_PORT_ROCEV2"] if dport is None else dport
         icrc_ph = b"\0" * sp.icrc_size
+        # the IPv4 flags the parser must report (roce_rx_hdr ip_flags: reserved, DF, MF)
+        f["ip_flags"] = ((c["IPV4_FLAGS_DF"] if ipv4_flags is None else ipv4_flags) >> 13) if f["l3"] == "ipv4" else 0
 
         def pkt(icrc):
             body = L["Raw"](tp + icrc)
@@ -179,6 +181,7 @@ class Gen:
         assert reason in self.sp.drop, reason
         rec.update({k: f[k] for k in ox.ALL_KEYS})
         rec["tver"] = f["tver"]
+        rec["ip_flags"] = f.get("ip_flags", 0)
         self.out.append((bytes(fr), rec))
 
     def fix_ipv4_csum(self, fr, l3):

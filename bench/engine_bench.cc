@@ -1,6 +1,7 @@
 // Engine figures, printed, never judged (issue 3's benchmarks):
 //   - RDMA WRITE goodput in payload bytes per cycle for 64 B, 4 KiB and
-//     64 KiB messages, over 1 QP and over 64 QPs, between two engines whose
+//     64 KiB messages, over 1 QP and over 64 QPs (issue 11: and 64 B WRITEs
+//     with inline data, 64 B SENDs into posted receive WQEs), between two engines whose
 //     clocks advance in lockstep on a zero-latency wire; the same for RDMA
 //     READ (the requester's engine receives the data: its completer and
 //     read_place against the peer's responder);
@@ -19,8 +20,8 @@
 //     whose final value is checked (FETCH_ADD: one per operation; CMP_SWAP:
 //     only the first swaps).
 // Besides the table, machine-readable lines (a contract, parsed by scripts):
-//   row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
-//   read_row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
+//   row op=write|send|read inline=0|1 size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
+//   read_row size=S qps=Q msgs=M rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F   (the READ rows again)
 //   atomic_row op=fetch_add|cmp_swap qps=Q ops=N rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
@@ -112,10 +113,12 @@ struct Figures {
   double wall_s = 0;
 };
 
-// WRITEs (or READs) of `size` bytes, `per_qp` on each of `nqp` QPs, all
-// posted at once (the SQ holds them), by A to (from) B; cycles from the
-// first doorbell to the last send completion.
-Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp, WrOpcode op) {
+// WRITEs (or READs, SENDs, atomics) of `size` bytes, `per_qp` on each of
+// `nqp` QPs, all posted at once (the SQ holds them), by A to (from) B; with
+// `inl` the bytes travel inline in the WQE; a SEND lands in a receive WQE
+// posted before. Cycles from the first doorbell to the last send completion.
+Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp, WrOpcode op,
+                bool inl = false) {
   Pair p(backend);
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(12), rcq_a = p.a->create_cq(4);
@@ -127,18 +130,22 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   std::vector<Conn> conns(nqp);
   unsigned lsz = 0;
   while ((1u << lsz) < per_qp) ++lsz;
+  const bool send = op == WrOpcode::kSend;
   for (auto& c : conns) {
     c.qa = p.a->create_qp(pda, *scq, *rcq_a, lsz, 1);
-    c.qb = p.b->create_qp(pdb, *scq_b, *rcq, 1, 1);
+    c.qb = p.b->create_qp(pdb, *scq_b, *rcq, 1, send ? lsz : 1);
   }
   for (auto& c : conns) {
     p.connect(*c.qa, *c.qb, 5);
+    if (send)
+      for (unsigned m = 0; m < per_qp; ++m) p.b->post_recv(*c.qb, m, {{dst.addr(), size, mrb.key}});
   }
+  p.lockstep();
   const uint64_t start = p.da->cycles();
   const auto t0 = std::chrono::steady_clock::now();
   SendWqe w;
   w.opcode = static_cast<uint8_t>(op);
-  w.flags = 1;
+  w.flags = inl ? 1 | 4 : 1;  // signaled (, inline)
   w.length = size;
   w.remote_addr = dst.addr();
   w.rkey = mrb.key;
@@ -152,7 +159,10 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   for (unsigned m = 0; m < per_qp; ++m)
     for (auto& c : conns) {
       w.wr_id = m;
-      p.a->post_send(*c.qa, w, {{src.addr(), size, mra.key}});
+      if (inl)
+        p.a->post_send(*c.qa, w, {}, std::vector<uint8_t>(src.data(), src.data() + size));
+      else
+        p.a->post_send(*c.qa, w, {{src.addr(), size, mra.key}});
     }
   p.lockstep();
   const uint64_t cycles = p.da->cycles() - start;
@@ -282,30 +292,46 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: engine_bench [messages_per_qp >= 1]\n");
     return 2;
   }
-  std::printf("engine_bench: RDMA WRITE and READ, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
+  std::printf("engine_bench: RDMA WRITE, SEND and READ, MTU 4096, %u messages per QP, lockstep engines, DMA 500 ns / 13 GB/s\n",
               per_qp);
   std::printf("%-8s %5s %8s %12s %12s %8s %10s %10s %8s\n", "size", "QPs", "messages", "rtl B/cyc", "model B/cyc",
               "m/r cyc", "rtl wall s", "mod wall s", "r/m wall");
   std::vector<std::string> rows;
   double rtl_wall = 0, model_wall = 0;
-  for (const WrOpcode op : {WrOpcode::kRdmaWrite, WrOpcode::kRdmaRead}) {
-    const bool read = op == WrOpcode::kRdmaRead;
-    if (read) std::printf("RDMA READ (A reads B's memory):\n");
-    for (const uint32_t size : {64u, 4096u, 65536u})
+  struct Kind {
+    WrOpcode op;
+    bool inl;
+    const char* name;   // the row's op=
+    const char* title;  // its table heading
+    std::vector<uint32_t> sizes;
+  };
+  const Kind kinds[] = {
+      {WrOpcode::kRdmaWrite, false, "write", nullptr, {64u, 4096u, 65536u}},
+      {WrOpcode::kRdmaWrite, true, "write", "RDMA WRITE, inline data (no payload read):", {64u}},
+      {WrOpcode::kSend, false, "send", "SEND into posted receive WQEs:", {64u}},
+      {WrOpcode::kRdmaRead, false, "read", "RDMA READ (A reads B's memory):", {64u, 4096u, 65536u}},
+  };
+  for (const Kind& k : kinds) {
+    if (k.title) std::printf("%s\n", k.title);
+    for (const uint32_t size : k.sizes)
       for (const unsigned nqp : {1u, 64u}) {
         const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
-        const Figures r = goodput("rtl", nqp, size, n, op);
-        const Figures m = goodput("model", nqp, size, n, op);
+        const Figures r = goodput("rtl", nqp, size, n, k.op, k.inl);
+        const Figures m = goodput("model", nqp, size, n, k.op, k.inl);
         rtl_wall += r.wall_s;
         model_wall += m.wall_s;
         std::printf("%-8u %5u %8u %12.2f %12.2f %8.3f %10.3f %10.3f %8.1f\n", size, nqp, nqp * n, r.goodput_bpc,
                     m.goodput_bpc, double(m.cycles) / double(r.cycles), r.wall_s, m.wall_s, r.wall_s / m.wall_s);
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "%s size=%u qps=%u msgs=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
-                      read ? "read_row" : "row", size, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
-                      static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
-        rows.push_back(line);
+        const auto line = [&](const std::string& head) {
+          char buf[320];
+          std::snprintf(buf, sizeof buf,
+                        "%s size=%u qps=%u msgs=%u rtl_cycles=%llu model_cycles=%llu rtl_wall_s=%.6f model_wall_s=%.6f",
+                        head.c_str(), size, nqp, nqp * n, static_cast<unsigned long long>(r.cycles),
+                        static_cast<unsigned long long>(m.cycles), r.wall_s, m.wall_s);
+          rows.push_back(buf);
+        };
+        line(std::string("row op=") + k.name + " inline=" + (k.inl ? "1" : "0"));
+        if (k.op == WrOpcode::kRdmaRead) line("read_row");  // (issue 9's contract, kept)
       }
   }
   std::printf("atomics on one 8-byte counter of B's (operations per cycle):\n");

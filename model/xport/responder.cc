@@ -874,6 +874,10 @@ bool Responder::place(Cycle now) {
 // of its packet's data has arrived.
 bool Responder::send_step(Cycle now) {
   bool moved = false;
+  while (!raw_release_.empty() && raw_release_.front().first <= now) {
+    raw_free_ += raw_release_.front().second;
+    raw_release_.pop_front();
+  }
   // a READ reads only once the writes placed before it were taken (the host then serves it after them)
   const uint64_t writes_taken = writes_placed_ - dma_wr_data->size();
   // ... and their requests too (an atomic's answer waits for its write to be taken whole)
@@ -881,7 +885,10 @@ bool Responder::send_step(Cycle now) {
   while (!rd_todo_.empty() && rd_todo_.front().after_writes <= writes_taken && read_dma_req->can_push()) {
     const Piece& p = rd_todo_.front().p;
     const unsigned beats = (p.len + bytes_ - 1) / bytes_;
-    if (beats > raw_free_) break;
+    if (beats > raw_free_) {
+      if (!raw_release_.empty()) s_.wake_at(this, raw_release_.front().first);  // room comes back then
+      break;
+    }
     raw_free_ -= beats;
     spec::DmaRdReq r;
     r.addr = p.pa;
@@ -937,7 +944,10 @@ bool Responder::send_step(Cycle now) {
         const Bytes& d = rd_data_.front();
         std::copy_n(d.data(), std::min<size_t>(p.len, d.size()), b.begin() + static_cast<long>(at0));
         rd_data_.pop_front();
-        raw_free_ += (p.len + bytes_ - 1) / bytes_;
+        // its beats come back as the payload stream takes them: by the
+        // cycle the packet's bytes up to this piece's end have left (after
+        // the header's cycle)
+        raw_release_.push_back({at + 1 + (b.size() + bytes_ - 1) / bytes_, (p.len + bytes_ - 1) / bytes_});
       }
       tx_payload->push(Packet{Bytes(std::move(b))}, at + beats);
       j.pieces.erase(j.pieces.begin(), j.pieces.begin() + static_cast<long>(np));

@@ -240,6 +240,10 @@ class Responder : public Process {
   uint64_t writes_placed_ = 0;    // dma_wr_data packets pushed
   std::deque<Bytes> rd_data_;  // read data arrived, for the non-zero pieces at the front of tx_jobs_
   unsigned raw_free_;  // READ data read ahead: beats free (rtl/xport/responder_tx.sv RAW_DEPTH)
+  // ... and beats given back later, as a response's payload streams out
+  // ({cycle, beats}, in cycle order): the RTL frees a beat of its raw buffer
+  // when the payload stream takes it, not when the header leaves
+  std::deque<std::pair<Cycle, unsigned>> raw_release_;
   Cycle tx_at_ = 0;            // the next cycle a header may leave
 
   uint32_t c_acks_ = 0, c_rx_ = 0, c_noqp_ = 0, c_state_ = 0, c_oos_ = 0, c_dup_ = 0, c_acc_ = 0, c_inv_ = 0,

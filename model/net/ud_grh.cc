@@ -1,5 +1,7 @@
 #include "net/ud_grh.h"
 
+#include <algorithm>
+
 #include "net/roce_frame.h"
 
 namespace rocenic::model {
@@ -12,36 +14,32 @@ std::array<uint8_t, spec::kGrhBytes> ud_grh(const spec::RoceRxHdr& h) {
     g[at] = static_cast<uint8_t>(v >> 8);
     g[at + 1] = static_cast<uint8_t>(v);
   };
-  // transport bytes: BTH, DETH, ImmDt, payload, pad, ICRC
-  const uint32_t tlen = spec::kBthSize + spec::kDethSize + spec::kIcrcSize + h.pay_len + h.pad +
-                        (h.opcode == spec::kUdSendOnlyImm ? spec::kImmdtSize : 0u);
+  // transport bytes: BTH, the opcode's extended headers (DETH, ImmDt), payload, pad, ICRC
+  const uint32_t tlen = spec::kBthSize + spec::kOpcodes[h.opcode].ext_bytes + h.pay_len + h.pad + spec::kIcrcSize;
   if (h.l3 == static_cast<uint8_t>(spec::L3::kIpv4)) {
-    const uint32_t ip_len = tlen + spec::kUdpSize + 20;
-    uint8_t* ip = g.data() + 20;
-    ip[0] = 0x45;
-    ip[1] = h.tclass;
-    put16(22, ip_len);
-    put16(24, h.ip_id);
-    put16(26, uint32_t{h.ip_flags} << 13);  // its flags (the parser refuses fragments: offset 0)
-    ip[8] = h.ttl;
-    ip[9] = spec::kIpProtoUdp;
-    for (unsigned i = 0; i < 4; ++i) {
-      ip[12 + i] = h.src_ip[12 + i];
-      ip[16 + i] = h.dst_ip[12 + i];
-    }
-    put16(30, ipv4_checksum(ip));
+    // 20 zero bytes, then the IPv4 header (spec headers.toml offsets)
+    const unsigned at = spec::kGrhBytes - spec::kIpv4Size;
+    uint8_t* ip = g.data() + at;
+    ip[spec::kIpv4VerIhlOff] = 0x45;  // version 4, no options (the parser refuses others)
+    ip[spec::kIpv4TosOff] = h.tclass;
+    put16(at + spec::kIpv4TotalLenOff, spec::kIpv4Size + spec::kUdpSize + tlen);
+    put16(at + spec::kIpv4IdOff, h.ip_id);
+    put16(at + spec::kIpv4FlagsFragOff, uint32_t{h.ip_flags} << 13);  // its flags (no fragment: offset 0)
+    ip[spec::kIpv4TtlOff] = h.ttl;
+    ip[spec::kIpv4ProtoOff] = spec::kIpProtoUdp;
+    std::copy_n(h.src_ip.begin() + 12, 4, ip + spec::kIpv4SrcOff);
+    std::copy_n(h.dst_ip.begin() + 12, 4, ip + spec::kIpv4DstOff);
+    put16(at + spec::kIpv4CsumOff, ipv4_checksum(ip));
   } else {
     const bool v1 = h.l3 == static_cast<uint8_t>(spec::L3::kRocev1);
-    g[0] = static_cast<uint8_t>(0x60 | h.tclass >> 4);
-    g[1] = static_cast<uint8_t>((h.tclass & 0xF) << 4 | ((h.flow_label >> 16) & 0xF));
-    put16(2, h.flow_label & 0xFFFF);
-    put16(4, v1 ? tlen : tlen + spec::kUdpSize);
-    g[6] = static_cast<uint8_t>(v1 ? spec::kGrhNxthdrIba : spec::kIpProtoUdp);
-    g[7] = h.ttl;
-    for (unsigned i = 0; i < 16; ++i) {
-      g[8 + i] = h.src_ip[i];
-      g[24 + i] = h.dst_ip[i];
-    }
+    const uint32_t vtf = 6u << 28 | uint32_t{h.tclass} << 20 | (h.flow_label & 0xFFFFF);
+    put16(spec::kIpv6VerTcFlOff, vtf >> 16);
+    put16(spec::kIpv6VerTcFlOff + 2, vtf & 0xFFFF);
+    put16(spec::kIpv6PayloadLenOff, v1 ? tlen : tlen + spec::kUdpSize);
+    g[spec::kIpv6NextHdrOff] = static_cast<uint8_t>(v1 ? spec::kGrhNxthdrIba : spec::kIpProtoUdp);
+    g[spec::kIpv6HopLimitOff] = h.ttl;
+    std::copy_n(h.src_ip.begin(), 16, g.begin() + spec::kIpv6SrcOff);
+    std::copy_n(h.dst_ip.begin(), 16, g.begin() + spec::kIpv6DstOff);
   }
   return g;
 }

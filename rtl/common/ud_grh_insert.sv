@@ -57,15 +57,20 @@ module ud_grh_insert #(
   // ---- the header: UD or not, its GRH
   logic        ud;
   logic [15:0] tlen;         // transport bytes: BTH, DETH, ImmDt, payload, pad, ICRC
+  /* verilator lint_off UNUSEDSIGNAL */  // the extended headers' size is what the length needs
+  roce_pkg::opinfo_t oi;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0] ip_len, ip6_len;
   logic [8*GB-1:0] grh;
 
   always_comb begin
     ud = s_hdr.opcode == roce_pkg::OP_UD_SEND_ONLY || s_hdr.opcode == roce_pkg::OP_UD_SEND_ONLY_IMM;
-    tlen = 16'(roce_pkg::BTH_SIZE + roce_pkg::DETH_SIZE + roce_pkg::ICRC_SIZE) + 16'(s_hdr.pay_len) + 16'(s_hdr.pad)
-         + (s_hdr.opcode == roce_pkg::OP_UD_SEND_ONLY_IMM ? 16'(roce_pkg::IMMDT_SIZE) : 16'd0);
+    // (the opcode table's extended headers: DETH, ImmDt)
+    oi = roce_pkg::opcode_info(s_hdr.opcode);
+    tlen = 16'(roce_pkg::BTH_SIZE + roce_pkg::ICRC_SIZE) + 16'(oi.ext_bytes)
+         + 16'(s_hdr.pay_len) + 16'(s_hdr.pad);
     ip6_len = s_hdr.l3 == roce_pkg::L3_ROCEV1 ? tlen : tlen + 16'(roce_pkg::UDP_SIZE);
-    ip_len = tlen + 16'(roce_pkg::UDP_SIZE + 20);
+    ip_len = tlen + 16'(roce_pkg::UDP_SIZE + roce_pkg::IPV4_SIZE);
     // GRH byte i in bits 8*i +: 8
     if (s_hdr.l3 == roce_pkg::L3_IPV4)
       grh = {ip_hdr_pkg::ipv4_header(s_hdr.tclass, ip_len, s_hdr.ip_id,

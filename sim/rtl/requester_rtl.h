@@ -97,11 +97,11 @@ class RequesterRtl : public VlBlock<Vrequester> {
     top_->eval();
   }
   void set_gid(unsigned i, const model::GidEntry& g) {
-    if (i >= kGidTblLen) return;
+    if (i >= vl::kGidTblLen) return;
     vl::put_gid_entry(top_->gid_table, i, g.gid, g.type, g.vlan);
     top_->eval();
   }
-  static constexpr unsigned kGidTblLen = 16;  // the Verilated GID_TBL_LEN
+
   bool idle() const { return top_->idle; }
 
  private:

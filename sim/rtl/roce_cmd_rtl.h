@@ -12,7 +12,7 @@ namespace rocenic {
 
 class RoceCmdRtl : public VlBlock<Vroce_cmd> {
  public:
-  static constexpr unsigned kGidTblLen = 16;  // the Verilated GID_TBL_LEN
+  static constexpr unsigned kGidTblLen = vl::kGidTblLen;
 
   RoceCmdRtl() {
     in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8},

@@ -37,6 +37,9 @@ std::vector<uint8_t> get_bytes(const T& port, size_t n) {
   return out;
 }
 
+// The GID table entries the Verilated blocks have (their GID_TBL_LEN default).
+constexpr unsigned kGidTblLen = 16;
+
 // The engine's GID table port (roce_cmd, requester): entry i at
 // [143*i +: 143] = {tagged, vid[11:0], type[1:0], gid[127:0]}, GID byte 0 in
 // bits 127:120; vlan as CSR GID word 5 (bit 12 tagged, 11:0 VID).

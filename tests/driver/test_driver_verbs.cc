@@ -761,6 +761,9 @@ TEST_F(Verbs, UdDatagramsThroughAnAddressHandleWithBothPostApis) {
   x->wr_send(x);
   x->wr_set_sge(x, ms->lkey, reinterpret_cast<uintptr_t>(src), 4);
   EXPECT_EQ(x->wr_complete(x), EINVAL) << "a datagram needs wr_set_ud_addr";
+  x->wr_start(x);
+  x->wr_rdma_write(x, 0, 0);  // (not in its send_ops_flags: refused all the same)
+  EXPECT_EQ(x->wr_complete(x), EINVAL) << "UD: SENDs only";
   EXPECT_EQ(destroy_ah(ah), 0);
   EXPECT_EQ(dev_->dma_refused(), 0u);
 }

@@ -54,6 +54,10 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     *value = cmd_arg_[(a - kCsrCmdArg) / 4];
     return true;
   }
+  if (a >= kCsrSqBf && a < kCsrSqBf + kWqeHead) {
+    *value = sq_bf_[(a - kCsrSqBf) / 4];
+    return true;
+  }
   if (a >= kCsrCmdRes && a < kCsrCmdRes + 16) {
     *value = cmd_res_[(a - kCsrCmdRes) / 4];
     return true;
@@ -86,7 +90,7 @@ bool RoceCsr::read(uint32_t addr, uint32_t* value) const {
     case kCsrTxFrames: *value = cnt.tx_frames; return true;
     case kCsrCmdOp: *value = cmd_op_; return true;
     case kCsrCmdStatus: *value = (cmd_busy_ ? 0x80000000u : 0u) | cmd_status_; return true;
-    case kCsrSqDb: case kCsrRqDb: case kCsrCqDb: *value = 0; return true;
+    case kCsrSqDb: case kCsrRqDb: case kCsrCqDb: case kCsrSqBfDb: *value = 0; return true;
     case kCsrCqDbCi: *value = cq_ci_; return true;
     default: return false;
   }
@@ -149,12 +153,24 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
       return true;
     }
     case kCsrSqDb:
+    case kCsrSqBfDb: {
+      const uint32_t v = merge(0, data, strb);
+      SqDoorbell d;
+      d.db.qpn = static_cast<uint16_t>(v);
+      d.db.pi = static_cast<uint16_t>(v >> 16);
+      d.bf = a == kCsrSqBfDb;
+      if (d.bf)  // (SQ_BF word i holds WQE bytes 4i..4i+3, little-endian)
+        for (unsigned i = 0; i < kWqeHead; ++i) d.wqe[i] = static_cast<uint8_t>(sq_bf_[i / 4] >> (8 * (i % 4)));
+      sq_bf_pending_ = d.bf;
+      sq_db->push(d, s_.now() + 1);
+      return true;
+    }
     case kCsrRqDb: {
       const uint32_t v = merge(0, data, strb);
       spec::WqDb db;
       db.qpn = static_cast<uint16_t>(v);
       db.pi = static_cast<uint16_t>(v >> 16);
-      wq_out(a)->push(db, s_.now() + 1);
+      rq_db->push(db, s_.now() + 1);
       return true;
     }
     case kCsrCqDbCi: cq_ci_ = merge(cq_ci_, data, strb) & 0xFFFFFFu; return true;
@@ -174,13 +190,21 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
         w = merge(w, data, strb);
         return true;
       }
+      if (a >= kCsrSqBf && a < kCsrSqBf + kWqeHead) {
+        uint32_t& w = sq_bf_[(a - kCsrSqBf) / 4];
+        w = merge(w, data, strb);
+        return true;
+      }
       return false;
   }
 }
 
 bool RoceCsr::write_waits(uint32_t addr) {
   const uint32_t a = addr & 0xFFCu;
-  if (a == spec::kCsrSqDb || a == spec::kCsrRqDb) return !wq_out(a)->can_push();
+  // one send doorbell of either kind pending; SQ_BF words while the WQE they hold waits to go with its SQ_BF_DB
+  if (a == spec::kCsrSqDb || a == spec::kCsrSqBfDb) return !sq_db->can_push();
+  if (a >= spec::kCsrSqBf && a < spec::kCsrSqBf + spec::kWqeHead) return sq_bf_pending_ && !sq_db->can_push();
+  if (a == spec::kCsrRqDb) return !rq_db->can_push();
   if (a == spec::kCsrCqDb) return !cq_db->can_push();
   if (a == spec::kCsrCmdOp) return !cmd->can_push();  // (busy refuses it anyway; the request register is free by then)
   return false;
@@ -251,7 +275,7 @@ std::unique_ptr<rocenic::Block> make_roce_csr_block(const CsrCounters& counters,
     a.out<uint8_t>("s_axil_b", c->b, 1, 1, [](const uint8_t& v) { return Flit{le_bytes(v, 1)}; });
     a.out<AxilR>("s_axil_r", c->r, 1, 5, [](const AxilR& v) { return Flit{le_bytes(v.data, 4, v.resp)}; });
     a.out<spec::CmdReq>("m_cmd", c->cmd);
-    a.out<spec::WqDb>("m_sq_db", c->sq_db);
+    a.out<SqDoorbell>("m_sq_db", c->sq_db, 1, SqDoorbell::kFlitBytes, sq_doorbell_to_flit);
     a.out<spec::WqDb>("m_rq_db", c->rq_db);
     a.out<spec::CqDb>("m_cq_db", c->cq_db);
     a.busy_from([c] { return c->command_busy(); });

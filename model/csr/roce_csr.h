@@ -1,6 +1,7 @@
 // The AXI4-Lite control-and-status registers (rtl/csr/roce_csr.sv, map in
 // spec/csr.toml) in the event-driven model: the register file, the command
-// mailbox toward roce_cmd (cmd out, cmd_resp in) and the SQ/RQ/CQ doorbells.
+// mailbox toward roce_cmd (cmd out, cmd_resp in) and the SQ/RQ/CQ doorbells
+// (the send doorbell with the WQE of an SQ_BF_DB: common/sq_doorbell.h).
 #pragma once
 
 #include <array>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "common/sq_doorbell.h"
 #include "gen/roce_spec.h"
 #include "sched/port.h"
 
@@ -54,7 +56,8 @@ class RoceCsr : public Process {
   Out<uint8_t> b{this};
   Out<AxilR> r{this};
   Out<spec::CmdReq> cmd{this};
-  Out<spec::WqDb> sq_db{this}, rq_db{this};
+  Out<SqDoorbell> sq_db{this};
+  Out<spec::WqDb> rq_db{this};
   Out<spec::CqDb> cq_db{this};
 
   // Where the counter registers read from: the blocks that own them (the
@@ -86,7 +89,6 @@ class RoceCsr : public Process {
   void run() override;
 
  private:
-  Out<spec::WqDb>& wq_out(uint32_t a) { return a == spec::kCsrSqDb ? sq_db : rq_db; }
   bool write_waits(uint32_t addr);
 
   Scheduler& s_;
@@ -104,6 +106,8 @@ class RoceCsr : public Process {
   uint8_t cmd_op_ = 0, cmd_status_ = 0;
   bool cmd_busy_ = false;
   uint32_t cq_ci_ = 0;
+  std::array<uint32_t, spec::kWqeHead / 4> sq_bf_{};  // the SQ_BF window
+  bool sq_bf_pending_ = false;  // the last send doorbell was an SQ_BF_DB (its words wait while it is pending)
   Cycle next_ = 0;  // one read and one write a cycle
 };
 

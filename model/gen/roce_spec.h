@@ -3767,8 +3767,8 @@ struct CmdModifyQp {
 // ---- CSR map (byte addresses)
 inline constexpr uint32_t kCsrId = 0x000;  // ro: constant 'RCNC': identifies a rocenic engine
 inline constexpr uint32_t kCsrIdReset = 0x52434E43;
-inline constexpr uint32_t kCsrVersion = 0x004;  // ro: major[15:8] minor[7:0] of this register map
-inline constexpr uint32_t kCsrVersionReset = 0x00000100;
+inline constexpr uint32_t kCsrVersion = 0x004;  // ro: major[15:8] minor[7:0] of this register map (1.1: SQ_BF / SQ_BF_DB)
+inline constexpr uint32_t kCsrVersionReset = 0x00000101;
 inline constexpr uint32_t kCsrCtrl = 0x010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
 inline constexpr uint32_t kCsrCtrlReset = 0x00000001;
 inline constexpr uint32_t kCsrAckReq = 0x014;  // rw: ACK coalescing: the requester asks for an ACK (BTH AckReq) on the last packet of every message and on every packet whose PSN ends in n one bits, so the responder acknowledges every 2^n packets of a long message instead of each or only the last (n = 0..15, default 6: every 64 packets, as Linux rxe); other values are refused with SLVERR
@@ -3818,5 +3818,8 @@ inline constexpr uint32_t kCsrCqDbCi = 0x888;  // rw: CQ doorbell, first word: c
 inline constexpr uint32_t kCsrCqDbCiReset = 0x00000000;
 inline constexpr uint32_t kCsrCqDb = 0x88C;  // rw: CQ doorbell, second word: cq in 15:0, arm in 17:16 (0 keep, 1 next completion, 2 next solicited); rings with the CI of CQ_DB_CI
 inline constexpr uint32_t kCsrCqDbReset = 0x00000000;
+inline constexpr uint32_t kCsrSqBf = 0x900;  // rw: send WQE window, words 0..31: the first WQE_HEAD (128) bytes of a send WQE, little-endian words (word i = WQE bytes 4i..4i+3); taken with the next SQ_BF_DB. A write waits while an SQ_BF_DB is pending (the engine has not taken the WQE yet)
+inline constexpr uint32_t kCsrSqBfDb = 0x980;  // rw: send-queue doorbell carrying the WQE in SQ_BF: as SQ_DB (qpn in 15:0, producer index in 31:16), and SQ_BF holds WQE pi - 1, which the driver has also written to the ring. The requester sends it without fetching it when it is the next new WQE of that QP; otherwise it fetches it from the ring as usual. Waits like SQ_DB (one send doorbell of either kind pending)
+inline constexpr uint32_t kCsrSqBfDbReset = 0x00000000;
 
 }  // namespace rocenic::spec

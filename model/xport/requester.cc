@@ -70,6 +70,7 @@ bool Requester::control(Cycle now) {
   if (pick == 0) {
     const spec::QpCfg c = qp_cfg.pop();
     if (c.qpn >= qps_.size()) return true;
+    if (c.qpn == bf_qpn_) bf_valid_ = false;  // (destroyed, reset: its kept SQ_BF WQE is not its next)
     Qp& q = qps_[c.qpn];
     q.cfg = c;
     q.rdw = false;  // (max_rd_atomic may have grown: a deferred READ looks again)
@@ -115,8 +116,14 @@ bool Requester::control(Cycle now) {
       q.rw = false;  // its WQE was acknowledged meanwhile (or the QP failed)
     }
   } else {
-    const spec::WqDb d = sq_db.pop();
-    if (d.qpn < qps_.size()) qps_[d.qpn].pi = d.pi;
+    const SqDoorbell d = sq_db.pop();
+    if (d.db.qpn < qps_.size()) qps_[d.db.qpn].pi = d.db.pi;
+    if (d.bf) {  // it replaces the one kept (a doorbell for a QP beyond MAX_QP drops it)
+      bf_valid_ = d.db.qpn < qps_.size();
+      bf_qpn_ = d.db.qpn;
+      bf_idx_ = static_cast<uint16_t>(d.db.pi - 1);
+      bf_wqe_ = d.wqe;
+    }
   }
   return true;
 }
@@ -138,6 +145,13 @@ void Requester::start(unsigned q, Cycle now) {
   x.rw = false;
   new_ = act_ci_ == x.hw;
   amend_ = !new_;
+  if (new_ && bf_valid_ && bf_qpn_ == q && bf_idx_ == act_ci_) {
+    // it came with its doorbell: no fetch, as if its head had just arrived
+    bf_valid_ = false;
+    st_ = St::kFetch;
+    took_head(Packet{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))}, now);
+    return;
+  }
   const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
   spec::DmaRdReq r;
   r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2);
@@ -497,6 +511,26 @@ void Requester::finish(Cycle now) {
   eng_at_ = now + (tracked ? kTrack : 0) + kWriteBack;
 }
 
+bool Requester::bf_hit(unsigned q) const {
+  const Qp& x = qps_[q];
+  // (a pick in ERR takes hw; a rewind never takes a new WQE)
+  const uint16_t ci = x.state == qs(spec::QpState::kErr) ? x.hw : x.rw ? x.rw_idx : x.ci;
+  return bf_valid_ && bf_qpn_ == q && ci == x.hw && bf_idx_ == ci;
+}
+
+void Requester::took_head(const Packet& p, Cycle now) {
+  const uint8_t nsge = p.data.size() > spec::kSendWqeNumSgeOff ? p.data[spec::kSendWqeNumSgeOff] : 0;
+  const bool inl = p.data.size() > spec::kSendWqeFlagsOff && ((p.data[spec::kSendWqeFlagsOff] >> 2) & 1u);
+  if (!p.user && !inl && nsge > kHeadSge && nsge <= kMaxSge) {
+    // SGEs 6..num_sge-1 lie past the head: one more read (the RTL's TAIL)
+    head_ = p;
+    tail_asked_ = false;
+    st_ = St::kTail;
+    return;
+  }
+  fetched(p, now);
+}
+
 void Requester::fetched(const Packet& p, Cycle now) {
   decode(p);
   eng_at_ = now + kDecode;
@@ -531,12 +565,12 @@ void Requester::run() {
     if (st_ != St::kFetch && s_.defer(this, eng_at_)) break;  // (a fetch waits for its data instead)
     switch (st_) {
       case St::kIdle: {
-        if (!dma_rd_req->can_push()) break;
         // round robin from the QP after the last one served
         const unsigned n = static_cast<unsigned>(qps_.size());
         for (unsigned i = 0; i < n; ++i) {
           const unsigned q = (rr_ + i) % n;
           if (!eligible(q)) continue;
+          if (!bf_hit(q) && !dma_rd_req->can_push()) break;  // (its fetch waits for the request port)
           start(q, now);
           moved = true;
           break;
@@ -545,18 +579,7 @@ void Requester::run() {
       }
       case St::kFetch: {
         if (!dma_rd.ready()) break;
-        const Packet p = dma_rd.pop();
-        const uint8_t nsge = p.data.size() > spec::kSendWqeNumSgeOff ? p.data[spec::kSendWqeNumSgeOff] : 0;
-        const bool inl = p.data.size() > spec::kSendWqeFlagsOff && ((p.data[spec::kSendWqeFlagsOff] >> 2) & 1u);
-        if (!p.user && !inl && nsge > kHeadSge && nsge <= kMaxSge) {
-          // SGEs 6..num_sge-1 lie past the head: one more read (the RTL's TAIL)
-          head_ = p;
-          tail_asked_ = false;
-          st_ = St::kTail;
-          moved = true;
-          break;
-        }
-        fetched(p, now);
+        took_head(dma_rd.pop(), now);
         moved = true;
         break;
       }
@@ -698,7 +721,7 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
     Requester* r = a.make<Requester>(data_bytes, max_qp);
     if (setup) setup(*r);
     a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
-    a.in<spec::WqDb>("sq_db", r->sq_db);
+    a.in<SqDoorbell>("sq_db", r->sq_db, SqDoorbell::kFlitBytes, sq_doorbell_from_flit);
     a.in<spec::SqRetire>("sq_retire", r->sq_retire);
     a.in_stream("dma_rd", r->dma_rd);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);

@@ -16,7 +16,14 @@
 // beyond them waits (rdw) until the completer retires one. A new WQE with the
 // fence flag (IBV_SEND_FENCE) waits the same way until none is outstanding.
 //
-// Inputs: qp_cfg, sq_db (wq_db_t), sq_retire (WQEs the completer finished),
+// The low-latency post path (CSR SQ_BF / SQ_BF_DB, ConnectX's BlueFlame): a
+// doorbell may carry the first WQE_HEAD bytes of WQE pi - 1 (also in the
+// ring). The last one is kept; when the QP's next new WQE is that one, the
+// pick takes it from there with no fetch (as if its head had just arrived).
+// Anything else (a rewind, another WQE, a later doorbell's WQE having
+// replaced it) is fetched from the ring; a qp_cfg for its QP forgets it.
+//
+// Inputs: qp_cfg, sq_db (SqDoorbell: wq_db_t, and the WQE of an SQ_BF_DB), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
 // Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
 // Packet per header with pay_len > 0), sq_track.
@@ -44,6 +51,7 @@
 #include <vector>
 
 #include "common/block.h"
+#include "common/sq_doorbell.h"
 #include "ctrl/gid_entry.h"
 #include "gen/roce_spec.h"
 #include "sched/port.h"
@@ -58,7 +66,7 @@ class Requester : public Process {
   Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned gid_tbl_len = 16);
 
   In<spec::QpCfg> qp_cfg;
-  In<spec::WqDb> sq_db;
+  In<SqDoorbell> sq_db;
   In<spec::SqRetire> sq_retire;
   In<Packet> dma_rd;
   In<spec::MrResp> mr_resp;
@@ -125,6 +133,8 @@ class Requester : public Process {
   bool any_eligible() const;
   bool control(Cycle now);  // qp_cfg, sq_retire, sq_db; false: nothing taken
   void start(unsigned q, Cycle now);
+  bool bf_hit(unsigned q) const;             // the kept SQ_BF WQE is the one q's pick takes
+  void took_head(const Packet& p, Cycle now);  // the WQE's first WQE_HEAD bytes are in
   void decode(const Packet& p);
   void fetched(const Packet& p, Cycle now);  // the whole WQE is in: decode, then check, run or track
   Packet head_;              // kTail: the WQE's first WQE_HEAD bytes ...
@@ -144,6 +154,11 @@ class Requester : public Process {
   unsigned port_mtu_ = 3;
   std::vector<GidEntry> gid_;
   std::vector<Qp> qps_;
+  // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
+  bool bf_valid_ = false;
+  unsigned bf_qpn_ = 0;
+  uint16_t bf_idx_ = 0;
+  std::array<uint8_t, spec::kWqeHead> bf_wqe_{};
   unsigned rr_ = 0;
 
   St st_ = St::kIdle;

@@ -965,8 +965,8 @@ package roce_pkg;
   // ---- CSR map (byte addresses)
   localparam logic [11:0] CSR_ID = 12'h000;  // ro: constant 'RCNC': identifies a rocenic engine
   localparam logic [31:0] CSR_ID_RESET = 32'h52434E43;
-  localparam logic [11:0] CSR_VERSION = 12'h004;  // ro: major[15:8] minor[7:0] of this register map
-  localparam logic [31:0] CSR_VERSION_RESET = 32'h00000100;
+  localparam logic [11:0] CSR_VERSION = 12'h004;  // ro: major[15:8] minor[7:0] of this register map (1.1: SQ_BF / SQ_BF_DB)
+  localparam logic [31:0] CSR_VERSION_RESET = 32'h00000101;
   localparam logic [11:0] CSR_CTRL = 12'h010;  // rw: bit 0 roce_enable: 0 sends every frame, UDP 4791 included, to the bypass port
   localparam logic [31:0] CSR_CTRL_RESET = 32'h00000001;
   localparam int unsigned CSR_CTRL_ROCE_ENABLE_BIT = 0;
@@ -1021,6 +1021,9 @@ package roce_pkg;
   localparam logic [31:0] CSR_CQ_DB_CI_RESET = 32'h00000000;
   localparam logic [11:0] CSR_CQ_DB = 12'h88C;  // rw: CQ doorbell, second word: cq in 15:0, arm in 17:16 (0 keep, 1 next completion, 2 next solicited); rings with the CI of CQ_DB_CI
   localparam logic [31:0] CSR_CQ_DB_RESET = 32'h00000000;
+  localparam logic [11:0] CSR_SQ_BF = 12'h900;  // rw: send WQE window, words 0..31: the first WQE_HEAD (128) bytes of a send WQE, little-endian words (word i = WQE bytes 4i..4i+3); taken with the next SQ_BF_DB. A write waits while an SQ_BF_DB is pending (the engine has not taken the WQE yet)
+  localparam logic [11:0] CSR_SQ_BF_DB = 12'h980;  // rw: send-queue doorbell carrying the WQE in SQ_BF: as SQ_DB (qpn in 15:0, producer index in 31:16), and SQ_BF holds WQE pi - 1, which the driver has also written to the ring. The requester sends it without fetching it when it is the next new WQE of that QP; otherwise it fetches it from the ring as usual. Waits like SQ_DB (one send doorbell of either kind pending)
+  localparam logic [31:0] CSR_SQ_BF_DB_RESET = 32'h00000000;
   /* verilator lint_on UNUSEDPARAM */
 
 endpackage

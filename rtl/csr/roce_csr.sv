@@ -9,12 +9,17 @@
 //   0x400 GID[i]: 8 words each         words 0-3 GID (big-endian), word 4 type
 //   0x800 CMD_ARG[0..15], CMD_RES[0..3], CMD_OP, CMD_STATUS   command mailbox -> roce_cmd
 //   0x880 SQ_DB, RQ_DB, CQ_DB_CI, CQ_DB                       doorbells -> requester, responder, cq_writer
+//   0x900 SQ_BF[0..31], 0x980 SQ_BF_DB   a send WQE written with its doorbell -> requester
 //
 // Mailbox: writing CMD_OP sends {op, CMD_ARG} to roce_cmd and sets busy until
 // its answer comes back; CMD_OP and CMD_ARG writes are refused (SLVERR) while
 // busy, so the command the engine executes is exactly the one written.
 // Doorbells: a write is taken only once the previous doorbell of the same
 // kind has been taken by its block (AW/W wait), so none is lost; they read 0.
+// SQ_BF_DB is a send doorbell too (one of SQ_DB / SQ_BF_DB pending at a
+// time, so the requester sees producer indices in the order written); it
+// hands the requester the SQ_BF words with it (sq_bf_wqe, held: SQ_BF writes
+// wait while it is pending). SQ_BF reads back what was written.
 //
 // One write (AW and W taken together) and one read in flight at a time;
 // every access is answered, OKAY or SLVERR: unmapped addresses, writes to
@@ -77,6 +82,8 @@ module roce_csr #(
   output roce_pkg::wq_db_t                         m_sq_db,
   output logic                                     m_sq_db_valid,
   input  wire logic                                m_sq_db_ready,
+  output logic                                     m_sq_db_bf,   // with m_sq_db: an SQ_BF_DB, sq_bf_wqe is WQE pi - 1
+  output logic [8*roce_pkg::WQE_HEAD-1:0]          sq_bf_wqe,    // SQ_BF word i at [32*i +: 32]
   output roce_pkg::wq_db_t                         m_rq_db,
   output logic                                     m_rq_db_valid,
   input  wire logic                                m_rq_db_ready,
@@ -117,6 +124,9 @@ module roce_csr #(
   roce_pkg::wq_db_t sq_db_q, rq_db_q;
   roce_pkg::cq_db_t cq_db_q;
   logic         sq_db_valid_q, rq_db_valid_q, cq_db_valid_q;
+  logic         sq_db_bf_q;                   // the pending send doorbell is an SQ_BF_DB
+  logic [8*roce_pkg::WQE_HEAD-1:0] sq_bf_q;   // SQ_BF word i at [32*i +: 32]
+  localparam logic [11:0] BF_END = roce_pkg::CSR_SQ_BF + 12'(roce_pkg::WQE_HEAD);
 
   // ---- read decode: value and whether the address exists
   function automatic logic [31:0] gid_word(input logic [127:0] g, input logic [2:0] w);
@@ -151,6 +161,8 @@ module roce_csr #(
       rd_value = cmd_arg_q[32 * ra[5:2] +: 32];
     end else if (ra >= roce_pkg::CSR_CMD_RES && ra < roce_pkg::CSR_CMD_RES + 12'd16) begin
       rd_value = cmd_res_q[32 * ra[3:2] +: 32];
+    end else if (ra >= roce_pkg::CSR_SQ_BF && ra < BF_END) begin
+      rd_value = sq_bf_q[32 * ra[6:2] +: 32];
     end else begin
       case (ra)
         roce_pkg::CSR_ID:             rd_value = roce_pkg::CSR_ID_RESET;
@@ -180,7 +192,7 @@ module roce_csr #(
         roce_pkg::CSR_TX_FRAMES:      rd_value = cnt_tx_frames;
         roce_pkg::CSR_CMD_OP:         rd_value = {24'b0, cmd_op_q};
         roce_pkg::CSR_CMD_STATUS:     rd_value = {cmd_busy_q, 23'b0, cmd_status_q};
-        roce_pkg::CSR_SQ_DB, roce_pkg::CSR_RQ_DB, roce_pkg::CSR_CQ_DB: rd_value = '0;
+        roce_pkg::CSR_SQ_DB, roce_pkg::CSR_RQ_DB, roce_pkg::CSR_CQ_DB, roce_pkg::CSR_SQ_BF_DB: rd_value = '0;
         roce_pkg::CSR_CQ_DB_CI:       rd_value = cq_ci_q;
         default:                      rd_ok = 1'b0;
       endcase
@@ -241,6 +253,7 @@ module roce_csr #(
         end
         roce_pkg::CSR_CMD_OP:   begin wr_new = merge({24'b0, cmd_op_q}, s_axil_wdata, s_axil_wstrb); wr_ok = !cmd_busy_q; end
         roce_pkg::CSR_SQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
+        roce_pkg::CSR_SQ_BF_DB: begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
         roce_pkg::CSR_RQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
         roce_pkg::CSR_CQ_DB_CI: begin wr_new = merge(cq_ci_q, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
         roce_pkg::CSR_CQ_DB:    begin wr_new = merge('0, s_axil_wdata, s_axil_wstrb); wr_ok = 1'b1; end
@@ -248,13 +261,18 @@ module roce_csr #(
           if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64) begin
             wr_new = merge(cmd_arg_q[32 * wa[5:2] +: 32], s_axil_wdata, s_axil_wstrb);
             wr_ok = !cmd_busy_q;
+          end else if (wa >= roce_pkg::CSR_SQ_BF && wa < BF_END) begin
+            wr_new = merge(sq_bf_q[32 * wa[6:2] +: 32], s_axil_wdata, s_axil_wstrb);
+            wr_ok = 1'b1;
           end
         end
       endcase
     end
     // a doorbell waits (AW/W not taken) while the previous one of its kind is still pending
-    wr_wait = (wa == roce_pkg::CSR_SQ_DB && sq_db_valid_q) || (wa == roce_pkg::CSR_RQ_DB && rq_db_valid_q)
-           || (wa == roce_pkg::CSR_CQ_DB && cq_db_valid_q);
+    // (SQ_BF words while the WQE they hold waits to be taken with its SQ_BF_DB)
+    wr_wait = ((wa == roce_pkg::CSR_SQ_DB || wa == roce_pkg::CSR_SQ_BF_DB) && sq_db_valid_q)
+           || (wa == roce_pkg::CSR_RQ_DB && rq_db_valid_q) || (wa == roce_pkg::CSR_CQ_DB && cq_db_valid_q)
+           || (wa >= roce_pkg::CSR_SQ_BF && wa < BF_END && sq_db_valid_q && sq_db_bf_q);
   end
 
   // ---- AXI4-Lite handshakes
@@ -292,6 +310,7 @@ module roce_csr #(
       cmd_busy_q <= 1'b0; cmd_valid_q <= 1'b0; cq_ci_q <= '0;
       sq_db_q <= '0; rq_db_q <= '0; cq_db_q <= '0;
       sq_db_valid_q <= 1'b0; rq_db_valid_q <= 1'b0; cq_db_valid_q <= 1'b0;
+      sq_db_bf_q <= 1'b0; sq_bf_q <= '0;
     end else begin
       if (m_cmd_valid && m_cmd_ready) cmd_valid_q <= 1'b0;
       if (s_cmd_resp_valid) begin
@@ -328,9 +347,10 @@ module roce_csr #(
                 cmd_busy_q <= 1'b1;
                 cmd_valid_q <= 1'b1;
               end
-              roce_pkg::CSR_SQ_DB: begin
+              roce_pkg::CSR_SQ_DB, roce_pkg::CSR_SQ_BF_DB: begin
                 sq_db_q <= {wr_new[15:0], wr_new[31:16]};  // {qpn, pi}
                 sq_db_valid_q <= 1'b1;
+                sq_db_bf_q <= wa == roce_pkg::CSR_SQ_BF_DB;
               end
               roce_pkg::CSR_RQ_DB: begin
                 rq_db_q <= {wr_new[15:0], wr_new[31:16]};  // {qpn, pi}
@@ -344,6 +364,8 @@ module roce_csr #(
               default:
                 if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64)
                   cmd_arg_q[32 * wa[5:2] +: 32] <= wr_new;
+                else if (wa >= roce_pkg::CSR_SQ_BF && wa < BF_END)
+                  sq_bf_q[32 * wa[6:2] +: 32] <= wr_new;
             endcase
           end
         end
@@ -369,6 +391,8 @@ module roce_csr #(
   assign s_cmd_resp_ready = 1'b1;  // one command at a time: its answer is always welcome
   assign m_sq_db = sq_db_q;
   assign m_sq_db_valid = sq_db_valid_q;
+  assign m_sq_db_bf = sq_db_bf_q;
+  assign sq_bf_wqe = sq_bf_q;
   assign m_rq_db = rq_db_q;
   assign m_rq_db_valid = rq_db_valid_q;
   assign m_cq_db = cq_db_q;

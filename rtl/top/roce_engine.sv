@@ -130,6 +130,8 @@ module roce_engine #(
   roce_pkg::cmd_resp_t cmd_resp;   logic cmd_resp_valid, cmd_resp_ready;
   roce_pkg::wq_db_t    sq_db, rq_db;
   logic                sq_db_valid, sq_db_ready, rq_db_valid, rq_db_ready;
+  logic                sq_db_bf;                           // an SQ_BF_DB: sq_bf_wqe is its WQE
+  logic [8*roce_pkg::WQE_HEAD-1:0] sq_bf_wqe;
   roce_pkg::cq_db_t    cq_db;      logic cq_db_valid, cq_db_ready;
 
   logic [31:0] cnt_rx_frames, cnt_rx_roce, cnt_rx_bypass, cnt_tx_frames;
@@ -147,7 +149,7 @@ module roce_engine #(
     .cnt_rx_frames, .cnt_rx_roce, .cnt_rx_bypass, .cnt_rx_drop, .cnt_tx_frames, .cnt_xport,
     .m_cmd(cmd), .m_cmd_valid(cmd_valid), .m_cmd_ready(cmd_ready),
     .s_cmd_resp(cmd_resp), .s_cmd_resp_valid(cmd_resp_valid), .s_cmd_resp_ready(cmd_resp_ready),
-    .m_sq_db(sq_db), .m_sq_db_valid(sq_db_valid), .m_sq_db_ready(sq_db_ready),
+    .m_sq_db(sq_db), .m_sq_db_valid(sq_db_valid), .m_sq_db_ready(sq_db_ready), .m_sq_db_bf(sq_db_bf), .sq_bf_wqe,
     .m_rq_db(rq_db), .m_rq_db_valid(rq_db_valid), .m_rq_db_ready(rq_db_ready),
     .m_cq_db(cq_db), .m_cq_db_valid(cq_db_valid), .m_cq_db_ready(cq_db_ready),
     .roce_enable, .port_mac, .port_mtu, .ack_req_log2, .link_up, .gid_table, .gid_type, .gid_vlan,
@@ -319,7 +321,7 @@ module roce_engine #(
   requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .GID_TBL_LEN(GID_TBL_LEN)) u_req (
     .clk, .rst, .ack_req_log2, .port_mac, .port_mtu, .gid_table(gid_typed),
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[0]), .s_qp_cfg_ready(qp_cfg_ready_req),
-    .s_sq_db(sq_db), .s_sq_db_valid(sq_db_valid), .s_sq_db_ready(sq_db_ready),
+    .s_sq_db(sq_db), .s_sq_db_bf(sq_db_bf), .s_sq_bf_wqe(sq_bf_wqe), .s_sq_db_valid(sq_db_valid), .s_sq_db_ready(sq_db_ready),
     .s_sq_retire(sq_retire), .s_sq_retire_valid(sq_retire_valid), .s_sq_retire_ready(sq_retire_ready),
     .s_axis_dma_rd_tdata(rd_q_tdata), .s_axis_dma_rd_tkeep(rd_q_tkeep), .s_axis_dma_rd_tlast(rd_q_tlast),
     .s_axis_dma_rd_tuser(rd_q_tuser), .s_axis_dma_rd_tvalid(rd_q_tvalid), .s_axis_dma_rd_tready(rd_q_tready),

@@ -38,10 +38,18 @@
 //   A READ's SGEs are where its response data lands: nothing is read and no
 //   lkey is checked here (the block that places the responses checks them).
 //
+// The low-latency post path (CSR SQ_BF / SQ_BF_DB, ConnectX's BlueFlame): a
+// doorbell may carry the first WQE_HEAD bytes of WQE pi - 1 (s_sq_db_bf,
+// s_sq_bf_wqe), also in the ring. The last such WQE is kept (bf_*); when the
+// QP's next new WQE is that one, IDLE takes it from there and goes straight
+// to DECODE: no fetch. Anything else (a rewind, another WQE, a later
+// doorbell's WQE having replaced it) fetches from the ring as usual; a qp_cfg
+// for its QP (destroy, reset) forgets it.
+//
 // One WQE at a time:
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
-//          the next new one (flushed)
+//          the next new one (flushed); the kept SQ_BF WQE -> DECODE
 //   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5);  WQE: take its beats
 //   DECODE first, with num_sge 7..16 (not inline): TAIL fetches SGEs 6.. and
 //          DECODE runs again. ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
@@ -79,6 +87,8 @@ module requester #(
   input  wire logic                   s_qp_cfg_valid,
   output logic                        s_qp_cfg_ready,
   input  wire roce_pkg::wq_db_t       s_sq_db,
+  input  wire logic                   s_sq_db_bf,    // with s_sq_db: an SQ_BF_DB, s_sq_bf_wqe is WQE pi - 1
+  input  wire logic [8*roce_pkg::WQE_HEAD-1:0] s_sq_bf_wqe,
   input  wire logic                   s_sq_db_valid,
   output logic                        s_sq_db_ready,
   input  wire roce_pkg::sq_retire_t   s_sq_retire,
@@ -174,6 +184,11 @@ module requester #(
   roce_pkg::qp_cfg_t cfg;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0]  act_state;
+  // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
+  logic        bf_valid_q, bf_hit;
+  logic [QW-1:0] bf_qpn_q;
+  logic [15:0] bf_idx_q;
+  logic [8*roce_pkg::WQE_HEAD-1:0] bf_wqe_q;
   logic        wb_en, wb_err, wb_defer;
   logic [4:0]  act_rd_out;
 
@@ -571,8 +586,16 @@ module requester #(
     m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
   end
 
+  assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
+
   always_ff @(posedge clk) begin
     if (st_q == S_WQE && s_axis_dma_rd_tvalid) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
+    if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) begin
+      bf_qpn_q <= QW'(s_sq_db.qpn);
+      bf_idx_q <= s_sq_db.pi - 16'd1;
+      bf_wqe_q <= s_sq_bf_wqe;
+    end
     if (hdr_load) hdr_q <= hdr_d;
     if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != NONE) begin
       chk_pa_q[64*32'(chk_rsp_q) +: 64] <= s_mr_resp.pa;
@@ -608,7 +631,11 @@ module requester #(
       src_off_q <= '0;
       cnt_q <= '0;
       port_mtu_q <= 3'd3;
+      bf_valid_q <= 1'b0;
     end else begin
+      // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
+      if (bf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
+      if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       if (go_run) begin
         hdr_k_q <= {1'b0, act_skip_q};
@@ -629,6 +656,14 @@ module requester #(
           new_q <= pick_new;
           amend_q <= !pick_new;
           st_q <= S_FETCH;
+          if (bf_hit) begin  // the WQE came with its doorbell: as if its head had just arrived
+            beat_q <= 5'(HEAD_BEATS);
+            beats_q <= 5'(HEAD_BEATS);
+            tail_q <= 1'b0;
+            poison_q <= 1'b0;
+            port_mtu_q <= port_mtu;
+            st_q <= S_DECODE;
+          end
         end
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;

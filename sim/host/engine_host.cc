@@ -1,5 +1,7 @@
 #include "host/engine_host.h"
 
+#include "common/sq_doorbell.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -263,7 +265,7 @@ void EngineHost::connect(const Qp& qp, const Path& p) {
 }
 
 void EngineHost::post_send(Qp& qp, const SendWqe& wqe, const std::vector<Sge>& sges,
-                           const std::vector<uint8_t>& inline_data) {
+                           const std::vector<uint8_t>& inline_data, bool bf) {
   uint8_t* slot = qp.sq->data() + (size_t{qp.sq_pi % (1u << qp.sq_lsz)} << kWqeSlotLog2);
   SendWqe w = wqe;
   w.num_sge = static_cast<uint8_t>(sges.size());
@@ -271,6 +273,16 @@ void EngineHost::post_send(Qp& qp, const SendWqe& wqe, const std::vector<Sge>& s
   for (size_t i = 0; i < sges.size(); ++i) sges[i].store(slot + kSendWqeSge0AddrOff + Sge::kSize * i);
   if (!inline_data.empty()) std::memcpy(slot + kSendWqeSge0AddrOff, inline_data.data(), inline_data.size());
   ++qp.sq_pi;
+  if (bf) {  // the words the engine reads of it, then the doorbell that carries them
+    const unsigned n = sq_bf_bytes(w, qp.type == QpType::kUd);
+    for (unsigned i = 0; i < n; i += 4) {
+      uint32_t v;
+      std::memcpy(&v, slot + i, 4);
+      must_write(dev_, kCsrSqBf + i, v);
+    }
+    must_write(dev_, kCsrSqBfDb, (qp.sq_pi & 0xFFFF) << 16 | qp.qpn);
+    return;
+  }
   must_write(dev_, kCsrSqDb, (qp.sq_pi & 0xFFFF) << 16 | qp.qpn);
 }
 

@@ -104,9 +104,11 @@ class EngineHost {
   // A UD QP: RESET -> INIT (Q_Key) -> RTR -> RTS (SQ PSN), as ibv_ud_pingpong.
   void connect_ud(const Qp& qp, uint32_t qkey, uint32_t sq_psn = 0);
 
-  // Work requests: written into the ring, then the doorbell.
+  // Work requests: written into the ring, then the doorbell. bf: the send
+  // WQE also goes through the SQ_BF window with an SQ_BF_DB (the low-latency
+  // post path: the engine need not fetch it).
   void post_send(Qp& qp, const spec::SendWqe& wqe, const std::vector<spec::Sge>& sges,
-                 const std::vector<uint8_t>& inline_data = {});
+                 const std::vector<uint8_t>& inline_data = {}, bool bf = false);
   void post_recv(Qp& qp, uint64_t wr_id, const std::vector<spec::Sge>& sges);
   // CQEs the engine has written since the last poll (the CQ doorbell reports the consumer index).
   std::vector<spec::Cqe> poll(Cq& cq, unsigned max = 1u << 30);

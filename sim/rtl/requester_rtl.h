@@ -4,6 +4,7 @@
 
 #include "Vrequester.h"
 #include "common/block.h"
+#include "common/sq_doorbell.h"
 #include "ctrl/gid_entry.h"
 #include "gen/roce_spec.h"
 #include "rtl/vl_ports.h"
@@ -15,7 +16,7 @@ class RequesterRtl : public VlBlock<Vrequester> {
  public:
   explicit RequesterRtl(unsigned data_bytes = 64) : bytes_(data_bytes) {
     const auto desc = [](const char* n, unsigned bits) { return PortInfo{n, false, true, (bits + 7) / 8}; };
-    in_info_ = {desc("qp_cfg", spec::QpCfg::kBits), desc("sq_db", spec::WqDb::kBits),
+    in_info_ = {desc("qp_cfg", spec::QpCfg::kBits), {"sq_db", false, true, SqDoorbell::kFlitBytes},
                 desc("sq_retire", spec::SqRetire::kBits), {"dma_rd", true, true, bytes_},
                 desc("mr_resp", spec::MrResp::kBits)};
     out_info_ = {desc("dma_rd_req", spec::DmaRdReq::kBits), desc("mr_req", spec::MrReq::kBits),
@@ -35,7 +36,14 @@ class RequesterRtl : public VlBlock<Vrequester> {
   void set_input(unsigned port, bool valid, const Flit& f) override {
     switch (port) {
       case 0: top_->s_qp_cfg_valid = valid; vl::put_bytes(top_->s_qp_cfg, f.data); break;
-      case 1: top_->s_sq_db_valid = valid; vl::put_bytes(top_->s_sq_db, f.data); break;
+      case 1: {  // (SqDoorbell's flit: wq_db_t, bf, the SQ_BF words)
+        const SqDoorbell d = sq_doorbell_from_flit(f);
+        top_->s_sq_db_valid = valid;
+        vl::put_bytes(top_->s_sq_db, desc_to_flit(d.db).data);
+        top_->s_sq_db_bf = d.bf;
+        vl::put_bytes(top_->s_sq_bf_wqe, std::vector<uint8_t>(d.wqe.begin(), d.wqe.end()));
+        break;
+      }
       case 2: top_->s_sq_retire_valid = valid; vl::put_bytes(top_->s_sq_retire, f.data); break;
       case 3:
         top_->s_axis_dma_rd_tvalid = valid;

@@ -89,7 +89,14 @@ class RoceCsrRtl : public VlBlock<Vroce_csr> {
       case 0: f.data = le_bytes(top_->s_axil_bresp, 1); break;
       case 1: f.data = le_bytes(top_->s_axil_rdata, 4, top_->s_axil_rresp); break;
       case 2: f.data = vl::get_bytes(top_->m_cmd, out_info_[2].bytes); break;
-      case 3: f.data = vl::get_bytes(top_->m_sq_db, out_info_[3].bytes); break;
+      case 3: {  // (SqDoorbell's flit: wq_db_t, bf, the SQ_BF words when bf)
+        SqDoorbell d;
+        d.db = desc_from_flit<spec::WqDb>(Flit{vl::get_bytes(top_->m_sq_db, SqDoorbell::kDbBytes)});
+        d.bf = top_->m_sq_db_bf;
+        const std::vector<uint8_t> wqe = vl::get_bytes(top_->sq_bf_wqe, spec::kWqeHead);
+        std::copy(wqe.begin(), wqe.end(), d.wqe.begin());
+        return sq_doorbell_to_flit(d);
+      }
       case 4: f.data = vl::get_bytes(top_->m_rq_db, out_info_[4].bytes); break;
       default: f.data = vl::get_bytes(top_->m_cq_db, out_info_[5].bytes); break;
     }

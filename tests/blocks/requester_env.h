@@ -158,6 +158,8 @@ class Builder {
   // Write a WQE into the QP's ring (not yet rung). A poisoned slot makes it fail.
   void post(uint16_t qpn, const WqeSpec& w, bool poison_slot = false);
   void ring(uint16_t qpn);  // SQ doorbell with the QP's producer index
+  // SQ_BF_DB: the doorbell carrying the last posted WQE's first WQE_HEAD bytes
+  void ring_bf(uint16_t qpn);
   void wait(uint64_t cycles) { script.push_back({Step::kWait, 0, {}, cycles}); }
   void wait_idle() { script.push_back({Step::kWaitIdle, 0, {}, 0}); }
   void retire(uint16_t qpn, unsigned count, bool error, unsigned reads = 0);  // reads: READs among them
@@ -179,6 +181,7 @@ class Builder {
     uint16_t pi = 0;
     bool err = false;
     uint16_t pd = 0;
+    std::vector<uint8_t> last;  // the bytes of the WQE posted last
   };
   std::map<uint16_t, QpRun> run_;
   unsigned next_mtt_ = 0;

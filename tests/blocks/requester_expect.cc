@@ -5,6 +5,7 @@
 
 #include "blocks/requester_env.h"
 #include "common/desc_flit.h"
+#include "common/sq_doorbell.h"
 
 namespace rocenic::reqtest {
 
@@ -140,6 +141,16 @@ void Builder::ring(uint16_t qpn) {
   script.push_back({Step::kFlit, kInDb, desc_to_flit(d), 0});
 }
 
+void Builder::ring_bf(uint16_t qpn) {
+  SqDoorbell d;
+  d.db.qpn = qpn;
+  d.db.pi = run_[qpn].pi;
+  d.bf = true;
+  const std::vector<uint8_t>& w = run_[qpn].last;
+  std::copy_n(w.begin(), std::min<size_t>(w.size(), d.wqe.size()), d.wqe.begin());
+  script.push_back({Step::kFlit, kInDb, sq_doorbell_to_flit(d), 0});
+}
+
 void Builder::retire(uint16_t qpn, unsigned count, bool error, unsigned reads) {
   spec::SqRetire r;
   r.qpn = qpn;
@@ -227,6 +238,7 @@ void Builder::post(uint16_t qpn, const WqeSpec& w, bool poison_slot) {
   }
   const uint64_t slot = r.sq_base + (uint64_t{r.pi & ((1u << r.lsz) - 1)} << spec::kWqeSlotLog2);
   world.writes.emplace_back(slot, b);
+  r.last = b;
   if (poison_slot) world.revoked.emplace_back(slot, uint64_t{1} << spec::kWqeSlotLog2);
   r.pi = static_cast<uint16_t>(r.pi + 1);
 

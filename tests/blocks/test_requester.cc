@@ -253,6 +253,86 @@ TEST(RequesterXcheck, SixteenSgesFetchedPastTheHead) {
   }
 }
 
+// The low-latency post path (SQ_BF_DB, issue 11): a doorbell that carries its
+// WQE. The WQE is sent without a fetch when it is its QP's next new one at
+// the pick; otherwise (another QP's SQ_BF_DB replaced it, its QP's qp_cfg
+// forgot it) it is fetched from the ring as usual. Which way each went shows
+// in the WQE reads, which RTL and model must issue alike.
+TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
+  Builder b(71);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 256 * 1024, 12, 0x200000000ull);
+  b.add_qp(7, 3, 6, static_cast<uint32_t>(rng()), 5);
+  b.add_qp(8, 5, 6, static_cast<uint32_t>(rng()), 5);
+  unsigned from_ring = 0;  // WQEs whose head must be fetched
+  // 1. on an idle QP: an inline WRITE, a SEND with two SGEs, a WRITE with 8
+  //    SGEs (its tail, SGEs 6 and 7, is still read from the ring), a READ
+  b.post(7, inline_wqe(rng, kWrite, 64));
+  b.ring_bf(7);
+  b.wait_idle();
+  b.post(7, wqe(rng, kSend, b.sges_in(1, 3000, 2)));
+  b.ring_bf(7);
+  b.wait_idle();
+  b.post(7, wqe(rng, kWriteImm, b.sges_in(1, 5000, 8)));
+  b.ring_bf(7);
+  b.wait_idle();
+  b.post(7, read_wqe(rng, 9000));
+  b.ring_bf(7);
+  b.wait_idle();
+  b.retire(7, 4, false, 1);
+  // 2. behind WQEs rung the usual way: the last one still comes from SQ_BF
+  for (int i = 0; i < 3; ++i) b.post(7, wqe(rng, kWrite, b.sges_in(1, 20000, 3)));
+  b.ring(7);
+  b.post(7, inline_wqe(rng, kSendImm, 40));
+  b.ring_bf(7);
+  from_ring += 3;
+  b.wait_idle();
+  b.retire(7, 4, false);
+  // 3. QP 7 busy with long WRITEs, its SQ_BF WQE replaced by QP 8's before its pick
+  for (int i = 0; i < 3; ++i) b.post(7, wqe(rng, kWrite, b.sges_in(1, 40000, 2)));
+  b.ring(7);
+  b.post(7, inline_wqe(rng, kWrite, 16));
+  b.ring_bf(7);
+  b.post(8, inline_wqe(rng, kSend, 96));
+  b.ring_bf(8);
+  from_ring += 4;
+  b.wait_idle();
+  b.retire(7, 4, false);
+  b.retire(8, 1, false);
+  // 4. on a QP in SQD (nothing new starts): the qp_cfg that takes it back to RTS forgets it
+  b.cfg_action(8, spec::QpAction::kToSqd);
+  b.post(8, inline_wqe(rng, kWrite, 8));
+  b.ring_bf(8);
+  b.wait(200);
+  b.cfg_action(8, spec::QpAction::kAttr);
+  from_ring += 1;
+  b.wait_idle();
+  b.retire(8, 1, false);
+  // 5. after a local error (a bad lkey) the QP is in ERR: the next one, written
+  //    with its doorbell, is flushed straight from SQ_BF
+  WqeSpec bad = wqe(rng, kSend, b.sges_in(1, 100, 1));
+  bad.sges[0].lkey ^= 0x01;
+  bad.bad = true;
+  b.post(8, bad);
+  b.ring(8);
+  from_ring += 1;
+  b.wait_idle();
+  b.post(8, inline_wqe(rng, kSend, 8));
+  b.ring_bf(8);
+  b.wait_idle();
+  const Both r = run_scripted(b, 71, "SQ_BF", {1, 2, 3, 4, 8, 13, 14, 15, 16});
+  unsigned heads = 0, tails = 0;
+  for (const Txn& t : r.rtl.out[kRdReq]) {
+    const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
+    if (q.tag != 0) continue;
+    const uint64_t off = q.addr & ((1u << spec::kWqeSlotLog2) - 1);  // (bases are slot-aligned here)
+    heads += off == 0;
+    tails += off == spec::kWqeHead;
+  }
+  EXPECT_EQ(heads, from_ring) << "WQE heads read from the ring";
+  EXPECT_EQ(tails, 1u) << "the 8-SGE WQE's tail";
+}
+
 // UC (issue 10): SENDs and RDMA WRITEs of 0..3 packets and more, with and
 // without immediate, on two UC QPs beside an RC one: UC opcodes, no AckReq,
 // each WQE tracked once its last packet left (unacked, last_psn =

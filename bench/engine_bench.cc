@@ -6,7 +6,9 @@
 //     READ (the requester's engine receives the data: its completer and
 //     read_place against the peer's responder);
 //   - cycles from the SQ doorbell to the first TX beat, and from the last RX
-//     beat of a SEND to the CQE write;
+//     beat of a SEND to the CQE write; and (issue 11) from the doorbell to
+//     the first TX beat of a 64 B inline SEND written with its doorbell
+//     (SQ_BF_DB: no WQE fetch);
 //   - each for the RTL and the model, and the model-to-RTL ratio;
 //   - the wall time of each run (first doorbell to last completion, not the
 //     set-up) on both, and their ratio: how much faster the model simulates;
@@ -25,6 +27,7 @@
 //   atomic_row op=fetch_add|cmp_swap qps=Q ops=N rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
+//   latency doorbell_to_tx_bf rtl=C model=C
 //   recovery by=nak rtl=C model=C
 //   recovery by=timeout timeout=4 rtl=C model=C
 //
@@ -195,8 +198,9 @@ struct Latency {
 };
 
 // One 64-byte SEND on an idle pair: doorbell -> first TX beat on A, and
-// last RX beat -> receive CQE write on B.
-Latency latency(const std::string& backend) {
+// last RX beat -> receive CQE write on B. bf: the SEND's bytes are inline
+// and the WQE goes through the SQ_BF window with its doorbell.
+Latency latency(const std::string& backend, bool bf = false) {
   Pair p(backend);
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(4), rcq = p.b->create_cq(4), x1 = p.a->create_cq(4), x2 = p.b->create_cq(4);
@@ -216,7 +220,12 @@ Latency latency(const std::string& backend) {
   w.opcode = static_cast<uint8_t>(WrOpcode::kSend);
   w.flags = 1;
   w.length = 64;
-  p.a->post_send(*qa, w, {{src.addr(), 64, mra.key}});
+  if (bf) {
+    w.flags |= 4;  // inline
+    p.a->post_send(*qa, w, {}, std::vector<uint8_t>(src.data(), src.data() + 64), true);
+  } else {
+    p.a->post_send(*qa, w, {{src.addr(), 64, mra.key}});
+  }
   const uint64_t doorbell = ha->cycles();  // the doorbell's write response has just arrived
   p.lockstep();
   Latency l;
@@ -354,8 +363,11 @@ int main(int argc, char** argv) {
       rows.push_back(line);
     }
   const Latency lr = latency("rtl"), lm = latency("model");
+  const Latency br = latency("rtl", true), bm = latency("model", true);
   std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));
+  std::printf("doorbell -> first TX beat, 64 B inline SEND written with the doorbell (SQ_BF): rtl %llu cycles, model %llu cycles\n",
+              static_cast<unsigned long long>(br.doorbell_to_tx), static_cast<unsigned long long>(bm.doorbell_to_tx));
   std::printf("last RX beat -> CQE write: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.rx_to_cqe), static_cast<unsigned long long>(lm.rx_to_cqe));
   std::printf("summed wall time of the runs: rtl %.3f s, model %.3f s, rtl/model %.2f\n", rtl_wall, model_wall,
@@ -372,6 +384,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(lm.doorbell_to_tx));
   std::printf("latency rx_to_cqe rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.rx_to_cqe),
               static_cast<unsigned long long>(lm.rx_to_cqe));
+  std::printf("latency doorbell_to_tx_bf rtl=%llu model=%llu\n", static_cast<unsigned long long>(br.doorbell_to_tx),
+              static_cast<unsigned long long>(bm.doorbell_to_tx));
   std::printf("recovery by=nak rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.nak),
               static_cast<unsigned long long>(rm.nak));
   std::printf("recovery by=timeout timeout=%u rtl=%llu model=%llu\n", kRecoveryTimeout,

@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/sq_doorbell.h"
 #include "engine_limits.h"
 #include "provider.h"
 #include "wire.h"
@@ -442,6 +443,27 @@ int Engine::doorbell(uint32_t csr, uint32_t value) {
     sync_cis_locked();
     trace("%s qp %u pi %u", csr == spec::kCsrSqDb ? "SQ_DB" : "RQ_DB", value & 0xffff, value >> 16);
     return dev_->csr_write(csr, value) ? 0 : EIO;
+  } catch (const std::exception& e) {
+    fail_locked(std::string("doorbell: ") + e.what());
+    return EIO;
+  }
+}
+
+int Engine::doorbell_bf(uint32_t qpn, uint16_t pi, const uint8_t* wqe, bool ud) {
+  Lock l(this);
+  if (failed_) return EIO;
+  try {
+    sync_cis_locked();
+    spec::SendWqe w;
+    w.load(wqe);
+    const unsigned n = sq_bf_bytes(w, ud);
+    trace("SQ_BF_DB qp %u pi %u (%u WQE bytes)", qpn, pi, n);
+    for (unsigned i = 0; i < n; i += 4) {
+      uint32_t v;
+      std::memcpy(&v, wqe + i, 4);
+      if (!dev_->csr_write(spec::kCsrSqBf + i, v)) return EIO;
+    }
+    return dev_->csr_write(spec::kCsrSqBfDb, qpn | uint32_t{pi} << 16) ? 0 : EIO;
   } catch (const std::exception& e) {
     fail_locked(std::string("doorbell: ") + e.what());
     return EIO;

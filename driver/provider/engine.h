@@ -91,6 +91,10 @@ class Engine {
   int command(spec::CmdOp op, uint32_t arg0, uint32_t res[4]);
   // A doorbell (SQ_DB / RQ_DB): consumer indices first, then the write.
   int doorbell(uint32_t csr, uint32_t value);
+  // The low-latency post path (ConnectX's BlueFlame): send WQE pi - 1, also
+  // in the ring at `wqe`, written through the SQ_BF window (the words the
+  // engine reads of it), then SQ_BF_DB: the engine need not fetch it.
+  int doorbell_bf(uint32_t qpn, uint16_t pi, const uint8_t* wqe, bool ud);
   // Arms a CQ (1 next completion, 2 next solicited) with its consumer index.
   int arm_cq(CqState* cq, unsigned arm);
 

@@ -1,6 +1,9 @@
 // post_send / post_recv: WQEs into the rings (layouts.md send_wqe, recv_wqe),
 // then one doorbell with the new producer index. The engine fetches the
-// WQEs by DMA; nothing here waits for it.
+// WQEs by DMA; nothing here waits for it. A post of one inline send WQE
+// (mlx5's rule for BlueFlame: one request, inline) also writes the WQE
+// through the SQ_BF window with its doorbell (SQ_BF_DB), so the engine can
+// send it without the fetch (docs/driver.md, "Low-latency posts").
 //
 // Errors, each with *bad_wr = the first request not posted (those before it
 // are posted and rung), as rdma-core's providers answer:
@@ -225,7 +228,11 @@ int post_send(ibv_qp* ibqp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     if (posted) {
       // Under the queue's lock: doorbells of concurrent posters reach the
       // engine in order. The engine's mutex orders the WQE stores before it.
-      if (const int e = eng->doorbell(spec::kCsrSqDb, s->qpn | uint32_t{pi} << 16)) err = e;
+      const uint8_t* last = s->sq + size_t((pi - 1) & (s->sq_size - 1)) * kWqeSlotBytes;
+      const int e = posted == 1 && (last[spec::kSendWqeFlagsOff] & kWqeInline)
+                        ? eng->doorbell_bf(s->qpn, pi, last, s->ud)
+                        : eng->doorbell(spec::kCsrSqDb, s->qpn | uint32_t{pi} << 16);
+      if (e) err = e;
     }
   }
   if (err && !*bad_wr) *bad_wr = wr;

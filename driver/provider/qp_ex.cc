@@ -275,8 +275,14 @@ int wr_complete(ibv_qp_ex* qx) {
   flush(s);
   int err = s->wr_err;
   if (!err && s->wr_pi != s->sq_pi) {
+    // one inline WQE: through the SQ_BF window with its doorbell, as post_send
+    const bool one = static_cast<uint16_t>(s->wr_pi - s->sq_pi) == 1;
     s->sq_pi = s->wr_pi;
-    err = engine_of(qx->qp_base.context)->doorbell(spec::kCsrSqDb, s->qpn | uint32_t{s->sq_pi} << 16);
+    Engine* eng = engine_of(qx->qp_base.context);
+    const uint8_t* last = s->sq + size_t((s->sq_pi - 1) & (s->sq_size - 1)) * kWqeSlotBytes;
+    err = one && (last[spec::kSendWqeFlagsOff] & kWqeInline)
+              ? eng->doorbell_bf(s->qpn, s->sq_pi, last, s->ud)
+              : eng->doorbell(spec::kCsrSqDb, s->qpn | uint32_t{s->sq_pi} << 16);
   }
   s->sq_lock.unlock();
   return err;

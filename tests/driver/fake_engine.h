@@ -42,8 +42,12 @@ class FakeEngine : public Device {
       args_[(addr - spec::kCsrCmdArg) / 4] = v;
     } else if (addr == spec::kCsrCmdOp) {
       execute(static_cast<spec::CmdOp>(v));
-    } else if (addr == spec::kCsrSqDb) {
+    } else if (addr == spec::kCsrSqDb || addr == spec::kCsrSqBfDb) {
       sq_doorbells.push_back(v);
+      if (addr == spec::kCsrSqBfDb) bf_doorbells.push_back({v, bf_writes_});
+      bf_writes_.clear();
+    } else if (addr >= spec::kCsrSqBf && addr < spec::kCsrSqBf + spec::kWqeHead) {
+      bf_writes_.emplace_back(addr - spec::kCsrSqBf, v);
     } else {
       regs_[addr] = v;
     }
@@ -66,7 +70,13 @@ class FakeEngine : public Device {
   // What the tests look at and script (under the provider's engine mutex
   // while it runs a verb; read between verbs).
   std::vector<Command> commands;
-  std::vector<uint32_t> sq_doorbells;  // SQ_DB values: qpn | pi << 16
+  std::vector<uint32_t> sq_doorbells;  // SQ_DB and SQ_BF_DB values: qpn | pi << 16
+  // Each SQ_BF_DB: its value and the SQ_BF writes (byte offset, word) since the last send doorbell.
+  struct BfDoorbell {
+    uint32_t value = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> words;
+  };
+  std::vector<BfDoorbell> bf_doorbells;
   spec::CmdStatus next_status = spec::CmdStatus::kOk;  // the next command's answer (then OK again)
 
   // The last command of `op`, or nullptr.
@@ -77,6 +87,8 @@ class FakeEngine : public Device {
   }
 
  private:
+  std::vector<std::pair<uint32_t, uint32_t>> bf_writes_;  // SQ_BF writes since the last send doorbell
+
   uint32_t read(uint32_t addr) const {
     switch (addr) {
       case spec::kCsrId: return spec::kCsrIdReset;

@@ -24,6 +24,7 @@ class ObservedDevice : public Device {
   bool csr_write(uint32_t addr, uint32_t value) override {
     const bool ok = d_->csr_write(addr, value);
     if (ok && addr == spec::kCsrCmdOp) ++commands;
+    if (ok && addr == spec::kCsrSqBfDb) ++bf_doorbells;
     if (ok && addr == spec::kCsrCqDbCi) ci_ = value;
     if (ok && addr == spec::kCsrCqDb && (value & 0xFFFF) < 256) last_cq_ci[value & 0xFFFF] = ci_;
     return ok;
@@ -57,6 +58,7 @@ class ObservedDevice : public Device {
   std::vector<std::vector<uint8_t>> rx_frames;  // read once the engine is idle (Engine::wait_idle)
   std::atomic<size_t> rx_count{0};
   uint32_t commands = 0;          // commands issued (CMD_OP written and accepted)
+  uint32_t bf_doorbells = 0;      // SQ_BF_DB written and accepted (a WQE through the SQ_BF window)
   uint32_t last_cq_ci[256] = {};  // CQ_DB_CI as rung, per CQ
   uint32_t cq_errors = 0;         // CQ error events (overrun, no such CQ)
 

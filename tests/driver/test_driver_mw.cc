@@ -3,7 +3,8 @@
 // ibv_bind_mw and of BIND_MW, LOCAL_INV and SEND_WITH_INV on both post
 // paths, the commands and WQE bytes the provider produces, and how poll_cq
 // reads a CQE of a received SEND_WITH_INV. What the engine then does with
-// them is verbs_check mw's (through rocenic-run, on the real engine).
+// them is verbs_check mw's (through rocenic-run, on the real engine). Also
+// which doorbell a post rings (the SQ_BF window for one inline send).
 #include <endian.h>
 #include <gtest/gtest.h>
 
@@ -439,6 +440,66 @@ TEST_F(Windows, BindMwChecksTheWindowAndTheRegionBeforePosting) {
   const uint32_t before = t1->rkey;
   EXPECT_EQ(bind_mw(qp_, t1, &ro), EINVAL) << "a QP not in RTS posts nothing";
   EXPECT_EQ(t1->rkey, before) << "and the window keeps its rkey";
+}
+
+// The low-latency post path (issue 11; the fixture's QPs serve any post):
+// a post of one inline send WQE writes it through the SQ_BF window -- the
+// words the engine reads of it, equal to the ring slot's -- with an
+// SQ_BF_DB; two requests in one post, or one that is not inline, ring SQ_DB
+// as before. The same on the wr_* API.
+TEST_F(Windows, OneInlineSendGoesThroughTheSqBfWindowWithItsDoorbell) {
+  const auto check_bf = [&](ibv_qp* q, uint16_t at, unsigned want_bytes, const char* what) {
+    ASSERT_FALSE(fake_->bf_doorbells.empty()) << what;
+    const FakeEngine::BfDoorbell& d = fake_->bf_doorbells.back();
+    EXPECT_EQ(d.value, q->qp_num | uint32_t(at + 1) << 16) << what;
+    ASSERT_EQ(d.words.size(), want_bytes / 4) << what;
+    for (size_t i = 0; i < d.words.size(); ++i) {
+      EXPECT_EQ(d.words[i].first, 4 * i) << what;
+      uint32_t v;
+      std::memcpy(&v, slot(q, at) + 4 * i, 4);
+      EXPECT_EQ(d.words[i].second, v) << what << ": word " << i << " as in the ring";
+    }
+  };
+  char data[96];
+  for (unsigned i = 0; i < sizeof data; ++i) data[i] = static_cast<char>(i * 3);
+  std::memcpy(buf_, data, sizeof data);
+  ibv_sge sg{addr_of(buf_), 61, mr_->lkey};
+  ibv_send_wr wr{};
+  wr.wr_id = 1, wr.opcode = IBV_WR_RDMA_WRITE, wr.sg_list = &sg, wr.num_sge = 1;
+  wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+  wr.wr.rdma.remote_addr = 0x1000, wr.wr.rdma.rkey = 0x55;
+  ibv_send_wr* bad = nullptr;
+  uint16_t at = pi(qp_);
+  ASSERT_EQ(post(qp_, &wr, &bad), 0);
+  check_bf(qp_, at, 32 + 64, "61 inline bytes: the header and 16 words of data");
+  // two in one post: the usual doorbell
+  ibv_send_wr two = wr;
+  wr.next = &two;
+  const size_t bfs = fake_->bf_doorbells.size();
+  at = pi(qp_);
+  ASSERT_EQ(post(qp_, &wr, &bad), 0);
+  EXPECT_EQ(fake_->bf_doorbells.size(), bfs) << "two requests: SQ_DB";
+  EXPECT_EQ(fake_->sq_doorbells.back(), qp_->qp_num | uint32_t(at + 2) << 16);
+  // not inline: the usual doorbell
+  wr.next = nullptr;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  ASSERT_EQ(post(qp_, &wr, &bad), 0);
+  EXPECT_EQ(fake_->bf_doorbells.size(), bfs) << "not inline: SQ_DB";
+  // the wr_* API: one inline SEND through the window
+  ibv_qp_init_attr_ex x{};
+  x.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  x.send_ops_flags = IBV_QP_EX_WITH_SEND;
+  ibv_qp* q = rts_qp(&x);
+  ASSERT_TRUE(q);
+  ibv_qp_ex* qx = &to_qp(q)->vqp.qp_ex;
+  at = pi(q);
+  qx->wr_start(qx);
+  qx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+  qx->wr_id = 9;
+  qx->wr_send(qx);
+  qx->wr_set_inline_data(qx, data, 96);
+  ASSERT_EQ(qx->wr_complete(qx), 0);
+  check_bf(q, at, 128, "96 inline bytes: the whole window");
 }
 
 // The same requests through ibv_wr_*: byte for byte the WQEs post_send writes.

@@ -606,14 +606,17 @@ TEST_F(Verbs, SendWriteAndImmediateBetweenTwoQpsOfOneDevice) {
   EXPECT_EQ(r2.byte_len, 5u);
   EXPECT_EQ(std::memcmp(tgt + 10, "hello", 5), 0);
 
-  // Inline: the bytes travel in the WQE.
+  // Inline: the bytes travel in the WQE, which (one inline request) goes
+  // through the SQ_BF window with its doorbell.
   std::memcpy(src, "inline!", 8);
   ASSERT_EQ(post_one_recv(b, md, dst, sizeof dst, 79), 0);
   w.opcode = IBV_WR_SEND;
   w.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
   sg.length = 8;
   sg.lkey = 0;  // ignored for inline data
+  EXPECT_EQ(dev_->bf_doorbells, 0u);
   ASSERT_EQ(post_send(a, &w, &bad), 0);
+  EXPECT_EQ(dev_->bf_doorbells, 1u) << "one inline SEND: SQ_BF_DB";
   wcs = poll(c, 2);
   ASSERT_EQ(wcs.size(), 2u);
   EXPECT_STREQ(dst, "inline!");

@@ -1,6 +1,6 @@
 // Engine figures, printed, never judged (issue 3's benchmarks):
 //   - RDMA WRITE goodput in payload bytes per cycle for 64 B, 4 KiB and
-//     64 KiB messages, over 1 QP and over 64 QPs (issue 11: and 64 B WRITEs
+//     64 KiB messages, over 1, 64 and 1,024 QPs (issue 11: and 64 B WRITEs
 //     with inline data, 64 B SENDs into posted receive WQEs), between two engines whose
 //     clocks advance in lockstep on a zero-latency wire; the same for RDMA
 //     READ (the requester's engine receives the data: its completer and
@@ -323,8 +323,10 @@ int main(int argc, char** argv) {
   for (const Kind& k : kinds) {
     if (k.title) std::printf("%s\n", k.title);
     for (const uint32_t size : k.sizes)
-      for (const unsigned nqp : {1u, 64u}) {
-        const unsigned n = nqp == 64 ? std::max(1u, per_qp / 8) : per_qp;
+      for (const unsigned nqp : {1u, 64u, 1024u}) {
+        // (1,024 QPs: the READs of 64 KiB only, as issue 11 asks; a message each at the default)
+        if (nqp == 1024 && k.op == WrOpcode::kRdmaRead && size != 65536) continue;
+        const unsigned n = nqp == 1 ? per_qp : std::max(1u, per_qp * 8 / nqp);
         const Figures r = goodput("rtl", nqp, size, n, k.op, k.inl);
         const Figures m = goodput("model", nqp, size, n, k.op, k.inl);
         rtl_wall += r.wall_s;

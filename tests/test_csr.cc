@@ -111,7 +111,7 @@ TEST_P(DeviceCsr, RegistersBehaveAsTheMapSays) {
   ASSERT_TRUE(dev->csr_read(kCsrId, &v));
   EXPECT_EQ(v, 0x52434E43u);  // 'RCNC'
   ASSERT_TRUE(dev->csr_read(kCsrCapMaxQp, &v));
-  EXPECT_EQ(v, 256u);
+  EXPECT_EQ(v, kEngineMaxQp) << "the engine's MAX_QP (spec ENGINE_MAX_QP)";
   ASSERT_TRUE(dev->csr_read(kCsrCapGidTbl, &v));
   EXPECT_EQ(v, 16u);
   ASSERT_TRUE(dev->csr_read(kCsrCtrl, &v));

@@ -8,11 +8,22 @@ namespace rocenic::model {
 namespace {
 Cycle beats_of(const Packet& p, unsigned bytes) { return (p.data.size() + bytes - 1) / bytes; }
 constexpr Cycle kArbLatency = 1;  // a registered hop: rtl/common/{mr,dma_rd}_arb.sv
+// the engine's MAX_QP (spec ENGINE_MAX_QP, roce_engine.sv's default); the other limits are the blocks' defaults
+CsrParams csr_params() {
+  CsrParams p;
+  p.max_qp = spec::kEngineMaxQp;
+  return p;
+}
+RoceCmdParams cmd_params() {
+  RoceCmdParams p;
+  p.max_qp = spec::kEngineMaxQp;
+  return p;
+}
 }  // namespace
 
 RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
-    : csr(s),
-      cmd(s),
+    : csr(s, csr_params()),
+      cmd(s, cmd_params()),
       mr(s),
       mr_pair(s, kArbLatency),
       mr_arb(s, kArbLatency),
@@ -20,10 +31,10 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       mr_route(s, kArbLatency, [](const spec::MrResp& r) { return (r.tag >> 6) != 0; }, 2),
       mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) >= 2; }, 2),
       mr_route3(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 3; }, 2),
-      req(s, data_bytes),
-      resp(s, data_bytes),
-      completer(s),
-      rdp(s, data_bytes),
+      req(s, data_bytes, spec::kEngineMaxQp),
+      resp(s, data_bytes, spec::kEngineMaxQp),
+      completer(s, spec::kEngineMaxQp),
+      rdp(s, data_bytes, spec::kEngineMaxQp),
       compl_merge(s, 1),
       cq(s),
       tx_arb(s),

@@ -30,7 +30,7 @@
 
 module roce_engine #(
   parameter int DATA_W      = 512,
-  parameter int MAX_QP      = 256,
+  parameter int MAX_QP      = roce_pkg::ENGINE_MAX_QP,
   parameter int MAX_CQ      = 256,
   parameter int MAX_MR      = 1024,
   parameter int MAX_PD      = 256,

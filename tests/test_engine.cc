@@ -1087,6 +1087,33 @@ TEST_P(Engine, PacketForQpNotInRtrIsDroppedAndCounted) {
   EXPECT_TRUE(h.poll(*b.rcq).empty());
 }
 
+// Every QP number the engine holds (ENGINE_MAX_QP, issue 11's scale; 0 and
+// 1 are reserved as on real HCAs): given out lowest first up to the last,
+// then NO_RESOURCES; a destroyed QP's number is the next one given out. The
+// command processor's free-number search spans 64 chunks of 32 at 2048.
+TEST_P(Engine, EveryQpNumberUpToMaxQpIsGivenOutLowestFirst) {
+  auto dev = make_device(GetParam());
+  EngineHost h(*dev);
+  EXPECT_EQ(h.csr(kCsrCapMaxQp), kEngineMaxQp);
+  const uint32_t pd = h.alloc_pd();
+  auto cq = h.create_cq(2);
+  std::vector<std::unique_ptr<host::Qp>> qps;
+  for (uint32_t n = 2; n < kEngineMaxQp; ++n) {
+    qps.push_back(h.create_qp(pd, *cq, *cq, 0, 0));
+    ASSERT_EQ(qps.back()->qpn, n) << "the lowest free number";
+  }
+  EXPECT_THROW(h.create_qp(pd, *cq, *cq, 0, 0), std::runtime_error) << "every number in use: NO_RESOURCES";
+  for (const uint32_t n : {1500u, 33u, kEngineMaxQp - 1}) {
+    ASSERT_TRUE(h.command(CmdOp::kDestroyQp, n).ok()) << n;
+  }
+  for (const uint32_t n : {33u, 1500u, kEngineMaxQp - 1}) {
+    EXPECT_EQ(h.create_qp(pd, *cq, *cq, 0, 0)->qpn, n);
+  }
+  if (GetParam() == "cosim") {
+    EXPECT_EQ(dev->divergence(), "");
+  }
+}
+
 // The low-latency post path (issue 11): WQEs written through the SQ_BF
 // window with their doorbell. On an idle QP the engine takes the WQE from
 // there: the test changes the ring's copy after posting, and the peer must

@@ -37,7 +37,7 @@ inline constexpr uint32_t kGrhBytes = 40;
 inline constexpr uint32_t kWqeSlotLog2 = 9;
 inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
-inline constexpr uint32_t kEngineMaxQp = 1024;
+inline constexpr uint32_t kEngineMaxQp = 2048;
 
 // ---- header sizes and field byte offsets
 inline constexpr unsigned kEthSize = 14;

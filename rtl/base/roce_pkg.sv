@@ -34,7 +34,7 @@ package roce_pkg;
   localparam int unsigned WQE_SLOT_LOG2 = 9;
   localparam int unsigned WQE_HEAD = 128;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
-  localparam int unsigned ENGINE_MAX_QP = 1024;
+  localparam int unsigned ENGINE_MAX_QP = 2048;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
   localparam logic [31:0] ICRC_SEED = 32'hDEBB20E3;

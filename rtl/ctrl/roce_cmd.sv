@@ -100,7 +100,7 @@ module roce_cmd #(
   localparam logic [7:0] MAX_CQ_LSZ = 8'($clog2(MAX_CQE));
 
   initial begin
-    if ((1 << QW) != MAX_QP || MAX_QP < 2 || MAX_QP > 1024) $error("roce_cmd: MAX_QP must be a power of two in 2..1024");
+    if ((1 << QW) != MAX_QP || MAX_QP < 2 || MAX_QP > 2048) $error("roce_cmd: MAX_QP must be a power of two in 2..2048");
     if ((1 << CW) != MAX_CQ || MAX_CQ < 2 || MAX_CQ > 1024) $error("roce_cmd: MAX_CQ must be a power of two in 2..1024");
     if ((1 << MW) != MAX_MR || MAX_MR < 2 || MAX_MR > 1024) $error("roce_cmd: MAX_MR must be a power of two in 2..1024");
     if ((1 << PW) != MAX_PD || MAX_PD < 2 || MAX_PD > 1024) $error("roce_cmd: MAX_PD must be a power of two in 2..1024");

@@ -2,7 +2,7 @@
 // command processor's allocators, in three short steps rather than one long
 // priority chain:
 //   cycle 1  which 32-bit chunks have a clear bit            -> chunk_free_q
-//   cycle 2  the lowest such chunk (of at most 32)           -> ci_q, found_q
+//   cycle 2  the lowest such chunk (of at most 64)           -> ci_q, found_q
 //   then     the lowest clear bit of that chunk (combinational from `used`)
 // The answer describes the bitmap of two cycles earlier: the user must not
 // rely on it until `used` has been stable for two cycles (and it registers
@@ -22,18 +22,19 @@ module roce_cmd_ffz #(
   localparam int CIW = (NCH > 1) ? $clog2(NCH) : 1;
 
   initial begin
-    if (N < 2 || (1 << IW) != N || N > 1024) $error("roce_cmd_ffz: N must be a power of two in 2..1024");
+    if (N < 2 || (1 << IW) != N || N > 2048) $error("roce_cmd_ffz: N must be a power of two in 2..2048");
   end
 
   // Index of the lowest set bit of v (0 when none): v & -v isolates it (a
   // carry chain), then each index bit ORs the positions that have it set.
-  function automatic logic [4:0] lowest_set(input logic [31:0] v);
-    logic [31:0] one;
-    logic [4:0]  at;
-    one = v & (~v + 32'd1);
+  // (A chunk's 32 bits, or the chunks' free flags: at most 64.)
+  function automatic logic [5:0] lowest_set(input logic [63:0] v);
+    logic [63:0] one;
+    logic [5:0]  at;
+    one = v & (~v + 64'd1);
     at = '0;
-    for (int i = 0; i < 32; i++)
-      for (int k = 0; k < 5; k++)
+    for (int i = 0; i < 64; i++)
+      for (int k = 0; k < 6; k++)
         if (((i >> k) & 1) == 1) at[k] = at[k] | one[i];
     lowest_set = at;
   endfunction
@@ -51,7 +52,7 @@ module roce_cmd_ffz #(
     padded[N-1:0] = used;
     for (int c = 0; c < NCH; c++) chunk[c] = padded[32*c +: 32];
     for (int c = 0; c < NCH; c++) chunk_free[c] = ~&chunk[c];
-    ci = CIW'(lowest_set(32'(chunk_free_q)));
+    ci = CIW'(lowest_set(64'(chunk_free_q)));
   end
 
   always_ff @(posedge clk) begin
@@ -60,7 +61,7 @@ module roce_cmd_ffz #(
     found_q <= |chunk_free_q;
   end
 
-  assign bi = lowest_set(~word);
+  assign bi = 5'(lowest_set({32'b0, ~word}));
   assign found = found_q;
 
   if (NCH > 1) begin : g_chunks

@@ -183,8 +183,13 @@ TEST_P(Recovery, RnrRetrySevenWaitsUntilAReceiveIsPosted) {
   EXPECT_EQ(sc[0].status, 0) << to_string(static_cast<WcStatus>(sc[0].status));
   ASSERT_EQ(p.w.b->poll(*p.b.rcq).size(), 1u);
   EXPECT_EQ(0, std::memcmp(p.a.buf->data(), p.b.buf->data(), 64));
-  EXPECT_EQ(p.w.b->counter(XportCnt::kRnrNakSent), 5u);
-  EXPECT_EQ(p.w.a->counter(XportCnt::kRnrNakRetryErr), 5u);
+  // Five RNR NAKs before the receive is posted; the RTL notices an RNR wait's
+  // end within one timer-scan lap (MAX_QP cycles, 2048, near the 2500-cycle
+  // wait), so a sixth may already be under way when the loop sees the fifth.
+  const uint32_t naks = p.w.b->counter(XportCnt::kRnrNakSent);
+  EXPECT_GE(naks, 5u);
+  EXPECT_LE(naks, 6u);
+  EXPECT_EQ(p.w.a->counter(XportCnt::kRnrNakRetryErr), naks) << "each RNR NAK retried";
   EXPECT_EQ(p.w.a->counter(XportCnt::kRnrRetryExceeded), 0u);
   p.expect_no_divergence();
 }

@@ -2,8 +2,16 @@
 # Open-source synthesis of one RTL top with Yosys for Xilinx UltraScale+
 # (synth_xilinx -family xcup), then report resources and a timing proxy.
 #
-#   fpga/synth/yosys_synth.sh [--memories "NAME..."] TOP OUT_DIR SOURCE.sv...
-#   fpga/synth/yosys_synth.sh --elab TOP OUT_DIR SOURCE.sv...
+#   fpga/synth/yosys_synth.sh [OPTIONS] TOP OUT_DIR SOURCE.sv...
+#   fpga/synth/yosys_synth.sh --elab [--param NAME=VALUE]... TOP OUT_DIR SOURCE.sv...
+#
+# Options (before TOP, any order):
+#   --memories "NAME..."  arrays that must map to RAM (see below)
+#   --param NAME=VALUE    set a parameter of TOP (repeatable; hierarchy -chparam)
+#   --uram                let Yosys put large memories into URAM288 (synth_xilinx -uram)
+#   --top-paths N         also write OUT_DIR/TOP.paths.txt: the N latest register
+#                         endpoints, each path walked back to its start and named by
+#                         the RTL blocks it crosses (fpga/synth/sta_paths.py)
 #
 # --elab stops after Yosys's front end: read every source, resolve the
 # hierarchy (every module and package reference must exist) and turn
@@ -15,21 +23,34 @@
 # Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
 # named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
 # array of packed structs into one register: DESIGN.md §9). Prints one line
-#   synth TOP: LUT=.. FF=.. BRAM36=.. BRAM18=.. DSP=.. CARRY=.. arrival_ns=..
+#   synth TOP: LUT=.. FF=.. BRAM36=.. BRAM18=.. URAM=.. DSP=.. CARRY=.. arrival_ns=..
 # The arrival time comes from `sta` on the flattened netlist: cell delays
-# only, no routing -- a proxy for Fmax, not a sign-off figure.
+# only, no routing -- a proxy for Fmax, not a sign-off figure. Yosys 0.23's
+# `sta` has no options and prints one path with ABC's net names
+# (OUT_DIR/TOP.sta.txt); --top-paths names it (and the next N-1) in RTL terms.
 set -euo pipefail
 memories=""
 elab=0
-if [ "${1:-}" = "--elab" ]; then
-  elab=1
-  shift
-elif [ "${1:-}" = "--memories" ]; then
-  memories=${2:?--memories needs a list of array names}
-  shift 2
-fi
-top=${1:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
-out=${2:?usage: yosys_synth.sh TOP OUT_DIR SOURCE.sv...}
+chparam=""
+uram=""
+top_paths=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --elab) elab=1; shift ;;
+    --memories) memories=${2:?--memories needs a list of array names}; shift 2 ;;
+    --param)
+      p=${2:?--param needs NAME=VALUE}
+      case "$p" in *=*) ;; *) echo "yosys_synth.sh: --param $p: expected NAME=VALUE" >&2; exit 2 ;; esac
+      chparam="$chparam -chparam ${p%%=*} ${p#*=}"
+      shift 2 ;;
+    --uram) uram=" -uram"; shift ;;
+    --top-paths) top_paths=${2:?--top-paths needs a number}; shift 2 ;;
+    --*) echo "yosys_synth.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+top=${1:?usage: yosys_synth.sh [OPTIONS] TOP OUT_DIR SOURCE.sv...}
+out=${2:?usage: yosys_synth.sh [OPTIONS] TOP OUT_DIR SOURCE.sv...}
 shift 2
 [ $# -gt 0 ] || { echo "yosys_synth.sh: no sources given" >&2; exit 2; }
 command -v yosys >/dev/null || { echo "yosys_synth.sh: yosys not found (apt-get install yosys)" >&2; exit 2; }
@@ -38,7 +59,7 @@ if [ $elab = 1 ]; then
   log="$out/$top.elab.log"
   yosys -q -l "$log" -p "
     read_verilog -sv $*
-    hierarchy -check -top $top
+    hierarchy -check -top $top$chparam
     proc
     tee -o $out/$top.elab.stat.txt stat
   " >/dev/null 2>&1 || { echo "elab $top: Yosys failed, see $log" >&2; grep -i 'error' "$log" | head -20 >&2; exit 1; }
@@ -52,11 +73,17 @@ if [ $elab = 1 ]; then
   exit 0
 fi
 log="$out/$top.yosys.log"
+set_params=""
+[ -z "$chparam" ] || set_params="hierarchy -check -top $top$chparam"
+write_netlist=""
+[ "$top_paths" = 0 ] || write_netlist="write_rtlil $out/$top.sta.il"
 yosys -q -l "$log" -p "
   read_verilog -sv $*
-  synth_xilinx -family xcup -flatten -noiopad -noclkbuf -top $top
+  $set_params
+  synth_xilinx -family xcup -flatten -noiopad -noclkbuf$uram -top $top
   tee -o $out/$top.stat.txt stat
   tee -o $out/$top.sta.txt sta
+  $write_netlist
 " >/dev/null 2>&1 || { echo "synth $top: Yosys failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
 
 # Yosys says "Latch inferred for signal ..." when a process leaves one behind
@@ -81,7 +108,15 @@ arrival_ns=n/a
 [ -n "$arrival" ] && arrival_ns=$(awk -v a="$arrival" 'BEGIN {printf "%.1f", a / 1000}')
 carry=$(( $(count CARRY4) + $(count CARRY8) ))
 muxf=$(( $(count MUXF7) + $(count MUXF8) + $(count MUXF9) ))
-summary="synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) DSP=$(count DSP48E2)"
+uram_n=$(( $(count URAM288) + $(count URAM288_BASE) ))
+summary="synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) URAM=$uram_n DSP=$(count DSP48E2)"
 summary="$summary CARRY=$carry MUXF=$muxf arrival_ns=$arrival_ns"
 summary="$summary (cell delays only, no routing; MUXF/CARRY have no timing arcs in Yosys)"
 echo "$summary" | tee "$out/$top.summary.txt"
+if [ "$top_paths" -gt 0 ]; then
+  # The netlist carries sta's arrival times (wire attribute sta_arrival).
+  python3 "$(dirname "$0")/sta_paths.py" "$out/$top.sta.il" "$top_paths" > "$out/$top.paths.txt" \
+    || { echo "synth $top: sta_paths.py failed" >&2; exit 1; }
+  rm -f "$out/$top.sta.il"
+  grep '^path ' "$out/$top.paths.txt" | head -3
+fi

@@ -36,15 +36,20 @@ using test::kAllAccess;
 
 class Engine : public ::testing::TestWithParam<std::string> {};
 
+// One RC QP on each of two devices with a 64 KiB buffer each, connected.
+void connected_ends(TwoHosts& w, End& a, End& b, size_t bytes = 65536) {
+  a.make(*w.a, bytes);
+  b.make(*w.b, bytes);
+  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+}
+
 // SEND and RDMA WRITE (with and without immediate) of 1, 4096 and 65536
 // bytes between two devices, every byte checked, every CQE field checked.
 TEST_P(Engine, RcSendAndWriteBetweenTwoDevices) {
   TwoHosts w(GetParam());
   End a, b;
   const size_t kMax = 65536;
-  a.make(*w.a, kMax);
-  b.make(*w.b, kMax);
-  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+  connected_ends(w, a, b, kMax);
   uint64_t id = 1;
   for (const uint32_t len : {1u, 4096u, 65536u}) {
     for (const WrOpcode op : {WrOpcode::kSend, WrOpcode::kSendWithImm, WrOpcode::kRdmaWrite, WrOpcode::kRdmaWriteWithImm}) {
@@ -1125,9 +1130,7 @@ TEST_P(Engine, WqesWrittenWithTheDoorbellAreSentLikeFetchedOnes) {
   TwoHosts w(GetParam());
   End a, b;
   const size_t kMax = 65536;
-  a.make(*w.a, kMax);
-  b.make(*w.b, kMax);
-  connect_pair(*w.a, a, kMacA, kIpA, *w.b, b, kMacB, kIpB);
+  connected_ends(w, a, b, kMax);
   // 1. the window's copy is the one sent
   std::vector<uint8_t> data(64);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(0x40 + i);

@@ -17,6 +17,9 @@
 
 namespace rocenic {
 
+// SGEs in a send WQE's first WQE_HEAD bytes (0..5): the rest lie in its tail.
+inline constexpr unsigned kWqeHeadSges = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
+
 struct SqDoorbell {
   static constexpr unsigned kDbBytes = (spec::WqDb::kBits + 7) / 8;
   static constexpr unsigned kFlitBytes = kDbBytes + 1 + spec::kWqeHead;
@@ -34,10 +37,9 @@ inline unsigned sq_bf_bytes(const spec::SendWqe& w, bool ud) {
   using Op = spec::WrOpcode;
   const auto op = static_cast<Op>(w.opcode);
   const bool inl = (w.flags >> 2) & 1u;
-  constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
   unsigned n = spec::kSendWqeSge0AddrOff +
                (inl ? std::min<unsigned>(w.length, spec::kWqeHead)
-                    : spec::Sge::kSize * std::min<unsigned>(w.num_sge, kHeadSge));
+                    : spec::Sge::kSize * std::min<unsigned>(w.num_sge, kWqeHeadSges));
   if (op == Op::kAtomicCmpAndSwp || op == Op::kAtomicFetchAndAdd) n = std::max(n, spec::kSendWqeAtomicSwapOff + 8);
   if (op == Op::kBindMw) n = std::max(n, spec::kSendWqeBindAccessOff + 4);
   if (ud) n = std::max(n, spec::kSendWqeUdSlOff + 1);

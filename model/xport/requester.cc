@@ -17,7 +17,7 @@ constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
 constexpr unsigned kMaxSge = spec::kMaxSge;
 // SGEs in the first WQE_HEAD bytes of a WQE; the rest are fetched only when used
-constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
+constexpr unsigned kHeadSge = kWqeHeadSges;  // (common/sq_doorbell.h)
 constexpr uint32_t kMaxInline = 96;
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 // the rights a window may be bound with (IBV_ACCESS_REMOTE_WRITE | READ | ATOMIC)

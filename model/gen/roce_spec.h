@@ -3285,7 +3285,7 @@ struct SendWqe {
   }
 };
 
-// Receive work request in the receive-queue ring (slots of 2^WQE_SLOT_LOG2 bytes). The engine reads its first WQE_HEAD bytes by DMA when a SEND or WRITE with immediate starts, the SGEs past the sixth only when num_sge > 6.
+// Receive work request in the receive-queue ring (slots of 2^WQE_SLOT_LOG2 bytes). The engine reads its first WQE_HEAD bytes by DMA ahead, at the RQ doorbell that passes it (one prefetch slot, docs/engine.md "Responder"), or else when a SEND or WRITE with immediate starts; the SGEs past the sixth only when num_sge > 6.
 // Host-memory layout, little-endian, 288 bytes.
 inline constexpr unsigned kRecvWqeWrIdOff = 0;
 inline constexpr unsigned kRecvWqeWrIdBytes = 8;

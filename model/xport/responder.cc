@@ -23,6 +23,7 @@ constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value deci
 constexpr unsigned kMaxSge = spec::kMaxSge;
 constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spec::Sge::kSize;  // 6
 constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
+constexpr Cycle kPfTake = 1;     // a prefetched receive WQE taken (the RTL's C_WQE cycle)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -109,6 +110,10 @@ void Responder::on_cfg(const spec::QpCfg& c) {
     n = Qp{};
     n.sge = q.sge;
   }
+  // the prefetch slot outlives only the moves that keep the ring and its indexes
+  const auto a = static_cast<spec::QpAction>(c.action);
+  const bool keeps_ring = a == spec::QpAction::kToInit || a == spec::QpAction::kToRtr || a == spec::QpAction::kToRts;
+  if (pf_.qpn == qpn_ && (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)) pf_.keep = false;
   n.pd = c.pd;
   n.access = c.access;
   n.rd_res = c.max_dest_rd_atomic != 0;
@@ -168,6 +173,18 @@ void Responder::on_db(const spec::WqDb& d) {
     fl_q_ = q;
     start_flush(q.ci, d.pi);
     q.ci = d.pi;
+  }
+  // the receive WQE at ci, read ahead of the packet that will need it
+  const bool open = q.state == st(spec::QpState::kInit) || q.state == st(spec::QpState::kRtr) ||
+                    q.state == st(spec::QpState::kRts);
+  if (open && q.ci != d.pi && !pf_.busy && !(pf_.keep && pf_.qpn == qpn_ && pf_.ci == q.ci)) {
+    pf_.busy = pf_.keep = true;
+    pf_.qpn = qpn_;
+    pf_.ci = q.ci;
+    spec::DmaRdReq r;
+    r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(q.ci & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
+    r.len = spec::kWqeHead;
+    dma_rd_req->push(r, s_.now() + kTake + 1);  // (the RTL: taken, context read, request out)
   }
 }
 
@@ -466,6 +483,11 @@ void Responder::get_wqe() {
       write_back_ = true;
     }
     return decide();
+  }
+  if (pf_.keep && pf_.qpn == qpn_ && pf_.ci == cx_.ci) {  // prefetched (or on its way): no read
+    pf_.keep = false;
+    st_ = St::kWqePf;
+    return;
   }
   spec::DmaRdReq r;
   r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
@@ -966,6 +988,12 @@ void Responder::run() {
   const Cycle now = s_.now();
   for (bool moved = true; moved;) {
     moved = false;
+    // read data returns in order; while the prefetch's read is outstanding, the next is its
+    if (pf_.busy && dma_rd_data.ready()) {
+      pf_.data = dma_rd_data.pop();
+      pf_.busy = false;
+      moved = true;
+    }
     while (!placing_.empty() && place(now)) moved = true;
     if (send_step(now)) moved = true;
     if (s_.defer(this, check_at_)) break;
@@ -1009,6 +1037,12 @@ void Responder::run() {
         check_at_ = std::max(check_at_, now);
         if (st_ == St::kWqe) after_wqe(dma_rd_data.pop());
         else after_wqe_tail(dma_rd_data.pop());
+        moved = true;
+        break;
+      case St::kWqePf:
+        if (pf_.busy) break;
+        check_at_ = std::max(check_at_, now) + kPfTake;
+        after_wqe(pf_.data);
         moved = true;
         break;
       case St::kAtomDrain: {

@@ -75,7 +75,7 @@ class Responder : public Process {
   // a qp_cfg only once placement has drained too.
   bool accepting() const { return st_ == St::kIdle; }
   bool placing() const { return st_ != St::kIdle || !placing_.empty(); }
-  bool busy() const { return placing() || !tx_jobs_.empty(); }
+  bool busy() const { return placing() || !tx_jobs_.empty() || pf_.busy; }
   void run() override;
 
  private:
@@ -163,7 +163,8 @@ class Responder : public Process {
   // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
   // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
   // kWqeTail: a receive WQE's SGEs past the sixth, read after its head
-  enum class St { kIdle, kRkey, kWqe, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
+  // kWqePf: the receive WQE is the prefetch slot's (waiting for its data if it is still under way)
+  enum class St { kIdle, kRkey, kWqe, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -223,6 +224,19 @@ class Responder : public Process {
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
   bool ok_ = false, write_back_ = false;
+  // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): an RQ doorbell
+  // that leaves an open QP (INIT, RTR, RTS) with a WQE at ci reads that
+  // WQE's head into one slot, tagged {QP, ci}, unless the slot's read is
+  // still outstanding; get_wqe takes the slot when the tag is its QP's ci.
+  // The newest doorbell wins; a qp_cfg for the QP that resets, destroys or
+  // errors it, or moves its ring, forgets it.
+  struct Prefetch {
+    bool busy = false;  // its read is outstanding: the next dma_rd_data is its
+    bool keep = false;  // it holds (or will) the head of the WQE at {qpn, ci}
+    unsigned qpn = 0;
+    uint16_t ci = 0;
+    Packet data;
+  } pf_;
   // flush of a receive queue
   bool flush_pending_ = false;
   uint16_t fl_next_ = 0, fl_done_ = 0, fl_end_ = 0;

@@ -52,6 +52,16 @@
 //     answered from the cache (the current msn), or dropped when not there.
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
+//   receive WQE prefetch: an RQ doorbell that leaves a QP (INIT, RTR, RTS)
+//   with a receive WQE at ci reads that WQE's head into one slot, tagged
+//   {QP, ci}, unless the slot's read is still outstanding. Step 6 then takes
+//   the slot instead of a read when the tag is its QP's ci (waiting for the
+//   data if it is still under way), so a SEND's receive WQE costs no DMA
+//   round trip after the packet arrives. The newest doorbell wins the slot;
+//   a qp_cfg for its QP that resets, destroys or errors it, or moves its
+//   ring, forgets it (read data then still lands, unused). Reads return in
+//   order and a prefetch is issued only while no read of the checker is
+//   outstanding, so while one is in flight the next read data is its.
 //
 // Inputs are taken only when idle, by priority: qp_cfg (after the placement
 // stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
@@ -228,6 +238,18 @@ module responder_ctrl #(
   logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
   logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
   logic [3:0]  fl_out_q, fl_out_d;
+  // the receive WQE prefetch slot
+  logic          pf_busy_q, pf_busy_d;             // its read is outstanding (the next read data is its)
+  logic          pf_keep_q, pf_keep_d;             // it holds (or will) the head of the WQE at {pf_qp, pf_ci}
+  logic [QW-1:0] pf_qp_q, pf_qp_d;
+  logic [15:0]   pf_ci_q, pf_ci_d;
+  logic [HEAD_W-1:0] pf_wqe_q;                     // beats shift in from the top, as wqe_q's
+  logic          pf_poison_q;
+  logic          pf_use_q, pf_use_d;               // C_WQE takes the slot, not read data
+  logic          pf_issue;                         // C_DB: the prefetch read is issued
+  logic          rd_tvalid;                        // read data for the checker (not the prefetch's)
+  logic [15:0]   rq_mask0;                         // rq_mask of the context as read
+  logic [HEAD_W-1:0] wqe_w;                        // C_WQE: the head, from the slot or the read
   // output registers
   roce_pkg::dma_rd_req_t rd_q, rd_d;
   roce_pkg::mr_req_t     mr_q, mr_d;
@@ -275,7 +297,7 @@ module responder_ctrl #(
   assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
   assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
-  assign s_dma_rd_tready = st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
+  assign s_dma_rd_tready = pf_busy_q || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
   assign m_vd_valid      = st_q == C_PUSH;
 
@@ -315,7 +337,9 @@ module responder_ctrl #(
     sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
     wqe_in   = HEAD_W'({s_dma_rd_tdata, wqe_q} >> DATA_W);  // beats shift in from the top
-    wqe_nsge = wqe_in[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
+    rd_tvalid = s_dma_rd_tvalid && !pf_busy_q;
+    wqe_w    = pf_use_q ? pf_wqe_q : wqe_in;
+    wqe_nsge = wqe_w[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
     // every slot of the head (constant time), then those of the tail in use
@@ -326,6 +350,7 @@ module responder_ctrl #(
     rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, c0.pmtu}));
     rd_start = 1'b0;
     rq_mask = 16'((17'd1 << cx_q.rq_lsz) - 17'd1);
+    rq_mask0 = 16'((17'd1 << c0.rq_lsz) - 17'd1);
 
     // defaults: hold
     st_d = st_q;
@@ -346,6 +371,7 @@ module responder_ctrl #(
     wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
+    pf_keep_d = pf_keep_q; pf_qp_d = pf_qp_q; pf_ci_d = pf_ci_q; pf_use_d = pf_use_q; pf_issue = 1'b0;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
@@ -504,6 +530,12 @@ module responder_ctrl #(
             end
             default: ;  // ATTR, DESTROY: attributes only (ERR is left only through RESET)
           endcase
+          // the prefetch slot outlives only the moves that keep the ring and its indexes
+          if (pf_qp_q == idx_q
+              && ((cfg_q.action != roce_pkg::QP_ACTION_TO_INIT && cfg_q.action != roce_pkg::QP_ACTION_TO_RTR
+                   && cfg_q.action != roce_pkg::QP_ACTION_TO_RTS)
+                  || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz))
+            pf_keep_d = 1'b0;
           ctx_we = 1'b1;
           ctx_wd = cx_d;
         end
@@ -522,6 +554,18 @@ module responder_ctrl #(
           end
           ctx_we = 1'b1;
           ctx_wd = cx_d;
+          // the receive WQE at ci, read ahead of the packet that will need it
+          if ((c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
+               || c0.state == roce_pkg::QP_STATE_RTS)
+              && c0.ci != db_pi_q && !pf_busy_q && !rd_v_q
+              && !(pf_keep_q && pf_qp_q == idx_q && pf_ci_q == c0.ci)) begin
+            pf_issue = 1'b1;
+            pf_keep_d = 1'b1; pf_qp_d = idx_q; pf_ci_d = c0.ci;
+            rd_v_d = 1'b1;
+            rd_d.tag = '0;
+            rd_d.addr = c0.rq_base + ({48'b0, c0.ci & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.len = 13'(roce_pkg::WQE_HEAD);
+          end
         end
         fl_go_d = 1'b0;
         st_d = fl_pend_d ? C_FLUSH : C_IDLE;
@@ -666,12 +710,18 @@ module responder_ctrl #(
             wctx_d = 1'b1;
           end
           st_d = C_PUSH;
-        end else begin
+        end else if (pf_keep_q && pf_qp_q == idx_q && pf_ci_q == cx_q.ci) begin
+          // prefetched (or on its way): no read
+          pf_keep_d = 1'b0;
+          pf_use_d = 1'b1;
+          st_d = C_WQE;
+        end else if (!rd_v_q) begin
           rd_v_d = 1'b1;
           rd_d.tag = '0;
           rd_d.addr = cx_q.rq_base + ({48'b0, cx_q.ci & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
           rd_d.len = 13'(roce_pkg::WQE_HEAD);
           poison_d = 1'b0;
+          pf_use_d = 1'b0;
           st_d = C_WQE;
         end
       end
@@ -726,11 +776,12 @@ module responder_ctrl #(
       end
 
       C_WQE: begin
-        if (s_dma_rd_tvalid) begin
-          wqe_d = wqe_in;
-          poison_d = poison_q || s_dma_rd_tuser;
-          if (s_dma_rd_tlast) begin
-            cx_d.wr_id = poison_d ? 64'd0 : wqe_in[8 * roce_pkg::RECV_WQE_WR_ID_OFF +: 64];
+        // the slot once its data is in, or the read's beats
+        if (pf_use_q ? !pf_busy_q : rd_tvalid) begin
+          wqe_d = wqe_w;
+          poison_d = pf_use_q ? pf_poison_q : poison_q || s_dma_rd_tuser;
+          if (pf_use_q || s_dma_rd_tlast) begin
+            cx_d.wr_id = poison_d ? 64'd0 : wqe_w[8 * roce_pkg::RECV_WQE_WR_ID_OFF +: 64];
             if (poison_d || wqe_nsge > 8'(responder_pkg::MAX_SGE)) begin
               i_op = 1'b1;
               err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_REM_OP);
@@ -763,7 +814,7 @@ module responder_ctrl #(
       end
 
       C_WQT: begin
-        if (s_dma_rd_tvalid) begin
+        if (rd_tvalid) begin
           tail_d[32'(tb_q) * DATA_W +: DATA_W] = s_dma_rd_tdata;
           tb_d = tb_q + 5'd1;
           poison_d = poison_q || s_dma_rd_tuser;
@@ -900,7 +951,7 @@ module responder_ctrl #(
       end
 
       C_ATR: begin
-        if (s_dma_rd_tvalid && s_dma_rd_tlast) begin
+        if (rd_tvalid && s_dma_rd_tlast) begin
           orig_d = s_dma_rd_tdata[63:0];
           if (s_dma_rd_tuser) begin
             i_op = 1'b1;
@@ -949,7 +1000,7 @@ module responder_ctrl #(
             rd_d.len = 13'(roce_pkg::RECV_WQE_WR_ID_BYTES);
             fl_next_d = fl_next_q + 16'd1;
           end
-          rd_beat = s_dma_rd_tvalid && s_dma_rd_tready && s_dma_rd_tlast;
+          rd_beat = rd_tvalid && s_dma_rd_tready && s_dma_rd_tlast;
           if (rd_beat) begin
             cq_v_d = 1'b1;
             fl_wr_d = s_dma_rd_tuser ? 64'd0 : s_dma_rd_tdata[63:0];
@@ -1006,6 +1057,8 @@ module responder_ctrl #(
       st_d = C_PUSH;
     end
 
+    pf_busy_d = pf_issue || (pf_busy_q && !(s_dma_rd_tvalid && s_dma_rd_tlast));
+
     m_vd = ok_q ? vd_ok : vd_q;
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
     // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
@@ -1052,6 +1105,7 @@ module responder_ctrl #(
       valid_q <= '0; rc_q <= '0; uc_q <= '0; ud_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
+      pf_busy_q <= 1'b0; pf_keep_q <= 1'b0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
@@ -1063,6 +1117,7 @@ module responder_ctrl #(
       end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
+      pf_busy_q <= pf_busy_d; pf_keep_q <= pf_keep_d;
       c_rx_q    <= c_rx_q    + 32'(i_rx);
       c_noqp_q  <= c_noqp_q  + 32'(i_noqp);
       c_state_q <= c_state_q + 32'(i_state);
@@ -1091,6 +1146,16 @@ module responder_ctrl #(
     wqe_q <= wqe_d; tail_q <= tail_d; tb_q <= tb_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
     rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
+    pf_qp_q <= pf_qp_d; pf_ci_q <= pf_ci_d; pf_use_q <= pf_use_d;
+  end
+
+  // the prefetch slot's data: the beats of its read, while it is outstanding
+  always_ff @(posedge clk) begin
+    if (pf_issue) pf_poison_q <= 1'b0;
+    else if (pf_busy_q && s_dma_rd_tvalid) begin
+      pf_wqe_q <= HEAD_W'({s_dma_rd_tdata, pf_wqe_q} >> DATA_W);
+      pf_poison_q <= pf_poison_q || s_dma_rd_tuser;
+    end
   end
 
   // each QP's path encapsulation: a memory (no reset), read only for QPs in RTR/RTS
@@ -1116,7 +1181,7 @@ module responder_ctrl #(
   assign m_addr_wd.ttl = s_qp_cfg.ttl;
   assign m_addr_wd.flow_label = s_qp_cfg.flow_label;
   assign m_addr_wd.dest_qpn = s_qp_cfg.dest_qpn;
-  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q;
+  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q && !pf_busy_q;
   assign cnt_rx_pkts = c_rx_q;
   assign cnt_no_qp = c_noqp_q;
   assign cnt_qp_state = c_state_q;

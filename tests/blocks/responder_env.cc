@@ -46,8 +46,8 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
       r.error = "timeout at step " + std::to_string(s) + " of " + std::to_string(steps.size());
       break;
     }
-    // steps: the next one starts once the block is idle
-    if (s < steps.size() && !started && b.idle()) {
+    // steps: the next one starts once the block is idle (a `behind` one at once)
+    if (s < steps.size() && !started && (steps[s].behind || b.idle())) {
       for (const auto& [a, bytes] : steps[s].host)
         if (!mem.write(a, bytes.data(), bytes.size())) r.error = "host write outside the allowed regions";
       started = true;

@@ -2,10 +2,10 @@
 //
 // run(): a Block (RTL adapter or model) connected to host memory through the
 // DMA timing model, to an MR table answering its mr_req with a small latency,
-// and fed stimulus in steps. A step starts only once the block is idle and
-// the previous step's flits were all taken, so what the block sees does not
-// depend on its own timing: RTL and model get the same input order on every
-// port. Inside a step the flits arrive with random idle cycles, outputs see
+// and fed stimulus in steps. A step starts only once the previous step's
+// flits were all taken and (unless it is marked `behind`) the block is idle,
+// so what the block sees does not depend on its own timing: RTL and model
+// get the same input order on every port. Inside a step the flits arrive with random idle cycles, outputs see
 // random backpressure.
 //
 // Peer: plays the remote requester (request packets) and the local driver
@@ -46,6 +46,9 @@ struct World {
 struct Step {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host;  // driver memory writes at the step's start
   std::vector<Flit> in[4];                                       // qp_cfg, rq_db, rx_hdr, rx_payload
+  // starts once the previous step's flits were all taken, without waiting for
+  // the block to go idle (the input order stays fixed: those flits were taken)
+  bool behind = false;
 };
 
 struct RunConfig {
@@ -160,6 +163,12 @@ class Peer {
   void to_err(TQp& q);
   void post(TQp& q, const std::vector<TWqe>& ws);
   TWqe good_wqe(unsigned nsge, uint32_t min_total = 0);
+  // the next action starts a step of its own (behind: see Step::behind, so a
+  // packet meets what the doorbell before it started still under way)
+  void new_step(bool behind = false) {
+    steps.emplace_back();
+    steps.back().behind = behind;
+  }
   // requests: each sends one message's packets and logs what it means
   void send(TQp& q, uint32_t len, bool imm, bool se);
   void write(TQp& q, unsigned m, uint64_t va, uint32_t len, bool imm, Meant meant = Meant::kGood,

@@ -467,6 +467,65 @@ TEST(Responder, ReceiveWqeErrors) {
   EXPECT_EQ(statuses, want);
 }
 
+// An RQ doorbell reads the WQE at ci ahead of its packet, into one slot
+// tagged {QP, ci}: a SEND that finds its WQE there issues no read of its own.
+// Counted by the WQE head reads (len WQE_HEAD) on dma_rd_req; the intents
+// say each SEND lands in the buffers of the WQE posted for it.
+TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
+  Peer p(17);
+  for (uint32_t n = 1; n <= 4; ++n) p.setup(p.qps[n]);
+  TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4];
+  unsigned want = 0;
+  // read at the doorbell, taken by the SEND
+  p.post(a, {p.good_wqe(1, 100)});
+  p.send(a, 100, false, false);
+  want += 1;
+  // the SEND arrives while that read is still under way: it waits for it
+  p.post(b, {p.good_wqe(2, 300)});
+  p.new_step(true);
+  p.send(b, 300, false, true);
+  want += 1;
+  // the newest doorbell wins the slot: c's SEND reads its WQE again, behind
+  // d's read still under way; d's SEND then takes the slot
+  p.post(c, {p.good_wqe(1, 100)});
+  p.new_step();
+  p.post(d, {p.good_wqe(3, 500)});
+  p.new_step(true);
+  p.send(c, 100, false, false);
+  p.send(d, 500, true, false);
+  want += 3;
+  // two WQEs with one doorbell: the first read ahead, the second when needed
+  p.post(a, {p.good_wqe(1, 64), p.good_wqe(1, 64)});
+  p.send(a, 64, false, false);
+  p.send(a, 64, false, false);
+  want += 2;
+  // a reset forgets the slot: the SEND lands in the WQE posted after it
+  p.post(b, {p.good_wqe(1, 200)});
+  p.reset_qp(b);
+  p.post(b, {p.good_wqe(2, 200)});
+  p.send(b, 200, false, false);
+  want += 2;
+  // a WQE with more SGEs than its head holds: the tail is read when needed
+  p.post(c, {p.good_wqe(9, 900)});
+  p.send(c, 900, false, false);
+  want += 1;
+  // a WRITE_WITH_IMM consumes a prefetched WQE too
+  p.post(d, {p.good_wqe(0)});
+  p.write(d, Peer::kRw, p.va_in(Peer::kRw, 700), 700, true);
+  want += 1;
+  for (const uint64_t seed : {1ull, 2ull, 3ull}) {
+    RunConfig cfg;
+    cfg.seed = seed;
+    const Both r = run_both(p, cfg);
+    check_all(p, r, "receive WQEs read ahead");
+    unsigned heads = 0;
+    for (const Txn& t : r.rtl.out[kRdReq]) heads += desc_from_flit<spec::DmaRdReq>(t.flits[0]).len == spec::kWqeHead;
+    EXPECT_EQ(heads, want);
+    EXPECT_EQ(r.rtl.out[kCq].size(), 9u);
+    for (const Txn& t : r.rtl.out[kCq]) EXPECT_EQ(desc_from_flit<spec::CqCompl>(t.flits[0]).status, 0);
+  }
+}
+
 TEST(Responder, ErrFromCommandFlushesAndDoorbellsFlushMore) {
   Peer p(16);
   TQp& q = p.qps[6];

@@ -7,8 +7,9 @@
 //     read_place against the peer's responder);
 //   - cycles from the SQ doorbell to the first TX beat, and from the last RX
 //     beat of a SEND to the CQE write; and (issue 11) from the doorbell to
-//     the first TX beat of a 64 B inline SEND written with its doorbell
-//     (SQ_BF_DB: no WQE fetch);
+//     the first TX beat of a 64 B inline SEND, fetched by DMA (one round
+//     trip, no payload read) and written with its doorbell (SQ_BF_DB: no
+//     WQE fetch);
 //   - each for the RTL and the model, and the model-to-RTL ratio;
 //   - the wall time of each run (first doorbell to last completion, not the
 //     set-up) on both, and their ratio: how much faster the model simulates;
@@ -27,11 +28,15 @@
 //   atomic_row op=fetch_add|cmp_swap qps=Q ops=N rtl_cycles=C model_cycles=C rtl_wall_s=F model_wall_s=F
 //   latency doorbell_to_tx rtl=C model=C
 //   latency rx_to_cqe rtl=C model=C
+//   latency doorbell_to_tx_inline rtl=C model=C
 //   latency doorbell_to_tx_bf rtl=C model=C
 //   recovery by=nak rtl=C model=C
 //   recovery by=timeout timeout=4 rtl=C model=C
 //
 //   engine_bench [messages_per_qp]   (default 16)
+//   engine_bench --timeline write|send|read SIZE [MSGS]   (calibration: the
+//     frame, DMA-read and DMA-write cycles of MSGS messages (1) on one QP,
+//     on both engines, RTL and model)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -93,9 +98,18 @@ struct Pair {
   // jumps to the next one: nothing is on the wire). The RTL's timer_at() is
   // a lower bound that may outlive a disarmed timer by a scan lap, so a run
   // with timers measures to its completion's DMA write, not to its end.
+  //
+  // An idle world's clock stands still (Device::run), so while one side
+  // waits -- for an ACK, a READ's responses -- its clock is moved along with
+  // the busy side's (never past its own next timer): the figures are elapsed
+  // cycles, not the cycles A was busy.
   void lockstep(bool timers = false, uint64_t max_cycles = 200'000'000) {
+    const int64_t offset = static_cast<int64_t>(da->cycles() - db->cycles());  // A's clock minus B's, kept
     for (uint64_t c = 0; c < max_cycles; ++c) {
       const uint64_t n = da->run(1) + db->run(1);
+      const int64_t lag = static_cast<int64_t>(da->cycles() - db->cycles()) - offset;  // > 0: B is behind
+      if (lag > 0 && db->idle()) db->skip_to(std::min(db->cycles() + uint64_t(lag), db->timer_at()));
+      if (lag < 0 && da->idle()) da->skip_to(std::min(da->cycles() + uint64_t(-lag), da->timer_at()));
       if (n != 0) continue;
       if (!timers) return;
       const uint64_t t = std::min(da->timer_at(), db->timer_at());
@@ -116,12 +130,28 @@ struct Figures {
   double wall_s = 0;
 };
 
+// With --timeline: what each engine did, in cycles from the first doorbell
+// (B: from the same moment on its own clock).
+void print_marks(const char* backend, const char* side, EngineWorld& w, uint64_t start) {
+  for (const uint64_t c : w.take_tx_starts()) std::printf("timeline %s %s tx_start %llu\n", backend, side,
+                                                          static_cast<unsigned long long>(c - start));
+  for (const uint64_t c : w.take_rx_ends()) std::printf("timeline %s %s rx_end %llu\n", backend, side,
+                                                        static_cast<unsigned long long>(c - start));
+  for (const DmaRead& x : w.take_dma_reads())
+    std::printf("timeline %s %s dma_read %llu %u bytes\n", backend, side, static_cast<unsigned long long>(x.cycle - start),
+                x.len);
+  for (const DmaWrite& x : w.take_dma_writes())
+    std::printf("timeline %s %s dma_write %llu tag %u %zu bytes\n", backend, side,
+                static_cast<unsigned long long>(x.cycle - start), unsigned{x.tag}, x.data.size());
+}
+
 // WRITEs (or READs, SENDs, atomics) of `size` bytes, `per_qp` on each of
 // `nqp` QPs, all posted at once (the SQ holds them), by A to (from) B; with
 // `inl` the bytes travel inline in the WQE; a SEND lands in a receive WQE
 // posted before. Cycles from the first doorbell to the last send completion.
+// marks: print both engines' frame and DMA-write cycles (--timeline).
 Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigned per_qp, WrOpcode op,
-                bool inl = false) {
+                bool inl = false, bool marks = false) {
   Pair p(backend);
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(12), rcq_a = p.a->create_cq(4);
@@ -144,7 +174,15 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
       for (unsigned m = 0; m < per_qp; ++m) p.b->post_recv(*c.qb, m, {{dst.addr(), size, mrb.key}});
   }
   p.lockstep();
-  const uint64_t start = p.da->cycles();
+  EngineWorld *ha = p.da->harness(), *hb = p.db->harness();
+  if (marks)
+    for (EngineWorld* h : {ha, hb}) {
+      h->take_tx_starts();
+      h->take_rx_ends();
+      h->record_writes(true);
+      h->take_dma_writes();
+    }
+  const uint64_t start = p.da->cycles(), start_b = p.db->cycles();
   const auto t0 = std::chrono::steady_clock::now();
   SendWqe w;
   w.opcode = static_cast<uint8_t>(op);
@@ -169,6 +207,10 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
     }
   p.lockstep();
   const uint64_t cycles = p.da->cycles() - start;
+  if (marks) {
+    print_marks(backend.c_str(), "A", *ha, start);
+    print_marks(backend.c_str(), "B", *hb, start_b);
+  }
   const auto cqes = p.a->poll(*scq);
   if (cqes.size() != size_t{nqp} * per_qp) {
     std::fprintf(stderr, "engine_bench: %zu of %u completions\n", cqes.size(), nqp * per_qp);
@@ -198,9 +240,13 @@ struct Latency {
 };
 
 // One 64-byte SEND on an idle pair: doorbell -> first TX beat on A, and
-// last RX beat -> receive CQE write on B. bf: the SEND's bytes are inline
-// and the WQE goes through the SQ_BF window with its doorbell.
-Latency latency(const std::string& backend, bool bf = false) {
+// last RX beat -> receive CQE write on B. How A's WQE is posted:
+enum class Post {
+  kSge,     // a gather entry: the WQE fetch, then the payload read (two DMA round trips)
+  kInline,  // the bytes inline in the WQE: the WQE fetch only (one round trip)
+  kBf,      // inline, and the WQE written through the SQ_BF window with its doorbell: no fetch
+};
+Latency latency(const std::string& backend, Post post = Post::kSge) {
   Pair p(backend);
   const uint32_t pda = p.a->alloc_pd(), pdb = p.b->alloc_pd();
   auto scq = p.a->create_cq(4), rcq = p.b->create_cq(4), x1 = p.a->create_cq(4), x2 = p.b->create_cq(4);
@@ -220,9 +266,9 @@ Latency latency(const std::string& backend, bool bf = false) {
   w.opcode = static_cast<uint8_t>(WrOpcode::kSend);
   w.flags = 1;
   w.length = 64;
-  if (bf) {
+  if (post != Post::kSge) {
     w.flags |= 4;  // inline
-    p.a->post_send(*qa, w, {}, std::vector<uint8_t>(src.data(), src.data() + 64), true);
+    p.a->post_send(*qa, w, {}, std::vector<uint8_t>(src.data(), src.data() + 64), post == Post::kBf);
   } else {
     p.a->post_send(*qa, w, {{src.addr(), 64, mra.key}});
   }
@@ -296,6 +342,22 @@ Recovery recovery(const std::string& backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--timeline") {
+    // a diagnostic for calibrating the model: MSGS messages (1) on one QP, both backends
+    const std::string op = argv[2];
+    const uint32_t size = static_cast<uint32_t>(std::atoi(argv[3]));
+    const int msgs = argc == 5 ? std::atoi(argv[4]) : 1;
+    const WrOpcode o = op == "read" ? WrOpcode::kRdmaRead : op == "send" ? WrOpcode::kSend : WrOpcode::kRdmaWrite;
+    if ((op != "read" && op != "send" && op != "write") || size == 0 || msgs < 1 || msgs > 4096) {
+      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096]\n");
+      return 2;
+    }
+    for (const char* b : {"rtl", "model"}) {
+      const Figures f = goodput(b, 1, size, static_cast<unsigned>(msgs), o, false, true);
+      std::printf("timeline %s cycles %llu\n", b, static_cast<unsigned long long>(f.cycles));
+    }
+    return 0;
+  }
   const unsigned per_qp = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 16;
   if (per_qp == 0) {
     std::fprintf(stderr, "usage: engine_bench [messages_per_qp >= 1]\n");
@@ -365,9 +427,12 @@ int main(int argc, char** argv) {
       rows.push_back(line);
     }
   const Latency lr = latency("rtl"), lm = latency("model");
-  const Latency br = latency("rtl", true), bm = latency("model", true);
+  const Latency ir = latency("rtl", Post::kInline), im = latency("model", Post::kInline);
+  const Latency br = latency("rtl", Post::kBf), bm = latency("model", Post::kBf);
   std::printf("doorbell -> first TX beat: rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(lr.doorbell_to_tx), static_cast<unsigned long long>(lm.doorbell_to_tx));
+  std::printf("doorbell -> first TX beat, 64 B inline SEND fetched by DMA: rtl %llu cycles, model %llu cycles\n",
+              static_cast<unsigned long long>(ir.doorbell_to_tx), static_cast<unsigned long long>(im.doorbell_to_tx));
   std::printf("doorbell -> first TX beat, 64 B inline SEND written with the doorbell (SQ_BF): rtl %llu cycles, model %llu cycles\n",
               static_cast<unsigned long long>(br.doorbell_to_tx), static_cast<unsigned long long>(bm.doorbell_to_tx));
   std::printf("last RX beat -> CQE write: rtl %llu cycles, model %llu cycles\n",
@@ -386,6 +451,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(lm.doorbell_to_tx));
   std::printf("latency rx_to_cqe rtl=%llu model=%llu\n", static_cast<unsigned long long>(lr.rx_to_cqe),
               static_cast<unsigned long long>(lm.rx_to_cqe));
+  std::printf("latency doorbell_to_tx_inline rtl=%llu model=%llu\n", static_cast<unsigned long long>(ir.doorbell_to_tx),
+              static_cast<unsigned long long>(im.doorbell_to_tx));
   std::printf("latency doorbell_to_tx_bf rtl=%llu model=%llu\n", static_cast<unsigned long long>(br.doorbell_to_tx),
               static_cast<unsigned long long>(bm.doorbell_to_tx));
   std::printf("recovery by=nak rtl=%llu model=%llu\n", static_cast<unsigned long long>(rr.nak),

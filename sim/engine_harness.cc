@@ -131,8 +131,11 @@ void EngineHarness::sample_outputs() {
     events_.push_back(held_events_.front().second);
     held_events_.pop_front();
   }
-  if (eng_->output_valid(kDmaRdReq) && rd_req_ready_)
-    dma_.push_rd_req(desc_from_flit<spec::DmaRdReq>(eng_->output(kDmaRdReq)));
+  if (eng_->output_valid(kDmaRdReq) && rd_req_ready_) {
+    const auto req = desc_from_flit<spec::DmaRdReq>(eng_->output(kDmaRdReq));
+    dma_.push_rd_req(req);
+    if (record_writes_) reads_.push_back({req.addr, req.len, cycle_});
+  }
   // The write channel: a request, then its data beats (the DMA model takes
   // beats for the oldest request). A request may be taken while the previous
   // one's beats are still coming; the record keeps them apart by length.

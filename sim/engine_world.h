@@ -20,6 +20,13 @@ struct DmaWrite {
   uint8_t tag = 0;  // the writing client: 0 responder (payload), 1 CQ writer (CQEs)
 };
 
+// A DMA read request as the host took it (benches' timelines).
+struct DmaRead {
+  uint64_t addr = 0;
+  uint32_t len = 0;
+  uint64_t cycle = 0;
+};
+
 class EngineWorld {
  public:
   using Frame = std::vector<uint8_t>;
@@ -56,6 +63,8 @@ class EngineWorld {
   // Every DMA write, once record_writes(true) (cosim, benches).
   std::vector<DmaWrite> take_dma_writes() { return std::exchange(writes_, {}); }
   void record_writes(bool on) { record_writes_ = on; }
+  // ... and every DMA read request the host took, then too.
+  std::vector<DmaRead> take_dma_reads() { return std::exchange(reads_, {}); }
   // Timing marks for benches: the cycle of the first beat of every TX frame,
   // and of the last beat of every RX frame the engine took.
   std::vector<uint64_t> take_tx_starts() { return std::exchange(tx_starts_, {}); }
@@ -66,6 +75,7 @@ class EngineWorld {
   std::vector<Frame> tx_out_, byp_out_;
   std::vector<std::pair<uint16_t, bool>> events_;
   std::vector<DmaWrite> writes_;
+  std::vector<DmaRead> reads_;
   bool record_writes_ = false;
   std::vector<uint64_t> tx_starts_, rx_ends_;
 };

@@ -79,6 +79,7 @@ class ModelWorld::Host {
     std::deque<std::pair<Cycle, Packet>> reads;       // answered, waiting for a credit
     std::deque<std::pair<Cycle, uint8_t>> dones;      // write-done, due
     std::deque<std::pair<Cycle, bool>> landing;       // writes: when they land, is it a CQE (tag 1)
+    Cycle wr_at = 0;                                  // when the last write was taken
     uint64_t cqe_landed = 0;
     void run() override {
       const Cycle now = w_.sched_.now();
@@ -90,6 +91,7 @@ class ModelWorld::Host {
           break;
         }
         const spec::DmaRdReq r = rd_req.pop();
+        if (w_.record_writes_) w_.reads_.push_back({r.addr, r.len, now});
         const DmaTimeline::Read t = w_.dma_.read(now, r.len);
         std::vector<uint8_t> data(r.len);
         Packet p;
@@ -103,21 +105,24 @@ class ModelWorld::Host {
         rd_data->push(std::move(reads.front().second), reads.front().first);
         reads.pop_front();
       }
+      // A write is taken when its request arrived (its data streams behind
+      // it, faster than the link takes it), though handled here once its
+      // Packet is in (at its last beat).
       while (wr_req.ready() && wr_data.ready()) {
-        const Cycle slot = w_.dma_.write_slot_at(now);
+        const Cycle slot = w_.dma_.write_slot_at(std::max(wr_req.next_at(), wr_at));
         if (slot > now) {
           wake = std::min(wake, slot);
           break;
         }
+        wr_at = slot;
         const spec::DmaWrReq r = wr_req.pop();
         const Packet d = wr_data.pop();
-        const DmaTimeline::Write t = w_.dma_.write(now, r.len);
+        const DmaTimeline::Write t = w_.dma_.write(slot, r.len);
         const size_t n = std::min<size_t>(r.len, d.data.size());
         const bool ok = w_.mem_.write(r.addr, d.data.data(), n);
         if (w_.record_writes_) {
-          const Cycle beats = std::max<Cycle>(1, (r.len + w_.bytes_ - 1) / w_.bytes_);
           w_.writes_.push_back(
-              {r.addr, std::vector<uint8_t>(d.data.data(), d.data.data() + n), t.last_beat + 1 - beats, r.tag});
+              {r.addr, std::vector<uint8_t>(d.data.data(), d.data.data() + n), slot + 1, r.tag});
         }
         landing.emplace_back(t.last_beat, r.tag == 1);
         dones.emplace_back(t.done, static_cast<uint8_t>(ok ? 0 : 1));

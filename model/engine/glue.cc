@@ -7,8 +7,31 @@
 
 namespace rocenic::model {
 
+bool RxDispatch::pass_payloads(Cycle now) {
+  while (!dest_.empty()) {
+    const Dest& d = dest_.front();
+    if (d.atomic) {
+      // the AtomicAckETH original value as the host stores a uint64
+      // (little-endian): the completer takes it as a READ RESPONSE ONLY of 8 bytes
+      if (!rsp_pay->can_push()) return false;
+      std::vector<uint8_t> b(8);
+      for (unsigned i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(d.orig >> (8 * i));
+      rsp_pay->push(Packet{Bytes(std::move(b))}, std::max(d.at, now));
+    } else {
+      // passed on as it streams in (stamped with its last beat's cycle)
+      if (pay.empty() || (d.to && !(*d.to)->can_push())) return false;
+      const Cycle last = pay.next_at();
+      Packet p = pay.pop_ahead();
+      if (d.to) (*d.to)->push(std::move(p), std::max(d.at, last));
+    }
+    dest_.pop_front();
+  }
+  return true;
+}
+
 void RxDispatch::run() {
   const Cycle now = s_.now();
+  pass_payloads(now);
   while (hdr.ready()) {
     const spec::RoceRxHdr& h = hdr.front();
     // every RC response (READ response, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE) is the requester side's
@@ -16,89 +39,111 @@ void RxDispatch::run() {
     const bool is_rsp = h.opcode >= spec::kRcReadRespFirst && h.opcode <= spec::kRcReadRespOnly;
     const bool is_atom = h.opcode == spec::kRcAtomicAck;
     const bool parsed = h.pay_len != 0;  // (never on an ATOMIC ACK: the parser refuses one; dropped if so)
-    if (parsed && !pay.ready()) {  // its payload follows its header
-      if (!pay.empty()) s_.wake_at(this, pay.next_at());
-      return;
-    }
+    if ((parsed || is_atom) && dest_.size() >= kDepth) return;  // payloads before it still to pass
     Out<spec::RoceRxHdr>& o = is_ack ? ack : req;
-    Out<Packet>* po = !is_ack ? &req_pay : is_rsp ? &rsp_pay : nullptr;  // (an ACK's payload: dropped)
-    if (!o->can_push() || (h.pay_len != 0 && po && !(*po)->can_push()) || (is_atom && !rsp_pay->can_push())) return;
+    if (!o->can_push()) return;
     const Cycle t = std::max(hdr.next_at() + kLatency, now);
-    if (parsed) {
-      Packet p = pay.pop();
-      if (po) (*po)->push(std::move(p), std::max(t, now));
-    }
     spec::RoceRxHdr v = hdr.pop();
+    if (parsed) dest_.push_back({!is_ack ? &req_pay : is_rsp ? &rsp_pay : nullptr, false, 0, t});  // (an ACK's: dropped)
     if (is_atom) {
-      // the AtomicAckETH original value as the host stores a uint64
-      // (little-endian), an 8-byte payload for read_place in the payload
-      // order: the completer takes it as a READ RESPONSE ONLY of 8 bytes
-      std::vector<uint8_t> b(8);
-      for (unsigned i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(v.atomic_orig >> (8 * i));
-      rsp_pay->push(Packet{Bytes(std::move(b))}, t);
+      dest_.push_back({&rsp_pay, true, v.atomic_orig, t});
       v.pay_len = 8;
     }
     o->push(v, t);
+    pass_payloads(now);
   }
+}
+
+bool UdGrhInsert::pass_payloads() {
+  while (!next_.empty()) {
+    const Next& n = next_.front();
+    // passed on as it streams in (stamped with its last beat's cycle)
+    if ((n.parsed && pay.empty()) || !pay_out->can_push()) return false;
+    const Cycle last = n.parsed ? pay.next_at() : n.at;
+    if (n.grh) {
+      const auto g = ud_grh(n.h);
+      std::vector<uint8_t> b(g.begin(), g.end());
+      Cycle more = 0;  // the GRH in front: the beats it adds at the end
+      if (n.parsed) {
+        const Packet p = pay.pop_ahead();
+        const size_t in = p.data.size();
+        b.insert(b.end(), p.data.vec().begin(), p.data.vec().end());
+        more = (b.size() + bytes_ - 1) / bytes_ - (in + bytes_ - 1) / bytes_;
+      }
+      pay_out->push(Packet{Bytes(std::move(b))}, std::max(n.at, last + more));
+    } else {
+      pay_out->push(pay.pop_ahead(), std::max(n.at, last));
+    }
+    next_.pop_front();
+  }
+  return true;
 }
 
 void UdGrhInsert::run() {
   const Cycle now = s_.now();
+  pass_payloads();
   while (hdr.ready()) {
-    const spec::RoceRxHdr& h = hdr.front();
-    const bool ud = is_ud_request(h.opcode);
-    const bool parsed = h.pay_len != 0;
-    if (parsed && !pay.ready()) {  // its payload follows its header
-      if (!pay.empty()) s_.wake_at(this, pay.next_at());
-      return;
-    }
-    if (!hdr_out->can_push() || ((parsed || ud) && !pay_out->can_push())) return;
+    const bool ud = is_ud_request(hdr.front().opcode);
+    const bool parsed = hdr.front().pay_len != 0;
+    if (!hdr_out->can_push() || next_.size() >= 4) return;
     const Cycle t = std::max(hdr.next_at() + kLatency, now);
     spec::RoceRxHdr v = hdr.pop();
-    if (ud) {
-      const auto g = ud_grh(v);
-      std::vector<uint8_t> b(g.begin(), g.end());
-      if (parsed) {
-        const Packet p = pay.pop();
-        b.insert(b.end(), p.data.vec().begin(), p.data.vec().end());
-      }
-      pay_out->push(Packet{Bytes(std::move(b))}, t);
-      v.pay_len = static_cast<uint16_t>(v.pay_len + spec::kGrhBytes);
-    } else if (parsed) {
-      pay_out->push(pay.pop(), t);
-    }
+    if (ud || parsed) next_.push_back({parsed, ud, v, t});
+    if (ud) v.pay_len = static_cast<uint16_t>(v.pay_len + spec::kGrhBytes);
     hdr_out->push(v, t);
+    pass_payloads();
   }
 }
 
 void TxArb::run() {
   const Cycle now = s_.now();
   for (;;) {
+    if (fwd_ >= 0) {  // the payload of the header that went last, passed on as it streams in
+      In<Packet>& p = fwd_ == 0 ? pay0 : pay1;
+      if (p.empty() || !pay->can_push()) return;
+      const Cycle last = p.next_at();
+      pay->push(p.pop_ahead(), last);
+      fwd_ = -1;
+    }
     const int pick = first_arrived({hdr0.next_at(), hdr1.next_at()}, now);
     if (pick < 0 || !hdr->can_push()) return;
     In<spec::RoceTxHdr>& h = pick == 0 ? hdr0 : hdr1;
-    In<Packet>& p = pick == 0 ? pay0 : pay1;
-    const bool with = h.front().pay_len != 0;
-    if (with && !p.ready()) {  // its payload is on its way: the header waits for it
-      if (!p.empty()) s_.wake_at(this, p.next_at());
-      return;
-    }
-    if (with && !pay->can_push()) return;
     const Cycle t = std::max(h.next_at() + kLatency, now);
     spec::RoceTxHdr v = h.pop();
     if (on_pass) on_pass(v, pick);
     hdr->push(v, t);
-    if (with) pay->push(p.pop(), t);
+    if (v.pay_len != 0) fwd_ = pick;
   }
 }
 
 void DmaWriteArb::run() {
   const Cycle now = s_.now();
+  In<spec::DmaWrReq>* reqs[3] = {&req0, &req1, &req2};
+  In<Packet>* datas[3] = {&data0, &data1, &data2};
+  // a Packet's first beat: beats - 1 cycles before it arrives (its last)
+  const auto first_beat = [this](In<Packet>& d) {
+    const Cycle beats = std::max<Cycle>(1, (d.front().data.size() + bytes_ - 1) / bytes_);
+    return d.next_at() - std::min(d.next_at(), beats - 1);
+  };
   for (;;) {
-    In<spec::DmaWrReq>* reqs[3] = {&req0, &req1, &req2};
-    In<Packet>* datas[3] = {&data0, &data1, &data2};
+    // The granted write's data went on as it streamed in; the client sees it
+    // taken (its channel empty: an atomic's read, read_place's done wait for
+    // that) when its last beat has gone on, as the RTL's last handshake.
+    if (fwd_ >= 0) {
+      if (!datas[fwd_]->ready() || fwd_last_ > now) {
+        s_.wake_at(this, std::max(fwd_last_, datas[fwd_]->next_at()));
+        break;
+      }
+      datas[fwd_]->pop();
+      fwd_ = -1;
+    }
     Cycle at[3];
-    for (int i = 0; i < 3; ++i) at[i] = reqs[i]->ready() && datas[i]->ready() ? reqs[i]->next_at() : kNever;
+    for (int i = 0; i < 3; ++i) {
+      at[i] = kNever;
+      if (!reqs[i]->ready() || datas[i]->empty()) continue;
+      if (first_beat(*datas[i]) <= now) at[i] = reqs[i]->next_at();
+      else s_.wake_at(this, first_beat(*datas[i]));
+    }
     const int pick = first_arrived({at[0], at[1], at[2]}, now);
     if (pick < 0 || !m_req->can_push() || !m_data->can_push()) break;
     if (free_ > now + kLatency) {
@@ -110,17 +155,17 @@ void DmaWriteArb::run() {
       break;
     }
     spec::DmaWrReq r = reqs[pick]->pop();
-    Packet d = datas[pick]->pop();
     r.tag = static_cast<uint8_t>(pick);
-    const Cycle beats = std::max<Cycle>(1, (d.data.size() + bytes_ - 1) / bytes_);
+    const Cycle beats = std::max<Cycle>(1, (datas[pick]->front().data.size() + bytes_ - 1) / bytes_);
     const Cycle start = std::max(now + kLatency, free_);
     m_req->push(r, start);
-    m_data->push(std::move(d), start + beats - 1);
-    free_ = start + beats;
+    // its data passes through as it streams in (a copy: the bytes are shared)
+    const Cycle last = std::max(start + beats - 1, datas[pick]->next_at());
+    m_data->push(datas[pick]->front(), last);
+    fwd_ = pick;
+    fwd_last_ = last;
+    free_ = last + 1;
   }
-  // a write whose data has not fully arrived: its last beat wakes us
-  for (In<Packet>* d : {&data0, &data1, &data2})
-    if (!d->empty() && !d->ready()) s_.wake_at(this, d->next_at());
   while (done.ready())
     if (done.pop() & 1u) ++err_;
 }

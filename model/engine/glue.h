@@ -4,6 +4,7 @@
 // packet's beats on a shared stream), not the RTL's handshakes.
 #pragma once
 
+#include <deque>
 #include <functional>
 
 #include "gen/roce_spec.h"
@@ -86,9 +87,14 @@ class Split : public Process {
 // with pay_len 8, and read_place gets an 8-byte payload made of its
 // AtomicAckETH original value (little-endian, as the host stores a uint64)
 // in its place in the payload order (docs/engine.md, "Atomics").
+// As the RTL's, a header does not wait for its payload: it leaves the
+// payload's destination in a queue of kDepth, which the payloads follow
+// (a Packet arrives at its last beat; passed on then, the consumers see
+// its first beat where the RTL's do).
 class RxDispatch : public Process {
  public:
   static constexpr Cycle kLatency = 1;
+  static constexpr unsigned kDepth = 4;  // payloads announced, not yet through (rx_dispatch DEPTH)
   explicit RxDispatch(Scheduler& s) : hdr(s, this, 2), pay(s, this, 2), s_(s) {}
   In<spec::RoceRxHdr> hdr;
   In<Packet> pay;
@@ -97,7 +103,17 @@ class RxDispatch : public Process {
   void run() override;
 
  private:
+  // Where the next payload goes: to (nullptr: dropped), or an ATOMIC
+  // ACKNOWLEDGE's 8 bytes made here (no parser payload), not before cycle at.
+  struct Dest {
+    Out<Packet>* to = nullptr;
+    bool atomic = false;
+    uint64_t orig = 0;
+    Cycle at = 0;
+  };
+  bool pass_payloads(Cycle now);  // false: the next one cannot move yet
   Scheduler& s_;
+  std::deque<Dest> dest_;
 };
 
 // A UD datagram's receive buffer starts with its 40-byte GRH
@@ -105,10 +121,12 @@ class RxDispatch : public Process {
 // the responder, a UD request's header gets pay_len + 40 and its payload the
 // GRH in front (a datagram without payload gets the GRH alone); other
 // packets pass as they are.
+// A header does not wait for its payload (as in RxDispatch): what each
+// payload becomes is queued, and the payloads follow.
 class UdGrhInsert : public Process {
  public:
   static constexpr Cycle kLatency = 1;  // (the gather's output register)
-  explicit UdGrhInsert(Scheduler& s) : hdr(s, this, 2), pay(s, this, 2), s_(s) {}
+  UdGrhInsert(Scheduler& s, unsigned data_bytes) : hdr(s, this, 2), pay(s, this, 2), s_(s), bytes_(data_bytes) {}
   In<spec::RoceRxHdr> hdr;
   In<Packet> pay;
   Out<spec::RoceRxHdr> hdr_out{this};
@@ -116,7 +134,17 @@ class UdGrhInsert : public Process {
   void run() override;
 
  private:
+  // The next payload out: the parser's (parsed), behind a GRH (grh: a UD
+  // datagram's, made from its header), not before cycle at.
+  struct Next {
+    bool parsed = false, grh = false;
+    spec::RoceRxHdr h;
+    Cycle at = 0;
+  };
+  bool pass_payloads();  // false: the next one cannot move yet
   Scheduler& s_;
+  unsigned bytes_;
+  std::deque<Next> next_;
 };
 
 // The MR checks of three clients to one table (rtl/common/mr_arb.sv): two
@@ -130,7 +158,9 @@ class UdGrhInsert : public Process {
 // (0: ACK/NAKs, READ responses) and the requester (1) in the order they
 // arrived (same cycle: the responder's first); a header with a payload
 // leaves with its Packet from the same source, so the deparser gets the
-// payloads in header order.
+// payloads in header order. A header does not wait for its payload (the
+// deparser streams it as it comes): the payload follows before the next
+// header goes.
 class TxArb : public Process {
  public:
   static constexpr Cycle kLatency = 1;
@@ -146,12 +176,15 @@ class TxArb : public Process {
 
  private:
   Scheduler& s_;
+  int fwd_ = -1;  // the source whose payload goes next (its header has gone)
 };
 
 // DMA writes of three clients (rtl/common/dma_wr_arb.sv): the responder
 // (0), the CQ writer (1) and read_place (2), one whole request and its data
 // at a time, in the order they asked; tag = client; write-done errors
-// counted.
+// counted. As the RTL's, a write is granted once its request and its first
+// data beat are there (a Packet arrives at its last beat: its first came
+// beats - 1 cycles before), and its data passes through.
 class DmaWriteArb : public Process {
  public:
   static constexpr Cycle kLatency = 1;
@@ -175,6 +208,8 @@ class DmaWriteArb : public Process {
   unsigned bytes_;
   Cycle free_ = 0;
   uint32_t err_ = 0;
+  int fwd_ = -1;        // the client whose data went on but is not yet taken from it
+  Cycle fwd_last_ = 0;  // ... when its last beat went on
 };
 
 }  // namespace rocenic::model

@@ -48,7 +48,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
-      ud_grh(s),
+      ud_grh(s, data_bytes),
       dma_rd_pair(s, kArbLatency),
       dma_rd_trio(s, kArbLatency),
       dma_rd_arb(s, kArbLatency),

@@ -13,6 +13,7 @@
 // as shared byte buffers (model/sched/bytes.h).
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <deque>
@@ -73,6 +74,21 @@ class Channel {
     items_.pop_front();
     const Cycle back = s_.now() + credit_delay_;
     if (credit_delay_ > 0) returning_.push_back(back);
+    if (producer_) s_.wake_at(producer_, back);
+    return v;
+  }
+  // A stage that passes a stream on without buffering it (a mux, an
+  // arbiter with no register on the data) forwards a Packet that has not
+  // all arrived: it takes the oldest transaction now, even before its cycle
+  // (a Packet arrives at its last beat, and a cut-through stage starts on
+  // its first), and pushes it on stamped with that cycle (next_at() before
+  // the call). Its credit comes back when a pop at its arrival would give it.
+  T pop_ahead() {
+    assert(!items_.empty());
+    const Cycle back = std::max(items_.front().first, s_.now()) + credit_delay_;
+    T v = std::move(items_.front().second);
+    items_.pop_front();
+    if (back > s_.now()) returning_.push_back(back);
     if (producer_) s_.wake_at(producer_, back);
     return v;
   }

@@ -249,30 +249,41 @@ void ReadPlace::finish() {
 bool ReadPlace::place(Cycle now) {
   Job& j = placing_.front();
   if (j.len != 0 && !j.popped) {
+    // The payload streams in a beat a cycle: a Packet arrives at its last
+    // beat, but its pieces are written as their beats come (the RTL's
+    // slicer), so its first beat is what placement waits for.
     if (payload.empty()) return false;
-    if (payload.next_at() > now) {
-      s_.wake_at(this, payload.next_at());
+    const Cycle pay_beats = (payload.front().data.size() + bytes_ - 1) / bytes_;
+    const Cycle pay_first = payload.next_at() - std::min<Cycle>(payload.next_at(), pay_beats ? pay_beats - 1 : 0);
+    if (pay_first > now) {
+      s_.wake_at(this, pay_first);
       return false;
     }
     const Bytes& data = payload.front().data;
     while (!j.pieces.empty()) {
       if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
       const Piece pc = j.pieces.front();
-      const Cycle start = std::max({now, place_at_, j.at + kPlace});
+      const Cycle start = std::max({now, place_at_, j.at + kPlace, pay_first + j.written / bytes_});
       const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
+      const Cycle in_last = pay_first + (j.written + pc.len + bytes_ - 1) / bytes_ - 1;  // its last byte in
       spec::DmaWrReq r;
       r.addr = pc.pa;
       r.len = static_cast<uint16_t>(pc.len);
       dma_wr_req->push(r, start);
       std::vector<uint8_t> b(pc.len, 0);
       for (uint32_t i = 0; i < pc.len && j.written + i < data.size(); ++i) b[i] = data[j.written + i];
-      dma_wr_data->push(Packet{Bytes(std::move(b))}, start + beats - 1);
-      place_at_ = start + beats;
+      const Cycle last = std::max(start + beats - 1, in_last);
+      dma_wr_data->push(Packet{Bytes(std::move(b))}, last);
+      place_at_ = last + 1;
       j.written += pc.len;
       j.pieces.pop_front();
     }
     if (const uint32_t rest = j.len - j.written)  // dropped: the slicer passes it a beat a cycle
-      place_at_ = std::max({now, place_at_, j.at + kPlace}) + (rest + bytes_ - 1) / bytes_;
+      place_at_ = std::max({now, place_at_, j.at + kPlace, pay_first + j.written / bytes_}) + (rest + bytes_ - 1) / bytes_;
+    if (!payload.ready()) {  // through once its last beat is in
+      s_.wake_at(this, payload.next_at());
+      return false;
+    }
     payload.pop();
     j.popped = true;
   }

@@ -401,6 +401,10 @@ void Responder::walk_read() {
     pk_left_ = k != pk_left_ ? pk_left_ - k : std::min(cx_.left, mtu);
     check_at_ += kPiece;
   }
+  // The RTL's checker decides a READ once its rkey check answered; the walk
+  // is its sender's (responder_tx), reads are asked as it goes, so the walk
+  // done here takes none of the checker's time.
+  check_at_ = walk_at_;
   ok_ = true;
   decide();
 }
@@ -465,7 +469,10 @@ void Responder::after_rkey(const spec::MrResp& r) {
   }
   cx_.run_pa = r.pa;
   cx_.run_left = r.run;
-  if (is_read_) return walk_read();
+  if (is_read_) {
+    walk_at_ = check_at_;
+    return walk_read();
+  }
   if (needs_wqe()) return get_wqe();
   ok_ = todo_ == 0;
   return todo_ ? walk() : decide();
@@ -833,10 +840,16 @@ spec::RoceTxHdr Responder::ack_of(const Verdict& v) const {
 // here yet, or an output full).
 bool Responder::place(Cycle now) {
   Verdict& v = placing_.front();
+  // The payload streams in from the parser a beat a cycle: a Packet arrives
+  // at its last beat, but its pieces are written as their beats come (the
+  // RTL's slicer), so its first beat is what placement waits for.
+  Cycle pay_first = 0;
   if (v.pay_len != 0) {
     if (rx_payload.empty()) return false;
-    if (rx_payload.next_at() > now) {
-      s_.wake_at(this, rx_payload.next_at());
+    const Cycle beats = (rx_payload.front().data.size() + bytes_ - 1) / bytes_;
+    pay_first = rx_payload.next_at() - std::min<Cycle>(rx_payload.next_at(), beats > 0 ? beats - 1 : 0);
+    if (pay_first > now) {
+      s_.wake_at(this, pay_first);
       return false;
     }
   }
@@ -844,8 +857,14 @@ bool Responder::place(Cycle now) {
     const size_t n = v.pieces.size();
     if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
     const Piece pc = v.pieces.front();
-    const Cycle start = std::max({now, place_at_, v.at + kPlace});
+    size_t off = 0;  // where this piece starts in the payload (an atomic's has none)
+    if (!v.atomic) {
+      for (const Piece& x : v.pieces) off += x.len;
+      off = v.pay_len - off;
+    }
     const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
+    const Cycle start = std::max({now, place_at_, v.at + kPlace, pay_first + off / bytes_});
+    const Cycle in_last = v.atomic ? 0 : pay_first + (off + pc.len + bytes_ - 1) / bytes_ - 1;  // its last byte in
     spec::DmaWrReq r;
     r.addr = pc.pa;
     r.len = static_cast<uint16_t>(pc.len);
@@ -854,20 +873,24 @@ bool Responder::place(Cycle now) {
     if (v.atomic) {  // an atomic's new value, as the host stores a 64-bit number
       for (unsigned i = 0; i < 8; ++i) data.push_back(static_cast<uint8_t>(v.wdata >> (8 * i)));
     } else {
-      size_t off = 0;  // where this piece starts in the payload
-      for (const Piece& x : v.pieces) off += x.len;
-      off = v.pay_len - off;
       const uint8_t* p = rx_payload.front().data.data() + off;
       data.assign(p, p + pc.len);
     }
-    dma_wr_data->push(Packet{Bytes(std::move(data))}, start + beats - 1);
+    const Cycle last = std::max(start + beats - 1, in_last);
+    dma_wr_data->push(Packet{Bytes(std::move(data))}, last);
     ++writes_placed_;
-    place_at_ = start + beats;
+    place_at_ = last + 1;
     v.pieces.erase(v.pieces.begin());
     if (n > 1) return true;
   }
   if (v.cqe && !cq_compl->can_push()) return false;
-  if (v.pay_len != 0) rx_payload.pop();  // written, or dropped
+  if (v.pay_len != 0) {  // written, or dropped: through once its last beat is in
+    if (!rx_payload.ready()) {
+      s_.wake_at(this, rx_payload.next_at());
+      return false;
+    }
+    rx_payload.pop();
+  }
   const Cycle post = std::max({now, place_at_, v.at + kPlace});
   if (v.ack || v.read) {
     TxJob j;

@@ -220,6 +220,7 @@ class Responder : public Process {
   uint64_t atom_pa_ = 0;                // the atomic's bus address (from its rkey check)
   bool zero_ = false;                   // the READ's later run failed its translation
   uint32_t pk_left_ = 0;                // the READ's bytes left in its current response packet
+  Cycle walk_at_ = 0;                   // when its rkey check answered (the RTL decides it then)
   spec::Seg seg_ = spec::Seg::kOnly;
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;

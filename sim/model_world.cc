@@ -69,7 +69,7 @@ class ModelWorld::Host {
   // is when the request is taken; writes land when their last beat is taken.
   struct Dma : model::Process {
     explicit Dma(ModelWorld& w)
-        : w_(w), rd_req(w.sched_, this, 1 << 16), wr_req(w.sched_, this, 1 << 16), wr_data(w.sched_, this, 1 << 16) {}
+        : w_(w), rd_req(w.sched_, this, 1 << 16), wr_req(w.sched_, this, 1 << 16), wr_data(w.sched_, this, 1) {}
     ModelWorld& w_;
     In<spec::DmaRdReq> rd_req;
     In<spec::DmaWrReq> wr_req;
@@ -80,6 +80,8 @@ class ModelWorld::Host {
     std::deque<std::pair<Cycle, uint8_t>> dones;      // write-done, due
     std::deque<std::pair<Cycle, bool>> landing;       // writes: when they land, is it a CQE (tag 1)
     Cycle wr_at = 0;                                  // when the last write was taken
+    bool wr_hold = false;                             // its data is still crossing the link ...
+    Cycle wr_hold_until = 0;                          // ... until its last beat here
     uint64_t cqe_landed = 0;
     void run() override {
       const Cycle now = w_.sched_.now();
@@ -106,9 +108,20 @@ class ModelWorld::Host {
         reads.pop_front();
       }
       // A write is taken when its request arrived (its data streams behind
-      // it, faster than the link takes it), though handled here once its
-      // Packet is in (at its last beat).
-      while (wr_req.ready() && wr_data.ready()) {
+      // it), though handled here once its Packet is in (at its last beat).
+      // The link takes the data at its own rate: the Packet stays in its
+      // channel (of one) until the link took its last beat, so the engine's
+      // next write waits as the RTL's does for the host's ready.
+      for (;;) {
+        if (wr_hold) {
+          if (wr_hold_until > now) {
+            wake = std::min(wake, wr_hold_until);
+            break;
+          }
+          wr_data.pop();
+          wr_hold = false;
+        }
+        if (!wr_req.ready() || !wr_data.ready()) break;
         const Cycle slot = w_.dma_.write_slot_at(std::max(wr_req.next_at(), wr_at));
         if (slot > now) {
           wake = std::min(wake, slot);
@@ -116,7 +129,7 @@ class ModelWorld::Host {
         }
         wr_at = slot;
         const spec::DmaWrReq r = wr_req.pop();
-        const Packet d = wr_data.pop();
+        const Packet& d = wr_data.front();
         const DmaTimeline::Write t = w_.dma_.write(slot, r.len);
         const size_t n = std::min<size_t>(r.len, d.data.size());
         const bool ok = w_.mem_.write(r.addr, d.data.data(), n);
@@ -127,6 +140,8 @@ class ModelWorld::Host {
         landing.emplace_back(t.last_beat, r.tag == 1);
         dones.emplace_back(t.done, static_cast<uint8_t>(ok ? 0 : 1));
         wake = std::min(wake, t.last_beat);
+        wr_hold = true;
+        wr_hold_until = t.last_beat;
       }
       while (!landing.empty() && landing.front().first <= now) {
         if (landing.front().second) ++cqe_landed;
@@ -140,7 +155,7 @@ class ModelWorld::Host {
       }
       if (wake != kNever) w_.sched_.wake_at(this, wake);
     }
-    bool busy() const { return !reads.empty() || !dones.empty() || !landing.empty(); }
+    bool busy() const { return !reads.empty() || !dones.empty() || !landing.empty() || wr_hold; }
   } dma;
 
   // Completion events reach the host after the CQEs written before them

@@ -162,7 +162,7 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
       if (d.bf)  // (SQ_BF word i holds WQE bytes 4i..4i+3, little-endian)
         for (unsigned i = 0; i < kWqeHead; ++i) d.wqe[i] = static_cast<uint8_t>(sq_bf_[i / 4] >> (8 * (i % 4)));
       sq_bf_pending_ = d.bf;
-      sq_db->push(d, s_.now() + 1);
+      sq_db->push(d, s_.now());
       return true;
     }
     case kCsrRqDb: {

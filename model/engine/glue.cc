@@ -128,12 +128,15 @@ void DmaWriteArb::run() {
   for (;;) {
     // The granted write's data went on as it streamed in; the client sees it
     // taken (its channel empty: an atomic's read, read_place's done wait for
-    // that) when its last beat has gone on, as the RTL's last handshake.
+    // that) when its last beat has gone on and the host took it (the credit
+    // of the host's channel back: the link takes beats at its own rate), as
+    // the RTL's last handshake.
     if (fwd_ >= 0) {
       if (!datas[fwd_]->ready() || fwd_last_ > now) {
         s_.wake_at(this, std::max(fwd_last_, datas[fwd_]->next_at()));
         break;
       }
+      if (!m_data->can_push()) break;  // the host's pop wakes us
       datas[fwd_]->pop();
       fwd_ = -1;
     }

@@ -37,6 +37,7 @@ inline constexpr uint32_t kGrhBytes = 40;
 inline constexpr uint32_t kWqeSlotLog2 = 9;
 inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
+inline constexpr uint32_t kReadAhead = 16384;
 inline constexpr uint32_t kEngineMaxQp = 2048;
 
 // ---- header sizes and field byte offsets

@@ -11,8 +11,8 @@ namespace {
 // the block is not in the engine).
 constexpr Cycle kTake = 1;    // an input taken: its QP context is read
 constexpr Cycle kStep = 1;    // a control step: decide, check, an SGE stepped over, a piece cut
-constexpr Cycle kPlace = 3;   // a piece decided to its first write beat (descriptor FIFO, slicer)
-constexpr Cycle kAnswer = 3;  // the READ's last write taken to its done (done FIFO)
+constexpr Cycle kPlace = 2;   // a piece cut to its first write beat (descriptor FIFO, slicer)
+constexpr Cycle kAnswer = 2;  // the READ's last write taken to its done (done FIFO)
 
 uint64_t le(const Bytes& b, size_t off, unsigned n) {
   uint64_t v = 0;
@@ -189,7 +189,7 @@ void ReadPlace::walk() {
       return;
     }
     const uint32_t k = std::min(rem_, wqe_.run_left);
-    job_.pieces.push_back({wqe_.run_pa, k});
+    job_.pieces.push_back({wqe_.run_pa, k, ctl_at_});
     ++c_pieces_;
     wqe_.run_pa += k;
     wqe_.run_left -= k;
@@ -263,7 +263,7 @@ bool ReadPlace::place(Cycle now) {
     while (!j.pieces.empty()) {
       if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
       const Piece pc = j.pieces.front();
-      const Cycle start = std::max({now, place_at_, j.at + kPlace, pay_first + j.written / bytes_});
+      const Cycle start = std::max({now, place_at_, pc.at + kPlace, pay_first + j.written / bytes_});
       const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
       const Cycle in_last = pay_first + (j.written + pc.len + bytes_ - 1) / bytes_ - 1;  // its last byte in
       spec::DmaWrReq r;

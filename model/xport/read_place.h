@@ -90,6 +90,7 @@ class ReadPlace : public Process {
   struct Piece {
     uint64_t pa = 0;
     uint32_t len = 0;
+    Cycle at = 0;  // cut (the RTL hands each piece on as it is cut, before the command is done)
   };
   // What the control decided for one command: its pieces (a prefix of the
   // payload), the rest dropped, maybe the READ's answer.

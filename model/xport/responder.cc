@@ -55,7 +55,7 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       s_(s),
       bytes_(data_bytes),
       qps_(max_qp),
-      raw_free_(2 * 4096 / data_bytes) {}
+      raw_free_(spec::kReadAhead / data_bytes) {}
 
 std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
   return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},

@@ -30,7 +30,7 @@
 // completion out, and the sender (rtl/xport/responder_tx.sv) sends ACKs,
 // ATOMIC ACKNOWLEDGEs (once the atomic's write was taken) and READ
 // responses in that order, reading a READ's pieces ahead against a buffer
-// of two 4096-byte packets. Each QP keeps a replay cache of its 16 newest
+// of spec::kReadAhead bytes (four 4096-byte packets). Each QP keeps a replay cache of its 16 newest
 // atomics' {psn, orig}: a duplicate atomic is answered from it, not
 // executed again. A QP entering ERR has its receive queue flushed once
 // placement has drained. Timing constants are at the top of responder.cc.

@@ -34,6 +34,7 @@ package roce_pkg;
   localparam int unsigned WQE_SLOT_LOG2 = 9;
   localparam int unsigned WQE_HEAD = 128;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
+  localparam int unsigned READ_AHEAD = 16384;
   localparam int unsigned ENGINE_MAX_QP = 2048;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC

@@ -29,7 +29,7 @@
 
 module responder_tx #(
   parameter int DATA_W      = 512,
-  parameter int RAW_DEPTH   = 2 * 4096 / (DATA_W / 8),  // read-data beats buffered: two 4096-byte packets
+  parameter int RAW_DEPTH   = roce_pkg::READ_AHEAD / (DATA_W / 8),  // read-data beats buffered (READ_AHEAD bytes)
   parameter int PIECE_DEPTH = 32,
   parameter int PKT_DEPTH   = 16
 ) (

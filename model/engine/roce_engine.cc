@@ -7,7 +7,7 @@ namespace rocenic::model {
 
 namespace {
 Cycle beats_of(const Packet& p, unsigned bytes) { return (p.data.size() + bytes - 1) / bytes; }
-constexpr Cycle kArbLatency = 1;  // a registered hop: rtl/common/{mr,dma_rd}_arb.sv
+constexpr Cycle kArbLatency = 0;  // rtl/common/{mr,dma_rd}_arb.sv are combinational (desc_arb2)
 // the engine's MAX_QP (spec ENGINE_MAX_QP, roce_engine.sv's default); the other limits are the blocks' defaults
 CsrParams csr_params() {
   CsrParams p;

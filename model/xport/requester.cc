@@ -9,9 +9,12 @@ namespace rocenic::model {
 namespace {
 
 // Timing, in cycles (calibrated against the RTL by engine_bench).
-constexpr Cycle kPick = 1;      // idle -> the WQE read request
+constexpr Cycle kPick = 2;      // idle -> the WQE read request (IDLE, FETCH)
 constexpr Cycle kDecode = 2;    // WQE data in -> decided
-constexpr Cycle kHeader = 1;    // a packet's last payload in -> its header out
+constexpr Cycle kHeader = 1;    // a packet without read data (inline, none) decided -> its header out
+constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
+constexpr Cycle kRunStart = 2;  // the SGE checks' last answer -> the run (CHECK sees it, then RUN)
+constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
 constexpr Cycle kTrack = 1;     // last packet -> the sq_track of a failure
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
@@ -347,7 +350,7 @@ bool Requester::issue(Cycle now) {
     r.tag = kPayloadTag;
     r.addr = pa_;
     r.len = static_cast<uint16_t>(len);
-    dma_rd_req->push(r, now);
+    dma_rd_req->push(r, now + kIssue);
   }
   buffer_free_ -= beats;
   pieces_.push_back({pkt_issue_, len, run_zero_});
@@ -415,7 +418,7 @@ bool Requester::send_packet(Cycle now) {
       }
     }
   }
-  const Cycle t = std::max(now + kHeader, out_at_);
+  const Cycle t = std::max(now + (pay != 0 && !w.inl ? kHeaderRead : kHeader), out_at_);
   tx_hdr->push(header(pkt_k_, pay), t);
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   if (pay != 0) {
@@ -638,6 +641,7 @@ void Requester::run() {
         }
         st_ = St::kRun;
         begin_run();
+        eng_at_ = now + kRunStart;
         moved = true;
         break;
       }

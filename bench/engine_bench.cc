@@ -112,10 +112,13 @@ struct Pair {
       if (lag < 0 && da->idle()) da->skip_to(std::min(da->cycles() + uint64_t(-lag), da->timer_at()));
       if (n != 0) continue;
       if (!timers) return;
-      const uint64_t t = std::min(da->timer_at(), db->timer_at());
+      // the sooner timer, on A's clock (B's is offset from it): both jump there
+      const uint64_t ta = da->timer_at(), tb = db->timer_at();
+      const uint64_t tb_a = tb == UINT64_MAX ? UINT64_MAX : uint64_t(int64_t(tb) + offset);
+      const uint64_t t = std::min(ta, tb_a);
       if (t == UINT64_MAX) return;
       da->skip_to(t);
-      db->skip_to(t);
+      db->skip_to(uint64_t(int64_t(t) - offset));
     }
   }
 };

@@ -278,12 +278,12 @@ bool ReadPlace::place(Cycle now) {
       j.written += pc.len;
       j.pieces.pop_front();
     }
-    if (const uint32_t rest = j.len - j.written)  // dropped: the slicer passes it a beat a cycle
-      place_at_ = std::max({now, place_at_, j.at + kPlace, pay_first + j.written / bytes_}) + (rest + bytes_ - 1) / bytes_;
     if (!payload.ready()) {  // through once its last beat is in
       s_.wake_at(this, payload.next_at());
       return false;
     }
+    if (const uint32_t rest = j.len - j.written)  // dropped: the slicer passes it a beat a cycle (once)
+      place_at_ = std::max({now, place_at_, j.at + kPlace, pay_first + j.written / bytes_}) + (rest + bytes_ - 1) / bytes_;
     payload.pop();
     j.popped = true;
   }

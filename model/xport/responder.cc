@@ -496,6 +496,10 @@ void Responder::get_wqe() {
     st_ = St::kWqePf;
     return;
   }
+  if (!dma_rd_req->can_push()) {  // the prefetch's request not yet taken: the RTL's C_ROUTE waits too
+    st_ = St::kWqeAsk;
+    return;
+  }
   spec::DmaRdReq r;
   r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
@@ -1060,6 +1064,12 @@ void Responder::run() {
         check_at_ = std::max(check_at_, now);
         if (st_ == St::kWqe) after_wqe(dma_rd_data.pop());
         else after_wqe_tail(dma_rd_data.pop());
+        moved = true;
+        break;
+      case St::kWqeAsk:  // get_wqe again once the request port has room (its credit wakes us)
+        if (!dma_rd_req->can_push()) break;
+        check_at_ = std::max(check_at_, now);
+        get_wqe();
         moved = true;
         break;
       case St::kWqePf:

@@ -164,7 +164,8 @@ class Responder : public Process {
   // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
   // kWqeTail: a receive WQE's SGEs past the sixth, read after its head
   // kWqePf: the receive WQE is the prefetch slot's (waiting for its data if it is still under way)
-  enum class St { kIdle, kRkey, kWqe, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
+  // kWqeAsk: its read waits for the request port (the prefetch's request still there)
+  enum class St { kIdle, kRkey, kWqe, kWqeAsk, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -229,8 +230,8 @@ class Responder : public Process {
   // that leaves an open QP (INIT, RTR, RTS) with a WQE at ci reads that
   // WQE's head into one slot, tagged {QP, ci}, unless the slot's read is
   // still outstanding; get_wqe takes the slot when the tag is its QP's ci.
-  // The newest doorbell wins; a qp_cfg for the QP that resets, destroys or
-  // errors it, or moves its ring, forgets it.
+  // The newest doorbell that issues a read wins; a qp_cfg for the QP that
+  // resets, destroys or errors it, or moves its ring, forgets it.
   struct Prefetch {
     bool busy = false;  // its read is outstanding: the next dma_rd_data is its
     bool keep = false;  // it holds (or will) the head of the WQE at {qpn, ci}

@@ -7,26 +7,25 @@
 
 namespace rocenic::model {
 
-bool RxDispatch::pass_payloads(Cycle now) {
+void RxDispatch::pass_payloads(Cycle now) {
   while (!dest_.empty()) {
     const Dest& d = dest_.front();
     if (d.atomic) {
       // the AtomicAckETH original value as the host stores a uint64
       // (little-endian): the completer takes it as a READ RESPONSE ONLY of 8 bytes
-      if (!rsp_pay->can_push()) return false;
+      if (!rsp_pay->can_push()) return;
       std::vector<uint8_t> b(8);
       for (unsigned i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(d.orig >> (8 * i));
       rsp_pay->push(Packet{Bytes(std::move(b))}, std::max(d.at, now));
     } else {
       // passed on as it streams in (stamped with its last beat's cycle)
-      if (pay.empty() || (d.to && !(*d.to)->can_push())) return false;
+      if (pay.empty() || (d.to && !(*d.to)->can_push())) return;
       const Cycle last = pay.next_at();
       Packet p = pay.pop_ahead();
       if (d.to) (*d.to)->push(std::move(p), std::max(d.at, last));
     }
     dest_.pop_front();
   }
-  return true;
 }
 
 void RxDispatch::run() {
@@ -54,11 +53,11 @@ void RxDispatch::run() {
   }
 }
 
-bool UdGrhInsert::pass_payloads() {
+void UdGrhInsert::pass_payloads() {
   while (!next_.empty()) {
     const Next& n = next_.front();
     // passed on as it streams in (stamped with its last beat's cycle)
-    if ((n.parsed && pay.empty()) || !pay_out->can_push()) return false;
+    if ((n.parsed && pay.empty()) || !pay_out->can_push()) return;
     const Cycle last = n.parsed ? pay.next_at() : n.at;
     if (n.grh) {
       const auto g = ud_grh(n.h);
@@ -76,7 +75,6 @@ bool UdGrhInsert::pass_payloads() {
     }
     next_.pop_front();
   }
-  return true;
 }
 
 void UdGrhInsert::run() {
@@ -85,7 +83,7 @@ void UdGrhInsert::run() {
   while (hdr.ready()) {
     const bool ud = is_ud_request(hdr.front().opcode);
     const bool parsed = hdr.front().pay_len != 0;
-    if (!hdr_out->can_push() || next_.size() >= 4) return;
+    if (!hdr_out->can_push() || next_.size() >= kDepth) return;
     const Cycle t = std::max(hdr.next_at() + kLatency, now);
     spec::RoceRxHdr v = hdr.pop();
     if (ud || parsed) next_.push_back({parsed, ud, v, t});

@@ -111,7 +111,7 @@ class RxDispatch : public Process {
     uint64_t orig = 0;
     Cycle at = 0;
   };
-  bool pass_payloads(Cycle now);  // false: the next one cannot move yet
+  void pass_payloads(Cycle now);  // as far as the next one can move
   Scheduler& s_;
   std::deque<Dest> dest_;
 };
@@ -126,6 +126,7 @@ class RxDispatch : public Process {
 class UdGrhInsert : public Process {
  public:
   static constexpr Cycle kLatency = 1;  // (the gather's output register)
+  static constexpr unsigned kDepth = 4;  // payloads announced, not yet through (ud_grh_insert DEPTH)
   UdGrhInsert(Scheduler& s, unsigned data_bytes) : hdr(s, this, 2), pay(s, this, 2), s_(s), bytes_(data_bytes) {}
   In<spec::RoceRxHdr> hdr;
   In<Packet> pay;
@@ -141,7 +142,7 @@ class UdGrhInsert : public Process {
     spec::RoceRxHdr h;
     Cycle at = 0;
   };
-  bool pass_payloads();  // false: the next one cannot move yet
+  void pass_payloads();  // as far as the next one can move
   Scheduler& s_;
   unsigned bytes_;
   std::deque<Next> next_;

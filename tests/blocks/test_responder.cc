@@ -480,7 +480,8 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.post(a, {p.good_wqe(1, 100)});
   p.send(a, 100, false, false);
   want += 1;
-  // the SEND arrives while that read is still under way: it waits for it
+  // the SEND's step starts right behind the doorbell's (no wait for idle), so
+  // the read can still be under way; what is checked is the same: no read of its own
   p.post(b, {p.good_wqe(2, 300)});
   p.new_step(true);
   p.send(b, 300, false, true);

@@ -36,7 +36,7 @@
 //   engine_bench [messages_per_qp]   (default 16)
 //   engine_bench --timeline write|send|read SIZE [MSGS]   (calibration: the
 //     frame, DMA-read and DMA-write cycles of MSGS messages (1) on one QP,
-//     on both engines, RTL and model)
+//     on both engines, RTL and model; fetch_add|cmp_swap 8 for atomics)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -350,9 +350,16 @@ int main(int argc, char** argv) {
     const std::string op = argv[2];
     const uint32_t size = static_cast<uint32_t>(std::atoi(argv[3]));
     const int msgs = argc == 5 ? std::atoi(argv[4]) : 1;
-    const WrOpcode o = op == "read" ? WrOpcode::kRdmaRead : op == "send" ? WrOpcode::kSend : WrOpcode::kRdmaWrite;
-    if ((op != "read" && op != "send" && op != "write") || size == 0 || msgs < 1 || msgs > 4096) {
-      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096]\n");
+    const WrOpcode o = op == "read"        ? WrOpcode::kRdmaRead
+                       : op == "send"      ? WrOpcode::kSend
+                       : op == "fetch_add" ? WrOpcode::kAtomicFetchAndAdd
+                       : op == "cmp_swap"  ? WrOpcode::kAtomicCmpAndSwp
+                                           : WrOpcode::kRdmaWrite;
+    const bool atomic = op == "fetch_add" || op == "cmp_swap";
+    if ((op != "read" && op != "send" && op != "write" && !atomic) || size == 0 || (atomic && size != 8) || msgs < 1 ||
+        msgs > 4096) {
+      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096]\n"
+                           "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096]\n");
       return 2;
     }
     for (const char* b : {"rtl", "model"}) {

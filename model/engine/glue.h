@@ -93,7 +93,7 @@ class Split : public Process {
 // its first beat where the RTL's do).
 class RxDispatch : public Process {
  public:
-  static constexpr Cycle kLatency = 1;
+  static constexpr Cycle kLatency = 0;  // (rtl/common/rx_dispatch.sv passes headers and payload combinationally)
   static constexpr unsigned kDepth = 4;  // payloads announced, not yet through (rx_dispatch DEPTH)
   explicit RxDispatch(Scheduler& s) : hdr(s, this, 2), pay(s, this, 2), s_(s) {}
   In<spec::RoceRxHdr> hdr;
@@ -125,7 +125,7 @@ class RxDispatch : public Process {
 // payload becomes is queued, and the payloads follow.
 class UdGrhInsert : public Process {
  public:
-  static constexpr Cycle kLatency = 1;  // (the gather's output register)
+  static constexpr Cycle kLatency = 0;  // (a header passes combinationally; the payload behind the gather's register)
   static constexpr unsigned kDepth = 4;  // payloads announced, not yet through (ud_grh_insert DEPTH)
   UdGrhInsert(Scheduler& s, unsigned data_bytes) : hdr(s, this, 2), pay(s, this, 2), s_(s), bytes_(data_bytes) {}
   In<spec::RoceRxHdr> hdr;
@@ -188,7 +188,7 @@ class TxArb : public Process {
 // beats - 1 cycles before), and its data passes through.
 class DmaWriteArb : public Process {
  public:
-  static constexpr Cycle kLatency = 1;
+  static constexpr Cycle kLatency = 0;  // (rtl/common/dma_wr_arb.sv is combinational)
   DmaWriteArb(Scheduler& s, unsigned data_bytes)
       : req0(s, this, 2), data0(s, this, 2), req1(s, this, 1), data1(s, this, 1), req2(s, this, 2),
         data2(s, this, 2), done(s, this, 64), s_(s), bytes_(data_bytes) {}

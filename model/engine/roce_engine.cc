@@ -45,7 +45,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
         for (unsigned i = 0; i < 6 && i < f.data.size(); ++i) dst = dst << 8 | f.data[i];
         return dst == csr.port_mac();
       }),
-      rx_merge(s, 1, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
+      rx_merge(s, 0, [data_bytes](const Packet& p) { return beats_of(p, data_bytes); }, 2),
       parser(s, data_bytes),
       dispatch(s),
       ud_grh(s, data_bytes),
@@ -133,6 +133,8 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   // completer <-> read_place: where READ response data lands, and when it has
   completer.rd_place.bind(rdp.cmd);
   rdp.done.bind(completer.rd_done);
+  // requester -> read_place: a READ's SGE as its request leaves (no WQE fetch for its responses)
+  req.rd_hint.bind(rdp.hint);
   // completions
   resp.cq_compl.bind(compl_merge.in0);
   completer.cq_compl.bind(compl_merge.in1);

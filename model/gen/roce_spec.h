@@ -38,6 +38,7 @@ inline constexpr uint32_t kWqeSlotLog2 = 9;
 inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 inline constexpr uint32_t kReadAhead = 16384;
+inline constexpr uint32_t kReadHints = 1024;
 inline constexpr uint32_t kEngineMaxQp = 2048;
 
 // ---- header sizes and field byte offsets
@@ -2952,6 +2953,72 @@ struct RdPlace {
     if (last != o.last) s += " last";
     if (drop != o.drop) s += " drop";
     if (epoch != o.epoch) s += " epoch";
+    return s;
+  }
+};
+
+// Requester to read_place, with the request header of a READ or an atomic (every time it leaves, a rewind's too): the WQE's local SGE, where its response data will land. read_place keeps it in a direct-mapped table (READ_HINTS entries, at qpn XOR bit-reversed wqe_idx), so the responses place without fetching the send WQE again. No ready: read_place writes every hint in the cycle it comes.
+// Bit-exact with roce_pkg::rd_hint_t (first field most significant).
+struct RdHint {
+  static constexpr unsigned kBits = 161;
+  static constexpr unsigned kWords = 6;
+  uint16_t qpn = 0;
+  uint16_t wqe_idx = 0;  // send-queue index of the READ (atomic) WQE
+  uint8_t one_sge = 0;  // the WQE has exactly one SGE, the one below; else the hint only says: fetch the WQE (its slot forgets an older hint of the same tag)
+  uint64_t addr = 0;  // SGE 0: virtual address
+  uint32_t length = 0;  // SGE 0: bytes
+  uint32_t lkey = 0;  // SGE 0: local key (read_place's translation checks it, as for a fetched WQE)
+
+  // Into / out of a little-endian word array (Verilator's VlWide layout),
+  // a word at a time: the pieces of each field are resolved by the generator.
+  void pack(uint32_t* words) const {
+    for (unsigned i = 0; i < kWords; ++i) words[i] = 0;
+    words[4] |= static_cast<uint32_t>(uint64_t{qpn} & 0x7FFFu) << 17;
+    words[5] |= static_cast<uint32_t>((uint64_t{qpn} >> 15) & 0x1u);
+    words[4] |= static_cast<uint32_t>(uint64_t{wqe_idx} & 0xFFFFu) << 1;
+    words[4] |= static_cast<uint32_t>(uint64_t{one_sge} & 0x1u);
+    words[2] |= static_cast<uint32_t>(uint64_t{addr} & 0xFFFFFFFFu);
+    words[3] |= static_cast<uint32_t>((uint64_t{addr} >> 32) & 0xFFFFFFFFu);
+    words[1] |= static_cast<uint32_t>(uint64_t{length} & 0xFFFFFFFFu);
+    words[0] |= static_cast<uint32_t>(uint64_t{lkey} & 0xFFFFFFFFu);
+  }
+  void unpack(const uint32_t* words) {
+    qpn = static_cast<uint16_t>(uint64_t{((words[4] >> 17) & 0x7FFFu)} | (uint64_t{(words[5] & 0x1u)} << 15));
+    wqe_idx = static_cast<uint16_t>(uint64_t{((words[4] >> 1) & 0xFFFFu)});
+    one_sge = static_cast<uint8_t>(uint64_t{(words[4] & 0x1u)});
+    addr = static_cast<uint64_t>(uint64_t{words[2]} | (uint64_t{words[3]} << 32));
+    length = static_cast<uint32_t>(uint64_t{words[1]});
+    lkey = static_cast<uint32_t>(uint64_t{words[0]});
+  }
+  bool operator==(const RdHint& o) const {
+    return qpn == o.qpn
+        && wqe_idx == o.wqe_idx
+        && one_sge == o.one_sge
+        && addr == o.addr
+        && length == o.length
+        && lkey == o.lkey;
+  }
+  bool operator!=(const RdHint& o) const { return !(*this == o); }
+  // Every field, for a divergence report.
+  std::string describe() const {
+    std::string s;
+    s += " qpn=" + hex_string(qpn);
+    s += " wqe_idx=" + hex_string(wqe_idx);
+    s += " one_sge=" + hex_string(one_sge);
+    s += " addr=" + hex_string(addr);
+    s += " length=" + hex_string(length);
+    s += " lkey=" + hex_string(lkey);
+    return s;
+  }
+  // Names of the fields that differ from o (empty when equal).
+  std::string diff(const RdHint& o) const {
+    std::string s;
+    if (qpn != o.qpn) s += " qpn";
+    if (wqe_idx != o.wqe_idx) s += " wqe_idx";
+    if (one_sge != o.one_sge) s += " one_sge";
+    if (addr != o.addr) s += " addr";
+    if (length != o.length) s += " length";
+    if (lkey != o.lkey) s += " lkey";
     return s;
   }
 };

@@ -9,12 +9,14 @@
 // either atomic (docs/engine.md, "Atomics").
 //
 // Inputs: qp_cfg, cmd (rd_place_t) + payload (one Packet per cmd with
-// len > 0), dma_rd (one Packet per dma_rd_req, user = poisoned), mr_resp.
+// len > 0), dma_rd (one Packet per dma_rd_req, user = poisoned), mr_resp,
+// hint (rd_hint_t from the requester: a READ's SGE as its request leaves;
+// always taken, written into a direct-mapped table of READ_HINTS entries).
 // Outputs: dma_rd_req (send WQE fetches), mr_req (one per page run),
 // dma_wr_req + dma_wr_data (one Packet per request), done (rd_done_t).
 //
 // Two steps, as in the RTL: the control decides one command at a time (the
-// WQE from its one-entry cache or fetched, the length check, the walk from
+// WQE from its one-entry cache, the requester's hint, or fetched, the length check, the walk from
 // where the WQE's previous command ended or from SGE 0, a translation per
 // page run), and placement writes the decided pieces in order, drops the
 // rest, and answers a READ's last command once every write before it was
@@ -43,6 +45,7 @@ class ReadPlace : public Process {
   In<Packet> payload;
   In<Packet> dma_rd;
   In<spec::MrResp> mr_resp;
+  In<spec::RdHint> hint;
   Out<spec::DmaRdReq> dma_rd_req{this};
   Out<spec::MrReq> mr_req{this};
   Out<spec::DmaWrReq> dma_wr_req{this};
@@ -52,6 +55,8 @@ class ReadPlace : public Process {
   static constexpr unsigned kMaxSge = spec::kMaxSge;
   // SGEs in the first WQE_HEAD bytes (the first read); the rest are read after them
   static constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kSendWqeSge0AddrOff) / spec::Sge::kSize;
+  // A hint's table entry: qpn XOR wqe_idx bit-reversed, low bits (as the RTL).
+  static unsigned hint_slot(uint16_t qpn, uint16_t idx);
 
   std::vector<std::pair<std::string, uint32_t>> counters() const;
   // The control takes a qp_cfg or a command only when free.
@@ -104,6 +109,16 @@ class ReadPlace : public Process {
     Cycle at = 0;  // decided
   };
   enum class St { kIdle, kWqe, kWqeTail, kRun };  // kWqeTail: SGEs 6.., read after the head
+  // A hint as kept: the tag, and the SGE when the WQE has just one.
+  struct Hint {
+    bool valid = false, one_sge = false;
+    uint16_t qpn = 0, idx = 0;
+    Sge sge;
+  };
+  // hints taken before `before` are in the table (the RTL writes a hint in
+  // the cycle it comes; a command taken in that cycle reads the entry as it was)
+  void take_hints(Cycle before);
+  bool use_hint();  // the command's WQE from its hint: true if there was one of one SGE
 
   // control steps
   void on_cfg(const spec::QpCfg& c);
@@ -124,6 +139,7 @@ class ReadPlace : public Process {
   unsigned bytes_;
   std::vector<Qp> qps_;
   Cached wqe_;
+  std::vector<Hint> hints_;
 
   // control
   St st_ = St::kIdle;
@@ -138,11 +154,11 @@ class ReadPlace : public Process {
   std::deque<Job> placing_;
   Cycle place_at_ = 0;  // next free beat of the slicer
 
-  uint32_t c_pieces_ = 0, c_drop_ = 0, c_reads_ = 0, c_err_ = 0;
+  uint32_t c_pieces_ = 0, c_drop_ = 0, c_reads_ = 0, c_hints_ = 0, c_err_ = 0;
 };
 
 // read_place as a cycle-level Block (in 0 qp_cfg, 1 cmd, 2 payload, 3
-// dma_rd, 4 mr_resp; out 0 dma_rd_req, 1 mr_req, 2 dma_wr_req, 3
+// dma_rd, 4 mr_resp, 5 hint; out 0 dma_rd_req, 1 mr_req, 2 dma_wr_req, 3
 // dma_wr_data, 4 done), for the cross-check.
 std::unique_ptr<rocenic::Block> make_read_place_block(unsigned data_bytes = 64, unsigned max_qp = 256);
 

@@ -420,6 +420,18 @@ bool Requester::send_packet(Cycle now) {
   }
   const Cycle t = std::max(now + (pay != 0 && !w.inl ? kHeaderRead : kHeader), out_at_);
   tx_hdr->push(header(pkt_k_, pay), t);
+  if (w.rdat && rd_hint.bound() && rd_hint->can_push()) {
+    // where the responses land, as read_place would fetch it (in the RTL's
+    // cycle the header is loaded; no ready: read_place always takes it)
+    spec::RdHint h;
+    h.qpn = static_cast<uint16_t>(act_);
+    h.wqe_idx = act_ci_;
+    h.one_sge = w.w.num_sge == 1;
+    h.addr = w.sge[0].addr;
+    h.length = w.sge[0].length;
+    h.lkey = w.sge[0].lkey;
+    rd_hint->push(h, t);
+  }
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   if (pay != 0) {
     tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
@@ -734,6 +746,7 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
     a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out_stream("tx_payload", r->tx_payload, 2);
     a.out<spec::SqTrack>("sq_track", r->sq_track);
+    a.out_event<spec::RdHint>("rd_hint", r->rd_hint, 2);
     a.counters_from([r] { return std::vector<std::pair<std::string, uint32_t>>{{"tx_pkts", r->tx_pkts()}}; });
     a.busy_from([r] { return r->busy(); });
   });

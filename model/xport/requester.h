@@ -26,7 +26,8 @@
 // Inputs: qp_cfg, sq_db (SqDoorbell: wq_db_t, and the WQE of an SQ_BF_DB), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
 // Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
-// Packet per header with pay_len > 0), sq_track.
+// Packet per header with pay_len > 0), sq_track, rd_hint (with each READ or
+// atomic request header: the WQE's SGE, so read_place need not fetch it).
 //
 // One WQE at a time, QPs served round robin. A QP is eligible in RTS with a
 // rewind to apply, with WQEs to send again (behind its high-water mark), or
@@ -75,6 +76,7 @@ class Requester : public Process {
   Out<spec::RoceTxHdr> tx_hdr{this};
   Out<Packet> tx_payload{this};
   Out<spec::SqTrack> sq_track{this};
+  Out<spec::RdHint> rd_hint{this};  // with a READ's (atomic's) request header: its SGE, for read_place
 
   uint32_t tx_pkts() const { return cnt_pkts_; }
   // CSR ACK_REQ: AckReq on the last packet of a message and on every PSN ending in n one bits.
@@ -199,7 +201,7 @@ class Requester : public Process {
 
 // The requester as a cycle-level Block (in 0 qp_cfg, 1 sq_db, 2 sq_retire, 3
 // dma_rd, 4 mr_resp; out 0 dma_rd_req, 1 mr_req, 2 tx_hdr, 3 tx_payload, 4
-// sq_track), for the cross-check against the RTL.
+// sq_track, 5 rd_hint), for the cross-check against the RTL.
 // setup: run on the Requester once made (the port and GID table: set_port, set_gid).
 std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes = 64, unsigned max_qp = 256,
                                                      const std::function<void(Requester&)>& setup = {});

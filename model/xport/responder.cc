@@ -17,13 +17,25 @@ constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
 constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots (the head's six, or more), then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
-constexpr Cycle kPlace = 3;      // verdict to its first write (issuer, slicer)
+constexpr Cycle kPlace = 5;      // verdict to its first write request (post FIFO, issuer)
+constexpr Cycle kWrData = 2;     // a write request to its data (the slicer, after the request FIFO) ...
+constexpr Cycle kWrDataAtomic = 1;  // ... an atomic's new value, from a register
+constexpr Cycle kPostSeen = 2;   // a packet's last data beat to its completion (the post stage counts it taken)
+constexpr Cycle kAckOut = 3;     // the post stage to its ACK's header (the sender's job FIFO)
+constexpr Cycle kReadWalk = 5;   // a READ's post to its walker's first piece (job and walk FIFOs)
+constexpr Cycle kReadGap = 2;    // the walker issues a read every other cycle (one read register)
+constexpr Cycle kRespHdr = 2;    // a response's last read beat in to its header (beats counted in, registered)
+constexpr unsigned kTxPkts = 16;  // response packets read ahead of their header (responder_tx's PKT_DEPTH)
 constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value decided
+constexpr Cycle kRkeyAsk = 2;    // the checks done to the rkey check's mr_req (the RTL decodes, then registers it)
+constexpr Cycle kAtomRead = 2;   // an atomic's rkey answer (or placement drained) to its 8-byte read
+constexpr Cycle kDrainSeen = 2;    // the last write taken to the checker seeing placement drained (registered counts)
 
 constexpr unsigned kMaxSge = spec::kMaxSge;
 constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spec::Sge::kSize;  // 6
 constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
 constexpr Cycle kPfTake = 1;     // a prefetched receive WQE taken (the RTL's C_WQE cycle)
+constexpr Cycle kPfAsk = 3;      // a doorbell's context read to its prefetch's read request
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -184,7 +196,7 @@ void Responder::on_db(const spec::WqDb& d) {
     spec::DmaRdReq r;
     r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(q.ci & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
     r.len = spec::kWqeHead;
-    dma_rd_req->push(r, s_.now() + kTake + 1);  // (the RTL: taken, context read, request out)
+    dma_rd_req->push(r, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, slot checked, request out)
   }
 }
 
@@ -336,7 +348,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
         r.remote = 1;  // every rkey check: a window answers its QP (type 2) or its PD
         r.qpn = qpn_;
-        mr_req->push(r, s_.now());
+        mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
         st_ = St::kRkey;
         return;
       }
@@ -369,7 +381,7 @@ void Responder::start_read() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, s_.now());
+  mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
   st_ = St::kRkey;
 }
 
@@ -420,7 +432,7 @@ void Responder::start_atomic() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteAtomic);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, s_.now());
+  mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
   st_ = St::kRkey;
 }
 
@@ -603,7 +615,7 @@ void Responder::walk() {
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
         r.remote = 1;
       }
-      mr_req->push(r, std::max(s_.now(), check_at_));
+      mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
       st_ = St::kRun;
       return;
     }
@@ -881,7 +893,8 @@ bool Responder::place(Cycle now) {
       data.assign(p, p + pc.len);
     }
     const Cycle last = std::max(start + beats - 1, in_last);
-    dma_wr_data->push(Packet{Bytes(std::move(data))}, last);
+    v.data_end = last + (v.atomic ? kWrDataAtomic : kWrData);
+    dma_wr_data->push(Packet{Bytes(std::move(data))}, v.data_end);
     ++writes_placed_;
     place_at_ = last + 1;
     v.pieces.erase(v.pieces.begin());
@@ -895,7 +908,8 @@ bool Responder::place(Cycle now) {
     }
     rx_payload.pop();
   }
-  const Cycle post = std::max({now, place_at_, v.at + kPlace});
+  // (a packet that wrote: once its last data beat is taken; else from its verdict)
+  const Cycle post = v.data_end ? std::max(now, v.data_end + kPostSeen) : std::max({now, place_at_, v.at + kPlace});
   if (v.ack || v.read) {
     TxJob j;
     j.hdr = ack_of(v);
@@ -905,12 +919,12 @@ bool Responder::place(Cycle now) {
     if (v.read) {
       j.pieces.assign(v.pieces.begin(), v.pieces.end());
       for (const Piece& p : v.pieces)
-        if (!p.zero) rd_todo_.push_back({p, writes_placed_});
+        if (!p.zero) rd_todo_.push_back({p, writes_placed_, post + kReadWalk});
     } else {
       ++c_acks_;
     }
     if (v.atomic && v.exec) j.after_writes = writes_placed_;  // after its write (and every earlier one) was taken
-    tx_at_ = std::max(tx_at_, post);
+    tx_at_ = std::max(tx_at_, v.read ? post : post + kAckOut);
     tx_jobs_.push_back(std::move(j));
   }
   if (v.cqe) cq_compl->push(v.completion, post);
@@ -931,8 +945,14 @@ bool Responder::send_step(Cycle now) {
   const uint64_t writes_taken = writes_placed_ - dma_wr_data->size();
   // ... and their requests too (an atomic's answer waits for its write to be taken whole)
   const uint64_t writes_done = writes_placed_ - std::max(dma_wr_data->size(), dma_wr_req->size());
-  while (!rd_todo_.empty() && rd_todo_.front().after_writes <= writes_taken && read_dma_req->can_push()) {
+  while (!rd_todo_.empty() && rd_todo_.front().after_writes <= writes_taken && read_dma_req->can_push() &&
+         rd_pkts_ < kTxPkts) {
     const Piece& p = rd_todo_.front().p;
+    const Cycle at = std::max({now, rd_next_at_, rd_todo_.front().at});
+    if (at > now) {
+      s_.wake_at(this, at);
+      break;
+    }
     const unsigned beats = (p.len + bytes_ - 1) / bytes_;
     if (beats > raw_free_) {
       if (!raw_release_.empty()) s_.wake_at(this, raw_release_.front().first);  // room comes back then
@@ -943,10 +963,13 @@ bool Responder::send_step(Cycle now) {
     r.addr = p.pa;
     r.len = static_cast<uint16_t>(p.len);
     read_dma_req->push(r, now);
+    rd_next_at_ = now + kReadGap;
+    if (p.pkt_last) ++rd_pkts_;
     rd_todo_.pop_front();
     moved = true;
   }
   while (read_dma.ready()) {
+    rd_data_at_.push_back(read_dma.next_at());
     rd_data_.push_back(read_dma.pop().data);
     moved = true;
   }
@@ -969,6 +992,8 @@ bool Responder::send_step(Cycle now) {
       reads += !j.pieces[np++].zero;
       if (reads > rd_data_.size() || (pay != 0 && !tx_payload->can_push())) break;
     }
+    // (the header counts its packet's beats in: a cycle after the last arrived)
+    const Cycle data_in = reads ? rd_data_at_[reads - 1] + kRespHdr : 0;
     spec::RoceTxHdr h = j.hdr;
     h.opcode = j.first && last ? spec::kRcReadRespOnly
                : j.first       ? spec::kRcReadRespFirst
@@ -980,8 +1005,15 @@ bool Responder::send_step(Cycle now) {
     }
     h.ack_req = false;
     h.pay_len = static_cast<uint16_t>(pay);
-    const Cycle at = std::max(now, tx_at_);
+    const Cycle at = std::max({now, tx_at_, data_in});
+    if (at > now) {
+      s_.wake_at(this, at);
+      break;
+    }
     tx_hdr->push(h, at);
+    if (pay != 0 && rd_pkts_ > 0) {  // (its beats claimed: a packet of zero pieces only never counted)
+      if (rd_pkts_-- == kTxPkts) rd_next_at_ = std::max(rd_next_at_, at + 1);  // (the count is a register)
+    }
     const Cycle beats = (pay + bytes_ - 1) / bytes_;
     if (pay != 0) {
       std::vector<uint8_t> b;
@@ -993,6 +1025,7 @@ bool Responder::send_step(Cycle now) {
         const Bytes& d = rd_data_.front();
         std::copy_n(d.data(), std::min<size_t>(p.len, d.size()), b.begin() + static_cast<long>(at0));
         rd_data_.pop_front();
+        rd_data_at_.pop_front();
         // its beats come back as the payload stream takes them: by the
         // cycle the packet's bytes up to this piece's end have left (after
         // the header's cycle)
@@ -1083,11 +1116,16 @@ void Responder::run() {
         // read. Not the sender's jobs: an earlier READ's data may be read after the
         // atomic's write (IBTA; the requester fences when it needs the order), and
         // over the loopback those responses queue behind the requests that follow.
-        if (!drained() || !dma_rd_req->can_push()) break;
+        if (!drained()) {
+          atom_waited_ = true;  // (woken as the writes are taken)
+          break;
+        }
+        if (!dma_rd_req->can_push()) break;
         spec::DmaRdReq r;
         r.addr = atom_pa_;
         r.len = 8;
-        dma_rd_req->push(r, std::max(now, check_at_));
+        dma_rd_req->push(r, std::max(now + kAtomRead + (atom_waited_ ? kDrainSeen : 0), check_at_));
+        atom_waited_ = false;
         st_ = St::kAtomRead;
         moved = true;
         break;

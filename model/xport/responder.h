@@ -145,6 +145,7 @@ class Responder : public Process {
     bool atomic = false;  // the answer is an ATOMIC ACKNOWLEDGE carrying orig; a piece (if any) writes wdata
     uint64_t orig = 0, wdata = 0;
     Cycle at = 0;  // decided
+    Cycle data_end = 0;  // its last write's last data beat (0: nothing written)
   };
   // What the sender sends next: an ACK/NAK, or a READ's responses.
   struct TxJob {
@@ -159,6 +160,7 @@ class Responder : public Process {
   struct ReadPiece {
     Piece p;
     uint64_t after_writes = 0;
+    Cycle at = 0;  // its READ's walk reaches it (the earliest its read can go)
   };
   // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
   // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
@@ -219,6 +221,7 @@ class Responder : public Process {
   bool is_read_ = false, dup_ = false;  // an RDMA READ; a duplicate one, executed again
   bool is_atomic_ = false;              // CMP_SWAP or FETCH_ADD
   uint64_t atom_pa_ = 0;                // the atomic's bus address (from its rkey check)
+  bool atom_waited_ = false;  // the atomic waited for earlier writes to drain
   bool zero_ = false;                   // the READ's later run failed its translation
   uint32_t pk_left_ = 0;                // the READ's bytes left in its current response packet
   Cycle walk_at_ = 0;                   // when its rkey check answered (the RTL decides it then)
@@ -253,8 +256,11 @@ class Responder : public Process {
   // sender
   std::deque<TxJob> tx_jobs_;
   std::deque<ReadPiece> rd_todo_;  // pieces of queued READs not yet read (zero ones skipped)
+  Cycle rd_next_at_ = 0;           // the next read may go (one every kReadGap cycles)
+  unsigned rd_pkts_ = 0;           // response packets whose reads were issued, header not yet sent (PKT_DEPTH)
   uint64_t writes_placed_ = 0;    // dma_wr_data packets pushed
   std::deque<Bytes> rd_data_;  // read data arrived, for the non-zero pieces at the front of tx_jobs_
+  std::deque<Cycle> rd_data_at_;  // ... the cycle each arrived
   unsigned raw_free_;  // READ data read ahead: beats free (rtl/xport/responder_tx.sv RAW_DEPTH)
   // ... and beats given back later, as a response's payload streams out
   // ({cycle, beats}, in cycle order): the RTL frees a beat of its raw buffer

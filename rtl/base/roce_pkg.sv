@@ -35,6 +35,7 @@ package roce_pkg;
   localparam int unsigned WQE_HEAD = 128;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
   localparam int unsigned READ_AHEAD = 16384;
+  localparam int unsigned READ_HINTS = 1024;
   localparam int unsigned ENGINE_MAX_QP = 2048;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
@@ -761,6 +762,17 @@ package roce_pkg;
     logic [0:0] drop;  // consume and discard the payload (a response the completer did not accept); with len 0 and last, a fence: answered on rd_done once every earlier command was placed
     logic [3:0] epoch;  // the QP's incarnation (completer and read_place count its RESETs and DESTROYs alike): a command from before a RESET is dropped
   } rd_place_t;
+
+  // Requester to read_place, with the request header of a READ or an atomic (every time it leaves, a rewind's too): the WQE's local SGE, where its response data will land. read_place keeps it in a direct-mapped table (READ_HINTS entries, at qpn XOR bit-reversed wqe_idx), so the responses place without fetching the send WQE again. No ready: read_place writes every hint in the cycle it comes.
+  localparam int unsigned RD_HINT_W = 161;
+  typedef struct packed {
+    logic [15:0] qpn;
+    logic [15:0] wqe_idx;  // send-queue index of the READ (atomic) WQE
+    logic [0:0] one_sge;  // the WQE has exactly one SGE, the one below; else the hint only says: fetch the WQE (its slot forgets an older hint of the same tag)
+    logic [63:0] addr;  // SGE 0: virtual address
+    logic [31:0] length;  // SGE 0: bytes
+    logic [31:0] lkey;  // SGE 0: local key (read_place's translation checks it, as for a fetched WQE)
+  } rd_hint_t;
 
   // read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.
   localparam int unsigned RD_DONE_W = 40;

@@ -9,6 +9,7 @@
 //   s_axis_rx (MAC) ──────────────────────────── frame_arb2 ◄─┘ ─► roce_parser ─► rx_dispatch
 //        rx_dispatch: responses ─► completer, requests ─► responder; bypass ─► m_axis_byp
 //        completer ─ rd_place ─► read_place ◄─ READ response payload (rx_dispatch); rd_done ─► completer
+//        requester ─ rd_hint (a READ's SGE, as its request leaves) ─► read_place
 //   DMA: dma_rd_arb (requester, responder, responder's READ data, read_place's WQEs),
 //        dma_wr_arb (responder, cq_writer, read_place)
 //   MR:  mr_arb (requester, responder, read_place, responder's READ walker) ─► mr_table
@@ -311,6 +312,7 @@ module roce_engine #(
   // ---------------------------------------------------------------- requester
   roce_pkg::sq_retire_t sq_retire;  logic sq_retire_valid, sq_retire_ready;
   roce_pkg::sq_track_t  sq_track;   logic sq_track_valid, sq_track_ready;
+  roce_pkg::rd_hint_t   rd_hint;    logic rd_hint_valid;   // requester -> read_place: a READ's SGE
   roce_pkg::roce_tx_hdr_t req_hdr;  logic req_hdr_valid, req_hdr_ready;
   logic [DATA_W-1:0] req_pay_tdata;
   logic [KW-1:0]     req_pay_tkeep;
@@ -333,6 +335,7 @@ module roce_engine #(
     .m_axis_tx_payload_tlast(req_pay_tlast), .m_axis_tx_payload_tvalid(req_pay_tvalid),
     .m_axis_tx_payload_tready(req_pay_tready),
     .m_sq_track(sq_track), .m_sq_track_valid(sq_track_valid), .m_sq_track_ready(sq_track_ready),
+    .m_rd_hint(rd_hint), .m_rd_hint_valid(rd_hint_valid),
     .idle(req_idle), .cnt_tx_pkts(cnt_tx_pkts)
   );
 
@@ -480,13 +483,14 @@ module roce_engine #(
   // ---------------------------------------------------------------- read_place: READ response data -> local SGEs
   logic rdp_idle;
   /* verilator lint_off UNUSEDSIGNAL */  // its own statistics: not among the CSR counters
-  logic [31:0] rdp_pieces, rdp_drop_bytes, rdp_wqe_reads, rdp_errors;
+  logic [31:0] rdp_pieces, rdp_drop_bytes, rdp_wqe_reads, rdp_hint_hits, rdp_errors;
   /* verilator lint_on UNUSEDSIGNAL */
 
   read_place #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_rdp (
     .clk, .rst,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[3]), .s_qp_cfg_ready(qp_cfg_ready_rdp),
     .s_cmd(rd_place), .s_cmd_valid(rd_place_valid), .s_cmd_ready(rd_place_ready),
+    .s_hint(rd_hint), .s_hint_valid(rd_hint_valid),
     .s_axis_pay_tdata(rs_pay_tdata), .s_axis_pay_tlast(rs_pay_tlast), .s_axis_pay_tvalid(rs_pay_tvalid),
     .s_axis_pay_tready(rs_pay_tready),
     .s_axis_dma_rd_tdata(rd_p_tdata), .s_axis_dma_rd_tlast(rd_p_tlast), .s_axis_dma_rd_tuser(rd_p_tuser),
@@ -499,7 +503,8 @@ module roce_engine #(
     .m_axis_dma_wr_tvalid(wr_p_tvalid), .m_axis_dma_wr_tready(wr_p_tready),
     .m_done(rd_done), .m_done_valid(rd_done_valid), .m_done_ready(rd_done_ready),
     .idle(rdp_idle),
-    .cnt_pieces(rdp_pieces), .cnt_drop_bytes(rdp_drop_bytes), .cnt_wqe_reads(rdp_wqe_reads), .cnt_errors(rdp_errors)
+    .cnt_pieces(rdp_pieces), .cnt_drop_bytes(rdp_drop_bytes), .cnt_wqe_reads(rdp_wqe_reads),
+    .cnt_hint_hits(rdp_hint_hits), .cnt_errors(rdp_errors)
   );
 
   // ---------------------------------------------------------------- transport failures -> roce_cmd

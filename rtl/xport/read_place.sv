@@ -4,10 +4,10 @@
 // written into the local SGEs of the READ's send WQE.
 //
 //   s_cmd {qpn, wqe_idx, offset, len, last, drop}   s_axis_pay: len bytes from lane 0
-//     |                                                 |
-//     v                                                 v
-//   read_place_ctrl (contexts, WQE fetch and       payload FIFO (PAY_DEPTH beats:
-//     cache, checks, walk, mr_req per page run)       a 4096-byte packet and more)
+//     |    s_hint (the requester: a READ's SGE)        |
+//     v     v                                           v
+//   read_place_ctrl (contexts, WQE hints, fetch    payload FIFO (PAY_DEPTH beats:
+//     and cache, checks, walk, mr_req per run)        a 4096-byte packet and more)
 //     | pieces {pa, len, last, drop}                    |
 //     +--> req FIFO  --> m_dma_wr_req                   |
 //     +--> desc FIFO --> stream_slice <-----------------+
@@ -37,6 +37,8 @@ module read_place #(
   input  wire roce_pkg::rd_place_t    s_cmd,
   input  wire logic                   s_cmd_valid,
   output logic                        s_cmd_ready,
+  input  wire roce_pkg::rd_hint_t     s_hint,           // from the requester: a READ's (atomic's) SGE; no ready
+  input  wire logic                   s_hint_valid,
   input  wire logic [DATA_W-1:0]      s_axis_pay_tdata,
   input  wire logic                   s_axis_pay_tlast,
   input  wire logic                   s_axis_pay_tvalid,
@@ -70,6 +72,7 @@ module read_place #(
   output logic [31:0]                 cnt_pieces,       // DMA write pieces issued
   output logic [31:0]                 cnt_drop_bytes,   // payload bytes discarded
   output logic [31:0]                 cnt_wqe_reads,    // send WQEs fetched
+  output logic [31:0]                 cnt_hint_hits,    // commands whose WQE came from a hint (not fetched)
   output logic [31:0]                 cnt_errors        // done answers with a status other than SUCCESS
 );
   localparam int PAW = $clog2(PAY_DEPTH);
@@ -107,7 +110,7 @@ module read_place #(
   read_place_ctrl #(.DATA_W(DATA_W), .MAX_QP(MAX_QP)) u_ctrl (
     .clk, .rst,
     .s_qp_cfg, .s_qp_cfg_valid, .s_qp_cfg_ready,
-    .s_cmd, .s_cmd_valid, .s_cmd_ready,
+    .s_cmd, .s_cmd_valid, .s_cmd_ready, .s_hint, .s_hint_valid,
     .s_dma_rd_tdata(s_axis_dma_rd_tdata), .s_dma_rd_tlast(s_axis_dma_rd_tlast),
     .s_dma_rd_tuser(s_axis_dma_rd_tuser), .s_dma_rd_tvalid(s_axis_dma_rd_tvalid),
     .s_dma_rd_tready(s_axis_dma_rd_tready),
@@ -117,7 +120,7 @@ module read_place #(
     .m_pc_pa(pc_pa), .m_pc_len(pc_len), .m_pc_last(pc_last), .m_pc_drop(pc_drop),
     .m_pc_valid(pc_v), .m_pc_ready(pc_rdy),
     .m_done(dn), .m_done_valid(dn_v), .m_done_ready(dn_rdy),
-    .idle(c_idle), .cnt_pieces, .cnt_drop_bytes, .cnt_wqe_reads, .cnt_errors);
+    .idle(c_idle), .cnt_pieces, .cnt_drop_bytes, .cnt_wqe_reads, .cnt_hint_hits, .cnt_errors);
 
   // ---- queues. fifo_fwft shows a push two cycles later and computes s_ready
   // from its pointers: occupancy is counted here, and a piece goes to both

@@ -5,9 +5,11 @@
 //     QP not valid, or epoch is not the QP's (the command is from before
 //       a RESET or DESTROY)            -> drop the payload; done LOC_QP_OP_ERR
 //     drop, len 0, or the WQE failed   -> drop the payload (done: the failure's status)
-//     SGEs: the cached WQE (one entry, tagged qpn + wqe_idx), else fetch the
-//       first WQE_HEAD bytes of the send WQE at sq_base + 512 * (wqe_idx mod
-//       2^sq_lsz), and its SGEs past the sixth after them (TAIL) when it has more
+//     SGEs: the cached WQE (one entry, tagged qpn + wqe_idx), else the
+//       requester's hint (a one-SGE READ or atomic: its SGE, given as its
+//       request left), else fetch the first WQE_HEAD bytes of the send WQE at
+//       sq_base + 512 * (wqe_idx mod 2^sq_lsz), and its SGEs past the sixth
+//       after them (TAIL) when it has more
 //       poisoned -> LOC_PROT_ERR;  num_sge > 16 -> LOC_QP_OP_ERR
 //     offset + len > sum of the SGE lengths -> LOC_LEN_ERR
 //     position: where the previous command of that WQE ended (offset equal),
@@ -26,6 +28,15 @@
 // until that WQE's last command: its later data is dropped. Pieces leave on
 // m_pc ({pa, len, last, drop}: a DMA write and its slicer descriptor, or a
 // drop descriptor); the top counts them to hold `done` behind their data.
+// Hints (s_hint, no ready): a direct-mapped table of READ_HINTS entries at
+// qpn XOR bit-reversed wqe_idx (low bits), each {tag, one_sge, SGE}, written
+// in the cycle a hint comes; the command's entry is read as it is taken.
+// A hint is what the requester read from the WQE before it sent the request,
+// so it is what a fetch would read now: the slot is posted again only after
+// the WQE completes, and a RESET makes older responses stale (the epoch).
+// A later hint with the same tag replaces an older one (a rewind, or the slot
+// posted again), so a stale one is never used; a hint not of one SGE only
+// forgets the slot.
 // Inputs are taken only when idle: qp_cfg before cmd. The epoch counts a
 // QP's RESETs and DESTROYs (as the completer's does), so it outlives the QP:
 // the context memory is cleared by a sweep of MAX_QP cycles after reset.
@@ -45,6 +56,8 @@ module read_place_ctrl #(
   input  wire roce_pkg::rd_place_t   s_cmd,
   input  wire logic                  s_cmd_valid,
   output logic                       s_cmd_ready,
+  input  wire roce_pkg::rd_hint_t    s_hint,
+  input  wire logic                  s_hint_valid,
   input  wire logic [DATA_W-1:0]     s_dma_rd_tdata,
   input  wire logic                  s_dma_rd_tlast,
   input  wire logic                  s_dma_rd_tuser,      // poisoned: the host refused the read
@@ -74,6 +87,7 @@ module read_place_ctrl #(
   output logic [31:0]                cnt_pieces,
   output logic [31:0]                cnt_drop_bytes,
   output logic [31:0]                cnt_wqe_reads,
+  output logic [31:0]                cnt_hint_hits,
   output logic [31:0]                cnt_errors
 );
   localparam int QW = $clog2(MAX_QP);
@@ -85,11 +99,15 @@ module read_place_ctrl #(
   localparam int HEAD_SGE = (roce_pkg::WQE_HEAD - roce_pkg::SEND_WQE_SGE0_ADDR_OFF) / roce_pkg::SGE_SIZE;
   localparam int SGE0 = 8 * roce_pkg::SEND_WQE_SGE0_ADDR_OFF;
   localparam int SGE_W = 8 * roce_pkg::SGE_SIZE;
+  localparam int HINTS = roce_pkg::READ_HINTS;
+  localparam int HW = $clog2(HINTS);
+  localparam int HINT_W = 32 + 1 + SGE_W;                            // {tag qpn.wqe_idx, one_sge, SGE}
   // the context word: {epoch, pd, sq_base, sq_lsz, fail_v, fail_idx, fail_st}, fields at these bits
   localparam int F_ST = 0, F_IDX = 8, F_V = 24, F_LSZ = 25, F_BASE = 30, F_PD = 94, F_EP = 110, CTX_W = 114;
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("read_place_ctrl: MAX_QP must be a power of two <= 32768");
+    if ((1 << HW) != HINTS || HW > 16) $error("read_place_ctrl: READ_HINTS must be a power of two <= 65536");
     if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
       $error("read_place_ctrl: DATA_W must divide the 1024-bit WQE head, 64 <= DATA_W <= 1024");
   end
@@ -98,6 +116,13 @@ module read_place_ctrl #(
     C_INIT, C_IDLE, C_CFG, C_CMD, C_WQE, C_CHK, C_SEEK, C_WALK, C_MRW, C_DROP, C_FIN,
     C_TAIL, C_WQT, C_TOT   // SGEs past the sixth: their read, its beats, then the total of all
   } cst_e;
+
+  // ---- the requester's hints: valid bits in registers (they reset), entries in a RAM
+  logic [HINTS-1:0]  hv_q;
+  logic [HINT_W-1:0] hint_mem [HINTS];
+  logic [HINT_W-1:0] hint_rd_q, hint_wd;
+  logic              hv_rd_q, hint_hit;
+  logic [HW-1:0]     hint_wa, hint_ra;
 
   // ---- per-QP context: valid bits in registers (they reset), the rest in a RAM
   logic [MAX_QP-1:0] valid_q;
@@ -152,8 +177,8 @@ module read_place_ctrl #(
   roce_pkg::mr_req_t     mr_q, mr_d;
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d;
   // counters
-  logic [31:0] c_pc_q, c_drop_q, c_rd_q, c_err_q;
-  logic i_pc, i_drop, i_rd, i_err;
+  logic [31:0] c_pc_q, c_drop_q, c_rd_q, c_hint_q, c_err_q;
+  logic i_pc, i_drop, i_rd, i_hint, i_err;
 
   // ---- combinational helpers
   logic        take_cfg, take_cmd;
@@ -170,6 +195,16 @@ module read_place_ctrl #(
   logic [12:0] k;                              // the next piece
   logic [34:0] end_off;
   logic        hit, leave_fin;
+
+  // A hint's entry: qpn XOR wqe_idx bit-reversed, low HW bits, so that one
+  // QP's consecutive WQEs and many QPs' first ones all fall apart.
+  /* verilator lint_off UNUSEDSIGNAL */  // their low HW bits only
+  function automatic logic [HW-1:0] hint_slot(input logic [15:0] qpn, input logic [15:0] idx);
+  /* verilator lint_on UNUSEDSIGNAL */
+    logic [HW-1:0] r;
+    for (int i = 0; i < HW; i++) r[i] = idx[HW - 1 - i];
+    hint_slot = qpn[HW-1:0] ^ r;
+  endfunction
 
   assign s_qp_cfg_ready  = st_q == C_IDLE;
   assign s_cmd_ready     = st_q == C_IDLE && !s_qp_cfg_valid;
@@ -208,6 +243,10 @@ module read_place_ctrl #(
     k = run_left_q < {19'b0, rem_q} ? run_left_q[12:0] : rem_q;
     end_off = {3'b0, k_off_q} + {22'b0, k_len_q};
     hit = cv_q && cqpn_q == k_qpn_q && cidx_q == k_idx_q;
+    hint_ra = hint_slot(s_cmd.qpn, s_cmd.wqe_idx);
+    hint_wa = hint_slot(s_hint.qpn, s_hint.wqe_idx);
+    hint_wd = {s_hint.qpn, s_hint.wqe_idx, s_hint.one_sge, s_hint.lkey, s_hint.length, s_hint.addr};
+    hint_hit = hv_rd_q && hint_rd_q[HINT_W-1 -: 32] == {k_qpn_q, k_idx_q} && hint_rd_q[SGE_W];
 
     st_d = st_q;
     k_qpn_d = k_qpn_q; k_idx_d = k_idx_q; k_off_d = k_off_q; k_len_d = k_len_q;
@@ -235,7 +274,7 @@ module read_place_ctrl #(
     m_done.wqe_idx = k_idx_q;
     m_done.status = stat_q;
     leave_fin = 1'b0;
-    {i_pc, i_drop, i_rd, i_err} = '0;
+    {i_pc, i_drop, i_rd, i_hint, i_err} = '0;
 
     unique case (st_q)
       C_INIT: begin
@@ -290,6 +329,16 @@ module read_place_ctrl #(
         if (!ok_d || k_drop_q || oldf_d || k_len_q == '0) begin
           st_d = C_DROP;
         end else if (hit) begin
+          st_d = C_CHK;
+        end else if (hint_hit) begin
+          // the requester's hint: a WQE of one SGE, as if fetched (its other fields are not used)
+          wqe_d = '0;
+          wqe_d[8 * roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8] = 8'd1;
+          wqe_d[SGE0 +: SGE_W] = hint_rd_q[SGE_W-1:0];
+          cv_d = 1'b1; cqpn_d = k_qpn_q; cidx_d = k_idx_q;
+          total_d = {3'b0, hint_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
+          pos_v_d = 1'b0;
+          i_hint = 1'b1;
           st_d = C_CHK;
         end else begin
           rd_v_d = 1'b1;
@@ -487,6 +536,8 @@ module read_place_ctrl #(
   always_ff @(posedge clk) begin
     if (ctx_we) ctx_mem[ctx_wa] <= ctx_wd;
     if (ctx_re) ctx_rd_q <= ctx_mem[ctx_ra];
+    if (s_hint_valid) hint_mem[hint_wa] <= hint_wd;
+    if (take_cmd) hint_rd_q <= hint_mem[hint_ra];
   end
 
   // ---- registers
@@ -495,10 +546,14 @@ module read_place_ctrl #(
       st_q <= C_INIT;
       init_q <= '0;
       valid_q <= '0;
+      hv_q <= '0;
+      hv_rd_q <= 1'b0;
       cv_q <= 1'b0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0;
-      {c_pc_q, c_drop_q, c_rd_q, c_err_q} <= '0;
+      {c_pc_q, c_drop_q, c_rd_q, c_hint_q, c_err_q} <= '0;
     end else begin
+      if (s_hint_valid) hv_q[hint_wa] <= 1'b1;
+      if (take_cmd) hv_rd_q <= hv_q[hint_ra];
       st_q <= st_d;
       if (st_q == C_INIT) init_q <= init_q + 1'b1;
       if (st_q == C_CFG && qin_q) valid_q[idx_q] <= g_act_q != roce_pkg::QP_ACTION_DESTROY;
@@ -507,6 +562,7 @@ module read_place_ctrl #(
       c_pc_q   <= c_pc_q + 32'(i_pc);
       c_drop_q <= c_drop_q + (i_drop ? {19'b0, drop_q} : 32'd0);
       c_rd_q   <= c_rd_q + 32'(i_rd);
+      c_hint_q <= c_hint_q + 32'(i_hint);
       c_err_q  <= c_err_q + 32'(i_err);
     end
   end
@@ -532,6 +588,7 @@ module read_place_ctrl #(
   assign cnt_pieces = c_pc_q;
   assign cnt_drop_bytes = c_drop_q;
   assign cnt_wqe_reads = c_rd_q;
+  assign cnt_hint_hits = c_hint_q;
   assign cnt_errors = c_err_q;
 
 `ifndef SYNTHESIS

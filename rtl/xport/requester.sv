@@ -63,7 +63,9 @@
 //          waits for that); req_issue reads the payload ahead (several reads
 //          outstanding into the payload buffer); a packet's header leaves once
 //          all its read data is in the buffer; its pieces are packed by
-//          stream_gather into tx_payload. A READ: its one request header.
+//          stream_gather into tx_payload. A READ: its one request header,
+//          and with it (an atomic's too) m_rd_hint to read_place: the WQE's
+//          SGE, so its responses land without a second fetch of the WQE.
 //   TRACK  only for a failure: sq_track with its status (amend: the WQE was
 //          tracked before)
 //   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR)
@@ -122,6 +124,8 @@ module requester #(
   output roce_pkg::sq_track_t         m_sq_track,
   output logic                        m_sq_track_valid,
   input  wire logic                   m_sq_track_ready,
+  output roce_pkg::rd_hint_t          m_rd_hint,     // to read_place, with a READ's (atomic's) request header: its SGE
+  output logic                        m_rd_hint_valid,
   output logic                        idle,
   output logic [31:0]                 cnt_tx_pkts
 );
@@ -173,6 +177,8 @@ module requester #(
   logic        pay_err_q;
   logic [12:0] src_off_q;
   logic [31:0] cnt_q;
+  logic        rd_hint_v_q;
+  roce_pkg::rd_hint_t rd_hint_q;
 
   // ---- per-QP context and scheduler
   logic        pick_valid, any_eligible;
@@ -597,6 +603,15 @@ module requester #(
       bf_wqe_q <= s_sq_bf_wqe;
     end
     if (hdr_load) hdr_q <= hdr_d;
+    if (hdr_load) begin
+      // where the READ's (atomic's) responses land, as read_place would fetch it
+      rd_hint_q.qpn     <= 16'(act_q);
+      rd_hint_q.wqe_idx <= act_ci_q;
+      rd_hint_q.one_sge <= w_nsge == 8'd1;
+      rd_hint_q.addr    <= sge_tbl[8 * roce_pkg::SGE_ADDR_OFF +: 64];
+      rd_hint_q.length  <= sge_tbl[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
+      rd_hint_q.lkey    <= sge_tbl[8 * roce_pkg::SGE_LKEY_OFF +: 32];
+    end
     if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != NONE) begin
       chk_pa_q[64*32'(chk_rsp_q) +: 64] <= s_mr_resp.pa;
       chk_run_q[32*32'(chk_rsp_q) +: 32] <= s_mr_resp.run;
@@ -630,6 +645,7 @@ module requester #(
       pay_err_q <= 1'b0;
       src_off_q <= '0;
       cnt_q <= '0;
+      rd_hint_v_q <= 1'b0;
       port_mtu_q <= 3'd3;
       bf_valid_q <= 1'b0;
     end else begin
@@ -637,6 +653,7 @@ module requester #(
       if (bf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
       if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
+      rd_hint_v_q <= hdr_load && op_rdat;
       if (go_run) begin
         hdr_k_q <= {1'b0, act_skip_q};
         trk_pend_q <= new_q && !unrel;  // UC/UD: tracked once its packets left
@@ -753,6 +770,8 @@ module requester #(
   end
 
   assign m_tx_hdr       = hdr_q;
+  assign m_rd_hint      = rd_hint_q;
+  assign m_rd_hint_valid = rd_hint_v_q;
   assign m_tx_hdr_valid = hdr_valid_q;
   assign idle           = st_q == S_IDLE && !any_eligible;
   assign cnt_tx_pkts    = cnt_q;

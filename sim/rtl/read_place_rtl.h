@@ -17,7 +17,8 @@ class ReadPlaceRtl : public VlBlock<Vread_place> {
                 {"cmd", false, true, bytes_of<spec::RdPlace>()},
                 {"payload", true, true, bytes_},
                 {"dma_rd", true, true, bytes_},
-                {"mr_resp", false, true, bytes_of<spec::MrResp>()}};
+                {"mr_resp", false, true, bytes_of<spec::MrResp>()},
+                {"hint", false, true, bytes_of<spec::RdHint>()}};  // no ready in the RTL: always taken
     out_info_ = {{"dma_rd_req", false, true, bytes_of<spec::DmaRdReq>()},
                  {"mr_req", false, true, bytes_of<spec::MrReq>()},
                  {"dma_wr_req", false, true, bytes_of<spec::DmaWrReq>()},
@@ -27,7 +28,7 @@ class ReadPlaceRtl : public VlBlock<Vread_place> {
   }
   void reset() override {
     top_->s_qp_cfg_valid = top_->s_cmd_valid = top_->s_axis_pay_tvalid = 0;
-    top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = 0;
+    top_->s_axis_dma_rd_tvalid = top_->s_mr_resp_valid = top_->s_hint_valid = 0;
     top_->m_dma_rd_req_ready = top_->m_mr_req_ready = top_->m_dma_wr_req_ready = 0;
     top_->m_axis_dma_wr_tready = top_->m_done_ready = 0;
     restart();
@@ -47,7 +48,8 @@ class ReadPlaceRtl : public VlBlock<Vread_place> {
         top_->s_axis_dma_rd_tuser = f.user;
         vl::put_bytes(top_->s_axis_dma_rd_tdata, f.data);
         break;
-      default: top_->s_mr_resp_valid = valid; vl::put_bytes(top_->s_mr_resp, f.data); break;
+      case 4: top_->s_mr_resp_valid = valid; vl::put_bytes(top_->s_mr_resp, f.data); break;
+      default: top_->s_hint_valid = valid; vl::put_bytes(top_->s_hint, f.data); break;
     }
   }
   void set_output_ready(unsigned port, bool ready) override {
@@ -65,7 +67,8 @@ class ReadPlaceRtl : public VlBlock<Vread_place> {
       case 1: return top_->s_cmd_ready;
       case 2: return top_->s_axis_pay_tready;
       case 3: return top_->s_axis_dma_rd_tready;
-      default: return top_->s_mr_resp_ready;
+      case 4: return top_->s_mr_resp_ready;
+      default: return true;
     }
   }
   bool output_valid(unsigned port) override {
@@ -98,6 +101,7 @@ class ReadPlaceRtl : public VlBlock<Vread_place> {
     return {{"pieces", top_->cnt_pieces},
             {"drop_bytes", top_->cnt_drop_bytes},
             {"wqe_reads", top_->cnt_wqe_reads},
+            {"hint_hits", top_->cnt_hint_hits},
             {"errors", top_->cnt_errors}};
   }
   bool idle() const override { return top_->idle; }

@@ -21,7 +21,8 @@ class RequesterRtl : public VlBlock<Vrequester> {
                 desc("mr_resp", spec::MrResp::kBits)};
     out_info_ = {desc("dma_rd_req", spec::DmaRdReq::kBits), desc("mr_req", spec::MrReq::kBits),
                  desc("tx_hdr", spec::RoceTxHdr::kBits), {"tx_payload", true, true, bytes_},
-                 desc("sq_track", spec::SqTrack::kBits)};
+                 desc("sq_track", spec::SqTrack::kBits),
+                 {"rd_hint", false, false, (spec::RdHint::kBits + 7) / 8}};  // an event: no ready
     top_->port_mtu = spec::kCsrPortMtuReset;  // (set_port changes it; a reset keeps it, as the CSR's wires)
     reset();
   }
@@ -61,7 +62,8 @@ class RequesterRtl : public VlBlock<Vrequester> {
       case 1: top_->m_mr_req_ready = ready; break;
       case 2: top_->m_tx_hdr_ready = ready; break;
       case 3: top_->m_axis_tx_payload_tready = ready; break;
-      default: top_->m_sq_track_ready = ready; break;
+      case 4: top_->m_sq_track_ready = ready; break;
+      default: break;  // rd_hint has no ready
     }
   }
   bool input_ready(unsigned port) override {
@@ -79,7 +81,8 @@ class RequesterRtl : public VlBlock<Vrequester> {
       case 1: return top_->m_mr_req_valid;
       case 2: return top_->m_tx_hdr_valid;
       case 3: return top_->m_axis_tx_payload_tvalid;
-      default: return top_->m_sq_track_valid;
+      case 4: return top_->m_sq_track_valid;
+      default: return top_->m_rd_hint_valid;
     }
   }
   Flit output(unsigned port) override {
@@ -93,7 +96,8 @@ class RequesterRtl : public VlBlock<Vrequester> {
         f.keep = top_->m_axis_tx_payload_tkeep;
         f.last = top_->m_axis_tx_payload_tlast;
         break;
-      default: f.data = vl::get_bytes(top_->m_sq_track, out_info_[4].bytes); break;
+      case 4: f.data = vl::get_bytes(top_->m_sq_track, out_info_[4].bytes); break;
+      default: f.data = vl::get_bytes(top_->m_rd_hint, out_info_[5].bytes); break;
     }
     return f;
   }

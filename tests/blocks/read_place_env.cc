@@ -40,7 +40,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
   };
   std::deque<MrPending> mrq;
   uint64_t last_due = 0, quiet = 0;
-  size_t s = 0, pos[3] = {};
+  size_t s = 0, pos[kStepIns] = {};
   bool started = false, offering[kIns] = {};
   static const Flit kNone{};
 
@@ -58,7 +58,7 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     }
     if (started) {
       bool all = true;
-      for (unsigned p = 0; p < 3; ++p) all = all && pos[p] >= steps[s].in[p].size();
+      for (unsigned k = 0; k < kStepIns; ++k) all = all && pos[k] >= steps[s].in[k].size();
       if (all) {
         ++s;
         started = false;
@@ -71,11 +71,12 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
     }
     // inputs
     bool offered[kIns];
-    for (unsigned p = 0; p < 3; ++p) {
-      const bool more = started && pos[p] < steps[s].in[p].size();
+    for (unsigned k = 0; k < kStepIns; ++k) {
+      const unsigned p = kStepPort[k];
+      const bool more = started && pos[k] < steps[s].in[k].size();
       if (more && !offering[p]) offering[p] = chance(1.0 - cfg.in_idle);
       offered[p] = more && offering[p];
-      b.set_input(p, offered[p], offered[p] ? steps[s].in[p][pos[p]] : kNone);
+      b.set_input(p, offered[p], offered[p] ? steps[s].in[k][pos[k]] : kNone);
     }
     if (dma.rd_data_valid() && !offering[3]) offering[3] = chance(1.0 - cfg.in_idle);
     offered[3] = dma.rd_data_valid() && offering[3];
@@ -99,6 +100,8 @@ RunResult run(Block& b, const World& w, const std::vector<Step>& steps, const Ru
       offering[p] = false;
       if (p < 3)
         ++pos[p];
+      else if (p == 5)
+        ++pos[3];
       else if (p == 3)
         dma.pop_rd_data();
       else
@@ -347,6 +350,25 @@ size_t Scenario::read(uint32_t qpn, std::vector<TSge> sg, uint32_t len, Meant me
   reads.push_back(std::move(r));
   unwritten_.push_back(reads.size() - 1);
   return reads.size() - 1;
+}
+
+void Scenario::hint(size_t ri) {
+  const TRead& r = reads[ri];
+  spec::RdHint h;
+  h.qpn = static_cast<uint16_t>(r.qpn);
+  h.wqe_idx = r.idx;
+  h.one_sge = r.sges.size() == 1;
+  if (!r.sges.empty()) {
+    h.addr = r.sges[0].va;
+    h.length = r.sges[0].len;
+    h.lkey = r.sges[0].lkey;
+  }
+  hint_raw(h);
+}
+
+void Scenario::hint_raw(const spec::RdHint& h) {
+  if (steps.empty() || !steps.back().in[1].empty()) new_step();
+  steps.back().in[3].push_back(desc_to_flit(h));
 }
 
 size_t Scenario::responses(size_t r) const {

@@ -40,7 +40,7 @@ struct World {
 
 struct Step {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host;  // driver memory writes at the step's start
-  std::vector<Flit> in[3];                                      // qp_cfg, cmd, payload
+  std::vector<Flit> in[4];                                      // qp_cfg, cmd, payload, hint
   size_t cmd_begin = 0, cmd_end = 0;                            // its commands in Scenario::cmds
 };
 
@@ -53,7 +53,9 @@ struct RunConfig {
 };
 
 enum Out : unsigned { kRdReq = 0, kMrReq, kWrReq, kWrData, kDone, kOuts };
-constexpr unsigned kIns = 5;  // qp_cfg, cmd, payload, dma_rd, mr_resp
+constexpr unsigned kIns = 6;  // qp_cfg, cmd, payload, dma_rd, mr_resp, hint
+constexpr unsigned kStepIns = 4;
+constexpr unsigned kStepPort[kStepIns] = {0, 1, 2, 5};  // Step::in[k] feeds this input
 
 struct RunResult {
   std::vector<std::vector<Txn>> out;  // per output port
@@ -121,6 +123,11 @@ class Scenario {
   void destroy(TQp& q);
   // a READ WQE of len bytes into these SGEs (written to the ring when its batch starts)
   size_t read(uint32_t qpn, std::vector<TSge> sges, uint32_t len, Meant meant);
+  // The requester's hint for READ r, as its request leaves (before any of its
+  // responses): its one SGE, or one_sge 0 when it has more. In a step of its
+  // own, so that it is in before the responses that follow.
+  void hint(size_t r);
+  void hint_raw(const spec::RdHint& h);  // any tag (one that shares another's table entry)
   // len bytes split over n SGEs (some empty when `empties`), crossing page ends, in MRs kA and kB
   std::vector<TSge> sges(uint32_t len, unsigned n, bool empties);
   TSge sge_in(unsigned m, uint32_t len);

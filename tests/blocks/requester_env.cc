@@ -21,6 +21,7 @@ std::string describe_txn(unsigned port, const Txn& t) {
     case kMrReq: o << desc_from_flit<spec::MrReq>(f).describe(); break;
     case kHdr: o << desc_from_flit<spec::RoceTxHdr>(f).describe(); break;
     case kTrack: o << desc_from_flit<spec::SqTrack>(f).describe(); break;
+    case kHint: o << desc_from_flit<spec::RdHint>(f).describe(); break;
     default: {
       const auto bytes = beats_to_bytes(t.flits);
       o << t.flits.size() << " beats, " << bytes.size() << " bytes: " << hex_bytes(bytes, 48);
@@ -57,10 +58,10 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
   b.reset();
 
   EnvResult res;
-  res.out.resize(5);
-  std::vector<Txn> open(5);
-  std::vector<bool> holding(5, false);
-  std::vector<Flit> held(5);
+  res.out.resize(kOuts);
+  std::vector<Txn> open(kOuts);
+  std::vector<bool> holding(kOuts, false);
+  std::vector<Flit> held(kOuts);
   size_t step = 0;
   bool offering = false;
   uint64_t wait_left = 0, idle_run = 0;
@@ -168,10 +169,11 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     const bool mr_v = !mrq.empty() && mrq.front().first <= cyc;
     b.set_input(kInMr, mr_v, mr_v ? desc_to_flit(mrq.front().second) : kIdle);
     // ---- backpressure
-    bool ready[5];
-    for (unsigned p = 0; p < 5; ++p) ready[p] = out_go(r_out);
+    bool ready[kOuts];
+    for (unsigned p = 0; p < kHint; ++p) ready[p] = out_go(r_out);
     ready[kRdReq] = ready[kRdReq] && dma.rd_req_ready();
-    for (unsigned p = 0; p < 5; ++p) b.set_output_ready(p, ready[p]);
+    ready[kHint] = true;  // an event: never held back
+    for (unsigned p = 0; p < kOuts; ++p) b.set_output_ready(p, ready[p]);
     b.eval();
 
     // ---- inputs taken
@@ -192,7 +194,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     if (mr_v && b.input_ready(kInMr)) mrq.pop_front();
     // ---- outputs
     std::vector<spec::RoceTxHdr> hdrs_now;  // (applied after the loop: a WQE's track leaves with its first header)
-    for (unsigned p = 0; p < 5; ++p) {
+    for (unsigned p = 0; p < kOuts; ++p) {
       const bool v = b.output_valid(p);
       Flit f = v ? b.output(p) : Flit{};
       if (p == kPay)  // lanes outside keep carry no information
@@ -266,7 +268,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
 
 std::string compare_runs(const Block& ports, const EnvResult& rtl, const EnvResult& mdl, size_t* compared) {
   size_t n = 0;
-  for (unsigned p = 0; p < 5; ++p) {
+  for (unsigned p = 0; p < kOuts; ++p) {
     const auto& a = rtl.out[p];
     const auto& m = mdl.out[p];
     for (size_t i = 0; i < std::max(a.size(), m.size()); ++i) {

@@ -40,7 +40,8 @@
 namespace rocenic::reqtest {
 
 enum InPort : unsigned { kInCfg = 0, kInDb = 1, kInRetire = 2, kInDma = 3, kInMr = 4 };
-enum OutPort : unsigned { kRdReq = 0, kMrReq = 1, kHdr = 2, kPay = 3, kTrack = 4 };
+enum OutPort : unsigned { kRdReq = 0, kMrReq = 1, kHdr = 2, kPay = 3, kTrack = 4, kHint = 5, kOuts = 6 };
+// (kHint: rd_hint, an event output with no ready)
 constexpr unsigned kW = 64;  // DATA_W = 512
 
 struct Step {

@@ -346,6 +346,27 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     pkts[p.h.src_qpn].push_back(std::move(p));
   }
   if (pay_i != r.out[kPay].size()) return "payload transactions without a header";
+  // Every READ or atomic request header (a rewind's too) comes with a hint to
+  // read_place: its WQE's SGE when it has just one, else one_sge 0.
+  {
+    size_t hi = 0;
+    for (const Txn& t : r.out[kHdr]) {
+      const auto h = desc_from_flit<spec::RoceTxHdr>(t.flits[0]);
+      if (h.opcode != spec::kRcReadReq && h.opcode != spec::kRcCmpSwap && h.opcode != spec::kRcFetchAdd) continue;
+      if (hi >= r.out[kHint].size()) return "a READ or atomic request without its rd_hint: " + h.describe();
+      const auto hint = desc_from_flit<spec::RdHint>(r.out[kHint][hi++].flits[0]);
+      const ExpWqe* w = nullptr;
+      if (const auto q = qps.find(hint.qpn); q != qps.end())
+        for (const ExpWqe& e : q->second.wqes)
+          if (e.idx == hint.wqe_idx) w = &e;
+      if (hint.qpn != h.src_qpn || !w) return "rd_hint " + hint.describe() + " names no WQE of " + h.describe();
+      const bool one = w->w.sges.size() == 1 && w->w.nsge_override < 0;
+      if (hint.one_sge != one ||
+          (one && (hint.addr != w->w.sges[0].addr || hint.length != w->w.sges[0].len || hint.lkey != w->w.sges[0].lkey)))
+        return "rd_hint " + hint.describe() + " is not its WQE's SGE";
+    }
+    if (hi != r.out[kHint].size()) return "an rd_hint without a READ or atomic request";
+  }
   // A WQE is tracked once (as it starts, or with a failure before any
   // packet); a failure while being sent follows as an amend of the same WQE,
   // before the next WQE of the QP is tracked.

@@ -245,9 +245,107 @@ void random_reads(Scenario& s, unsigned batches) {
         parts.push_back({s.read(qpn, s.sges(len, nsge, true), len, Meant::kGood)});
       }
     }
+    // the requester's hints for about half of the READs it would have sent
+    // (not those whose WQE it could not read or decode, nor on no QP)
+    for (const Scenario::Part& p : parts) {
+      const Meant m = s.reads[p.read].meant;
+      if ((m == Meant::kGood || m == Meant::kBrokenSge || m == Meant::kTooLong) && s.rand(2)) s.hint(p.read);
+    }
     s.deliver(parts, 0.08, 0.08);
     if (s.rand(8) == 0) s.attr(s.qps[1 + s.rand(8)]);
   }
+}
+
+// The slot a hint for (qpn, wqe_idx) takes in read_place's table (as the RTL's hint_slot).
+unsigned slot_of(uint32_t qpn, uint16_t idx) {
+  unsigned bits = 0, r = 0;
+  while ((1u << bits) < spec::kReadHints) ++bits;
+  for (unsigned i = 0; i < bits; ++i) r |= ((idx >> (bits - 1 - i)) & 1u) << i;
+  return (qpn ^ r) & (spec::kReadHints - 1);
+}
+
+// The requester's hint (rd_hint) gives a one-SGE READ's SGE as its request
+// leaves: its responses place with no fetch of the send WQE. A WQE of more
+// SGEs, a hint another tag replaced in its table entry, or none at all:
+// fetched as before. A QP RESET and posted again reuses indexes; the new
+// hint replaces the old one, and a new READ of two SGEs must not use an
+// older one-SGE hint of its index.
+TEST(ReadPlace, HintedReadsPlaceWithoutFetchingTheirWqe) {
+  Scenario s(41);
+  for (uint32_t n = 1; n <= 5; ++n) s.create(s.qps[n]);
+  std::vector<size_t> unfetched;  // READs whose slot must never be read
+  auto slot_addr = [&](size_t r) {
+    const TQp& q = s.qps[s.reads[r].qpn];
+    return q.sq_base + (uint64_t{static_cast<uint16_t>(s.reads[r].idx & ((1u << q.sq_lsz) - 1))} << spec::kWqeSlotLog2);
+  };
+  // one SGE each, hinted, on five QPs at once: all placed from their hints
+  std::vector<Scenario::Part> parts;
+  for (uint32_t n = 1; n <= 5; ++n)
+    for (unsigned k = 0; k < 2; ++k) {
+      const uint32_t len = n == 3 && k == 1 ? 0 : 1 + static_cast<uint32_t>(s.rand(20000));
+      const size_t r = s.read(n, s.sges(len, 1, false), len, Meant::kGood);
+      s.hint(r);
+      if (len > 0) unfetched.push_back(r);
+      parts.push_back({r});
+    }
+  s.deliver(parts, 0.1, 0.2);
+  // a hinted READ longer than its SGE, one with a broken SGE; a READ of three
+  // SGEs (its hint says fetch); one not hinted
+  const size_t too_long = s.read(1, s.sges(3000, 1, false), 5000, Meant::kTooLong);
+  auto g = s.sges(6000, 1, false);
+  break_sge(s, g[0], 0);
+  const size_t broken = s.read(2, g, 6000, Meant::kBrokenSge);
+  const size_t three = s.read(3, s.sges(7000, 3, true), 7000, Meant::kGood);
+  const size_t plain = s.read(4, s.sges(2000, 1, false), 2000, Meant::kGood);
+  for (size_t r : {too_long, broken, three}) s.hint(r);
+  unfetched.push_back(too_long);
+  unfetched.push_back(broken);
+  s.deliver({{too_long}, {broken}, {three}, {plain}});
+  // a hint of another tag in the same table entry replaces QP 5's: fetched
+  const size_t evicted = s.read(5, s.sges(3000, 1, false), 3000, Meant::kGood);
+  s.hint(evicted);
+  spec::RdHint other;
+  other.qpn = 5 ^ 1;
+  other.wqe_idx = static_cast<uint16_t>(s.reads[evicted].idx ^ (spec::kReadHints / 2));
+  ASSERT_EQ(slot_of(other.qpn, other.wqe_idx), slot_of(5, s.reads[evicted].idx));
+  other.one_sge = 1;
+  other.addr = 0x7f0000000000ull;
+  other.length = 64;
+  other.lkey = s.mr(Scenario::kA).key();
+  s.hint_raw(other);
+  s.deliver({{evicted}});
+  // QPs 1 and 2 RESET and posted again from index 0: QP 1's new one-SGE READ
+  // lands by its new hint, QP 2's new three-SGE READ is fetched (its hint
+  // forgets the old one-SGE hint of index 0)
+  s.create(s.qps[1]);
+  s.create(s.qps[2]);
+  const size_t again1 = s.read(1, s.sges(4000, 1, false), 4000, Meant::kGood);
+  const size_t again2 = s.read(2, s.sges(4000, 3, false), 4000, Meant::kGood);
+  ASSERT_EQ(s.reads[again1].idx, 0);
+  ASSERT_EQ(s.reads[again2].idx, 0);
+  s.hint(again1);
+  s.hint(again2);
+  unfetched.push_back(again1);
+  s.deliver({{again1}, {again2}}, 0.1);
+
+  const Both b = run_both(s, RunConfig{});
+  check_all(s, b, "hinted READs");
+  std::map<uint64_t, size_t> head_reads;  // slot address -> head reads of it
+  for (const Txn& t : b.rtl.out[kRdReq]) ++head_reads[desc_from_flit<spec::DmaRdReq>(t.flits[0]).addr];
+  const std::vector<size_t> fetched = {three, plain, evicted, again2};
+  for (size_t r : fetched)
+    EXPECT_GE(head_reads[slot_addr(r)], 1u) << "READ " << r << " was not fetched, though it had no usable hint";
+  size_t checked = 0;
+  for (size_t r : unfetched) {
+    if (std::any_of(fetched.begin(), fetched.end(), [&](size_t f) { return slot_addr(f) == slot_addr(r); }))
+      continue;  // (QP 2's index 0 before its RESET: the slot the three-SGE READ is fetched from later)
+    ++checked;
+    EXPECT_EQ(head_reads[slot_addr(r)], 0u) << "READ " << r << " (QP " << s.reads[r].qpn << ", index "
+                                            << s.reads[r].idx << ") was fetched, though hinted";
+  }
+  EXPECT_GE(checked, 10u);
+  std::map<std::string, uint32_t> c(b.rtl.counters.begin(), b.rtl.counters.end());
+  EXPECT_GE(c["hint_hits"], unfetched.size());
 }
 
 TEST(ReadPlace, RandomReadsOnEightQps) {

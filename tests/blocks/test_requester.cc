@@ -64,7 +64,7 @@ Both run_both(const Builder& b, const EnvConfig& cfg) {
   r.rtl_s = std::chrono::duration<double>(t1 - t0).count();
   r.mdl_s = std::chrono::duration<double>(clk::now() - t1).count();
   r.diff = compare_runs(rtl, r.rtl, r.mdl, &r.compared);
-  for (unsigned p = 0; p < 5 && r.diff.empty(); ++p)
+  for (unsigned p = 0; p < kOuts && r.diff.empty(); ++p)
     for (size_t i = 0; i < r.rtl.out[p].size(); ++i)
       if (r.rtl.out[p][i].first_cycle != r.mdl.out[p][i].first_cycle) r.cycle_exact = false;
   return r;

@@ -27,6 +27,7 @@ constexpr uint32_t kPsnMask = 0xFFFFFF;
 constexpr uint32_t kWindowRights = static_cast<uint32_t>(spec::Access::kRemoteWrite) |
                                    static_cast<uint32_t>(spec::Access::kRemoteRead) |
                                    static_cast<uint32_t>(spec::Access::kRemoteAtomic);
+constexpr Cycle kPendFree = 2;  // a payload's last beat to the header it held back (pend_q, then the header register)
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
 constexpr uint8_t kRunTag = 0x20;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
 
@@ -335,7 +336,7 @@ bool Requester::issue(Cycle now) {
       r.va = va_;
       r.len = sge_rem_;
       r.access = 0;
-      mr_req->push(r, now);
+      mr_req->push(r, std::max(now, iss_at_));  // (the cycle after the run's last piece)
       asking_ = true;
       return true;
     }
@@ -350,8 +351,10 @@ bool Requester::issue(Cycle now) {
     r.tag = kPayloadTag;
     r.addr = pa_;
     r.len = static_cast<uint16_t>(len);
-    dma_rd_req->push(r, now + kIssue);
+    dma_rd_req->push(r, std::max(now + kIssue, iss_at_));
   }
+  // (a piece a cycle; the next SGE's first run, from its check, a cycle later)
+  iss_at_ = std::max(now + kIssue, iss_at_) + 1;
   buffer_free_ -= beats;
   pieces_.push_back({pkt_issue_, len, run_zero_});
   const bool pkt_end = len == pkt_rem_;
@@ -375,6 +378,7 @@ bool Requester::issue(Cycle now) {
       va_ = w.sge[n].addr;
       sge_rem_ = w.sge[n].length;
       run_first_ = true;
+      ++iss_at_;
     }
   }
   return true;
@@ -387,6 +391,7 @@ bool Requester::send_packet(Cycle now) {
   const uint32_t pay = pay_len(pkt_k_);
   if (!tx_hdr->can_push() || (pay != 0 && !tx_payload->can_push())) return false;
   std::vector<uint8_t> bytes;
+  Cycle cycles = (pay + bytes_ - 1) / bytes_;  // its payload's cycles through the gather
   if (pay != 0) {
     if (w.inl) {
       const uint8_t* p = w.raw.data() + spec::kSendWqeSge0AddrOff;  // inline data sits where the SGEs would
@@ -401,6 +406,22 @@ bool Requester::send_packet(Cycle now) {
       const bool complete = pkt_issue_ > pkt_k_ && data_.size() >= reads;
       if (!complete) return false;
       bytes.reserve(pay);
+      // the gather takes a piece's beats one a cycle; a packet whose last
+      // beat overflows the output beat takes a cycle more (stream_gather)
+      cycles = 0;
+      uint32_t residue = 0;
+      bool flush = false;
+      for (const Piece& pc : pieces_) {
+        if (pc.pkt != pkt_k_) break;
+        for (uint32_t left = pc.len; left != 0;) {
+          const uint32_t k = std::min(left, bytes_);
+          left -= k;
+          ++cycles;
+          flush = residue + k > bytes_;
+          residue = (residue + k) % bytes_;
+        }
+      }
+      if (flush && residue != 0) ++cycles;
       while (!pieces_.empty() && pieces_.front().pkt == pkt_k_) {
         const Piece pc = pieces_.front();
         pieces_.pop_front();
@@ -418,7 +439,15 @@ bool Requester::send_packet(Cycle now) {
       }
     }
   }
-  const Cycle t = std::max(now + (pay != 0 && !w.inl ? kHeaderRead : kHeader), out_at_);
+  // A header leaves a cycle after the one before, while fewer than two
+  // headers' payloads are still leaving (the RTL's pend_q); its payload
+  // follows the one before it.
+  Cycle t = std::max(now + (pay != 0 && !w.inl ? kHeaderRead : kHeader), hdr_at_);
+  while (!pend_.empty() && pend_.front() + kPendFree <= t) pend_.pop_front();
+  if (pend_.size() >= 2) {
+    t = pend_.front() + kPendFree;
+    pend_.pop_front();
+  }
   tx_hdr->push(header(pkt_k_, pay), t);
   if (w.rdat && rd_hint.bound() && rd_hint->can_push()) {
     // where the responses land, as read_place would fetch it (in the RTL's
@@ -433,10 +462,15 @@ bool Requester::send_packet(Cycle now) {
     rd_hint->push(h, t);
   }
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
+  hdr_at_ = t + 1;
+  out_at_ = std::max(out_at_, t + 1);
   if (pay != 0) {
-    tx_payload->push(Packet{Bytes(std::move(bytes))}, t + beats);
+    const Cycle last = std::max(t + 1, pay_at_) + std::max(cycles, beats) - 1;  // its last beat
+    tx_payload->push(Packet{Bytes(std::move(bytes))}, last);
+    pay_at_ = last + 1;
+    pend_.push_back(last);
+    out_at_ = std::max(out_at_, last);
   }
-  out_at_ = t + std::max<Cycle>(beats, 1);
   pkt_k_ = w.rdat ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs (an atomic's: one)
   ++cnt_pkts_;
   return true;
@@ -724,6 +758,8 @@ void Requester::run() {
         break;
       case St::kTrack:
         if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.unrel) && !sq_track->can_push()) break;
+        // (as the RTL's: once its last header and payload beat were taken; woken as they are)
+        if (!tx_hdr->empty() || !tx_payload->empty()) break;
         finish(std::max(now, out_at_));
         moved = true;
         break;

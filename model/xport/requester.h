@@ -194,7 +194,11 @@ class Requester : public Process {
   // packets
   uint32_t pkt_k_ = 0;      // next packet to send
   bool pay_err_ = false;    // poisoned read data: the WQE completes with LOC_PROT_ERR
-  Cycle out_at_ = 0;        // the next cycle a header may leave (its payload streams after it)
+  Cycle out_at_ = 0;        // the WQE's packets are out (its last payload beat, or header)
+  Cycle hdr_at_ = 0;        // the next cycle a header may leave
+  Cycle pay_at_ = 0;        // the next cycle a payload beat may leave
+  Cycle iss_at_ = 0;        // the next cycle a payload read may be asked for
+  std::deque<Cycle> pend_;  // last beats of the payloads whose headers left (the RTL lets two wait)
   uint32_t cnt_pkts_ = 0;
   uint32_t ack_mask_ = (1u << spec::kCsrAckReqReset) - 1;
 };

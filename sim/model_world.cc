@@ -16,23 +16,33 @@ class ModelWorld::Host {
  public:
   explicit Host(ModelWorld& w);
 
-  // AXI4-Lite answers
+  // AXI4-Lite answers. The access is over once the cycle of its B (R)
+  // handshake has passed, as the RTL harness's, whose clock has moved past
+  // that cycle when it sees the answer taken.
   struct Axil : model::Process {
     explicit Axil(ModelWorld& w) : w_(w), b(w.sched_, this, 1), r(w.sched_, this, 1) {}
     ModelWorld& w_;
     In<uint8_t> b;
     In<model::AxilR> r;
+    Cycle done_at = kNever;
     void run() override {
+      const Cycle now = w_.sched_.now();
       if (b.ready()) {
         w_.csr_ok_ = b.pop() == model::RoceCsr::kOkay;
         w_.csr_data_ = 0;
-        w_.csr_done_ = true;
+        done_at = now + 1;
       }
       if (r.ready()) {
         const model::AxilR a = r.pop();
         w_.csr_ok_ = a.resp == model::RoceCsr::kOkay;
         w_.csr_data_ = w_.csr_ok_ ? a.data : 0;
+        done_at = now + 1;
+      }
+      if (done_at <= now) {
         w_.csr_done_ = true;
+        done_at = kNever;
+      } else if (done_at != kNever) {
+        w_.sched_.wake_at(this, done_at);
       }
     }
   } axil;

@@ -29,6 +29,7 @@ constexpr uint32_t kWindowRights = static_cast<uint32_t>(spec::Access::kRemoteWr
                                    static_cast<uint32_t>(spec::Access::kRemoteAtomic);
 constexpr Cycle kPendFree = 2;  // a payload's last beat to the header it held back (pend_q, then the header register)
 constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
+constexpr uint8_t kPrefetchTag = 2; // ... and of a prefetch of the next pick's WQE head
 constexpr uint8_t kRunTag = 0x20;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
 
 uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
@@ -75,6 +76,7 @@ bool Requester::control(Cycle now) {
     const spec::QpCfg c = qp_cfg.pop();
     if (c.qpn >= qps_.size()) return true;
     if (c.qpn == bf_qpn_) bf_valid_ = false;  // (destroyed, reset: its kept SQ_BF WQE is not its next)
+    if (c.qpn == pf_qpn_) pf_valid_ = false;  // (and its prefetched one)
     Qp& q = qps_[c.qpn];
     q.cfg = c;
     q.rdw = false;  // (max_rd_atomic may have grown: a deferred READ looks again)
@@ -149,11 +151,21 @@ void Requester::start(unsigned q, Cycle now) {
   x.rw = false;
   new_ = act_ci_ == x.hw;
   amend_ = !new_;
+  pick_at_ = now;
   if (new_ && bf_valid_ && bf_qpn_ == q && bf_idx_ == act_ci_) {
-    // it came with its doorbell: no fetch, as if its head had just arrived
+    // it came with its doorbell: no fetch; the prefetch for the next pick
+    // (the RTL's PF), then as if its head had just arrived
     bf_valid_ = false;
+    look(now, now + 1, false);
     st_ = St::kFetch;
-    took_head(Packet{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))}, now);
+    took_head(Packet{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))}, now + 2);
+    return;
+  }
+  if (new_ && pf_valid_ && pf_qpn_ == q && pf_idx_ == act_ci_) {
+    // prefetched: wait for its data (PFW), then the next prefetch and its decode
+    pf_valid_ = false;
+    look(now, now, true);  // (asked for once the head is in)
+    st_ = St::kPfWait;
     return;
   }
   const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
@@ -161,7 +173,83 @@ void Requester::start(unsigned q, Cycle now) {
   r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
   dma_rd_req->push(r, now + kPick);
+  reads_.push_back({Rd::kHead, 0});
+  look(now, now + kPick + 1, false);  // right behind it
   st_ = St::kFetch;
+}
+
+// The scheduler's next choice as it stands after the pick of q (q is still
+// eligible: its ci moves at finish): another QP's next new WQE, or (no other
+// QP eligible) q's next one if this one is new and another is posted; not one
+// already kept.
+bool Requester::candidate(unsigned q, unsigned* cq, uint16_t* cidx) const {
+  const unsigned n = static_cast<unsigned>(qps_.size());
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned c = (rr_ + i) % n;
+    if (!eligible(c)) continue;
+    const Qp& x = qps_[c];
+    uint16_t ci = 0;
+    if (c == q) {
+      ci = static_cast<uint16_t>(act_ci_ + 1);
+      if (!new_ || ci == x.pi) return false;
+    } else {
+      const bool err = x.state == qs(spec::QpState::kErr);
+      ci = err ? x.hw : x.rw ? x.rw_idx : x.ci;
+      if (ci != x.hw) return false;  // (a rewind, or sending again: not new)
+    }
+    if ((pf_valid_ && pf_qpn_ == c && pf_idx_ == ci) || (bf_valid_ && bf_qpn_ == c && bf_idx_ == ci)) return false;
+    *cq = c;
+    *cidx = ci;
+    return true;
+  }
+  return false;
+}
+
+void Requester::look(Cycle now, Cycle at_least, bool later) {
+  look_ = true;
+  look_later_ = later;
+  look_at_ = now + 1;
+  look_min_at_ = at_least;
+  pf_ask_ = false;
+  s_.wake_at(this, look_at_ + 1);
+}
+
+void Requester::do_look(Cycle now) {
+  unsigned cq = 0;
+  uint16_t ci = 0;
+  const bool ok = candidate(act_, &cq, &ci);
+  look_ = false;
+  pf_ask_qpn_ = ok ? cq : ~0u;
+  pf_ask_idx_ = ci;
+  if (look_later_) return;
+  pf_ask_ = ok;
+  pf_ask_at_ = look_min_at_;
+  push_prefetch(now);
+}
+
+// The prefetch read asked for, once the request port takes it; it replaces
+// the kept head (whose data, if still coming, is dropped by its sequence number).
+void Requester::push_prefetch(Cycle now) {
+  if (!pf_ask_ || !dma_rd_req->can_push()) return;
+  const Qp& x = qps_[pf_ask_qpn_];
+  const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
+  spec::DmaRdReq r;
+  r.tag = kPrefetchTag;
+  r.addr = x.cfg.sq_base + (uint64_t{pf_ask_idx_ & mask} << spec::kWqeSlotLog2);
+  r.len = spec::kWqeHead;
+  dma_rd_req->push(r, std::max(now, pf_ask_at_));
+  pf_seq_ = static_cast<uint8_t>((pf_seq_ + 1) & 15u);  // (the RTL's 4-bit sequence number)
+  reads_.push_back({Rd::kPf, pf_seq_});
+  pf_valid_ = true;
+  pf_done_ = false;
+  pf_qpn_ = pf_ask_qpn_;
+  pf_idx_ = pf_ask_idx_;
+  pf_ask_ = false;
+}
+
+Packet Requester::pop_read() {
+  if (!reads_.empty()) reads_.pop_front();
+  return dma_rd.pop();
 }
 
 // The WQE's fields (generated layout) and what follows from them and the QP.
@@ -352,6 +440,7 @@ bool Requester::issue(Cycle now) {
     r.addr = pa_;
     r.len = static_cast<uint16_t>(len);
     dma_rd_req->push(r, std::max(now + kIssue, iss_at_));
+    reads_.push_back({Rd::kPay, 0});
   }
   // (a piece a cycle; the next SGE's first run, from its check, a cycle later)
   iss_at_ = std::max(now + kIssue, iss_at_) + 1;
@@ -463,7 +552,7 @@ bool Requester::send_packet(Cycle now) {
   }
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   hdr_at_ = t + 1;
-  out_at_ = std::max(out_at_, t + 1);
+  out_at_ = std::max(out_at_, t);  // (as a payload's last beat: the header's own cycle)
   if (pay != 0) {
     const Cycle last = std::max(t + 1, pay_at_) + std::max(cycles, beats) - 1;  // its last beat
     tx_payload->push(Packet{Bytes(std::move(bytes))}, last);
@@ -485,7 +574,9 @@ void Requester::begin_run() {
   const bool reads = !wqe_.inl && !wqe_.rdat && !wqe_.local;  // its payload comes from its SGEs
   uint64_t off = reads ? uint64_t{skip_} * wqe_.mtu : 0;
   msg_rem_ = reads ? static_cast<uint32_t>(wqe_.w.length - off) : 0;
+  seek_ = off != 0 ? 1 : 0;  // (req_issue steps over an SGE a cycle, then starts inside one)
   while (sge_ < kMaxSge && off >= wqe_.sge[sge_].length) {
+    ++seek_;
     off -= wqe_.sge[sge_].length;
     unsigned n = sge_ + 1;
     while (n < kMaxSge && !((active_ >> n) & 1u)) ++n;
@@ -567,7 +658,14 @@ bool Requester::bf_hit(unsigned q) const {
   return bf_valid_ && bf_qpn_ == q && ci == x.hw && bf_idx_ == ci;
 }
 
+bool Requester::pf_hit(unsigned q) const {
+  const Qp& x = qps_[q];
+  const uint16_t ci = x.state == qs(spec::QpState::kErr) ? x.hw : x.rw ? x.rw_idx : x.ci;
+  return pf_valid_ && pf_qpn_ == q && ci == x.hw && pf_idx_ == ci;
+}
+
 void Requester::took_head(const Packet& p, Cycle now) {
+  head_at_ = now;
   const uint8_t nsge = p.data.size() > spec::kSendWqeNumSgeOff ? p.data[spec::kSendWqeNumSgeOff] : 0;
   const bool inl = p.data.size() > spec::kSendWqeFlagsOff && ((p.data[spec::kSendWqeFlagsOff] >> 2) & 1u);
   if (!p.user && !inl && nsge > kHeadSge && nsge <= kMaxSge) {
@@ -608,10 +706,27 @@ void Requester::fetched(const Packet& p, Cycle now) {
 
 void Requester::run() {
   const Cycle now = s_.now();
+  // The look sees the inputs of the cycles up to look_at_ (the RTL's flags in
+  // the cycle after the pick), so it is taken before this cycle's inputs.
+  if (look_ && now > look_at_) do_look(now);
   for (bool moved = true; moved;) {
     moved = false;
     while (control(now)) moved = true;
-    if (st_ != St::kFetch && s_.defer(this, eng_at_)) break;  // (a fetch waits for its data instead)
+    // a prefetch's data whenever it comes (its own sequence number only)
+    while (dma_rd.ready() && !reads_.empty() && reads_.front().kind == Rd::kPf) {
+      Packet p = dma_rd.pop();
+      const uint8_t seq = reads_.front().seq;
+      reads_.pop_front();
+      if (seq == pf_seq_) {
+        pf_data_ = std::move(p);
+        pf_done_ = true;
+        pf_at_ = now;
+      }
+      moved = true;
+    }
+    if (pf_ask_ && pf_ask_qpn_ != ~0u) push_prefetch(now);
+    // (a fetch, or a prefetched head on its way, waits for its data instead)
+    if (st_ != St::kFetch && st_ != St::kPfWait && s_.defer(this, eng_at_)) break;
     switch (st_) {
       case St::kIdle: {
         // round robin from the QP after the last one served
@@ -619,7 +734,7 @@ void Requester::run() {
         for (unsigned i = 0; i < n; ++i) {
           const unsigned q = (rr_ + i) % n;
           if (!eligible(q)) continue;
-          if (!bf_hit(q) && !dma_rd_req->can_push()) break;  // (its fetch waits for the request port)
+          if (!bf_hit(q) && !pf_hit(q) && !dma_rd_req->can_push()) break;  // (its fetch waits for the request port)
           start(q, now);
           moved = true;
           break;
@@ -628,11 +743,26 @@ void Requester::run() {
       }
       case St::kFetch: {
         if (!dma_rd.ready()) break;
-        took_head(dma_rd.pop(), now);
+        took_head(pop_read(), now);
+        moved = true;
+        break;
+      }
+      case St::kPfWait: {
+        if (look_ || !pf_done_) break;
+        // the RTL: PFW sees it a cycle after its last beat, PF then asks for the next one
+        const Cycle at = std::max(pf_at_ + 2, pick_at_ + 3);
+        if (pf_ask_qpn_ != ~0u) {
+          pf_ask_ = true;
+          pf_ask_at_ = at;
+          push_prefetch(now);
+        }
+        st_ = St::kFetch;
+        took_head(pf_data_, at);
         moved = true;
         break;
       }
       case St::kTail: {
+        if (look_) break;  // (the prefetch read goes first)
         if (!tail_asked_) {
           if (!dma_rd_req->can_push()) break;
           const Qp& x = qps_[act_];
@@ -640,12 +770,13 @@ void Requester::run() {
           spec::DmaRdReq r;
           r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2) + spec::kWqeHead;
           r.len = static_cast<uint16_t>(spec::Sge::kSize * (head_.data[spec::kSendWqeNumSgeOff] - kHeadSge));
-          dma_rd_req->push(r, now + kDecode);
+          dma_rd_req->push(r, std::max(now, head_at_) + kDecode);
+          reads_.push_back({Rd::kTail, 0});
           tail_asked_ = true;
           moved = true;
         }
         if (!dma_rd.ready()) break;
-        const Packet t = dma_rd.pop();
+        const Packet t = pop_read();
         std::vector<uint8_t> all(head_.data.data(), head_.data.data() + head_.data.size());
         all.insert(all.end(), t.data.data(), t.data.data() + t.data.size());
         fetched(Packet{Bytes(std::move(all)), head_.user || t.user}, now);
@@ -688,6 +819,7 @@ void Requester::run() {
         st_ = St::kRun;
         begin_run();
         eng_at_ = now + kRunStart;
+        iss_at_ = std::max(iss_at_, eng_at_ + seek_);
         moved = true;
         break;
       }
@@ -736,7 +868,11 @@ void Requester::run() {
           moved = true;
         }
         while (dma_rd.ready()) {
-          const Packet p = dma_rd.pop();
+          if (!reads_.empty() && reads_.front().kind == Rd::kPf) {  // (drained at the top of the loop)
+            moved = true;
+            break;
+          }
+          const Packet p = pop_read();
           if (p.user) pay_err_ = true;
           data_.push_back(p.data);
           moved = true;
@@ -777,7 +913,7 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
     a.in<spec::SqRetire>("sq_retire", r->sq_retire);
     a.in_stream("dma_rd", r->dma_rd);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);
-    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 2);
+    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 1);
     a.out<spec::MrReq>("mr_req", r->mr_req, 2);
     a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out_stream("tx_payload", r->tx_payload, 2);

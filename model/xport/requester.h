@@ -23,6 +23,13 @@
 // Anything else (a rewind, another WQE, a later doorbell's WQE having
 // replaced it) is fetched from the ring; a qp_cfg for its QP forgets it.
 //
+// WQE prefetch (issue 11): a pick also reads the head of the WQE the next
+// pick is likely to take (the scheduler's next choice: another QP's next new
+// WQE, or this QP's next one when it is the only eligible QP), right behind
+// its own head read (tag 2); one prefetched head is kept, and the pick that
+// takes it waits for its data if needed (no fetch). Read data comes back in
+// request order; the kinds of the reads in flight say where each goes.
+//
 // Inputs: qp_cfg, sq_db (SqDoorbell: wq_db_t, and the WQE of an SQ_BF_DB), sq_retire (WQEs the completer finished),
 // dma_rd (one Packet per dma_rd_req, in order; user = poisoned), mr_resp.
 // Outputs: dma_rd_req, mr_req, tx_hdr (roce_tx_hdr_t) + tx_payload (one
@@ -90,7 +97,7 @@ class Requester : public Process {
   void set_gid(unsigned i, const GidEntry& g) {
     if (i < gid_.size()) gid_[i] = g;
   }
-  bool busy() const { return st_ != St::kIdle || any_eligible(); }
+  bool busy() const { return st_ != St::kIdle || any_eligible() || !reads_.empty(); }
   void run() override;
 
  private:
@@ -129,14 +136,25 @@ class Requester : public Process {
     bool zero = false;
   };
   // kTail: SGEs 6.. of a WQE with more than six, fetched after its head
-  enum class St { kIdle, kFetch, kTail, kCheck, kLocal, kRun, kTrack };
+  // kPfWait: the prefetched head this pick takes is still on its way
+  enum class St { kIdle, kFetch, kTail, kPfWait, kCheck, kLocal, kRun, kTrack };
 
   bool eligible(unsigned q) const;
   bool any_eligible() const;
   bool control(Cycle now);  // qp_cfg, sq_retire, sq_db; false: nothing taken
   void start(unsigned q, Cycle now);
   bool bf_hit(unsigned q) const;             // the kept SQ_BF WQE is the one q's pick takes
+  bool pf_hit(unsigned q) const;             // ... the prefetched one
   void took_head(const Packet& p, Cycle now);  // the WQE's first WQE_HEAD bytes are in
+  // the prefetch candidate after the pick of q (false: none); its read, once the port takes it
+  bool candidate(unsigned q, unsigned* cq, uint16_t* cidx) const;
+  // The RTL takes its candidate in the cycle after the pick: look() asks for
+  // that, do_look() takes it then (at_least: the prefetch read goes no sooner).
+  void look(Cycle now, Cycle at_least, bool later);
+  void do_look(Cycle now);
+  void push_prefetch(Cycle now);
+  Packet pop_read();  // the data of the next read in flight (a head, tail or payload read)
+  Cycle head_at_ = 0;  // the cycle the WQE's head was in (its tail read follows from it)
   void decode(const Packet& p);
   void fetched(const Packet& p, Cycle now);  // the whole WQE is in: decode, then check, run or track
   Packet head_;              // kTail: the WQE's first WQE_HEAD bytes ...
@@ -156,6 +174,22 @@ class Requester : public Process {
   unsigned port_mtu_ = 3;
   std::vector<GidEntry> gid_;
   std::vector<Qp> qps_;
+  // reads in flight, in request order: where each one's data goes (a prefetch's: by its sequence number)
+  enum class Rd : uint8_t { kHead, kTail, kPf, kPay };
+  struct RdKind {
+    Rd kind;
+    uint8_t seq;
+  };
+  std::deque<RdKind> reads_;
+  // the prefetched WQE head: QP, index, its data once in; a read asked for, not yet pushed
+  bool pf_valid_ = false, pf_done_ = false, pf_ask_ = false;
+  unsigned pf_qpn_ = 0, pf_ask_qpn_ = 0;
+  uint16_t pf_idx_ = 0, pf_ask_idx_ = 0;
+  uint8_t pf_seq_ = 0;
+  Packet pf_data_;
+  Cycle pf_at_ = 0, pf_ask_at_ = 0, pick_at_ = 0;
+  bool look_ = false, look_later_ = false;  // a look to take; its read is asked for after PFW
+  Cycle look_at_ = 0, look_min_at_ = 0;
   // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
   bool bf_valid_ = false;
   unsigned bf_qpn_ = 0;
@@ -198,6 +232,7 @@ class Requester : public Process {
   Cycle hdr_at_ = 0;        // the next cycle a header may leave
   Cycle pay_at_ = 0;        // the next cycle a payload beat may leave
   Cycle iss_at_ = 0;        // the next cycle a payload read may be asked for
+  Cycle seek_ = 0;          // cycles the walk takes to reach a rewind's offset
   std::deque<Cycle> pend_;  // last beats of the payloads whose headers left (the RTL lets two wait)
   uint32_t cnt_pkts_ = 0;
   uint32_t ack_mask_ = (1u << spec::kCsrAckReqReset) - 1;

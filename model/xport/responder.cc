@@ -515,7 +515,7 @@ void Responder::get_wqe() {
   spec::DmaRdReq r;
   r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
-  dma_rd_req->push(r, s_.now());
+  dma_rd_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);  // (as the rkey check's request: C_ROUTE)
   st_ = St::kWqe;
 }
 

@@ -4,6 +4,8 @@
 //                                          never sent), next_psn (of ci), outstanding,
 //                                          READs outstanding (rd_out), state, the pending
 //                                          rewind (rw_idx, rw_psn, rw_skip)
+//   per QP (LUT RAM, asynchronous read):   the ring (sq_base, sq_lsz) again, for the
+//                                          prefetch of the next pick's WQE (pick_sq_*)
 //   per QP (block RAM, registered read):   the attributes the engine needs
 //                                          (sq_base, sq_lsz, pd, pmtu, addressing, max_rd_atomic)
 //   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
@@ -63,6 +65,9 @@ module req_qp_ctx #(
   output roce_pkg::qp_cfg_t           cfg,        // attributes of the last pick (registered read)
   output logic [2:0]                  act_state,  // current state of eng_qpn
   output logic [4:0]                  act_rd_out, // READs eng_qpn has outstanding
+  output logic [15:0]                 act_pi,     // eng_qpn's producer index
+  output logic [63:0]                 pick_sq_base, // pick_qpn's ring (valid with any_eligible,
+  output logic [4:0]                  pick_sq_lsz,  // whether or not the engine is idle)
   input  wire logic                   wb_defer,   // eng_qpn's new READ waits for a READ credit
   input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
   input  wire logic [15:0]            wb_ci,
@@ -91,6 +96,7 @@ module req_qp_ctx #(
   logic [2:0]       state_mem [MAX_QP];
   logic [CFG_W-1:0] cfg_mem   [MAX_QP];
   logic [CFG_W-1:0] cfg_rd_q;
+  logic [68:0]      ring_mem  [MAX_QP];  // {sq_base, sq_lsz}
 
   logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, upper;
   logic [MAX_QP-1:0] sqd_q;  // SQD (with rts_q): WQEs started finish, no new one starts
@@ -143,6 +149,8 @@ module req_qp_ctx #(
     end
     pick_new = pick_ci == hw_mem[pick_qpn];
     act_state = state_mem[eng_qpn];
+    act_pi = pi_mem[eng_qpn];
+    {pick_sq_base, pick_sq_lsz} = ring_mem[pick_qpn];
     act_rd_out = rdo_mem[eng_qpn];
 
     c_idx = s_qp_cfg.qpn[QW-1:0];
@@ -173,6 +181,7 @@ module req_qp_ctx #(
   always_ff @(posedge clk) begin
     if (pick_valid) cfg_rd_q <= cfg_mem[pick_qpn];
     if (take_cfg && c_in) begin
+      ring_mem[c_idx] <= {s_qp_cfg.sq_base, s_qp_cfg.sq_lsz};
       cfg_mem[c_idx] <= {s_qp_cfg.qp_type, s_qp_cfg.sq_base, s_qp_cfg.sq_lsz, s_qp_cfg.pd, s_qp_cfg.pmtu, s_qp_cfg.dest_qpn,
                          s_qp_cfg.l3, s_qp_cfg.vlan_valid, s_qp_cfg.vlan_vid, s_qp_cfg.sl, s_qp_cfg.src_mac, s_qp_cfg.dst_mac, s_qp_cfg.src_ip, s_qp_cfg.dst_ip,
                          s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label, s_qp_cfg.max_rd_atomic, s_qp_cfg.qkey};

@@ -46,11 +46,25 @@
 // doorbell's WQE having replaced it) fetches from the ring as usual; a qp_cfg
 // for its QP (destroy, reset) forgets it.
 //
+// WQE prefetch (issue 11): a pick also fetches the head of the WQE the next
+// pick is likely to take, so that its DMA round trip overlaps this WQE's
+// work: the scheduler's choice in the cycle after the pick (another QP's next
+// WQE; this QP's WQE ci + 1 when it is the only eligible one), new WQEs only,
+// one read (tag 2) issued in PF right after this WQE's own head read (or, when
+// this WQE came from SQ_BF or a prefetch, before its decode). One prefetched
+// head is kept (pf_*); a pick that takes it waits in PFW for its data if
+// needed, then decodes it. A qp_cfg for its QP forgets it; a newer prefetch
+// replaces it (the older one's data, still on its way, is dropped by its
+// sequence number). Read data comes back in request order: a FIFO of the
+// kinds of the reads in flight (head, tail, prefetch, payload) says where
+// each beat goes.
+//
 // One WQE at a time:
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
-//          the next new one (flushed); the kept SQ_BF WQE -> DECODE
-//   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5);  WQE: take its beats
+//          the next new one (flushed); the kept SQ_BF WQE -> PF -> DECODE; the
+//          prefetched one -> PFW -> PF -> DECODE
+//   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5), then PF;  WQE: take its beats
 //   DECODE first, with num_sge 7..16 (not inline): TAIL fetches SGEs 6.. and
 //          DECODE runs again. ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
 //          READ over 2^31 bytes, an inline atomic or one not of 8 bytes) ->
@@ -97,10 +111,10 @@ module requester #(
   input  wire logic                   s_sq_retire_valid,
   output logic                        s_sq_retire_ready,
   input  wire logic [DATA_W-1:0]      s_axis_dma_rd_tdata,
-  /* verilator lint_off UNUSEDSIGNAL */  // beats are counted from the request lengths
+  /* verilator lint_off UNUSEDSIGNAL */  // beats are counted from the request lengths; tlast ends a read
   input  wire logic [DATA_W/8-1:0]    s_axis_dma_rd_tkeep,
-  input  wire logic                   s_axis_dma_rd_tlast,
   /* verilator lint_on UNUSEDSIGNAL */
+  input  wire logic                   s_axis_dma_rd_tlast,
   input  wire logic                   s_axis_dma_rd_tuser,  // poisoned
   input  wire logic                   s_axis_dma_rd_tvalid,
   output logic                        s_axis_dma_rd_tready,
@@ -190,6 +204,27 @@ module requester #(
   roce_pkg::qp_cfg_t cfg;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0]  act_state;
+  // the prefetched WQE head: QP, index, its bytes, its read's sequence number
+  localparam logic [1:0] K_HEAD = 2'd0, K_TAIL = 2'd1, K_PF = 2'd2, K_PAY = 2'd3;  // kinds of reads in flight
+  localparam logic [3:0] S_PF = 4'd9, S_PFW = 4'd10;
+  logic        pf_valid_q, pf_done_q, pf_poison_q, pf_hit, look_q;
+  logic [QW-1:0] pf_qpn_q;
+  logic [15:0] pf_idx_q;
+  logic [3:0]  pf_seq_q;
+  logic [4:0]  pf_beat_q;
+  logic [8*roce_pkg::WQE_HEAD-1:0] pf_wqe_q;
+  logic [3:0]  pf_ret_q;      // PF: the state after it (WQE, or DECODE)
+  // the candidate: computed in the cycle after a pick (look_q), kept for PF
+  logic        cand_ok, cand_q;
+  logic [QW-1:0] cand_qpn, cand_qpn_q;
+  logic [15:0] cand_idx, cand_idx_q, act_pi;
+  logic [63:0] cand_base, cand_addr, cand_addr_q;
+  logic [4:0]  cand_lsz;
+  logic        pf_want;       // PF has a read to issue
+  // reads in flight, in order: {kind, prefetch sequence number}
+  logic        rk_push, rk_pop, rk_valid, rd_take;
+  logic [5:0]  rk_in, rk_head;
+  logic [1:0]  rk_kind;
   // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
   logic        bf_valid_q, bf_hit;
   logic [QW-1:0] bf_qpn_q;
@@ -323,6 +358,7 @@ module requester #(
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(st_q == S_IDLE), .eng_qpn(act_q),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
+    .act_pi, .pick_sq_base(cand_base), .pick_sq_lsz(cand_lsz),
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
     .wb_read(op_rdat), .wb_err,
     .any_eligible);
@@ -366,7 +402,7 @@ module requester #(
     .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK),
     .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
-    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL),
+    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL && st_q != S_PF),
     .pc_push, .pc_data(pc_in), .pc_ready, .pk_push, .pk_need(pk_in), .pk_ready, .release_beat(raw_pop));
 
   fifo_fwft #(.WIDTH(DATA_W + 1), .DEPTH(RAW_DEPTH)) u_raw (
@@ -403,7 +439,7 @@ module requester #(
     raw_pop   = src_take && !w_inline && !src_zero;
     pc_pop    = src_take && !w_inline && src_end;
     // the buffer has room for every beat: req_issue reads only against free space
-    raw_push  = st_q == S_RUN && s_axis_dma_rd_tvalid;
+    raw_push  = rd_take && rk_kind == K_PAY;
   end
 
   stream_gather #(.DATA_W(DATA_W)) u_gather (
@@ -543,6 +579,13 @@ module requester #(
       m_dma_rd_req.len  = st_q == S_TAIL ? tail_len : 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = 1'b1;
     end
+    if (st_q == S_PF) begin
+      m_dma_rd_req      = '0;
+      m_dma_rd_req.tag  = 8'd2;
+      m_dma_rd_req.addr = look_q ? cand_addr : cand_addr_q;
+      m_dma_rd_req.len  = 13'(roce_pkg::WQE_HEAD);
+      m_dma_rd_req_valid = pf_want;
+    end
     m_mr_req = iss_mr_req;
     m_mr_req_valid = iss_mr_req_valid;
     s_mr_resp_ready = iss_mr_resp_ready;
@@ -568,7 +611,6 @@ module requester #(
       m_mr_req_valid  = chk_iss_q != NONE;
       s_mr_resp_ready = chk_rsp_q != NONE;
     end
-    s_axis_dma_rd_tready = st_q == S_WQE || st_q == S_RUN;
 
     m_sq_track = '0;
     m_sq_track.qpn       = 16'(act_q);
@@ -592,11 +634,54 @@ module requester #(
     m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
   end
 
+  // Read data in request order: a prefetch's beats whenever they come, a
+  // WQE's head and tail while it waits for them, payload while it runs.
+  // (Assigns of their own: in the engine's comb block they would join the
+  // request and data handshakes into one false loop for Verilator.)
+  assign rk_kind = rk_head[5:4];
+  assign s_axis_dma_rd_tready = rk_valid && (rk_kind == K_PF || (rk_kind == K_PAY ? st_q == S_RUN : st_q == S_WQE));
+  assign rd_take = s_axis_dma_rd_tvalid && s_axis_dma_rd_tready;
+  assign rk_pop  = rd_take && s_axis_dma_rd_tlast;
+  assign rk_push = m_dma_rd_req_valid && m_dma_rd_req_ready;
+  assign rk_in   = st_q == S_FETCH ? {K_HEAD, 4'd0} : st_q == S_TAIL ? {K_TAIL, 4'd0}
+                 : st_q == S_PF ? {K_PF, pf_seq_q + 4'd1} : {K_PAY, 4'd0};
+
   assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
+  assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pf_valid_q && pick_new && pick_qpn == pf_qpn_q &&
+                  pick_ci == pf_idx_q;
+
+  // The prefetch candidate, in the cycle after a pick: the scheduler's next
+  // pick (the QP just picked is still eligible: its ci moves at WB) if it is
+  // another QP's new WQE; if it is this QP again (no other is eligible), its
+  // next WQE when this one is new and another is posted. Not one already
+  // kept (prefetched or written with its doorbell).
+  always_comb begin
+    cand_qpn = pick_qpn;
+    cand_idx = (pick_qpn == act_q) ? act_ci_q + 16'd1 : pick_ci;
+    cand_ok  = any_eligible && ((pick_qpn == act_q) ? (new_q && act_ci_q + 16'd1 != act_pi) : pick_new) &&
+               !(pf_valid_q && pf_qpn_q == cand_qpn && pf_idx_q == cand_idx) &&
+               !(bf_valid_q && bf_qpn_q == cand_qpn && bf_idx_q == cand_idx);
+    cand_addr = cand_base + ({48'b0, cand_idx & 16'((17'd1 << cand_lsz) - 17'd1)} << roce_pkg::WQE_SLOT_LOG2);
+    pf_want  = look_q ? cand_ok : cand_q;
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces + 3
+  logic rk_room;
+  /* verilator lint_on UNUSEDSIGNAL */
+  fifo_fwft #(.WIDTH(6), .DEPTH(2 * PIECE_DEPTH)) u_rk (
+    .clk, .rst, .s_valid(rk_push), .s_ready(rk_room), .s_data(rk_in),
+    .m_valid(rk_valid), .m_ready(rk_pop), .m_data(rk_head));
 
   always_ff @(posedge clk) begin
-    if (st_q == S_WQE && s_axis_dma_rd_tvalid) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (st_q == S_WQE && rd_take && rk_kind != K_PF) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
+    if (st_q == S_PFW && pf_done_q) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pf_wqe_q;
+    if (rd_take && rk_kind == K_PF && rk_head[3:0] == pf_seq_q) pf_wqe_q[32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (look_q) begin
+      cand_qpn_q <= cand_qpn;
+      cand_idx_q <= cand_idx;
+      cand_addr_q <= cand_addr;
+    end
     if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) begin
       bf_qpn_q <= QW'(s_sq_db.qpn);
       bf_idx_q <= s_sq_db.pi - 16'd1;
@@ -648,7 +733,34 @@ module requester #(
       rd_hint_v_q <= 1'b0;
       port_mtu_q <= 3'd3;
       bf_valid_q <= 1'b0;
+      pf_valid_q <= 1'b0;
+      pf_done_q <= 1'b0;
+      pf_poison_q <= 1'b0;
+      pf_seq_q <= '0;
+      pf_beat_q <= '0;
+      pf_ret_q <= S_DECODE;
+      look_q <= 1'b0;
+      cand_q <= 1'b0;
     end else begin
+      // the prefetch: the candidate taken in the cycle after a pick; its read
+      // issued in PF (a newer one replaces the entry); its beats (of its
+      // sequence number only); taken by a pick; forgotten with its QP's qp_cfg
+      look_q <= st_q == S_IDLE && pick_valid;
+      if (look_q) cand_q <= cand_ok;
+      if (st_q == S_PF && m_dma_rd_req_ready && pf_want) begin
+        pf_valid_q <= 1'b1;
+        pf_qpn_q <= look_q ? cand_qpn : cand_qpn_q;
+        pf_idx_q <= look_q ? cand_idx : cand_idx_q;
+        pf_seq_q <= pf_seq_q + 4'd1;
+        pf_done_q <= 1'b0;
+        pf_poison_q <= 1'b0;
+        pf_beat_q <= '0;
+      end else if (rd_take && rk_kind == K_PF && rk_head[3:0] == pf_seq_q) begin
+        pf_beat_q <= pf_beat_q + 5'd1;
+        pf_poison_q <= pf_poison_q || s_axis_dma_rd_tuser;
+        if (s_axis_dma_rd_tlast) pf_done_q <= 1'b1;
+      end
+      if (pf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(pf_qpn_q))) pf_valid_q <= 1'b0;
       // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
       if (bf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
       if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
@@ -673,21 +785,29 @@ module requester #(
           new_q <= pick_new;
           amend_q <= !pick_new;
           st_q <= S_FETCH;
-          if (bf_hit) begin  // the WQE came with its doorbell: as if its head had just arrived
+          pf_ret_q <= S_DECODE;
+          if (bf_hit || pf_hit) begin  // its head is here (SQ_BF) or on its way (prefetched)
             beat_q <= 5'(HEAD_BEATS);
             beats_q <= 5'(HEAD_BEATS);
             tail_q <= 1'b0;
             poison_q <= 1'b0;
             port_mtu_q <= port_mtu;
-            st_q <= S_DECODE;
+            st_q <= bf_hit ? S_PF : S_PFW;
           end
         end
+        S_PFW: if (pf_done_q) begin  // the prefetched head is in (wqe_q takes it)
+          poison_q <= pf_poison_q;
+          port_mtu_q <= port_mtu;
+          st_q <= S_PF;
+        end
+        S_PF: if (m_dma_rd_req_ready || !pf_want) st_q <= pf_ret_q;
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;
           beats_q <= 5'(HEAD_BEATS);
           tail_q <= 1'b0;
           poison_q <= 1'b0;
-          st_q <= S_WQE;
+          pf_ret_q <= S_WQE;
+          st_q <= (look_q ? cand_ok : cand_q) ? S_PF : S_WQE;  // a prefetch to ask for: right behind
         end
         S_TAIL: if (m_dma_rd_req_ready) begin
           // its beats land after the head's (WQE_HEAD is a whole number of beats)
@@ -695,7 +815,7 @@ module requester #(
           tail_q <= 1'b1;
           st_q <= S_WQE;
         end
-        S_WQE: if (s_axis_dma_rd_tvalid) begin
+        S_WQE: if (rd_take && rk_kind != K_PF) begin
           port_mtu_q <= port_mtu;
           poison_q <= poison_q || s_axis_dma_rd_tuser;
           beat_q <= beat_q + 5'd1;
@@ -773,7 +893,7 @@ module requester #(
   assign m_rd_hint      = rd_hint_q;
   assign m_rd_hint_valid = rd_hint_v_q;
   assign m_tx_hdr_valid = hdr_valid_q;
-  assign idle           = st_q == S_IDLE && !any_eligible;
+  assign idle           = st_q == S_IDLE && !any_eligible && !rk_valid;
   assign cnt_tx_pkts    = cnt_q;
 endmodule
 

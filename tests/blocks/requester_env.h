@@ -137,7 +137,9 @@ struct EnvResult {
 EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, const std::vector<Step>& script,
                   const EnvConfig& cfg);
 
-// The first difference between two runs, port by port ("" = none).
+// The first difference between two runs, port by port ("" = none); of the
+// read requests only the payload reads (tag 1): which WQE heads are read or
+// prefetched follows the timing (requester.sv, "WQE prefetch").
 std::string compare_runs(const Block& ports, const EnvResult& rtl, const EnvResult& mdl, size_t* compared);
 
 class Builder {

@@ -552,14 +552,17 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       return err.str();
     }
   }
-  // read requests: the WQE slot, or pieces inside one 4 KiB bus page
+  // read requests: the WQE slot (tag 0; tag 2: the head of the WQE the next pick may take), or pieces inside one 4 KiB bus page
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
     // tag 0: a WQE's head, or its SGEs past the sixth (16 bytes each, up to the sixteenth)
     const bool wqe_read = q.len == spec::kWqeHead ||
                           ((q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead && q.len % 16 == 0 &&
                            q.len <= 16 * (spec::kMaxSge - 6));
-    if (q.tag == 0 ? !wqe_read : (q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
+    const bool prefetch_read = q.len == spec::kWqeHead && (q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == 0;
+    if (q.tag == 0 ? !wqe_read
+        : q.tag == 2 ? !prefetch_read
+                     : (q.tag != 1 || q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
       return "bad read request " + q.describe();
   }
   if (summary) {

@@ -116,14 +116,14 @@ WqeSpec read_wqe(std::mt19937_64& rng, uint32_t len) {
   return wqe(rng, kRead, sges);
 }
 
-// The payload reads (tag != 0: not a WQE fetch) of a run, and the bytes they ask for.
+// The payload reads (tag 1: not a WQE fetch, 0, nor a prefetch, 2) of a run, and the bytes they ask for.
 size_t payload_reads(const EnvResult& r, uint64_t* bytes = nullptr) {
   size_t n = 0;
   if (bytes) *bytes = 0;
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    n += q.tag != 0;
-    if (bytes && q.tag != 0) *bytes += q.len;
+    n += q.tag == 1;
+    if (bytes && q.tag == 1) *bytes += q.len;
   }
   return n;
 }
@@ -264,20 +264,26 @@ TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
   b.add_mr(1, 5, 0x10000000ull, 256 * 1024, 12, 0x200000000ull);
   b.add_qp(7, 3, 6, static_cast<uint32_t>(rng()), 5);
   b.add_qp(8, 5, 6, static_cast<uint32_t>(rng()), 5);
-  unsigned from_ring = 0;  // WQEs whose head must be fetched
+  unsigned from_ring = 0;  // WQEs whose head must be read from the ring (fetched or prefetched)
+  std::vector<std::pair<uint16_t, uint16_t>> from_bf;  // WQEs sent from SQ_BF: their slot is never read
+  const auto bf_kept = [&](uint16_t q) { from_bf.push_back({q, b.qps[q].wqes.back().idx}); };
   // 1. on an idle QP: an inline WRITE, a SEND with two SGEs, a WRITE with 8
   //    SGEs (its tail, SGEs 6 and 7, is still read from the ring), a READ
   b.post(7, inline_wqe(rng, kWrite, 64));
   b.ring_bf(7);
+  bf_kept(7);
   b.wait_idle();
   b.post(7, wqe(rng, kSend, b.sges_in(1, 3000, 2)));
   b.ring_bf(7);
+  bf_kept(7);
   b.wait_idle();
   b.post(7, wqe(rng, kWriteImm, b.sges_in(1, 5000, 8)));
   b.ring_bf(7);
+  bf_kept(7);
   b.wait_idle();
   b.post(7, read_wqe(rng, 9000));
   b.ring_bf(7);
+  bf_kept(7);
   b.wait_idle();
   b.retire(7, 4, false, 1);
   // 2. behind WQEs rung the usual way: the last one still comes from SQ_BF
@@ -285,6 +291,7 @@ TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
   b.ring(7);
   b.post(7, inline_wqe(rng, kSendImm, 40));
   b.ring_bf(7);
+  bf_kept(7);
   from_ring += 3;
   b.wait_idle();
   b.retire(7, 4, false);
@@ -295,6 +302,7 @@ TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
   b.ring_bf(7);
   b.post(8, inline_wqe(rng, kSend, 96));
   b.ring_bf(8);
+  bf_kept(8);
   from_ring += 4;
   b.wait_idle();
   b.retire(7, 4, false);
@@ -319,17 +327,25 @@ TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
   b.wait_idle();
   b.post(8, inline_wqe(rng, kSend, 8));
   b.ring_bf(8);
+  bf_kept(8);
   b.wait_idle();
   const Both r = run_scripted(b, 71, "SQ_BF", {1, 2, 3, 4, 8, 13, 14, 15, 16});
-  unsigned heads = 0, tails = 0;
+  // the slots read from the ring, by a fetch (tag 0) or a prefetch (tag 2)
+  std::set<uint64_t> heads;
+  unsigned tails = 0;
   for (const Txn& t : r.rtl.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    if (q.tag != 0) continue;
+    if (q.tag != 0 && q.tag != 2) continue;
     const uint64_t off = q.addr & ((1u << spec::kWqeSlotLog2) - 1);  // (bases are slot-aligned here)
-    heads += off == 0;
-    tails += off == spec::kWqeHead;
+    if (off == 0) heads.insert(q.addr);
+    tails += q.tag == 0 && off == spec::kWqeHead;
   }
-  EXPECT_EQ(heads, from_ring) << "WQE heads read from the ring";
+  EXPECT_EQ(heads.size(), from_ring) << "WQE heads read from the ring";
+  for (const auto& [q, idx] : from_bf) {
+    const spec::QpCfg& c = b.qps[q].cfg;
+    const uint64_t slot = c.sq_base + (uint64_t{idx & ((1u << c.sq_lsz) - 1)} << spec::kWqeSlotLog2);
+    EXPECT_EQ(heads.count(slot), 0u) << "QP " << q << " WQE " << idx << " came with its doorbell, yet was read";
+  }
   EXPECT_EQ(tails, 1u) << "the 8-SGE WQE's tail";
 }
 
@@ -483,10 +499,10 @@ TEST(RequesterXcheck, UdQpsSendOneDatagramToTheWqesAddress) {
 }
 
 // The model's timing is the RTL's (model/xport/requester.cc): WQEs back to
-// back, with no idle cycles or backpressure, leave every transaction in the
-// same cycle on both -- one-SGE WQEs of two and three packets (page runs
-// translated as they come), gather lists of two SGEs at odd addresses, two
-// QPs taking turns. A payload is held to its last beat: the RTL's gather
+// back, with no idle cycles or backpressure, leave every transaction (the
+// WQE reads and prefetches too) alike and in the same cycle on both --
+// one-SGE WQEs of two and three packets (page runs translated as they
+// come), gather lists of two SGEs at odd addresses, two QPs taking turns. A payload is held to its last beat: the RTL's gather
 // sends a packed beat as soon as it fills, the model's Packet goes whole.
 TEST(RequesterXcheck, BackToBackWqesAreCycleExact) {
   const char* names[] = {"dma_rd_req", "mr_req", "tx_hdr", "tx_payload", "sq_track", "rd_hint"};
@@ -510,9 +526,14 @@ TEST(RequesterXcheck, BackToBackWqesAreCycleExact) {
     cfg.retire_p = 1.0;
     const Both r = run_both(b, cfg);
     ASSERT_EQ(r.diff, "") << what[variant];
+    ASSERT_EQ(r.rtl.out[kRdReq].size(), r.mdl.out[kRdReq].size()) << what[variant];
     size_t n = 0, same = 0;
     for (unsigned p = 0; p < kOuts; ++p)
       for (size_t i = 0; i < r.rtl.out[p].size(); ++i, ++n) {
+        // (every transaction, the WQE reads and prefetches too, which the
+        // random runs leave to timing)
+        ASSERT_LT(i, r.mdl.out[p].size()) << what[variant] << ": " << names[p];
+        EXPECT_EQ(r.rtl.out[p][i].flits, r.mdl.out[p][i].flits) << what[variant] << ": " << names[p] << " transaction " << i;
         const uint64_t a = p == kPay ? r.rtl.out[p][i].last_cycle : r.rtl.out[p][i].first_cycle;
         const uint64_t m = p == kPay ? r.mdl.out[p][i].last_cycle : r.mdl.out[p][i].first_cycle;
         same += a == m;
@@ -1163,7 +1184,7 @@ TEST(Requester, Streams64KiBWriteNearDmaBandwidth) {
     for (int s = 0; s < 2; ++s) {
       uint64_t first = 0;
       for (const auto& t : runs[s]->out[kRdReq])
-        if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag != 0) {
+        if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag == 1) {
           first = t.first_cycle;
           break;
         }

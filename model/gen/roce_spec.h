@@ -3023,7 +3023,7 @@ struct RdHint {
   }
 };
 
-// read_place to completer: every rd_place with last = 1 is answered once the requests of all of that READ's data writes were taken (the DMA write path moves whole writes in order, so the READ's CQE lands after its data).
+// read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.
 // Bit-exact with roce_pkg::rd_done_t (first field most significant).
 struct RdDone {
   static constexpr unsigned kBits = 40;

@@ -329,9 +329,7 @@ bool ReadPlace::place(Cycle now) {
     j.popped = true;
   }
   if (j.last) {
-    // once every write request before it was taken: the DMA write path keeps
-    // whole writes in order, so the CQE asked for after it lands after the data
-    if (!dma_wr_req->empty() || !done->can_push()) return false;
+    if (!dma_wr_req->empty() || !dma_wr_data->empty() || !done->can_push()) return false;
     done->push(j.answer, std::max(now, j.at) + kAnswer);
   }
   placing_.pop_front();

@@ -774,7 +774,7 @@ package roce_pkg;
     logic [31:0] lkey;  // SGE 0: local key (read_place's translation checks it, as for a fetched WQE)
   } rd_hint_t;
 
-  // read_place to completer: every rd_place with last = 1 is answered once the requests of all of that READ's data writes were taken (the DMA write path moves whole writes in order, so the READ's CQE lands after its data).
+  // read_place to completer: every rd_place with last = 1 is answered once all of that READ's data writes were taken.
   localparam int unsigned RD_DONE_W = 40;
   typedef struct packed {
     logic [15:0] qpn;

@@ -12,8 +12,8 @@
 //     +--> req FIFO  --> m_dma_wr_req                   |
 //     +--> desc FIFO --> stream_slice <-----------------+
 //     |                    +--> m_axis_dma_wr (each piece from lane 0, tlast on its end)
-//     +--> done FIFO --> m_done (a READ's last command: once the request of
-//                                every write issued before it was taken)
+//     +--> done FIFO --> m_done (a READ's last command: once every write
+//                                issued before it was taken)
 //
 //   READ message bytes [offset, offset + len) of WQE wqe_idx
 //     SGE 0 |....|  SGE 1 ||  SGE 2 |..........|  ...   (offsets run through the
@@ -173,17 +173,13 @@ module read_place #(
     .m_axis_tlast(m_axis_dma_wr_tlast), .m_axis_tvalid(m_axis_dma_wr_tvalid),
     .m_axis_tready(m_axis_dma_wr_tready), .m_end(sl_end), .idle(sl_idle));
 
-  // ---- done: the head of the done FIFO leaves once the write requests of
-  // every piece issued before it were taken. The DMA write path moves whole
-  // writes in the order it takes their requests (dma_wr_arb, the host), so
-  // any write asked for after the done -- the READ's CQE -- lands after this
-  // data, while the completer already takes the next response: the last
-  // piece's data streams under that work. (Counts compared modulo 256:
-  // fewer than 128 pieces are ever in flight.)
+  // ---- done: the head of the done FIFO leaves once the writes of every
+  // piece issued before it were taken (counts compared modulo 256: fewer
+  // than 128 pieces are ever in flight)
   logic [7:0] post_seq;
   assign post_seq = post_out[7:0];
   assign m_done = post_out[POST_W-1:8];
-  assign m_done_valid = post_v && 8'(req_done_q - post_seq) < 8'd128;
+  assign m_done_valid = post_v && 8'(data_done_q - post_seq) < 8'd128 && 8'(req_done_q - post_seq) < 8'd128;
   assign post_pop = m_done_valid && m_done_ready;
 
   always_ff @(posedge clk) begin

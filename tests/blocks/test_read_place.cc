@@ -419,7 +419,7 @@ TEST(ReadPlaceFacts, CatchesWhatAWrongBlockDoes) {
     }
   });
   expect_caught("a done lost", [](RunResult& r) { r.out[kDone].pop_back(); });
-  expect_caught("a done before its writes", [](RunResult& r) { r.out[kDone].front().first_cycle = 0; });
+  expect_caught("a done before its data", [](RunResult& r) { r.out[kDone].front().first_cycle = 0; });
   expect_caught("a write across a page end", [&](RunResult& r) {
     for (Txn& t : r.out[kWrReq]) {
       auto w = desc_from_flit<spec::DmaWrReq>(t.flits[0]);

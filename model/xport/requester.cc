@@ -77,6 +77,10 @@ bool Requester::control(Cycle now) {
     if (c.qpn >= qps_.size()) return true;
     if (c.qpn == bf_qpn_) bf_valid_ = false;  // (destroyed, reset: its kept SQ_BF WQE is not its next)
     if (c.qpn == pf_qpn_) pf_valid_ = false;  // (and its prefetched one)
+    if (c.qpn == pf_ask_qpn_) {               // ... or the one about to be read (as the RTL's candidate)
+      pf_ask_ = false;
+      pf_ask_qpn_ = ~0u;
+    }
     Qp& q = qps_[c.qpn];
     q.cfg = c;
     q.rdw = false;  // (max_rd_atomic may have grown: a deferred READ looks again)
@@ -538,7 +542,7 @@ bool Requester::send_packet(Cycle now) {
     pend_.pop_front();
   }
   tx_hdr->push(header(pkt_k_, pay), t);
-  if (w.rdat && rd_hint.bound() && rd_hint->can_push()) {
+  if (w.rdat && rd_hint.bound()) {  // (never dropped: a lost one-SGE-0 hint could leave an older one in place)
     // where the responses land, as read_place would fetch it (in the RTL's
     // cycle the header is loaded; no ready: read_place always takes it)
     spec::RdHint h;

@@ -216,6 +216,8 @@ module requester #(
   logic [3:0]  pf_ret_q;      // PF: the state after it (WQE, or DECODE)
   // the candidate: computed in the cycle after a pick (look_q), kept for PF
   logic        cand_ok, cand_q;
+  logic        cfg_take, pf_issue;  // a qp_cfg taken; the prefetch read asked for (PF)
+  logic [QW-1:0] pf_new_qpn;      // ... of this QP
   logic [QW-1:0] cand_qpn, cand_qpn_q;
   logic [15:0] cand_idx, cand_idx_q, act_pi;
   logic [63:0] cand_base, cand_addr, cand_addr_q;
@@ -646,6 +648,11 @@ module requester #(
   assign rk_in   = st_q == S_FETCH ? {K_HEAD, 4'd0} : st_q == S_TAIL ? {K_TAIL, 4'd0}
                  : st_q == S_PF ? {K_PF, pf_seq_q + 4'd1} : {K_PAY, 4'd0};
 
+  // (handshakes in assigns of their own: in the comb block above they would
+  // join the request's valid to its ready for Verilator)
+  assign cfg_take = s_qp_cfg_valid && s_qp_cfg_ready;
+  assign pf_issue = st_q == S_PF && m_dma_rd_req_ready && pf_want;
+
   assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
   assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pf_valid_q && pick_new && pick_qpn == pf_qpn_q &&
                   pick_ci == pf_idx_q;
@@ -663,6 +670,7 @@ module requester #(
                !(bf_valid_q && bf_qpn_q == cand_qpn && bf_idx_q == cand_idx);
     cand_addr = cand_base + ({48'b0, cand_idx & 16'((17'd1 << cand_lsz) - 17'd1)} << roce_pkg::WQE_SLOT_LOG2);
     pf_want  = look_q ? cand_ok : cand_q;
+    pf_new_qpn = look_q ? cand_qpn : cand_qpn_q;
   end
 
   /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces + 3
@@ -745,11 +753,16 @@ module requester #(
       // the prefetch: the candidate taken in the cycle after a pick; its read
       // issued in PF (a newer one replaces the entry); its beats (of its
       // sequence number only); taken by a pick; forgotten with its QP's qp_cfg
+      // A qp_cfg for the candidate's QP (a RESET zeroes its indexes: the
+      // slot's old WQE would pass for the new one at the same index) drops
+      // it: taken in the look cycle, while it waits for PF, or with its
+      // read in PF (the entry is then not kept); later, as the kept one.
       look_q <= st_q == S_IDLE && pick_valid;
-      if (look_q) cand_q <= cand_ok;
-      if (st_q == S_PF && m_dma_rd_req_ready && pf_want) begin
+      if (look_q) cand_q <= cand_ok && !(cfg_take && s_qp_cfg.qpn == 16'(cand_qpn));
+      else if (cfg_take && s_qp_cfg.qpn == 16'(cand_qpn_q)) cand_q <= 1'b0;
+      if (pf_issue) begin
         pf_valid_q <= 1'b1;
-        pf_qpn_q <= look_q ? cand_qpn : cand_qpn_q;
+        pf_qpn_q <= pf_new_qpn;
         pf_idx_q <= look_q ? cand_idx : cand_idx_q;
         pf_seq_q <= pf_seq_q + 4'd1;
         pf_done_q <= 1'b0;
@@ -760,7 +773,7 @@ module requester #(
         pf_poison_q <= pf_poison_q || s_axis_dma_rd_tuser;
         if (s_axis_dma_rd_tlast) pf_done_q <= 1'b1;
       end
-      if (pf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(pf_qpn_q))) pf_valid_q <= 1'b0;
+      if (pf_hit || (cfg_take && s_qp_cfg.qpn == (pf_issue ? 16'(pf_new_qpn) : 16'(pf_qpn_q)))) pf_valid_q <= 1'b0;
       // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
       if (bf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
       if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
@@ -895,6 +908,16 @@ module requester #(
   assign m_tx_hdr_valid = hdr_valid_q;
   assign idle           = st_q == S_IDLE && !any_eligible && !rk_valid;
   assign cnt_tx_pkts    = cnt_q;
+
+`ifndef SYNTHESIS
+  // Invariant, compiled into every Verilated build (--assert): the FIFO of
+  // the kinds of reads in flight never overflows (a prefetch's data would
+  // then go astray)
+  always_ff @(posedge clk) begin
+    if (!rst && rk_push)
+      a_req_reads_in_flight_fit: assert (rk_room) else $error("a_req_reads_in_flight_fit");
+  end
+`endif
 endmodule
 
 `default_nettype wire

@@ -1,6 +1,7 @@
 // Scenarios (Builder) and the check of a run against them (check_expect), requester_env.h.
 #include <algorithm>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "blocks/requester_env.h"
@@ -552,16 +553,22 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       return err.str();
     }
   }
-  // read requests: the WQE slot (tag 0; tag 2: the head of the WQE the next pick may take), or pieces inside one 4 KiB bus page
+  // read requests: the slot of a WQE posted on one of the QPs (tag 0: its
+  // head, or its SGEs past the sixth; tag 2: the head of the WQE the next
+  // pick may take), or pieces inside one 4 KiB bus page (tag 1)
+  std::set<uint64_t> slots;
+  for (const auto& [qpn, x] : qps)
+    for (const ExpWqe& e : x.wqes)
+      slots.insert(x.cfg.sq_base + (uint64_t{e.idx & ((1u << x.cfg.sq_lsz) - 1)} << spec::kWqeSlotLog2));
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    // tag 0: a WQE's head, or its SGEs past the sixth (16 bytes each, up to the sixteenth)
-    const bool wqe_read = q.len == spec::kWqeHead ||
-                          ((q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead && q.len % 16 == 0 &&
-                           q.len <= 16 * (spec::kMaxSge - 6));
-    const bool prefetch_read = q.len == spec::kWqeHead && (q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == 0;
-    if (q.tag == 0 ? !wqe_read
-        : q.tag == 2 ? !prefetch_read
+    const uint64_t in_slot = q.addr & ((1u << spec::kWqeSlotLog2) - 1);
+    const bool head = q.len == spec::kWqeHead && in_slot == 0 && slots.count(q.addr);
+    // (SGEs 6..: 16 bytes each, up to the sixteenth)
+    const bool tail = in_slot == spec::kWqeHead && q.len % 16 == 0 && q.len <= 16 * (spec::kMaxSge - 6) &&
+                      slots.count(q.addr - spec::kWqeHead);
+    if (q.tag == 0 ? !(head || tail)
+        : q.tag == 2 ? !head
                      : (q.tag != 1 || q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
       return "bad read request " + q.describe();
   }

@@ -245,7 +245,12 @@ module read_place_ctrl #(
     hit = cv_q && cqpn_q == k_qpn_q && cidx_q == k_idx_q;
     hint_ra = hint_slot(s_cmd.qpn, s_cmd.wqe_idx);
     hint_wa = hint_slot(s_hint.qpn, s_hint.wqe_idx);
-    hint_wd = {s_hint.qpn, s_hint.wqe_idx, s_hint.one_sge, s_hint.lkey, s_hint.length, s_hint.addr};
+    hint_wd = '0;   // {tag, one_sge, the SGE laid out as in a WQE (spec layouts)}
+    hint_wd[HINT_W-1 -: 32] = {s_hint.qpn, s_hint.wqe_idx};
+    hint_wd[SGE_W] = s_hint.one_sge;
+    hint_wd[8 * roce_pkg::SGE_ADDR_OFF +: 64] = s_hint.addr;
+    hint_wd[8 * roce_pkg::SGE_LENGTH_OFF +: 32] = s_hint.length;
+    hint_wd[8 * roce_pkg::SGE_LKEY_OFF +: 32] = s_hint.lkey;
     hint_hit = hv_rd_q && hint_rd_q[HINT_W-1 -: 32] == {k_qpn_q, k_idx_q} && hint_rd_q[SGE_W];
 
     st_d = st_q;

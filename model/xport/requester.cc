@@ -11,7 +11,7 @@ namespace {
 // Timing, in cycles (calibrated against the RTL by engine_bench).
 constexpr Cycle kPick = 2;      // idle -> the WQE read request (IDLE, FETCH)
 constexpr Cycle kDecode = 2;    // WQE data in -> decided
-constexpr Cycle kHeader = 1;    // a packet without read data (inline, none) decided -> its header out
+constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and registered read, the header register)
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
 constexpr Cycle kRunStart = 2;  // the SGE checks' last answer -> the run (CHECK sees it, then RUN)
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
@@ -67,8 +67,13 @@ bool Requester::any_eligible() const {
 // qp_cfg, sq_retire and sq_db, in the order they arrived (same cycle: that
 // order); a qp_cfg for the QP being worked on waits until its WQE is done.
 bool Requester::control(Cycle now) {
-  const bool cfg_waits = qp_cfg.ready() && st_ != St::kIdle && qp_cfg.front().qpn == act_;
-  const int pick = first_arrived({cfg_waits ? kNever : qp_cfg.next_at(), sq_retire.next_at(), sq_db.next_at()}, now);
+  // (and any qp_cfg while the back end holds packets: none may outlive a RESET)
+  const bool cfg_waits = qp_cfg.ready() && ((st_ != St::kIdle && qp_cfg.front().qpn == act_) || !be_empty(now));
+  if (cfg_waits && st_ == St::kIdle) if (be_empty_at_ > now) s_.wake_at(this, be_empty_at_);
+  // (the channel holds one: the RTL's register, which the port fills whenever it is free)
+  // (a doorbell never overtakes a qp_cfg that waits: RESET then a post of the new QP)
+  const int pick = first_arrived(
+      {cfg_waits ? kNever : qp_cfg.next_at(), sq_retire.next_at(), qp_cfg.ready() ? kNever : sq_db.next_at()}, now);
   if (pick < 0) return false;
   using A = spec::QpAction;
   using S = spec::QpState;
@@ -177,6 +182,7 @@ void Requester::start(unsigned q, Cycle now) {
   r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
   dma_rd_req->push(r, now + kPick);
+  ++rd_pushed_;
   reads_.push_back({Rd::kHead, 0});
   look(now, now + kPick + 1, false);  // right behind it
   st_ = St::kFetch;
@@ -242,6 +248,7 @@ void Requester::push_prefetch(Cycle now) {
   r.addr = x.cfg.sq_base + (uint64_t{pf_ask_idx_ & mask} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
   dma_rd_req->push(r, std::max(now, pf_ask_at_));
+  ++rd_pushed_;
   pf_seq_ = static_cast<uint8_t>((pf_seq_ + 1) & 15u);  // (the RTL's 4-bit sequence number)
   reads_.push_back({Rd::kPf, pf_seq_});
   pf_valid_ = true;
@@ -436,21 +443,46 @@ bool Requester::issue(Cycle now) {
   const uint32_t lim = run_zero_ ? 4096u : 4096u - static_cast<uint32_t>(pa_ & 0xFFFu);
   const uint32_t len = std::min({pkt_rem_, run_rem_, lim});
   const unsigned beats = run_zero_ ? 0 : (len + bytes_ - 1) / bytes_;
-  if (beats > buffer_free_) return false;  // a packet's send frees room
+  // (after a stall on room, the RTL issues in the cycle its count sees the
+  // room; after one on the request port, a cycle after the port took the
+  // last piece, plus the new SGE's cycle)
+  Cycle at = std::max(now + kIssue, iss_at_);
+  if (stall_ == Stall::kRoom) at = std::max(now, iss_at_);
+  if (stall_ == Stall::kPort) at = std::max(at, now + kIssue + gap_);
+  // room in the payload buffer, the FIFO of pieces and (a packet's last
+  // piece) the FIFO of packets, as the RTL counts them in that cycle
+  release(at);
+  const bool pkt_end = len == pkt_rem_;
+  if (buf_used_ + beats > kBufferBeats || pieces_out_ >= kPieceDepth || (pkt_end && pkts_out_ >= kPktDepth)) {
+    if (const Cycle r = next_release(); r != kNever) s_.wake_at(this, r);
+    stall_ = Stall::kRoom;
+    return false;
+  }
   if (!run_zero_) {
-    if (!dma_rd_req->can_push()) return false;
+    if (!dma_rd_req->can_push()) {
+      stall_ = Stall::kPort;
+      return false;
+    }
     spec::DmaRdReq r;
     r.tag = kPayloadTag;
     r.addr = pa_;
     r.len = static_cast<uint16_t>(len);
-    dma_rd_req->push(r, std::max(now + kIssue, iss_at_));
+    dma_rd_req->push(r, at);
+    ++rd_pushed_;
     reads_.push_back({Rd::kPay, 0});
   }
   // (a piece a cycle; the next SGE's first run, from its check, a cycle later)
-  iss_at_ = std::max(now + kIssue, iss_at_) + 1;
-  buffer_free_ -= beats;
-  pieces_.push_back({pkt_issue_, len, run_zero_});
-  const bool pkt_end = len == pkt_rem_;
+  iss_at_ = at + 1;
+  stall_ = Stall::kNone;
+  gap_ = 0;
+  buf_used_ += beats;
+  ++pieces_out_;
+  pieces_.push_back({pkt_seq_, len, run_zero_});
+  if (pkt_end) {
+    // (its header may be queued from the cycle after the port took its last read)
+    pk_done_.push_back({at, run_zero_ ? 0 : rd_pushed_});
+    ++pkts_out_;
+  }
   pa_ += len;
   va_ += len;
   run_rem_ -= len;
@@ -458,6 +490,7 @@ bool Requester::issue(Cycle now) {
   msg_rem_ -= len;
   if (pkt_end) {
     ++pkt_issue_;
+    ++pkt_seq_;
     pkt_rem_ = std::min(msg_rem_, w.mtu);
   } else {
     pkt_rem_ -= len;
@@ -472,79 +505,81 @@ bool Requester::issue(Cycle now) {
       sge_rem_ = w.sge[n].length;
       run_first_ = true;
       ++iss_at_;
+      gap_ = 1;
     }
   }
   return true;
 }
 
-// The next packet, once all its payload is in: header, then payload.
-bool Requester::send_packet(Cycle now) {
+// The RTL's FIFO and buffer counts: what the back end frees, by the cycle
+// the count sees it.
+void Requester::release(Cycle upto) {
+  while (!rel_.empty() && rel_.front().at <= upto) {
+    const Rel& r = rel_.front();
+    buf_used_ -= r.beats;
+    pieces_out_ -= r.pieces;
+    hq_out_ -= r.hq;
+    pkts_out_ -= r.pkts;
+    iq_out_ -= r.inl;
+    rel_.pop_front();
+  }
+}
+
+Cycle Requester::next_release() const { return rel_.empty() ? kNever : rel_.front().at; }
+
+// The front end: the next packet's header into the back end's queue, once
+// the walk issued all its reads (the cycle after its last), one a cycle; a
+// new WQE's first waits for its sq_track. With the WQE's last header goes
+// its end record: the sq_track it would need should its packets fail (an
+// amend on RC) or, on UC/UD, the one it gets once sent.
+bool Requester::queue_header(Cycle now) {
   const Wqe& w = wqe_;
-  if (pkt_k_ >= w.npk) return false;
+  if (pkt_k_ >= w.npk || trk_pend_ || trk_pushed_ - sq_track->size() < trk_wait_) return false;
   const uint32_t pay = pay_len(pkt_k_);
-  if (!tx_hdr->can_push() || (pay != 0 && !tx_payload->can_push())) return false;
-  std::vector<uint8_t> bytes;
-  Cycle cycles = (pay + bytes_ - 1) / bytes_;  // its payload's cycles through the gather
-  if (pay != 0) {
-    if (w.inl) {
-      const uint8_t* p = w.raw.data() + spec::kSendWqeSge0AddrOff;  // inline data sits where the SGEs would
-      bytes.assign(p, p + pay);
-    } else {
-      // every piece of this packet must have arrived (zero pieces need nothing)
-      size_t reads = 0;
-      for (const Piece& pc : pieces_) {
-        if (pc.pkt != pkt_k_) break;
-        if (!pc.zero) ++reads;
-      }
-      const bool complete = pkt_issue_ > pkt_k_ && data_.size() >= reads;
-      if (!complete) return false;
-      bytes.reserve(pay);
-      // the gather takes a piece's beats one a cycle; a packet whose last
-      // beat overflows the output beat takes a cycle more (stream_gather)
-      cycles = 0;
-      uint32_t residue = 0;
-      bool flush = false;
-      for (const Piece& pc : pieces_) {
-        if (pc.pkt != pkt_k_) break;
-        for (uint32_t left = pc.len; left != 0;) {
-          const uint32_t k = std::min(left, bytes_);
-          left -= k;
-          ++cycles;
-          flush = residue + k > bytes_;
-          residue = (residue + k) % bytes_;
-        }
-      }
-      if (flush && residue != 0) ++cycles;
-      while (!pieces_.empty() && pieces_.front().pkt == pkt_k_) {
-        const Piece pc = pieces_.front();
-        pieces_.pop_front();
-        // the buffer holds read beats: a piece frees what it took (a packet
-        // split at a page boundary takes a beat more than its bytes need)
-        if (!pc.zero) buffer_free_ += (pc.len + bytes_ - 1) / bytes_;
-        if (pc.zero) {
-          bytes.insert(bytes.end(), pc.len, 0);
-        } else {
-          const Bytes& d = data_.front();
-          bytes.insert(bytes.end(), d.data(), d.data() + std::min<size_t>(pc.len, d.size()));
-          bytes.resize(bytes.size() + (pc.len - std::min<size_t>(pc.len, d.size())), 0);
-          data_.pop_front();
-        }
-      }
+  Queued e;
+  e.need = !w.inl && !w.rdat && !w.local && w.w.length != 0;
+  Cycle at = std::max(now, fe_at_);
+  if (e.need) {
+    if (pk_done_.empty()) return false;
+    if (rd_pushed_ - dma_rd_req->size() < pk_done_.front().second) {
+      pk_wait_ = true;  // (woken as the port takes it)
+      return false;
     }
+    at = std::max({at, pk_done_.front().first + 1, pk_wait_ ? now + 1 : Cycle{0}});
+    pk_wait_ = false;
   }
-  // A header leaves a cycle after the one before, while fewer than two
-  // headers' payloads are still leaving (the RTL's pend_q); its payload
-  // follows the one before it.
-  Cycle t = std::max(now + (pay != 0 && !w.inl ? kHeaderRead : kHeader), hdr_at_);
-  while (!pend_.empty() && pend_.front() + kPendFree <= t) pend_.pop_front();
-  if (pend_.size() >= 2) {
-    t = pend_.front() + kPendFree;
-    pend_.pop_front();
+  // room in the header queue (and for inline bytes)
+  release(at);
+  const bool inl = w.inl && pay != 0;
+  if (hq_out_ >= kHdrDepth || (inl && iq_out_ >= kInlDepth)) {
+    if (const Cycle r = next_release(); r != kNever) s_.wake_at(this, r);
+    return false;
   }
-  tx_hdr->push(header(pkt_k_, pay), t);
+  ++hq_out_;
+  iq_out_ += inl ? 1 : 0;
+  if (e.need) {
+    pk_done_.pop_front();
+    e.pkt = pkt_seq_ - (pkt_issue_ - pkt_k_);  // (the walk numbers packets across WQEs)
+  }
+  e.hdr = header(pkt_k_, pay);
+  e.pay = pay;
+  if (w.inl && pay != 0) {
+    const uint8_t* p = w.raw.data() + spec::kSendWqeSge0AddrOff;  // inline data sits where the SGEs would
+    e.inl = Bytes(std::vector<uint8_t>(p, p + pay));
+  }
+  e.at = at;
+  e.wend = w.rdat || pkt_k_ + 1 == w.npk;
+  if (e.wend) {
+    e.err = e.need && issue_err_;
+    e.rec = track();
+    e.rec.last_psn = (w.unrel ? act_psn_ - 1 : act_psn_ + w.npk - 1) & kPsnMask;
+    e.rec.status = wc(spec::WcStatus::kSuccess);
+    e.rec.amend = !w.unrel;
+  }
+  bq_.push_back(std::move(e));
   if (w.rdat && rd_hint.bound()) {  // (never dropped: a lost one-SGE-0 hint could leave an older one in place)
-    // where the responses land, as read_place would fetch it (in the RTL's
-    // cycle the header is loaded; no ready: read_place always takes it)
+    // where the responses land, as read_place would fetch it (no ready:
+    // read_place always takes it), the cycle after its header is queued
     spec::RdHint h;
     h.qpn = static_cast<uint16_t>(act_);
     h.wqe_idx = act_ci_;
@@ -552,20 +587,166 @@ bool Requester::send_packet(Cycle now) {
     h.addr = w.sge[0].addr;
     h.length = w.sge[0].length;
     h.lkey = w.sge[0].lkey;
-    rd_hint->push(h, t);
+    rd_hint->push(h, at + 1);
   }
+  fe_at_ = at + 1;
+  fe_last_ = at;
+  pkt_k_ = w.rdat ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs (an atomic's: one)
+  return true;
+}
+
+// The back end: the next queued packet once all its payload is in: header,
+// then payload; at its WQE's end, the sq_track it needs.
+bool Requester::send_packet(Cycle now) {
+  if (bq_.empty()) return false;
+  Queued& e = bq_.front();
+  const uint32_t pay = e.pay;
+  // (held back by the consumer: the RTL's header register, or two payloads
+  // still leaving; it goes once the port took them, as the RTL's)
+  if (!tx_hdr->can_push()) {
+    out_wait_ = std::max<Cycle>(out_wait_, 1);
+    return false;
+  }
+  if (tx_payload->size() >= 2) {
+    out_wait_ = kPendFree;
+    return false;
+  }
+  // a payload behind one the consumer holds back follows it once taken
+  if (pay != 0 && !tx_payload->empty() && tx_payload->next_at() < now) {
+    pay_wait_ = true;
+    return false;
+  }
+  if (pay_wait_) pay_at_ = std::max(pay_at_, now + 1);
+  pay_wait_ = false;
+  std::vector<uint8_t> bytes;
+  Cycle cycles = (pay + bytes_ - 1) / bytes_;  // its payload's cycles through the gather
+  Cycle ready = e.at + kQueued;
+  std::vector<std::pair<Cycle, unsigned>> src;  // its pieces: source cycles, buffer beats
+  if (pay != 0 && !e.need) {
+    bytes.assign(e.inl.data(), e.inl.data() + e.inl.size());
+  } else if (pay != 0) {
+    // every piece of this packet must have arrived (zero pieces need nothing)
+    size_t reads = 0;
+    for (const Piece& pc : pieces_) {
+      if (pc.pkt != e.pkt) break;
+      if (!pc.zero) ++reads;
+    }
+    if (data_.size() < reads) return false;
+    ready = std::max(ready, now + kHeaderRead);
+    bytes.reserve(pay);
+    // the gather takes a piece's beats one a cycle; a packet whose last
+    // beat overflows the output beat takes a cycle more (stream_gather)
+    cycles = 0;
+    uint32_t residue = 0;
+    bool flush = false;
+    for (const Piece& pc : pieces_) {
+      if (pc.pkt != e.pkt) break;
+      for (uint32_t left = pc.len; left != 0;) {
+        const uint32_t k = std::min(left, bytes_);
+        left -= k;
+        ++cycles;
+        flush = residue + k > bytes_;
+        residue = (residue + k) % bytes_;
+      }
+    }
+    if (flush && residue != 0) ++cycles;
+    while (!pieces_.empty() && pieces_.front().pkt == e.pkt) {
+      const Piece pc = pieces_.front();
+      pieces_.pop_front();
+      // the buffer holds read beats: a piece frees what it took (a packet
+      // split at a page boundary takes a beat more than its bytes need)
+      src.emplace_back((pc.len + bytes_ - 1) / bytes_, pc.zero ? 0 : (pc.len + bytes_ - 1) / bytes_);
+      if (pc.zero) {
+        bytes.insert(bytes.end(), pc.len, 0);
+      } else {
+        const Packet& d = data_.front();
+        if (d.user) be_perr_ = true;
+        bytes.insert(bytes.end(), d.data.data(), d.data.data() + std::min<size_t>(pc.len, d.data.size()));
+        bytes.resize(bytes.size() + (pc.len - std::min<size_t>(pc.len, d.data.size())), 0);
+        data_.pop_front();
+      }
+    }
+  }
+  // A header leaves a cycle after the one before, while fewer than two
+  // headers' payloads are still leaving (the RTL's pend_q); its payload
+  // follows the one before it.
+  Cycle t = std::max({ready, hdr_at_, now + out_wait_});
+  out_wait_ = 0;
+  while (!pend_.empty() && pend_.front() + kPendFree <= t) pend_.pop_front();
+  if (pend_.size() >= 2) {
+    t = pend_.front() + kPendFree;
+    pend_.pop_front();
+  }
+  tx_hdr->push(e.hdr, t);
+  ++hdr_pushed_;
+  // (its queue entry and its packet's entry are free once the header is loaded)
+  rel_.push_back({t, 0, 0, 1, e.need ? 1u : 0u, 0});
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   hdr_at_ = t + 1;
-  out_at_ = std::max(out_at_, t);  // (as a payload's last beat: the header's own cycle)
+  Cycle done = t + 1;  // (an entry without payload leaves the source's order once its header was taken)
   if (pay != 0) {
-    const Cycle last = std::max(t + 1, pay_at_) + std::max(cycles, beats) - 1;  // its last beat
+    // (a WQE's last payload waits while the back end's sq_track register is taken)
+    const Cycle first = std::max({t + 1, pay_at_, e.wend ? bt_free_ + 1 : Cycle{0}});
+    const Cycle last = first + std::max(cycles, beats) - 1;  // its last beat
     tx_payload->push(Packet{Bytes(std::move(bytes))}, last);
+    ++pay_pushed_;
+    // the source takes the pieces' beats one a cycle, a cycle ahead of the
+    // gather's output: each piece (the inline bytes) frees its entry after its last
+    Cycle c = first - 1;
+    if (!e.need) {
+      rel_.push_back({c + beats, 0, 0, 0, 0, 1});
+    } else {
+      for (const auto& [n, b] : src) {
+        c += n;
+        rel_.push_back({c, b, 1, 0, 0, 0});
+      }
+    }
     pay_at_ = last + 1;
     pend_.push_back(last);
-    out_at_ = std::max(out_at_, last);
+    done = last - 1;  // (the source's last beat: the gather's register follows)
+    be_empty_at_ = std::max(be_empty_at_, last + 1);
   }
-  pkt_k_ = w.rdat ? w.npk : pkt_k_ + 1;  // a READ's one request covers all its PSNs (an atomic's: one)
+  be_empty_at_ = std::max(be_empty_at_, t + 1);
+  if (e.wend) {
+    WqeEnd w;
+    w.rec = e.rec;
+    w.fail = e.err || be_perr_;
+    w.track = e.rec.unacked || w.fail;
+    w.rec.status = wc(w.fail ? spec::WcStatus::kLocProtErr : spec::WcStatus::kSuccess);
+    w.done = done;
+    w.hdr_n = hdr_pushed_;
+    w.pay_n = pay_pushed_;
+    ends_.push_back(w);
+    be_perr_ = false;
+  }
   ++cnt_pkts_;
+  bq_.pop_front();
+  return true;
+}
+
+// A WQE's end in the back end, once its last packet was taken (as the RTL's
+// source takes its last beat, under backpressure too): its sq_track if it
+// needs one, and a failure puts its QP in ERR.
+bool Requester::end_wqe(Cycle now) {
+  if (ends_.empty()) return false;
+  const WqeEnd& w = ends_.front();
+  if (hdr_pushed_ - tx_hdr->size() < w.hdr_n || pay_pushed_ - tx_payload->size() < w.pay_n) return false;
+  if (w.track && !sq_track->can_push()) return false;
+  Cycle at = std::max(now, w.done + 1);
+  if (w.track) {
+    at = std::max(at, bt_free_);
+    sq_track->push(w.rec, at);
+    ++trk_pushed_;
+    bt_free_ = at + 1;
+    // (req_qp_ctx takes the failure the cycle after)
+    if (w.fail) {
+      fails_.push_back({w.rec.qpn, at + 1});
+      s_.wake_at(this, at + 1);
+    }
+  }
+  drain_at_ = std::max(drain_at_, at + (w.track ? 1 : 0));
+  be_empty_at_ = std::max(be_empty_at_, drain_at_);
+  ends_.pop_front();
   return true;
 }
 
@@ -591,13 +772,11 @@ void Requester::begin_run() {
     sge_rem_ = static_cast<uint32_t>(wqe_.sge[sge_].length - off);
   }
   run_first_ = off == 0;
-  run_valid_ = run_zero_ = asking_ = issue_err_ = pay_err_ = false;
+  run_valid_ = run_zero_ = asking_ = issue_err_ = false;
   pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
   pkt_issue_ = pkt_k_ = skip_;
+  pk_done_.clear();
   trk_pend_ = new_ && !wqe_.unrel;  // UC/UD: tracked once its packets left
-  pieces_.clear();
-  data_.clear();
-  buffer_free_ = kBufferBeats;
 }
 
 // The sq_track of the WQE: its start (status SUCCESS, all its PSNs), a
@@ -630,16 +809,13 @@ spec::SqTrack Requester::track() const {
   return t;
 }
 
-// The end of a WQE: its failure tracked (if it failed), then the write-back:
-// the next WQE and PSN, and one more outstanding if it was new.
-void Requester::finish(Cycle now) {
+// The end of a WQE in the front end: its sq_track (tracked: a failure
+// before any packet, a local operation, a UD datagram not sent), then the
+// write-back: the next WQE and PSN, and one more outstanding if it was new.
+void Requester::finish(Cycle now, bool tracked) {
   const Wqe& w = wqe_;
   Qp& q = qps_[act_];
   using S = spec::WcStatus;
-  const bool failed = status_ != wc(S::kSuccess);
-  // a failure, or a new local operation (done here: tracked once executed);
-  // one met again after a rewind is neither executed nor tracked again
-  const bool tracked = failed || (w.local && new_) || w.unrel;  // (UC/UD: once its packets left)
   if (tracked) sq_track->push(track(), now + kTrack);
   q.ci = static_cast<uint16_t>(act_ci_ + 1);
   q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
@@ -713,9 +889,19 @@ void Requester::run() {
   // The look sees the inputs of the cycles up to look_at_ (the RTL's flags in
   // the cycle after the pick), so it is taken before this cycle's inputs.
   if (look_ && now > look_at_) do_look(now);
+  while (!fails_.empty() && fails_.front().second <= now) {
+    Qp& q = qps_[fails_.front().first];
+    if (q.state == qs(spec::QpState::kRts) || q.state == qs(spec::QpState::kSqd)) q.state = qs(spec::QpState::kErr);
+    fails_.pop_front();
+  }
   for (bool moved = true; moved;) {
     moved = false;
     while (control(now)) moved = true;
+    // payload data whenever it comes: the back end's
+    while (dma_rd.ready() && !reads_.empty() && reads_.front().kind == Rd::kPay) {
+      data_.push_back(pop_read());
+      moved = true;
+    }
     // a prefetch's data whenever it comes (its own sequence number only)
     while (dma_rd.ready() && !reads_.empty() && reads_.front().kind == Rd::kPf) {
       Packet p = dma_rd.pop();
@@ -729,10 +915,17 @@ void Requester::run() {
       moved = true;
     }
     if (pf_ask_ && pf_ask_qpn_ != ~0u) push_prefetch(now);
+    while (send_packet(now)) moved = true;
+    while (end_wqe(now)) moved = true;
     // (a fetch, or a prefetched head on its way, waits for its data instead)
     if (st_ != St::kFetch && st_ != St::kPfWait && s_.defer(this, eng_at_)) break;
     switch (st_) {
       case St::kIdle: {
+        // a qp_cfg waits for the back end to drain: nothing new is picked meanwhile
+        if (qp_cfg.ready() && !be_empty(now)) {
+          if (be_empty_at_ > now) s_.wake_at(this, be_empty_at_);
+          break;
+        }
         // round robin from the QP after the last one served
         const unsigned n = static_cast<unsigned>(qps_.size());
         for (unsigned i = 0; i < n; ++i) {
@@ -752,16 +945,26 @@ void Requester::run() {
         break;
       }
       case St::kPfWait: {
-        if (look_ || !pf_done_) break;
+        if (!pfw_asked_ && (look_ || !pf_done_)) break;
         // the RTL: PFW sees it a cycle after its last beat, PF then asks for the next one
-        const Cycle at = std::max(pf_at_ + 2, pick_at_ + 3);
-        if (pf_ask_qpn_ != ~0u) {
-          pf_ask_ = true;
-          pf_ask_at_ = at;
-          push_prefetch(now);
+        if (!pfw_asked_) {
+          pfw_asked_ = true;
+          pfw_at_ = std::max(pf_at_ + 2, pick_at_ + 3);
+          pfw_head_ = pf_data_;  // (the next prefetch's data will take its place)
+          pfw_n_ = 0;
+          if (pf_ask_qpn_ != ~0u) {
+            pf_ask_ = true;
+            pf_ask_at_ = pfw_at_;
+            push_prefetch(now);
+          }
         }
+        // (PF holds until the request port took the read: the decode follows)
+        if (pf_ask_) break;
+        if (pfw_n_ == 0 && pf_ask_qpn_ != ~0u) pfw_n_ = rd_pushed_;
+        if (rd_pushed_ - dma_rd_req->size() < pfw_n_) break;
+        pfw_asked_ = false;
         st_ = St::kFetch;
-        took_head(pf_data_, at);
+        took_head(pfw_head_, std::max(pfw_at_, now));
         moved = true;
         break;
       }
@@ -775,6 +978,7 @@ void Requester::run() {
           r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2) + spec::kWqeHead;
           r.len = static_cast<uint16_t>(spec::Sge::kSize * (head_.data[spec::kSendWqeNumSgeOff] - kHeadSge));
           dma_rd_req->push(r, std::max(now, head_at_) + kDecode);
+          ++rd_pushed_;
           reads_.push_back({Rd::kTail, 0});
           tail_asked_ = true;
           moved = true;
@@ -871,38 +1075,35 @@ void Requester::run() {
           }
           moved = true;
         }
-        while (dma_rd.ready()) {
-          if (!reads_.empty() && reads_.front().kind == Rd::kPf) {  // (drained at the top of the loop)
-            moved = true;
-            break;
-          }
-          const Packet p = pop_read();
-          if (p.user) pay_err_ = true;
-          data_.push_back(p.data);
-          moved = true;
-        }
-        if (trk_pend_ && sq_track->can_push()) {  // a new WQE is tracked before its first packet leaves
-          sq_track->push(track(), now);
+        if (trk_pend_ && sq_track->can_push()) {  // a new WQE is tracked before its first packet is queued
+          const Cycle at = std::max(now, bt_free_);  // (behind the back end's)
+          sq_track->push(track(), at);
+          trk_wait_ = ++trk_pushed_;  // (its first header is queued in the cycle the track is taken)
+          fe_at_ = std::max(fe_at_, at);
           trk_pend_ = false;
           amend_ = true;  // from now on its failure is an amend
           moved = true;
         }
         while (issue(now)) moved = true;
-        while (!trk_pend_ && send_packet(now)) moved = true;
-        if (pkt_k_ == wqe_.npk) {
+        while (queue_header(now)) moved = true;
+        if (pkt_k_ == wqe_.npk) {  // its last header queued: what its packets meet, the back end tracks
           sent_ = true;
-          status_ = wc(pay_err_ || issue_err_ ? spec::WcStatus::kLocProtErr : spec::WcStatus::kSuccess);
-          st_ = St::kTrack;
+          status_ = wc(spec::WcStatus::kSuccess);
+          finish(fe_last_ - 1, false);  // (WB the cycle after its last header is queued)
           moved = true;
         }
         break;
-      case St::kTrack:
-        if ((status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.unrel) && !sq_track->can_push()) break;
-        // (as the RTL's: once its last header and payload beat were taken; woken as they are)
-        if (!tx_hdr->empty() || !tx_payload->empty()) break;
-        finish(std::max(now, out_at_));
+      case St::kTrack: {
+        // a failure, or a new local operation (done here: tracked once
+        // executed); one met again after a rewind is neither executed nor
+        // tracked again. Tracked once the back end's WQEs ended (UC/UD: their
+        // sq_tracks come first).
+        const bool tracked = status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.unrel;
+        if (tracked && (!sq_track->can_push() || !bq_.empty() || !ends_.empty())) break;
+        finish(tracked ? std::max(now, drain_at_ > kTrack ? drain_at_ - kTrack : Cycle{0}) : now, tracked);
         moved = true;
         break;
+      }
     }
   }
 }

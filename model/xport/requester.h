@@ -36,7 +36,16 @@
 // Packet per header with pay_len > 0), sq_track, rd_hint (with each READ or
 // atomic request header: the WQE's SGE, so read_place need not fetch it).
 //
-// One WQE at a time, QPs served round robin. A QP is eligible in RTS with a
+// The front end takes one WQE at a time, QPs served round robin; it queues
+// each packet's header once the packet's payload reads are issued (or at
+// once without read data) and moves on to the next WQE with its last one.
+// The back end sends the queued headers in order, each once its payload is
+// all in, and at each WQE's end tracks what needs it there: UC/UD WQEs (once
+// sent) and RC failures met while sending (a failed page run, poisoned read
+// data: an amend with LOC_PROT_ERR). A qp_cfg waits until the back end is
+// empty, and no WQE is picked meanwhile.
+//
+// QPs served round robin. A QP is eligible in RTS with a
 // rewind to apply, with WQEs to send again (behind its high-water mark), or
 // with new WQEs and fewer than kWindow outstanding; in ERR with new WQEs
 // (flushed). A new WQE is tracked (sq_track) as it starts, before its first
@@ -70,6 +79,10 @@ class Requester : public Process {
  public:
   static constexpr unsigned kWindow = 16;        // WQEs tracked and not yet retired, per QP
   static constexpr unsigned kBufferBeats = 256;  // payload buffer (read data not yet sent)
+  static constexpr unsigned kPieceDepth = 64;    // payload reads issued, not yet sent
+  static constexpr unsigned kPktDepth = 64;      // packets whose reads are issued, header not yet out
+  static constexpr unsigned kHdrDepth = 64;      // headers queued for the back end
+  static constexpr unsigned kInlDepth = 8;       // ... of them with inline bytes
 
   Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned gid_tbl_len = 16);
 
@@ -97,7 +110,7 @@ class Requester : public Process {
   void set_gid(unsigned i, const GidEntry& g) {
     if (i < gid_.size()) gid_[i] = g;
   }
-  bool busy() const { return st_ != St::kIdle || any_eligible() || !reads_.empty(); }
+  bool busy() const { return st_ != St::kIdle || any_eligible() || !reads_.empty() || !bq_.empty() || !ends_.empty() || !data_.empty(); }
   void run() override;
 
  private:
@@ -130,10 +143,26 @@ class Requester : public Process {
     uint32_t mtu = 256, npk = 1;  // npk: PSNs it takes (a READ sends one request for all of them)
     uint8_t status = 0;
   };
-  // A payload piece: a read (or zeros, after a failed page translation).
+  // A payload piece: a read (or zeros, after a failed page translation) of
+  // packet pkt (numbered across WQEs).
   struct Piece {
-    uint32_t pkt = 0, len = 0;
+    uint64_t pkt = 0;
+    uint32_t len = 0;
     bool zero = false;
+  };
+  // A packet queued for the back end: its header, where its payload comes
+  // from (read pieces of packet pkt, or the inline bytes), and on a WQE's
+  // last packet the WQE's end record (its sq_track, should it need one).
+  struct Queued {
+    spec::RoceTxHdr hdr;
+    uint32_t pay = 0;
+    bool need = false;  // its payload is read
+    Bytes inl;          // ... or these inline bytes
+    uint64_t pkt = 0;
+    Cycle at = 0;       // queued in this cycle
+    bool wend = false;  // the WQE's last
+    bool err = false;   // its walk met a page run that failed (zeros sent)
+    spec::SqTrack rec;
   };
   // kTail: SGEs 6.. of a WQE with more than six, fetched after its head
   // kPfWait: the prefetched head this pick takes is still on its way
@@ -161,12 +190,15 @@ class Requester : public Process {
   bool tail_asked_ = false;  // ... and whether the read of the rest is out
   // Run: the issue walk (pieces and page-run translations) and the packets.
   bool issue(Cycle now);
-  bool send_packet(Cycle now);
+  bool queue_header(Cycle now);  // the front end: the next header into the back end's queue
+  bool send_packet(Cycle now);   // the back end: the next queued packet, once its payload is in
+  bool end_wqe(Cycle now);       // the back end: a WQE's end once its last packet was taken
+  bool be_empty(Cycle now) const { return bq_.empty() && ends_.empty() && now >= be_empty_at_; }
   uint32_t pay_len(uint32_t k) const;
   spec::RoceTxHdr header(uint32_t k, uint32_t pay) const;
   void begin_run();
   spec::SqTrack track() const;
-  void finish(Cycle now);
+  void finish(Cycle now, bool tracked);
 
   Scheduler& s_;
   unsigned bytes_;
@@ -221,17 +253,56 @@ class Requester : public Process {
   uint64_t va_ = 0, pa_ = 0;
   uint32_t sge_rem_ = 0, run_rem_ = 0, msg_rem_ = 0, pkt_rem_ = 0;
   bool run_valid_ = false, run_first_ = false, run_zero_ = false, asking_ = false, issue_err_ = false;
-  unsigned buffer_free_ = kBufferBeats;
-  uint32_t pkt_issue_ = 0;  // the packet the walk is cutting
+  // what the back end's FIFOs and buffer hold (issued or queued, not yet
+  // freed), and when the back end frees it (in order: its schedule)
+  unsigned buf_used_ = 0, pieces_out_ = 0, pkts_out_ = 0, hq_out_ = 0, iq_out_ = 0;
+  struct Rel {
+    Cycle at;
+    unsigned beats, pieces, hq, pkts, inl;
+  };
+  std::deque<Rel> rel_;
+  void release(Cycle upto);
+  Cycle next_release() const;
+  uint32_t pkt_issue_ = 0;  // the packet the walk is cutting (of the WQE) ...
+  uint64_t pkt_seq_ = 0;    // ... and its number across WQEs
   std::deque<Piece> pieces_;  // issued, of packets not yet sent, in order
-  std::deque<Bytes> data_;    // read data arrived for the non-zero pieces at the front of pieces_
-  // packets
-  uint32_t pkt_k_ = 0;      // next packet to send
-  bool pay_err_ = false;    // poisoned read data: the WQE completes with LOC_PROT_ERR
-  Cycle out_at_ = 0;        // the WQE's packets are out (its last payload beat, or header)
+  std::deque<Packet> data_;   // read data arrived for the non-zero pieces at the front of pieces_
+  // the front end's packets: the next header to queue, the cycle it may be,
+  // the cycles the walk finished each later packet of the WQE (its last read)
+  uint32_t pkt_k_ = 0;
+  Cycle fe_at_ = 0, fe_last_ = 0;  // (fe_last_: the cycle its last header was queued)
+  std::deque<std::pair<Cycle, uint64_t>> pk_done_;  // (and the count of reads pushed with its last)
+  bool pk_wait_ = false;
+  // the back end
+  std::deque<Queued> bq_;
+  bool be_perr_ = false;    // poisoned read data in the WQE being sent: LOC_PROT_ERR
+  Cycle bt_free_ = 0;       // the back end's sq_track register is free from this cycle
+  std::deque<std::pair<unsigned, Cycle>> fails_;  // QPs the back end failed: ERR from that cycle
+  // WQE ends waiting for their last packet to be taken (tx_hdr and
+  // tx_payload pushes counted up to it)
+  struct WqeEnd {
+    spec::SqTrack rec;
+    bool track = false, fail = false;
+    Cycle done = 0;
+    uint64_t hdr_n = 0, pay_n = 0;
+  };
+  std::deque<WqeEnd> ends_;
+  uint64_t hdr_pushed_ = 0, pay_pushed_ = 0;
+  uint64_t trk_pushed_ = 0, trk_wait_ = 0;
+  uint64_t rd_pushed_ = 0, pfw_n_ = 0;  // dma_rd_reqs pushed; the prefetch PFW asked for (its decode waits until it is taken)
+  bool pfw_asked_ = false;
+  Cycle pfw_at_ = 0;
+  Packet pfw_head_;  // sq_tracks pushed; the front end's last one (its headers wait for it)
+  Cycle drain_at_ = 0;      // every queued WQE ended (and was tracked) by this cycle
+  Cycle be_empty_at_ = 0;   // ... and its last header and payload beat were taken
   Cycle hdr_at_ = 0;        // the next cycle a header may leave
+  Cycle out_wait_ = 0;
+  bool pay_wait_ = false;   // ... or for its payload port      // the back end waited for its consumer: the next header that many cycles after now
   Cycle pay_at_ = 0;        // the next cycle a payload beat may leave
   Cycle iss_at_ = 0;        // the next cycle a payload read may be asked for
+  enum class Stall { kNone, kRoom, kPort };  // why the walk's last try did not issue
+  Stall stall_ = Stall::kNone;
+  Cycle gap_ = 0;           // cycles the next piece waits after the last (a new SGE's first run)
   Cycle seek_ = 0;          // cycles the walk takes to reach a rewind's offset
   std::deque<Cycle> pend_;  // last beats of the payloads whose headers left (the RTL lets two wait)
   uint32_t cnt_pkts_ = 0;

@@ -30,11 +30,14 @@
 // A rewind (sq_retire.rewind) waits in rw until the QP's next pick; a later
 // retire that acknowledges its WQE drops it.
 //
-// One control input per cycle (qp_cfg, then sq_retire, then sq_db), none in
+// One control input per cycle (a failure from the engine's back end, then
+// qp_cfg, then sq_retire, then sq_db), none in
 // the engine's write-back cycle, so every context memory has one write port.
 // A qp_cfg for the QP the engine works on (or picks this cycle) waits until
 // the engine is done with it: RESET/DESTROY cannot pull the state away from
-// under a work request in flight.
+// under a work request in flight. Any qp_cfg also waits while the engine's
+// back end still holds queued packets (cfg_wait; the engine picks nothing new
+// meanwhile).
 `default_nettype none
 
 module req_qp_ctx #(
@@ -50,12 +53,16 @@ module req_qp_ctx #(
   input  wire roce_pkg::wq_db_t       s_sq_db,
   input  wire logic                   s_sq_db_valid,
   output logic                        s_sq_db_ready,
+  input  wire logic                   s_fail_valid,  // the engine's back end failed a WQE of s_fail_qpn: ERR
+  input  wire logic [15:0]            s_fail_qpn,
+  output logic                        s_fail_ready,
   input  wire roce_pkg::sq_retire_t   s_sq_retire,
   input  wire logic                   s_sq_retire_valid,
   output logic                        s_sq_retire_ready,
   // engine side
   input  wire logic                   eng_idle,   // the engine takes a pick this cycle if there is one
   input  wire logic [$clog2(MAX_QP)-1:0] eng_qpn, // the QP it works on (when not idle)
+  input  wire logic                   cfg_wait,   // no qp_cfg now: the engine still sends queued packets
   output logic                        pick_valid,
   output logic [$clog2(MAX_QP)-1:0]   pick_qpn,
   output logic [15:0]                 pick_ci,
@@ -103,9 +110,9 @@ module req_qp_ctx #(
   logic [MAX_QP-1:0] rdw_q;  // a new READ waits for a READ credit
   logic [QW-1:0]     rr_q;
 
-  logic take_cfg, take_ret, take_db, cfg_hold;
-  logic [QW-1:0] c_idx, r_idx, d_idx;
-  logic c_in, r_in, d_in;
+  logic take_cfg, take_ret, take_db, take_fail, cfg_hold;
+  logic [QW-1:0] c_idx, r_idx, d_idx, f_idx;
+  logic c_in, r_in, d_in, f_in;
   logic [4:0] r_outst, wb_outst, r_rdo;
   logic [15:0] wb_hw, r_behind;
   logic        r_rw_stale;
@@ -156,16 +163,21 @@ module req_qp_ctx #(
     c_idx = s_qp_cfg.qpn[QW-1:0];
     r_idx = s_sq_retire.qpn[QW-1:0];
     d_idx = s_sq_db.qpn[QW-1:0];
+    f_idx = s_fail_qpn[QW-1:0];
+    f_in  = s_fail_qpn < 16'(MAX_QP);
     c_in  = s_qp_cfg.qpn < 16'(MAX_QP);
     r_in  = s_sq_retire.qpn < 16'(MAX_QP);
     d_in  = s_sq_db.qpn < 16'(MAX_QP);
-    cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn));
+    cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn) || cfg_wait);
 
-    s_qp_cfg_ready    = !wb_en && !wb_defer && !cfg_hold;
+    s_fail_ready      = !wb_en && !wb_defer;
+    take_fail         = s_fail_valid && s_fail_ready;
+    s_qp_cfg_ready    = !wb_en && !wb_defer && !cfg_hold && !take_fail;
     take_cfg          = s_qp_cfg_valid && s_qp_cfg_ready;
-    s_sq_retire_ready = !wb_en && !wb_defer && !take_cfg;
+    s_sq_retire_ready = !wb_en && !wb_defer && !take_fail && !take_cfg;
     take_ret          = s_sq_retire_valid && s_sq_retire_ready;
-    s_sq_db_ready     = !wb_en && !wb_defer && !take_cfg && !take_ret;
+    // (a doorbell never overtakes a qp_cfg that waits: RESET then a post of the new QP)
+    s_sq_db_ready     = !wb_en && !wb_defer && !take_fail && !s_qp_cfg_valid && !take_ret;
     take_db           = s_sq_db_valid && s_sq_db_ready;
 
     r_outst  = (s_sq_retire.count > outst_mem[r_idx]) ? 5'd0 : outst_mem[r_idx] - s_sq_retire.count;
@@ -220,6 +232,7 @@ module req_qp_ctx #(
       end
     end
     if (take_db && d_in) pi_mem[d_idx] <= s_sq_db.pi;
+    if (take_fail && f_in && rts_q[f_idx]) state_mem[f_idx] <= roce_pkg::QP_STATE_ERR;
     if (wb_en) begin
       ci_mem[eng_qpn] <= wb_ci;
       hw_mem[eng_qpn] <= wb_hw;
@@ -289,6 +302,11 @@ module req_qp_ctx #(
         else if (rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx)) rw_q[r_idx] <= 1'b0;
       end
       if (take_db && d_in) has_new_q[d_idx] <= s_sq_db.pi != hw_mem[d_idx];
+      if (take_fail && f_in && rts_q[f_idx]) begin  // (as a retire with error)
+        rts_q[f_idx] <= 1'b0;
+        err_q[f_idx] <= 1'b1;
+        sqd_q[f_idx] <= 1'b0;
+      end
       if (wb_en) begin
         has_new_q[eng_qpn] <= pi_mem[eng_qpn] != wb_hw;
         behind_q[eng_qpn] <= wb_ci != wb_hw;

@@ -59,7 +59,8 @@
 // kinds of the reads in flight (head, tail, prefetch, payload) says where
 // each beat goes.
 //
-// One WQE at a time:
+// The front end takes one WQE at a time (the states below) and queues its
+// packets' headers for the back end (docs/engine.md, "Requester", step 6):
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
 //          the next new one (flushed); the kept SQ_BF WQE -> PF -> DECODE; the
@@ -75,14 +76,21 @@
 //          LOC_PROT_ERR. BIND_MW / LOCAL_INV: their one MR-table operation
 //   RUN    a new WQE is tracked first (sq_track: its PSNs; its first header
 //          waits for that); req_issue reads the payload ahead (several reads
-//          outstanding into the payload buffer); a packet's header leaves once
-//          all its read data is in the buffer; its pieces are packed by
-//          stream_gather into tx_payload. A READ: its one request header,
-//          and with it (an atomic's too) m_rd_hint to read_place: the WQE's
-//          SGE, so its responses land without a second fetch of the WQE.
-//   TRACK  only for a failure: sq_track with its status (amend: the WQE was
-//          tracked before)
+//          outstanding into the payload buffer); each packet's header is
+//          queued (hq) once all its reads are issued, the inline bytes with
+//          it (iq), and with the WQE's last its end record (eq: the sq_track
+//          it needs should it fail; UC/UD: the one it gets once sent). A
+//          READ: its one request header, and with it (an atomic's too)
+//          m_rd_hint to read_place: the WQE's SGE, so its responses land
+//          without a second fetch of the WQE. The last header queued -> WB.
+//   TRACK  only for a failure before any packet: sq_track with its status,
+//          once the back end has ended every WQE it holds (be_drained)
 //   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR)
+// The back end: a queued header is loaded once all its packet's read data is
+// in the buffer; its pieces (or inline bytes) are packed by stream_gather
+// into tx_payload; at a WQE's end (its last packet out of the source) its
+// sq_track when UC/UD or failed (a failure also puts the QP in ERR,
+// req_qp_ctx's s_fail). A qp_cfg waits in cq_q until the back end is empty.
 `default_nettype none
 
 module requester #(
@@ -91,7 +99,8 @@ module requester #(
   parameter int GID_TBL_LEN = 16,
   parameter int RAW_DEPTH = 256,   // payload buffer, read-data beats
   parameter int PIECE_DEPTH = 64,  // payload reads outstanding (pieces)
-  parameter int PKT_DEPTH = 64     // packets whose reads are issued, header not yet out
+  parameter int PKT_DEPTH = 64,    // packets whose reads are issued, header not yet out
+  parameter int HDR_DEPTH = 64     // headers queued for the back end (and WQEs in it)
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
@@ -182,13 +191,12 @@ module requester #(
   logic        chk_err_q;
   logic [NSGE*64-1:0] chk_pa_q;
   logic [NSGE*32-1:0] chk_run_q;
-  logic [24:0] hdr_k_q;
+  logic [24:0] hdr_k_q;        // the next header the front end queues
+  logic [$clog2(PKT_DEPTH):0] pkr_q;  // packets whose reads are all issued, header not yet queued
   logic        hdr_valid_q;
   roce_pkg::roce_tx_hdr_t hdr_q;
   logic [NW:0] arrived_q;      // read-data beats in the buffer not yet claimed by a header
-  logic [1:0]  src_cr_q;       // headers out whose payload the source has not finished
   logic [1:0]  pend_q;         // headers out whose payload has not left tx_payload
-  logic        pay_err_q;
   logic [12:0] src_off_q;
   logic [31:0] cnt_q;
   logic        rd_hint_v_q;
@@ -233,7 +241,14 @@ module requester #(
   logic [15:0] bf_idx_q;
   logic [8*roce_pkg::WQE_HEAD-1:0] bf_wqe_q;
   logic        wb_en, wb_err, wb_defer;
+  roce_pkg::sq_track_t fe_trk;   // the front end's sq_track: a new WQE's start, a failure before any packet
   logic [4:0]  act_rd_out;
+  // A qp_cfg is applied once the back end is empty (its QP's packets and WQE
+  // ends must not outlive a RESET); no new pick meanwhile, so that it drains.
+  // One waiting is held in a register (cq_q): the port takes a qp_cfg
+  // whenever that is free, so its ready does not hang on the back end.
+  logic        cfg_drain, cq_valid_q, cq_valid, cq_ready;
+  roce_pkg::qp_cfg_t cq_q, cq_in;
 
 
   // ---- the WQE's fields
@@ -355,10 +370,11 @@ module requester #(
 
   req_qp_ctx #(.MAX_QP(MAX_QP)) u_ctx (
     .clk, .rst,
-    .s_qp_cfg, .s_qp_cfg_valid, .s_qp_cfg_ready,
+    .s_qp_cfg(cq_in), .s_qp_cfg_valid(cq_valid), .s_qp_cfg_ready(cq_ready),
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
+    .s_fail_valid(fail_pend_q), .s_fail_qpn(bt_q.qpn), .s_fail_ready(fail_ready),
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
-    .eng_idle(st_q == S_IDLE), .eng_qpn(act_q),
+    .eng_idle(st_q == S_IDLE && !cfg_drain), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
     .act_pi, .pick_sq_base(cand_base), .pick_sq_lsz(cand_lsz),
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
@@ -417,6 +433,50 @@ module requester #(
     .clk, .rst, .s_valid(pk_push), .s_ready(pk_room), .s_data(pk_in),
     .m_valid(pk_valid), .m_ready(pk_pop), .m_data(pk_head));
 
+  // ---- back end: the queued headers leave in order, each once its packet's
+  // read data is all in the buffer; their payloads (read pieces, or the
+  // inline bytes queued with the header) follow through the gather; at each
+  // WQE's end its sq_track when it needs one (UC/UD: tracked once sent; a
+  // failed page run or poisoned read data: LOC_PROT_ERR, an amend on RC)
+  localparam int HQ_W = 4 + roce_pkg::ROCE_TX_HDR_W;   // {needs read data, inline, has payload, WQE's last, header}
+  localparam int IQ_W = 7 + 768;                       // {length, inline bytes}
+  localparam int EQ_W = 1 + roce_pkg::SQ_TRACK_W;      // {its walk failed, the WQE's sq_track}
+  localparam int INL_DEPTH = 8;
+  localparam int HC = $clog2(HDR_DEPTH) + 1;
+  localparam int IC = $clog2(INL_DEPTH) + 1;
+  logic          hq_push, hq_valid, hq_pop, iq_push, iq_valid, iq_pop, eq_push, eq_valid, eq_pop;
+  logic [HQ_W-1:0] hq_in, hq_head;
+  logic [IQ_W-1:0] iq_in, iq_head;
+  logic [EQ_W-1:0] eq_in, eq_head;
+  logic [HC-1:0] hq_cnt_q, eq_cnt_q;
+  logic [IC-1:0] iq_cnt_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // never low: the counts above gate every push
+  logic          hq_room, iq_room, eq_room;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic          hh_need, hh_inl, hh_pay, hh_wend;   // the queue head's
+  // the source's order: one entry per header loaded, {has payload, inline, WQE's last}
+  logic [11:0]   sq_q;
+  logic [2:0]    sq_n_q;
+  logic          sq_pay, sq_inl, sq_wend, sq_pop, wdone, w_poison;
+  logic          be_perr_q;    // poisoned read data met in the WQE being sourced
+  logic          fail_pend_q, fail_ready;  // a WQE the back end failed: its QP enters ERR (req_qp_ctx)
+  logic          bt_valid_q;   // the back end's sq_track
+  roce_pkg::sq_track_t bt_q, eq_rec, end_rec;
+  logic          eq_err, be_empty, be_drained;
+
+  fifo_fwft #(.WIDTH(HQ_W), .DEPTH(HDR_DEPTH)) u_hq (
+    .clk, .rst, .s_valid(hq_push), .s_ready(hq_room), .s_data(hq_in),
+    .m_valid(hq_valid), .m_ready(hq_pop), .m_data(hq_head));
+  fifo_fwft #(.WIDTH(IQ_W), .DEPTH(INL_DEPTH)) u_iq (
+    .clk, .rst, .s_valid(iq_push), .s_ready(iq_room), .s_data(iq_in),
+    .m_valid(iq_valid), .m_ready(iq_pop), .m_data(iq_head));
+  fifo_fwft #(.WIDTH(EQ_W), .DEPTH(HDR_DEPTH)) u_eq (
+    .clk, .rst, .s_valid(eq_push), .s_ready(eq_room), .s_data(eq_in),
+    .m_valid(eq_valid), .m_ready(eq_pop), .m_data(eq_head));
+  assign {hh_need, hh_inl, hh_pay, hh_wend} = hq_head[HQ_W-1 -: 4];
+  assign {sq_pay, sq_inl, sq_wend} = sq_q[2:0];
+  assign {eq_err, eq_rec} = eq_head;
+
   // source: the current piece (or the inline bytes) as lane-0-aligned beats
   logic [DATA_W-1:0] src_data;
   logic [W-1:0]  src_keep;
@@ -425,23 +485,68 @@ module requester #(
   logic [(1 << IB) * DATA_W-1:0] inl_ext;
 
   always_comb begin
-    inl_ext      = {{((1 << IB) * DATA_W - 768){1'b0}}, sge_tbl[767:0]};   // inline: bytes 32..127
-    src_zero     = !w_inline && pc_head[14];
-    src_pkt_last = w_inline || pc_head[13];
-    src_len      = w_inline ? w_len[12:0] : pc_head[12:0];
+    inl_ext      = {{((1 << IB) * DATA_W - 768){1'b0}}, iq_head[767:0]};   // inline: WQE bytes 32..127
+    src_zero     = !sq_inl && pc_head[14];
+    src_pkt_last = sq_inl || pc_head[13];
+    src_len      = sq_inl ? {6'b0, iq_head[IQ_W-1 -: 7]} : pc_head[12:0];
     src_rem      = src_len - src_off_q;
     src_end      = src_rem <= 13'(W);
     src_keep     = src_end ? (W'(1) << src_rem[WB-1:0]) - W'(1) : '1;
     if (src_end && src_rem[WB-1:0] == '0) src_keep = '1;
-    if (w_inline)      src_data = inl_ext[32'(src_off_q[WB +: IB]) * DATA_W +: DATA_W];
+    if (sq_inl)        src_data = inl_ext[32'(src_off_q[WB +: IB]) * DATA_W +: DATA_W];
     else if (src_zero) src_data = '0;
     else               src_data = raw_head[DATA_W-1:0];
-    src_valid = st_q == S_RUN && src_cr_q != 2'd0 && (w_inline || (pc_valid && (src_zero || raw_valid)));
-    src_take  = src_valid && src_ready;
-    raw_pop   = src_take && !w_inline && !src_zero;
-    pc_pop    = src_take && !w_inline && src_end;
+    // (a WQE's last payload waits while the back end's sq_track is out: its end needs the register)
+    src_valid = sq_n_q != 3'd0 && sq_pay && !(sq_wend && (bt_valid_q || fail_pend_q)) &&
+                (sq_inl ? iq_valid : (pc_valid && (src_zero || raw_valid)));
     // the buffer has room for every beat: req_issue reads only against free space
     raw_push  = rd_take && rk_kind == K_PAY;
+  end
+  // (handshakes in assigns of their own: see rk below)
+  assign src_take = src_valid && src_ready;
+  assign raw_pop  = src_take && !sq_inl && !src_zero;
+  assign pc_pop   = src_take && !sq_inl && src_end;
+  assign iq_pop   = src_take && sq_inl && src_end;
+  // an entry leaves the order with its payload's last beat; one without
+  // payload once its header was taken (it is not the one still in hdr_q)
+  assign sq_pop   = sq_n_q != 3'd0 && (sq_pay ? src_take && src_end && src_pkt_last
+                                              : !(hdr_valid_q && sq_n_q == 3'd1) && !(sq_wend && (bt_valid_q || fail_pend_q)));
+  assign wdone    = sq_pop && sq_wend;   // a WQE's last packet is out of the back end
+  assign eq_pop   = wdone;
+  assign w_poison = be_perr_q || (raw_pop && raw_head[DATA_W]);
+  assign be_drained = eq_cnt_q == '0 && !bt_valid_q && !fail_pend_q;
+  assign be_empty = be_drained && hq_cnt_q == '0 && sq_n_q == 3'd0 && !hdr_valid_q && pend_q == 2'd0;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      sq_n_q <= '0;
+      be_perr_q <= 1'b0;
+      fail_pend_q <= 1'b0;
+      bt_valid_q <= 1'b0;
+      hq_cnt_q <= '0;
+      iq_cnt_q <= '0;
+      eq_cnt_q <= '0;
+    end else begin
+      hq_cnt_q <= hq_cnt_q + HC'(hq_push) - HC'(hq_pop);
+      iq_cnt_q <= iq_cnt_q + IC'(iq_push) - IC'(iq_pop);
+      eq_cnt_q <= eq_cnt_q + HC'(eq_push) - HC'(eq_pop);
+      sq_n_q <= sq_n_q + 3'(hdr_load) - 3'(sq_pop);
+      if (wdone) be_perr_q <= 1'b0;
+      else if (raw_pop && raw_head[DATA_W]) be_perr_q <= 1'b1;
+      if (wdone) bt_valid_q <= eq_rec.unacked || eq_err || w_poison;
+      else if (m_sq_track_ready) bt_valid_q <= 1'b0;
+      // a failure also puts its QP in ERR at once (nothing new starts; what
+      // the back end still holds goes, and the completer flushes it)
+      if (wdone) fail_pend_q <= eq_err || w_poison;
+      else if (fail_ready) fail_pend_q <= 1'b0;
+    end
+    // (entries shift down as the head leaves; a new one goes behind the rest)
+    if (sq_pop) sq_q <= {3'b0, sq_q[11:3]};
+    if (hdr_load) sq_q[3*32'(3'(sq_n_q - 3'(sq_pop))) +: 3] <= {hh_pay, hh_inl, hh_wend};
+    if (wdone) begin
+      bt_q <= eq_rec;
+      bt_q.status <= (eq_err || w_poison) ? 8'(roce_pkg::WC_STATUS_LOC_PROT_ERR) : 8'(roce_pkg::WC_STATUS_SUCCESS);
+    end
   end
 
   stream_gather #(.DATA_W(DATA_W)) u_gather (
@@ -453,7 +558,7 @@ module requester #(
 
   // ---- headers
   roce_pkg::roce_tx_hdr_t hdr_d;
-  logic        hdr_first, hdr_last, hdr_can, hdr_load, pay_done;
+  logic        hdr_first, hdr_last, hdr_can, hdr_load, pay_done, hq_can, hq_wend, hq_inl_d, fe_trk_go, fe_trk_valid;
   logic [12:0] hdr_pay;
   logic [15:0] ack_mask;  // the n low PSN bits that must all be ones for an AckReq mid-message
   assign ack_mask = (16'd1 << ack_req_log2) - 16'd1;
@@ -541,13 +646,29 @@ module requester #(
     hdr_d.pay_len = hdr_pay;
     hdr_d.src_qpn = 24'(act_q);
 
-    // a header leaves once all read data of its packet is in the buffer
-    hdr_can  = hdr_k_q < npk && pend_q != 2'd2 && (!trk_pend_q || m_sq_track_ready) &&
-               (!need_pkts || (pk_valid && arrived_q >= {1'b0, pk_head}));
-    hdr_load = st_q == S_RUN && (!hdr_valid_q || m_tx_hdr_ready) && hdr_can;
-    pk_pop   = hdr_load && need_pkts;
+    // The front end queues a packet's header once all its reads are issued
+    // (or at once without read data), behind room for it, its inline bytes
+    // and, on the WQE's last, the WQE's end record; a new WQE's first header
+    // waits for its sq_track.
+    hq_wend  = op_rdat || hdr_k_q == npk - 25'd1;
+    hq_inl_d = w_inline && hdr_pay != 13'd0;
+    hq_can   = st_q == S_RUN && hdr_k_q < npk && hq_cnt_q != HC'(HDR_DEPTH) &&
+               (!hq_inl_d || iq_cnt_q != IC'(INL_DEPTH)) && (!hq_wend || eq_cnt_q != HC'(HDR_DEPTH)) &&
+               (!need_pkts || pkr_q != '0);
+    hq_in    = {need_pkts, hq_inl_d, hdr_pay != 13'd0, hq_wend, hdr_d};
+    iq_in    = {w_len[6:0], sge_tbl[767:0]};
+    // the back end loads a header once all read data of its packet is in the buffer
+    hdr_can  = hq_valid && pend_q != 2'd2 && sq_n_q != 3'd4 &&
+               (!hh_need || (pk_valid && arrived_q >= {1'b0, pk_head}));
+    hdr_load = (!hdr_valid_q || m_tx_hdr_ready) && hdr_can;
+    pk_pop   = hdr_load && hh_need;
+    hq_pop   = hdr_load;
     pay_done = m_axis_tx_payload_tvalid && m_axis_tx_payload_tready && m_axis_tx_payload_tlast;
   end
+  assign hq_push = hq_can && (!trk_pend_q || fe_trk_go);
+  assign iq_push = hq_push && hq_inl_d;
+  assign eq_push = hq_push && hq_wend;
+  assign eq_in   = {need_pkts && iss_err, end_rec};
 
   // ---- engine
   logic [31:0] qidx;
@@ -614,13 +735,13 @@ module requester #(
       s_mr_resp_ready = chk_rsp_q != NONE;
     end
 
-    m_sq_track = '0;
-    m_sq_track.qpn       = 16'(act_q);
-    m_sq_track.wqe_idx   = act_ci_q;
-    m_sq_track.first_psn = act_psn_q;
-    m_sq_track.last_psn  = (!unrel && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
-    m_sq_track.wr_id     = w_wr_id;
-    m_sq_track.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
+    fe_trk = '0;
+    fe_trk.qpn       = 16'(act_q);
+    fe_trk.wqe_idx   = act_ci_q;
+    fe_trk.first_psn = act_psn_q;
+    fe_trk.last_psn  = (!unrel && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
+    fe_trk.wr_id     = w_wr_id;
+    fe_trk.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
                            : (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_READ)) ? roce_pkg::WC_OPCODE_RDMA_READ
                            : op_cas ? roce_pkg::WC_OPCODE_COMP_SWAP
@@ -628,12 +749,20 @@ module requester #(
                            : op_bind ? roce_pkg::WC_OPCODE_BIND_MW
                            : op_local ? roce_pkg::WC_OPCODE_LOCAL_INV
                            : roce_pkg::WC_OPCODE_SEND;
-    m_sq_track.signaled  = w_flags[0];
-    m_sq_track.byte_len  = op_local ? 32'd0 : w_len;
-    m_sq_track.status    = 8'(status_q);
-    m_sq_track.amend     = st_q == S_TRACK && amend_q;
-    m_sq_track.unacked   = unrel;
-    m_sq_track_valid     = st_q == S_TRACK || (st_q == S_RUN && trk_pend_q);
+    fe_trk.signaled  = w_flags[0];
+    fe_trk.byte_len  = op_local ? 32'd0 : w_len;
+    fe_trk.status    = 8'(status_q);
+    fe_trk.amend     = st_q == S_TRACK && amend_q;
+    fe_trk.unacked   = unrel;
+    // the WQE's end record for the back end (queued with its last header):
+    // its sq_track if it turns out to need one there (status and amend as a
+    // failure after its packets would have; UC/UD: the track once sent)
+    end_rec = fe_trk;
+    end_rec.last_psn = unrel ? act_psn_q - 24'd1 : act_psn_q + npk[23:0] - 24'd1;
+    end_rec.status   = 8'(roce_pkg::WC_STATUS_SUCCESS);
+    end_rec.amend    = !unrel;
+    // a failure is tracked once the back end's WQEs are (UC/UD: in order), behind its sq_track
+    fe_trk_valid = (st_q == S_TRACK && be_drained) || (st_q == S_RUN && trk_pend_q);
   end
 
   // Read data in request order: a prefetch's beats whenever they come, a
@@ -641,7 +770,7 @@ module requester #(
   // (Assigns of their own: in the engine's comb block they would join the
   // request and data handshakes into one false loop for Verilator.)
   assign rk_kind = rk_head[5:4];
-  assign s_axis_dma_rd_tready = rk_valid && (rk_kind == K_PF || (rk_kind == K_PAY ? st_q == S_RUN : st_q == S_WQE));
+  assign s_axis_dma_rd_tready = rk_valid && (rk_kind == K_PF || rk_kind == K_PAY || st_q == S_WQE);
   assign rd_take = s_axis_dma_rd_tvalid && s_axis_dma_rd_tready;
   assign rk_pop  = rd_take && s_axis_dma_rd_tlast;
   assign rk_push = m_dma_rd_req_valid && m_dma_rd_req_ready;
@@ -650,7 +779,15 @@ module requester #(
 
   // (handshakes in assigns of their own: in the comb block above they would
   // join the request's valid to its ready for Verilator)
-  assign cfg_take = s_qp_cfg_valid && s_qp_cfg_ready;
+  assign cq_in = cq_valid_q ? cq_q : s_qp_cfg;
+  assign cq_valid = cq_valid_q || s_qp_cfg_valid;
+  assign cfg_take = cq_valid && cq_ready;
+  assign cfg_drain = cq_valid && !be_empty;
+  assign s_qp_cfg_ready = !cq_valid_q;
+  // sq_track: the back end's first (it ends WQEs queued before the front end's)
+  assign m_sq_track       = bt_valid_q ? bt_q : fe_trk;
+  assign m_sq_track_valid = bt_valid_q || fe_trk_valid;
+  assign fe_trk_go        = st_q == S_RUN && trk_pend_q && !bt_valid_q && m_sq_track_ready;
   assign pf_issue = st_q == S_PF && m_dma_rd_req_ready && pf_want;
 
   assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
@@ -681,10 +818,11 @@ module requester #(
     .m_valid(rk_valid), .m_ready(rk_pop), .m_data(rk_head));
 
   always_ff @(posedge clk) begin
-    if (st_q == S_WQE && rd_take && rk_kind != K_PF) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (st_q == S_WQE && rd_take && !rk_kind[1]) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
     if (st_q == S_PFW && pf_done_q) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pf_wqe_q;
     if (rd_take && rk_kind == K_PF && rk_head[3:0] == pf_seq_q) pf_wqe_q[32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (!cq_valid_q) cq_q <= s_qp_cfg;
     if (look_q) begin
       cand_qpn_q <= cand_qpn;
       cand_idx_q <= cand_idx;
@@ -695,8 +833,8 @@ module requester #(
       bf_idx_q <= s_sq_db.pi - 16'd1;
       bf_wqe_q <= s_sq_bf_wqe;
     end
-    if (hdr_load) hdr_q <= hdr_d;
-    if (hdr_load) begin
+    if (hdr_load) hdr_q <= hq_head[roce_pkg::ROCE_TX_HDR_W-1:0];
+    if (hq_push) begin
       // where the READ's (atomic's) responses land, as read_place would fetch it
       rd_hint_q.qpn     <= 16'(act_q);
       rd_hint_q.wqe_idx <= act_ci_q;
@@ -733,9 +871,8 @@ module requester #(
       hdr_k_q <= '0;
       hdr_valid_q <= 1'b0;
       arrived_q <= '0;
-      src_cr_q <= '0;
+      pkr_q <= '0;
       pend_q <= '0;
-      pay_err_q <= 1'b0;
       src_off_q <= '0;
       cnt_q <= '0;
       rd_hint_v_q <= 1'b0;
@@ -749,7 +886,9 @@ module requester #(
       pf_ret_q <= S_DECODE;
       look_q <= 1'b0;
       cand_q <= 1'b0;
+      cq_valid_q <= 1'b0;
     end else begin
+      cq_valid_q <= cq_valid && !cq_ready;
       // the prefetch: the candidate taken in the cycle after a pick; its read
       // issued in PF (a newer one replaces the entry); its beats (of its
       // sequence number only); taken by a pick; forgotten with its QP's qp_cfg
@@ -758,8 +897,8 @@ module requester #(
       // it: taken in the look cycle, while it waits for PF, or with its
       // read in PF (the entry is then not kept); later, as the kept one.
       look_q <= st_q == S_IDLE && pick_valid;
-      if (look_q) cand_q <= cand_ok && !(cfg_take && s_qp_cfg.qpn == 16'(cand_qpn));
-      else if (cfg_take && s_qp_cfg.qpn == 16'(cand_qpn_q)) cand_q <= 1'b0;
+      if (look_q) cand_q <= cand_ok && !(cfg_take && cq_in.qpn == 16'(cand_qpn));
+      else if (cfg_take && cq_in.qpn == 16'(cand_qpn_q)) cand_q <= 1'b0;
       if (pf_issue) begin
         pf_valid_q <= 1'b1;
         pf_qpn_q <= pf_new_qpn;
@@ -773,22 +912,23 @@ module requester #(
         pf_poison_q <= pf_poison_q || s_axis_dma_rd_tuser;
         if (s_axis_dma_rd_tlast) pf_done_q <= 1'b1;
       end
-      if (pf_hit || (cfg_take && s_qp_cfg.qpn == (pf_issue ? 16'(pf_new_qpn) : 16'(pf_qpn_q)))) pf_valid_q <= 1'b0;
+      if (pf_hit || (cfg_take && cq_in.qpn == (pf_issue ? 16'(pf_new_qpn) : 16'(pf_qpn_q)))) pf_valid_q <= 1'b0;
       // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
-      if (bf_hit || (s_qp_cfg_valid && s_qp_cfg_ready && s_qp_cfg.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
+      if (bf_hit || (cfg_take && cq_in.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
       if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
-      rd_hint_v_q <= hdr_load && op_rdat;
+      rd_hint_v_q <= hq_push && op_rdat;
       if (go_run) begin
         hdr_k_q <= {1'b0, act_skip_q};
         trk_pend_q <= new_q && !unrel;  // UC/UD: tracked once its packets left
-        hdr_valid_q <= 1'b0;
-        arrived_q <= '0;
-        src_cr_q <= '0;
-        pend_q <= '0;
-        pay_err_q <= 1'b0;
-        src_off_q <= '0;
+        pkr_q <= '0;
       end
+      // the back end
+      arrived_q <= arrived_q + (raw_push ? (NW + 1)'(1) : '0) - (pk_pop ? {1'b0, pk_head} : '0);
+      if (hdr_load) hdr_valid_q <= 1'b1;
+      else if (m_tx_hdr_ready) hdr_valid_q <= 1'b0;
+      pend_q <= pend_q + ((hdr_load && hh_pay) ? 2'd1 : 2'd0) - (pay_done ? 2'd1 : 2'd0);
+      if (src_take) src_off_q <= src_end ? 13'd0 : src_off_q + 13'(W);
       case (st_q)
         S_IDLE: if (pick_valid) begin
           act_q <= pick_qpn;
@@ -828,7 +968,7 @@ module requester #(
           tail_q <= 1'b1;
           st_q <= S_WQE;
         end
-        S_WQE: if (rd_take && rk_kind != K_PF) begin
+        S_WQE: if (rd_take && !rk_kind[1]) begin  // (a head or tail beat; payload goes to the back end)
           port_mtu_q <= port_mtu;
           poison_q <= poison_q || s_axis_dma_rd_tuser;
           beat_q <= beat_q + 5'd1;
@@ -872,31 +1012,23 @@ module requester #(
           end
         end
         S_RUN: begin
-          if (trk_pend_q && m_sq_track_ready) begin
+          if (fe_trk_go) begin
             trk_pend_q <= 1'b0;
             amend_q <= 1'b1;   // from now on its failure is an amend
           end
-          arrived_q <= arrived_q + (raw_push ? (NW + 1)'(1) : '0) - (pk_pop ? {1'b0, pk_head} : '0);
-          if (hdr_load) begin
-            hdr_valid_q <= 1'b1;
+          pkr_q <= pkr_q + ($clog2(PKT_DEPTH) + 1)'(pk_push) - ($clog2(PKT_DEPTH) + 1)'(hq_push && need_pkts);
+          if (hq_push) begin
             hdr_k_q <= op_rdat ? npk : hdr_k_q + 25'd1;   // a READ's one request covers all its PSNs
-          end else if (m_tx_hdr_ready) begin
-            hdr_valid_q <= 1'b0;
-          end
-          src_cr_q <= src_cr_q + ((hdr_load && hdr_pay != 13'd0) ? 2'd1 : 2'd0)
-                               - ((src_take && src_end && src_pkt_last) ? 2'd1 : 2'd0);
-          pend_q <= pend_q + ((hdr_load && hdr_pay != 13'd0) ? 2'd1 : 2'd0) - (pay_done ? 2'd1 : 2'd0);
-          if (src_take) src_off_q <= src_end ? 13'd0 : src_off_q + 13'(W);
-          if (raw_pop && raw_head[DATA_W]) pay_err_q <= 1'b1;
-          if (hdr_k_q == npk && !hdr_valid_q && pend_q == 2'd0) begin
-            sent_q <= 1'b1;
-            // (req_issue's err is the last walk's: a WQE that read nothing had none)
-            status_q <= (pay_err_q || (need_pkts && iss_err)) ? roce_pkg::WC_STATUS_LOC_PROT_ERR
-                                                              : roce_pkg::WC_STATUS_SUCCESS;
-            st_q <= (pay_err_q || (need_pkts && iss_err) || unrel) ? S_TRACK : S_WB;
+            // its last header queued: the front end is done with it (what
+            // its packets meet from now on, the back end tracks)
+            if (hq_wend) begin
+              sent_q <= 1'b1;
+              status_q <= roce_pkg::WC_STATUS_SUCCESS;
+              st_q <= S_WB;
+            end
           end
         end
-        S_TRACK: if (m_sq_track_ready) st_q <= S_WB;
+        S_TRACK: if (be_drained && m_sq_track_ready) st_q <= S_WB;
         default: st_q <= S_IDLE;  // S_WB
       endcase
     end
@@ -906,7 +1038,7 @@ module requester #(
   assign m_rd_hint      = rd_hint_q;
   assign m_rd_hint_valid = rd_hint_v_q;
   assign m_tx_hdr_valid = hdr_valid_q;
-  assign idle           = st_q == S_IDLE && !any_eligible && !rk_valid;
+  assign idle           = st_q == S_IDLE && !any_eligible && !rk_valid && be_empty;
   assign cnt_tx_pkts    = cnt_q;
 
 `ifndef SYNTHESIS
@@ -916,6 +1048,9 @@ module requester #(
   always_ff @(posedge clk) begin
     if (!rst && rk_push)
       a_req_reads_in_flight_fit: assert (rk_room) else $error("a_req_reads_in_flight_fit");
+    // a WQE's end in the back end finds its record (queued with its last header)
+    if (!rst && wdone)
+      a_req_wqe_end_recorded: assert (eq_valid) else $error("a_req_wqe_end_recorded");
   end
 `endif
 endmodule

@@ -369,8 +369,9 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     if (hi != r.out[kHint].size()) return "an rd_hint without a READ or atomic request";
   }
   // A WQE is tracked once (as it starts, or with a failure before any
-  // packet); a failure while being sent follows as an amend of the same WQE,
-  // before the next WQE of the QP is tracked.
+  // packet); a failure while being sent follows as an amend of the same WQE
+  // (once its packets left the requester's queue: later WQEs of the QP may
+  // have been tracked meanwhile).
   std::map<uint16_t, std::vector<spec::SqTrack>> tracks;
   for (const Txn& t : r.out[kTrack]) {
     const auto tr = desc_from_flit<spec::SqTrack>(t.flits[0]);
@@ -379,10 +380,11 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       v.push_back(tr);
       continue;
     }
-    if (v.empty() || v.back().wqe_idx != tr.wqe_idx || v.back().status != 0 || tr.status == 0 ||
-        v.back().last_psn != tr.last_psn || v.back().first_psn != tr.first_psn)
+    auto it = std::find_if(v.rbegin(), v.rend(), [&](const spec::SqTrack& x) { return x.wqe_idx == tr.wqe_idx; });
+    if (it == v.rend() || it->status != 0 || tr.status == 0 || it->last_psn != tr.last_psn ||
+        it->first_psn != tr.first_psn)
       return "QP " + std::to_string(tr.qpn) + ": amend " + tr.describe() + " does not follow its WQE's sq_track";
-    v.back().status = tr.status;
+    it->status = tr.status;
   }
   size_t n_pkts = 0, n_bytes = 0, n_wqe = 0, n_err = 0, n_read = 0;
   constexpr uint8_t kOk = static_cast<uint8_t>(spec::WcStatus::kSuccess);
@@ -396,7 +398,8 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     }
     uint32_t psn = q.cfg.sq_psn;
     size_t pi = 0;
-    bool failed = false;  // the QP's first failure is behind: the rest is flushed
+    bool failed = false;    // the QP's first failure is behind: the rest is flushed ...
+    bool flushing = false;  // ... from the first the requester flushes (the ones it had queued went)
     // UD: one packet of at most the port's MTU, to the WQE's address vector
     const bool ud = q.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kUd);
     const unsigned mtu = 128u << (ud ? q.port_mtu : q.cfg.pmtu);
@@ -407,13 +410,15 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
       n_err += t.status != kOk;
       // success, failure and flush as the scenario means them
       const char* wrong = nullptr;
-      if (failed) wrong = t.status == kFlushErr ? nullptr : "after the QP's failure a WQE is flushed";
+      if (flushing) wrong = t.status == kFlushErr ? nullptr : "after the QP's failure a WQE is flushed";
+      else if (failed && t.status == kFlushErr) wrong = nullptr;
       else if (e.w.bad) wrong = t.status == kOk || t.status == kFlushErr ? "a WQE made to fail did not" : nullptr;
       else wrong = t.status == kOk ? nullptr : "a good WQE failed";
       if (wrong) {
         err << "QP " << qpn << " WQE " << e.idx << ": " << wrong << ": " << t.describe();
         return err.str();
       }
+      flushing = flushing || (failed && t.status == kFlushErr);
       failed = failed || t.status != kOk;
       // whether its packets went out: the track's last PSN says (one before
       // the next PSN when none did); a success always sends

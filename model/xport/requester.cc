@@ -47,7 +47,8 @@ Requester::Requester(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigne
       s_(s),
       bytes_(data_bytes),
       gid_(gid_tbl_len),
-      qps_(max_qp) {}
+      qps_(max_qp),
+      pfm_(max_qp, false) {}
 
 bool Requester::eligible(unsigned q) const {
   const Qp& x = qps_[q];
@@ -68,7 +69,16 @@ bool Requester::any_eligible() const {
 // order); a qp_cfg for the QP being worked on waits until its WQE is done.
 bool Requester::control(Cycle now) {
   // (and any qp_cfg while the back end holds packets: none may outlive a RESET)
-  const bool cfg_waits = qp_cfg.ready() && ((st_ != St::kIdle && qp_cfg.front().qpn == act_) || !be_empty(now));
+  // (and one for the QP the engine picks in this cycle: the pick goes first, as req_qp_ctx's)
+  const auto picks = [&](unsigned c) {
+    if (st_ != St::kIdle || now < eng_at_) return false;
+    const unsigned n = static_cast<unsigned>(qps_.size());
+    for (unsigned i = 0; i < n; ++i)
+      if (eligible((rr_ + i) % n)) return (rr_ + i) % n == c;
+    return false;
+  };
+  const bool cfg_waits = qp_cfg.ready() && ((st_ != St::kIdle && qp_cfg.front().qpn == act_) || !be_empty(now) ||
+                                            picks(qp_cfg.front().qpn));
   if (cfg_waits && st_ == St::kIdle) if (be_empty_at_ > now) s_.wake_at(this, be_empty_at_);
   // (the channel holds one: the RTL's register, which the port fills whenever it is free)
   // (a doorbell never overtakes a qp_cfg that waits: RESET then a post of the new QP)
@@ -81,11 +91,10 @@ bool Requester::control(Cycle now) {
     const spec::QpCfg c = qp_cfg.pop();
     if (c.qpn >= qps_.size()) return true;
     if (c.qpn == bf_qpn_) bf_valid_ = false;  // (destroyed, reset: its kept SQ_BF WQE is not its next)
-    if (c.qpn == pf_qpn_) pf_valid_ = false;  // (and its prefetched one)
-    if (c.qpn == pf_ask_qpn_) {               // ... or the one about to be read (as the RTL's candidate)
-      pf_ask_ = false;
-      pf_ask_qpn_ = ~0u;
-    }
+    for (PfEntry& e : pe_)  // (and its heads read ahead; one still coming is not kept)
+      if (e.qpn == c.qpn && (e.st == Pe::kPend || e.st == Pe::kDone)) e.st = e.st == Pe::kPend ? Pe::kDrop : Pe::kFree;
+    pfm_[c.qpn] = false;
+    if (pfo_ && pfo_qpn_ == c.qpn) pfo_drop_ = true;
     Qp& q = qps_[c.qpn];
     q.cfg = c;
     q.rdw = false;  // (max_rd_atomic may have grown: a deferred READ looks again)
@@ -161,101 +170,159 @@ void Requester::start(unsigned q, Cycle now) {
   new_ = act_ci_ == x.hw;
   amend_ = !new_;
   pick_at_ = now;
+  // read ahead of this QP from its WQE after this one, past those in the table
+  ra_x_ = static_cast<uint16_t>(act_ci_ + 1);
+  for (const PfEntry& e : pe_)
+    if ((e.st == Pe::kPend || e.st == Pe::kDone) && e.qpn == q &&
+        static_cast<uint16_t>(e.idx - act_ci_ - 1) < kNpf)
+      ++ra_x_;
   if (new_ && bf_valid_ && bf_qpn_ == q && bf_idx_ == act_ci_) {
-    // it came with its doorbell: no fetch; the prefetch for the next pick
-    // (the RTL's PF), then as if its head had just arrived
+    // it came with its doorbell: no fetch; the reads ahead (the RTL's PF),
+    // then as if its head had just arrived
     bf_valid_ = false;
-    look(now, now + 1, false);
-    st_ = St::kFetch;
-    took_head(Packet{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))}, now + 2);
+    const Packet head{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))};
+    st_ = St::kPfWait;
+    pf_visit_start(now + 2, &head);
     return;
   }
-  if (new_ && pf_valid_ && pf_qpn_ == q && pf_idx_ == act_ci_) {
-    // prefetched: wait for its data (PFW), then the next prefetch and its decode
-    pf_valid_ = false;
-    look(now, now, true);  // (asked for once the head is in)
+  if (new_ && pf_hit(q)) {
+    // read ahead: wait for its data (PFW), then the next reads ahead and its decode
+    for (unsigned i = 0; i < kNpf; ++i)
+      if ((pe_[i].st == Pe::kPend || pe_[i].st == Pe::kDone) && pe_[i].qpn == q && pe_[i].idx == act_ci_) pf_sel_ = i;
     st_ = St::kPfWait;
     return;
   }
+  st_ = St::kFetch;
+  fetch_at_ = now + kPick;
+  fetch_pend_ = true;
+  push_fetch(now);
+}
+
+// The head read (FETCH holds until the port takes it), then PF right behind it.
+void Requester::push_fetch(Cycle now) {
+  if (!fetch_pend_ || !dma_rd_req->can_push()) return;
+  const Qp& x = qps_[act_];
   const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
   spec::DmaRdReq r;
   r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
-  dma_rd_req->push(r, now + kPick);
+  const Cycle at = std::max(now, fetch_at_);
+  dma_rd_req->push(r, at);
   ++rd_pushed_;
   reads_.push_back({Rd::kHead, 0});
-  look(now, now + kPick + 1, false);  // right behind it
-  st_ = St::kFetch;
+  fetch_pend_ = false;
+  pf_visit_start(at + 1, nullptr);
+  // (FETCH goes to PF only if it sees a head to read ahead, in its own cycle)
+  pfv_gate_ = true;
+  s_.wake_at(this, at);
 }
 
-// The scheduler's next choice as it stands after the pick of q (q is still
-// eligible: its ci moves at finish): another QP's next new WQE, or (no other
-// QP eligible) q's next one if this one is new and another is posted; not one
-// already kept.
-bool Requester::candidate(unsigned q, unsigned* cq, uint16_t* cidx) const {
+// The next head to read ahead, as the RTL's PF sees it in its cycle:
+// req_qp_ctx's prefetch pick (round robin from the pointer over QPs with a
+// new WQE to start or flush, but for this QP and those with a head in the
+// table: its next new WQE), else this QP's next one while this WQE is new,
+// another is posted and fewer than kNpf are ahead. Never the kept SQ_BF one.
+bool Requester::pf_candidate(unsigned* cq, uint16_t* cidx, bool* ahead) const {
   const unsigned n = static_cast<unsigned>(qps_.size());
+  const auto starts_new = [&](const Qp& x) {
+    if (x.pi == x.hw) return false;
+    if (x.state == qs(spec::QpState::kErr)) return true;
+    return x.state == qs(spec::QpState::kRts) && x.outstanding < kWindow && !x.rdw;
+  };
   for (unsigned i = 0; i < n; ++i) {
     const unsigned c = (rr_ + i) % n;
-    if (!eligible(c)) continue;
-    const Qp& x = qps_[c];
-    uint16_t ci = 0;
-    if (c == q) {
-      ci = static_cast<uint16_t>(act_ci_ + 1);
-      if (!new_ || ci == x.pi) return false;
-    } else {
-      const bool err = x.state == qs(spec::QpState::kErr);
-      ci = err ? x.hw : x.rw ? x.rw_idx : x.ci;
-      if (ci != x.hw) return false;  // (a rewind, or sending again: not new)
-    }
-    if ((pf_valid_ && pf_qpn_ == c && pf_idx_ == ci) || (bf_valid_ && bf_qpn_ == c && bf_idx_ == ci)) return false;
+    if (c == act_ || pfm_[c] || !starts_new(qps_[c])) continue;
+    const uint16_t hw = qps_[c].hw;
+    if (bf_valid_ && bf_qpn_ == c && bf_idx_ == hw) break;  // (the RTL's candidate is that one: none from it)
     *cq = c;
-    *cidx = ci;
+    *cidx = hw;
+    *ahead = false;
     return true;
   }
-  return false;
+  const Qp& a = qps_[act_];
+  if (!new_ || ra_x_ == a.pi || static_cast<uint16_t>(ra_x_ - act_ci_) >= kNpf) return false;
+  if (bf_valid_ && bf_qpn_ == act_ && bf_idx_ == ra_x_) return false;
+  *cq = act_;
+  *cidx = ra_x_;
+  *ahead = true;
+  return true;
 }
 
-void Requester::look(Cycle now, Cycle at_least, bool later) {
-  look_ = true;
-  look_later_ = later;
-  look_at_ = now + 1;
-  look_min_at_ = at_least;
-  pf_ask_ = false;
-  s_.wake_at(this, look_at_ + 1);
+void Requester::pf_visit_start(Cycle at, const Packet* head) {
+  pfv_ = true;
+  pfv_gate_ = false;
+  pfv_at_ = pfv_start_ = at;
+  pfv_n_ = 0;
+  pfv_rd_ = 0;
+  pfv_head_ = head != nullptr;
+  if (head) pfv_data_ = *head;
+  s_.wake_at(this, at);
 }
 
-void Requester::do_look(Cycle now) {
-  unsigned cq = 0;
-  uint16_t ci = 0;
-  const bool ok = candidate(act_, &cq, &ci);
-  look_ = false;
-  pf_ask_qpn_ = ok ? cq : ~0u;
-  pf_ask_idx_ = ci;
-  if (look_later_) return;
-  pf_ask_ = ok;
-  pf_ask_at_ = look_min_at_;
-  push_prefetch(now);
-}
-
-// The prefetch read asked for, once the request port takes it; it replaces
-// the kept head (whose data, if still coming, is dropped by its sequence number).
-void Requester::push_prefetch(Cycle now) {
-  if (!pf_ask_ || !dma_rd_req->can_push()) return;
-  const Qp& x = qps_[pf_ask_qpn_];
-  const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
-  spec::DmaRdReq r;
-  r.tag = kPrefetchTag;
-  r.addr = x.cfg.sq_base + (uint64_t{pf_ask_idx_ & mask} << spec::kWqeSlotLog2);
-  r.len = spec::kWqeHead;
-  dma_rd_req->push(r, std::max(now, pf_ask_at_));
-  ++rd_pushed_;
-  pf_seq_ = static_cast<uint8_t>((pf_seq_ + 1) & 15u);  // (the RTL's 4-bit sequence number)
-  reads_.push_back({Rd::kPf, pf_seq_});
-  pf_valid_ = true;
-  pf_done_ = false;
-  pf_qpn_ = pf_ask_qpn_;
-  pf_idx_ = pf_ask_idx_;
-  pf_ask_ = false;
+// The PF visit's reads, one a cycle from pfv_at_, each once the port takes
+// the one before (the RTL stays in PF); the candidate is taken in the read's
+// cycle, before that cycle's control inputs (run() calls this first).
+bool Requester::pf_visit(Cycle now) {
+  if (!pfv_) return false;
+  if (pfv_gate_) {
+    if (now + 1 < pfv_start_) {
+      s_.wake_at(this, pfv_start_ - 1);
+      return false;
+    }
+    pfv_gate_ = false;
+    unsigned cq = 0;
+    uint16_t ci = 0;
+    bool ahead = false;
+    bool free = false;
+    for (const PfEntry& e : pe_) free = free || e.st == Pe::kFree;
+    if (!free || !pf_candidate(&cq, &ci, &ahead)) {
+      pfv_ = false;  // (straight to WQE)
+      return true;
+    }
+  }
+  while (pfv_n_ < 2) {
+    if (now < pfv_at_) {
+      s_.wake_at(this, pfv_at_);
+      return false;
+    }
+    unsigned slot = kNpf;
+    for (unsigned i = kNpf; i-- > 0;)
+      if (pe_[i].st == Pe::kFree) slot = i;
+    // (a read offered is held until the port takes it: the RTL's pfo_q)
+    if (!pfo_) {
+      if (slot == kNpf || !pf_candidate(&pfo_qpn_, &pfo_idx_, &pfo_ahead_)) break;
+      pfo_ = true;
+      pfo_drop_ = false;
+    }
+    if (!dma_rd_req->can_push()) return false;  // (woken as the port takes the last one)
+    const unsigned cq = pfo_qpn_;
+    const uint16_t ci = pfo_idx_;
+    const bool ahead = pfo_ahead_;
+    pfo_ = false;
+    const Qp& x = qps_[cq];
+    const uint32_t mask = (uint32_t{1} << (x.cfg.sq_lsz & 31u)) - 1;
+    spec::DmaRdReq r;
+    r.tag = kPrefetchTag;
+    r.addr = x.cfg.sq_base + (uint64_t{ci & mask} << spec::kWqeSlotLog2);
+    r.len = spec::kWqeHead;
+    const Cycle at = std::max(now, pfv_at_);
+    dma_rd_req->push(r, at);
+    pfv_rd_ = ++rd_pushed_;
+    reads_.push_back({Rd::kPf, static_cast<uint8_t>(slot)});
+    pe_[slot] = PfEntry{pfo_drop_ ? Pe::kDrop : Pe::kPend, cq, ci, Packet{}, 0};
+    pfm_[cq] = !pfo_drop_;
+    if (ahead) ++ra_x_;
+    ++pfv_n_;
+    pfv_at_ = at + 1;
+  }
+  // over: PF leaves after its second read, or in the cycle it finds none
+  if (pfv_rd_ != 0 && rd_pushed_ - dma_rd_req->size() < pfv_rd_) return false;
+  pfv_ = false;
+  if (pfv_head_) {
+    st_ = St::kFetch;
+    took_head(pfv_data_, std::max(now, pfv_n_ == 0 ? pfv_start_ : pfv_at_ - (pfv_n_ == 2 ? 1 : 0)));
+  }
+  return true;
 }
 
 Packet Requester::pop_read() {
@@ -454,7 +521,7 @@ bool Requester::issue(Cycle now) {
   release(at);
   const bool pkt_end = len == pkt_rem_;
   if (buf_used_ + beats > kBufferBeats || pieces_out_ >= kPieceDepth || (pkt_end && pkts_out_ >= kPktDepth)) {
-    if (const Cycle r = next_release(); r != kNever) s_.wake_at(this, r);
+    if (const Cycle r = next_release(); r != kNever && r > now) s_.wake_at(this, r);  // (else: held, woken as its payload is taken)
     stall_ = Stall::kRoom;
     return false;
   }
@@ -516,6 +583,9 @@ bool Requester::issue(Cycle now) {
 void Requester::release(Cycle upto) {
   while (!rel_.empty() && rel_.front().at <= upto) {
     const Rel& r = rel_.front();
+    // (a piece of a payload the consumer holds back leaves the source only
+    // as that payload is taken: held until then)
+    if (r.pay != 0 && pay_pushed_ - tx_payload->size() < r.pay && r.last < s_.now()) break;
     buf_used_ -= r.beats;
     pieces_out_ -= r.pieces;
     hq_out_ -= r.hq;
@@ -552,7 +622,7 @@ bool Requester::queue_header(Cycle now) {
   release(at);
   const bool inl = w.inl && pay != 0;
   if (hq_out_ >= kHdrDepth || (inl && iq_out_ >= kInlDepth)) {
-    if (const Cycle r = next_release(); r != kNever) s_.wake_at(this, r);
+    if (const Cycle r = next_release(); r != kNever && r > now) s_.wake_at(this, r);  // (else: held, woken as its payload is taken)
     return false;
   }
   ++hq_out_;
@@ -603,7 +673,7 @@ bool Requester::send_packet(Cycle now) {
   const uint32_t pay = e.pay;
   // (held back by the consumer: the RTL's header register, or two payloads
   // still leaving; it goes once the port took them, as the RTL's)
-  if (!tx_hdr->can_push()) {
+  if (!tx_hdr->can_push() || (!tx_hdr->empty() && tx_hdr->next_at() < now)) {
     out_wait_ = std::max<Cycle>(out_wait_, 1);
     return false;
   }
@@ -680,7 +750,7 @@ bool Requester::send_packet(Cycle now) {
   tx_hdr->push(e.hdr, t);
   ++hdr_pushed_;
   // (its queue entry and its packet's entry are free once the header is loaded)
-  rel_.push_back({t, 0, 0, 1, e.need ? 1u : 0u, 0});
+  rel_.push_back({t, 0, 0, 1, e.need ? 1u : 0u, 0, 0, 0});
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   hdr_at_ = t + 1;
   Cycle done = t + 1;  // (an entry without payload leaves the source's order once its header was taken)
@@ -694,11 +764,11 @@ bool Requester::send_packet(Cycle now) {
     // gather's output: each piece (the inline bytes) frees its entry after its last
     Cycle c = first - 1;
     if (!e.need) {
-      rel_.push_back({c + beats, 0, 0, 0, 0, 1});
+      rel_.push_back({c + beats, 0, 0, 0, 0, 1, pay_pushed_, last});
     } else {
       for (const auto& [n, b] : src) {
         c += n;
-        rel_.push_back({c, b, 1, 0, 0, 0});
+        rel_.push_back({c, b, 1, 0, 0, 0, pay_pushed_, last});
       }
     }
     pay_at_ = last + 1;
@@ -731,8 +801,15 @@ bool Requester::end_wqe(Cycle now) {
   if (ends_.empty()) return false;
   const WqeEnd& w = ends_.front();
   if (hdr_pushed_ - tx_hdr->size() < w.hdr_n || pay_pushed_ - tx_payload->size() < w.pay_n) return false;
+  // (held while the front end offers a new WQE's sq_track: its end then the
+  // cycle after that one was taken, its sq_track a cycle later)
+  if ((st_ == St::kRun && trk_pend_ && now >= eng_at_) || trk_pushed_ - sq_track->size() < trk_wait_) {
+    end_held_ = true;
+    return false;
+  }
   if (w.track && !sq_track->can_push()) return false;
-  Cycle at = std::max(now, w.done + 1);
+  Cycle at = std::max({now, w.done + 1, end_held_ ? now + 2 : Cycle{0}});
+  end_held_ = false;
   if (w.track) {
     at = std::max(at, bt_free_);
     sq_track->push(w.rec, at);
@@ -816,7 +893,7 @@ void Requester::finish(Cycle now, bool tracked) {
   const Wqe& w = wqe_;
   Qp& q = qps_[act_];
   using S = spec::WcStatus;
-  if (tracked) sq_track->push(track(), now + kTrack);
+  if (tracked) sq_track->push(track(), now);  // (TRACK's cycle: WB follows)
   q.ci = static_cast<uint16_t>(act_ci_ + 1);
   q.psn = (sent_ ? act_psn_ + w.npk : act_psn_) & kPsnMask;
   if (new_) {
@@ -828,7 +905,7 @@ void Requester::finish(Cycle now, bool tracked) {
   if (status_ == wc(S::kLocQpOpErr) || status_ == wc(S::kLocProtErr) || status_ == wc(S::kMwBindErr))
     q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
-  eng_at_ = now + (tracked ? kTrack : 0) + kWriteBack;
+  eng_at_ = now + (tracked ? 1 : kWriteBack);
 }
 
 bool Requester::bf_hit(unsigned q) const {
@@ -841,7 +918,10 @@ bool Requester::bf_hit(unsigned q) const {
 bool Requester::pf_hit(unsigned q) const {
   const Qp& x = qps_[q];
   const uint16_t ci = x.state == qs(spec::QpState::kErr) ? x.hw : x.rw ? x.rw_idx : x.ci;
-  return pf_valid_ && pf_qpn_ == q && ci == x.hw && pf_idx_ == ci;
+  if (ci != x.hw) return false;
+  for (const PfEntry& e : pe_)
+    if ((e.st == Pe::kPend || e.st == Pe::kDone) && e.qpn == q && e.idx == ci) return true;
+  return false;
 }
 
 void Requester::took_head(const Packet& p, Cycle now) {
@@ -873,6 +953,7 @@ void Requester::fetched(const Packet& p, Cycle now) {
   } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_) || wqe_.unsent) {
     sent_ = wqe_.unsent;  // (its PSN is taken)
     st_ = St::kTrack;
+    trk_decoded_ = true;
   } else if (wqe_.local) {
     local_sent_ = false;
     st_ = St::kLocal;
@@ -886,9 +967,8 @@ void Requester::fetched(const Packet& p, Cycle now) {
 
 void Requester::run() {
   const Cycle now = s_.now();
-  // The look sees the inputs of the cycles up to look_at_ (the RTL's flags in
-  // the cycle after the pick), so it is taken before this cycle's inputs.
-  if (look_ && now > look_at_) do_look(now);
+  // PF sees the flags of the cycles before its own: before this cycle's inputs
+  pf_visit(now);
   while (!fails_.empty() && fails_.front().second <= now) {
     Qp& q = qps_[fails_.front().first];
     if (q.state == qs(spec::QpState::kRts) || q.state == qs(spec::QpState::kSqd)) q.state = qs(spec::QpState::kErr);
@@ -902,19 +982,21 @@ void Requester::run() {
       data_.push_back(pop_read());
       moved = true;
     }
-    // a prefetch's data whenever it comes (its own sequence number only)
+    // a head read ahead whenever it comes (one dropped meanwhile is not kept)
     while (dma_rd.ready() && !reads_.empty() && reads_.front().kind == Rd::kPf) {
       Packet p = dma_rd.pop();
-      const uint8_t seq = reads_.front().seq;
+      PfEntry& e = pe_[reads_.front().seq];
       reads_.pop_front();
-      if (seq == pf_seq_) {
-        pf_data_ = std::move(p);
-        pf_done_ = true;
-        pf_at_ = now;
+      if (e.st == Pe::kPend) {
+        e.data = std::move(p);
+        e.st = Pe::kDone;
+        e.at = now;
+      } else {
+        e.st = Pe::kFree;
       }
       moved = true;
     }
-    if (pf_ask_ && pf_ask_qpn_ != ~0u) push_prefetch(now);
+    if (pfv_ && pf_visit(now)) moved = true;
     while (send_packet(now)) moved = true;
     while (end_wqe(now)) moved = true;
     // (a fetch, or a prefetched head on its way, waits for its data instead)
@@ -931,7 +1013,6 @@ void Requester::run() {
         for (unsigned i = 0; i < n; ++i) {
           const unsigned q = (rr_ + i) % n;
           if (!eligible(q)) continue;
-          if (!bf_hit(q) && !pf_hit(q) && !dma_rd_req->can_push()) break;  // (its fetch waits for the request port)
           start(q, now);
           moved = true;
           break;
@@ -939,37 +1020,28 @@ void Requester::run() {
         break;
       }
       case St::kFetch: {
+        push_fetch(now);
         if (!dma_rd.ready()) break;
         took_head(pop_read(), now);
         moved = true;
         break;
       }
       case St::kPfWait: {
-        if (!pfw_asked_ && (look_ || !pf_done_)) break;
-        // the RTL: PFW sees it a cycle after its last beat, PF then asks for the next one
-        if (!pfw_asked_) {
-          pfw_asked_ = true;
-          pfw_at_ = std::max(pf_at_ + 2, pick_at_ + 3);
-          pfw_head_ = pf_data_;  // (the next prefetch's data will take its place)
-          pfw_n_ = 0;
-          if (pf_ask_qpn_ != ~0u) {
-            pf_ask_ = true;
-            pf_ask_at_ = pfw_at_;
-            push_prefetch(now);
-          }
-        }
-        // (PF holds until the request port took the read: the decode follows)
-        if (pf_ask_) break;
-        if (pfw_n_ == 0 && pf_ask_qpn_ != ~0u) pfw_n_ = rd_pushed_;
-        if (rd_pushed_ - dma_rd_req->size() < pfw_n_) break;
-        pfw_asked_ = false;
-        st_ = St::kFetch;
-        took_head(pfw_head_, std::max(pfw_at_, now));
+        if (pfv_) break;  // (an SQ_BF head: its reads ahead, then its decode)
+        PfEntry& e = pe_[pf_sel_];
+        if (e.st != Pe::kDone) break;
+        // the RTL: PFW sees it a cycle after its last beat, PF then reads ahead
+        const Packet head = std::move(e.data);
+        e.st = Pe::kFree;
+        bool other = false;
+        for (const PfEntry& o : pe_) other = other || ((o.st == Pe::kPend || o.st == Pe::kDone) && o.qpn == act_);
+        if (!other) pfm_[act_] = false;
+        pf_visit_start(std::max(e.at + 2, pick_at_ + 3), &head);
         moved = true;
         break;
       }
       case St::kTail: {
-        if (look_) break;  // (the prefetch read goes first)
+        if (pfv_) break;  // (the reads ahead go first)
         if (!tail_asked_) {
           if (!dma_rd_req->can_push()) break;
           const Qp& x = qps_[act_];
@@ -1099,8 +1171,14 @@ void Requester::run() {
         // tracked again. Tracked once the back end's WQEs ended (UC/UD: their
         // sq_tracks come first).
         const bool tracked = status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && new_) || wqe_.unrel;
+        if (trk_first_ == kNever) trk_first_ = now;  // (TRACK from here; it waits for the back end)
         if (tracked && (!sq_track->can_push() || !bq_.empty() || !ends_.empty())) break;
-        finish(tracked ? std::max(now, drain_at_ > kTrack ? drain_at_ - kTrack : Cycle{0}) : now, tracked);
+        // (TRACK follows DECODE at once; after a check or a local operation
+        // it is a cycle later)
+        const Cycle at = std::max(trk_first_ + (trk_decoded_ ? 0 : kTrack), drain_at_);
+        trk_first_ = kNever;
+        trk_decoded_ = false;
+        finish(tracked ? at : now, tracked);
         moved = true;
         break;
       }

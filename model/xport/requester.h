@@ -23,11 +23,12 @@
 // Anything else (a rewind, another WQE, a later doorbell's WQE having
 // replaced it) is fetched from the ring; a qp_cfg for its QP forgets it.
 //
-// WQE prefetch (issue 11): a pick also reads the head of the WQE the next
-// pick is likely to take (the scheduler's next choice: another QP's next new
-// WQE, or this QP's next one when it is the only eligible QP), right behind
-// its own head read (tag 2); one prefetched head is kept, and the pick that
-// takes it waits for its data if needed (no fetch). Read data comes back in
+// WQE prefetch (issue 11): heads are read ahead (tag 2) into a table of
+// kNpf entries; with each pick (right behind its own head read, or before
+// its decode) up to two more: another QP's next new WQE (round robin from
+// the pick pointer over QPs with new WQEs, but for this QP and those in the
+// table), else this QP's next ones. A pick of a WQE in the table takes it
+// (waiting for its data if needed: no fetch). Read data comes back in
 // request order; the kinds of the reads in flight say where each goes.
 //
 // Inputs: qp_cfg, sq_db (SqDoorbell: wq_db_t, and the WQE of an SQ_BF_DB), sq_retire (WQEs the completer finished),
@@ -175,13 +176,18 @@ class Requester : public Process {
   bool bf_hit(unsigned q) const;             // the kept SQ_BF WQE is the one q's pick takes
   bool pf_hit(unsigned q) const;             // ... the prefetched one
   void took_head(const Packet& p, Cycle now);  // the WQE's first WQE_HEAD bytes are in
-  // the prefetch candidate after the pick of q (false: none); its read, once the port takes it
-  bool candidate(unsigned q, unsigned* cq, uint16_t* cidx) const;
-  // The RTL takes its candidate in the cycle after the pick: look() asks for
-  // that, do_look() takes it then (at_least: the prefetch read goes no sooner).
-  void look(Cycle now, Cycle at_least, bool later);
-  void do_look(Cycle now);
-  void push_prefetch(Cycle now);
+  // The prefetch: the next head to read ahead (false: none), as the RTL's PF
+  // sees it: another QP's next new WQE, else (ahead) this QP's next one.
+  bool pf_candidate(unsigned* cq, uint16_t* cidx, bool* ahead) const;
+  // A PF visit from cycle `at` (up to two reads); `head`: the WQE's head to
+  // decode once it is over (a prefetched or SQ_BF one), else none.
+  void pf_visit_start(Cycle at, const Packet* head);
+  bool pf_visit(Cycle now);  // its reads; false: waiting or over
+  void push_fetch(Cycle now);  // the WQE's head read, once the port is free
+  bool fetch_pend_ = false;
+  Cycle trk_first_ = kNever;  // the cycle TRACK began (its sq_track waits for the back end's WQEs)
+  bool trk_decoded_ = false;  // ... right from DECODE
+  Cycle fetch_at_ = 0;
   Packet pop_read();  // the data of the next read in flight (a head, tail or payload read)
   Cycle head_at_ = 0;  // the cycle the WQE's head was in (its tail read follows from it)
   void decode(const Packet& p);
@@ -213,15 +219,30 @@ class Requester : public Process {
     uint8_t seq;
   };
   std::deque<RdKind> reads_;
-  // the prefetched WQE head: QP, index, its data once in; a read asked for, not yet pushed
-  bool pf_valid_ = false, pf_done_ = false, pf_ask_ = false;
-  unsigned pf_qpn_ = 0, pf_ask_qpn_ = 0;
-  uint16_t pf_idx_ = 0, pf_ask_idx_ = 0;
-  uint8_t pf_seq_ = 0;
-  Packet pf_data_;
-  Cycle pf_at_ = 0, pf_ask_at_ = 0, pick_at_ = 0;
-  bool look_ = false, look_later_ = false;  // a look to take; its read is asked for after PFW
-  Cycle look_at_ = 0, look_min_at_ = 0;
+  // the prefetch table: heads read ahead {state, QP, index, data, the cycle it was in}
+  static constexpr unsigned kNpf = 8;
+  enum class Pe : uint8_t { kFree, kPend, kDone, kDrop };  // kDrop: its data still coming, not kept
+  struct PfEntry {
+    Pe st = Pe::kFree;
+    unsigned qpn = 0;
+    uint16_t idx = 0;
+    Packet data;
+    Cycle at = 0;
+  };
+  std::array<PfEntry, kNpf> pe_{};
+  std::vector<bool> pfm_;  // QPs with a head in the table
+  unsigned pf_sel_ = 0;    // the entry the pick takes (PFW)
+  uint16_t ra_x_ = 0;      // this QP's next index to read ahead
+  Cycle pick_at_ = 0;
+  // a PF visit: its next cycle, reads asked for, the head to decode after it
+  bool pfv_ = false, pfv_head_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
+  Cycle pfv_at_ = 0, pfv_start_ = 0;
+  unsigned pfv_n_ = 0;
+  uint64_t pfv_rd_ = 0;    // (its last read: the decode waits until the port took it)
+  Packet pfv_data_;
+  bool pfo_ = false, pfo_ahead_ = false, pfo_drop_ = false;  // a read offered, not yet taken by the port
+  unsigned pfo_qpn_ = 0;
+  uint16_t pfo_idx_ = 0;
   // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
   bool bf_valid_ = false;
   unsigned bf_qpn_ = 0;
@@ -259,6 +280,8 @@ class Requester : public Process {
   struct Rel {
     Cycle at;
     unsigned beats, pieces, hq, pkts, inl;
+    uint64_t pay;  // its payload's number (0: none) ...
+    Cycle last;    // ... and that payload's last beat
   };
   std::deque<Rel> rel_;
   void release(Cycle upto);
@@ -289,15 +312,14 @@ class Requester : public Process {
   std::deque<WqeEnd> ends_;
   uint64_t hdr_pushed_ = 0, pay_pushed_ = 0;
   uint64_t trk_pushed_ = 0, trk_wait_ = 0;
-  uint64_t rd_pushed_ = 0, pfw_n_ = 0;  // dma_rd_reqs pushed; the prefetch PFW asked for (its decode waits until it is taken)
-  bool pfw_asked_ = false;
-  Cycle pfw_at_ = 0;
-  Packet pfw_head_;  // sq_tracks pushed; the front end's last one (its headers wait for it)
+  bool end_held_ = false;  // a WQE's end waited for the front end's sq_track
+  uint64_t rd_pushed_ = 0;  // dma_rd_reqs pushed
+  // sq_tracks pushed; the front end's last one (its headers wait for it)
   Cycle drain_at_ = 0;      // every queued WQE ended (and was tracked) by this cycle
   Cycle be_empty_at_ = 0;   // ... and its last header and payload beat were taken
   Cycle hdr_at_ = 0;        // the next cycle a header may leave
-  Cycle out_wait_ = 0;
-  bool pay_wait_ = false;   // ... or for its payload port      // the back end waited for its consumer: the next header that many cycles after now
+  Cycle out_wait_ = 0;      // the back end waited for its consumer: the next header that many cycles after now
+  bool pay_wait_ = false;   // ... or for the payload before it (overdue): its payload follows once that is taken
   Cycle pay_at_ = 0;        // the next cycle a payload beat may leave
   Cycle iss_at_ = 0;        // the next cycle a payload read may be asked for
   enum class Stall { kNone, kRoom, kPort };  // why the walk's last try did not issue

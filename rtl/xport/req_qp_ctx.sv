@@ -5,7 +5,7 @@
 //                                          READs outstanding (rd_out), state, the pending
 //                                          rewind (rw_idx, rw_psn, rw_skip)
 //   per QP (LUT RAM, asynchronous read):   the ring (sq_base, sq_lsz) again, for the
-//                                          prefetch of the next pick's WQE (pick_sq_*)
+//                                          requester's prefetch (pf_sq_*, with pf_pick_hw)
 //   per QP (block RAM, registered read):   the attributes the engine needs
 //                                          (sq_base, sq_lsz, pd, pmtu, addressing, max_rd_atomic)
 //   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
@@ -22,6 +22,8 @@
 // defers it (wb_defer, a cycle without control inputs, so rd_out cannot
 // change under the decision), rdw is set, and the next retire that finishes
 // a READ clears it.
+//   prefetch pick = first QP at or after the same pointer with a new WQE to
+//              start (or flush), but for eng_qpn and those in pf_mask
 //   pick     = first eligible QP at or after the round-robin pointer, from
 //              WQE hw (ERR: the rest is flushed; what was sent is the
 //              completer's), rw_idx (a rewind: go back N, sending again from
@@ -73,8 +75,15 @@ module req_qp_ctx #(
   output logic [2:0]                  act_state,  // current state of eng_qpn
   output logic [4:0]                  act_rd_out, // READs eng_qpn has outstanding
   output logic [15:0]                 act_pi,     // eng_qpn's producer index
-  output logic [63:0]                 pick_sq_base, // pick_qpn's ring (valid with any_eligible,
-  output logic [4:0]                  pick_sq_lsz,  // whether or not the engine is idle)
+  // the prefetch's next QP: the first QP at or after the round-robin pointer,
+  // other than eng_qpn and those in pf_mask, with a new WQE it could start
+  // (or flush); its next new WQE (hw) and its ring
+  input  wire logic [MAX_QP-1:0]      pf_mask,
+  output logic                        pf_pick_valid,
+  output logic [$clog2(MAX_QP)-1:0]   pf_pick_qpn,
+  output logic [15:0]                 pf_pick_hw,
+  output logic [63:0]                 pf_sq_base,
+  output logic [4:0]                  pf_sq_lsz,
   input  wire logic                   wb_defer,   // eng_qpn's new READ waits for a READ credit
   input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
   input  wire logic [15:0]            wb_ci,
@@ -105,7 +114,7 @@ module req_qp_ctx #(
   logic [CFG_W-1:0] cfg_rd_q;
   logic [68:0]      ring_mem  [MAX_QP];  // {sq_base, sq_lsz}
 
-  logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, upper;
+  logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, pf_req;
   logic [MAX_QP-1:0] sqd_q;  // SQD (with rts_q): WQEs started finish, no new one starts
   logic [MAX_QP-1:0] rdw_q;  // a new READ waits for a READ credit
   logic [QW-1:0]     rr_q;
@@ -118,29 +127,16 @@ module req_qp_ctx #(
   logic        r_rw_stale;
 
   // The pick: the lowest eligible QP at or after the round-robin pointer,
-  // else the lowest eligible one. Encoded in log depth: a prefix OR isolates
-  // the lowest set bit of sel, and index bit k is the OR of the isolated
-  // vector over the positions whose index has bit k set (a constant mask per
-  // k; a loop of "if (v[i]) r = i" would be a MAX_QP-deep mux chain, and a
-  // loop over positions would run on every Verilator evaluation).
-  function automatic logic [MAX_QP-1:0] index_bit_mask(input int k);
-    for (int i = 0; i < MAX_QP; i++) index_bit_mask[i] = ((i >> k) & 1) == 1;
-  endfunction
-
-  logic [MAX_QP-1:0] sel, sel_below, sel_lowest;
+  // else the lowest eligible one (rr_first). The prefetch's: the same over
+  // the QPs with a new WQE to start, but for the one the engine works on
+  // and those whose next new WQE is already prefetched.
   always_comb begin
-    eligible     = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q);
-    any_eligible = |eligible;
-    upper        = eligible & ~((MAX_QP'(1) << rr_q) - MAX_QP'(1));  // eligible at or after the pointer
-    sel          = (|upper) ? upper : eligible;
-    sel_below    = sel;
-    for (int l = 0; l < QW; l++) sel_below = sel_below | (sel_below << (1 << l));  // [i] = |sel[i:0]
-    sel_lowest   = sel & ~(sel_below << 1);
+    eligible = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q);
+    pf_req   = ((rts_q & has_new_q & ~full_q & ~sqd_q & ~rdw_q) | (err_q & has_new_q)) & ~pf_mask &
+               ~(MAX_QP'(!eng_idle) << eng_qpn);
   end
-  for (genvar k = 0; k < QW; k++) begin : g_pick
-    localparam logic [MAX_QP-1:0] MASK = index_bit_mask(k);
-    assign pick_qpn[k] = |(sel_lowest & MASK);
-  end
+  rr_first #(.N(MAX_QP)) u_pick (.req(eligible), .from(rr_q), .any(any_eligible), .idx(pick_qpn));
+  rr_first #(.N(MAX_QP)) u_pf_pick (.req(pf_req), .from(rr_q), .any(pf_pick_valid), .idx(pf_pick_qpn));
 
   always_comb begin
     pick_valid = eng_idle && any_eligible;
@@ -157,7 +153,8 @@ module req_qp_ctx #(
     pick_new = pick_ci == hw_mem[pick_qpn];
     act_state = state_mem[eng_qpn];
     act_pi = pi_mem[eng_qpn];
-    {pick_sq_base, pick_sq_lsz} = ring_mem[pick_qpn];
+    {pf_sq_base, pf_sq_lsz} = ring_mem[pf_pick_qpn];
+    pf_pick_hw = hw_mem[pf_pick_qpn];
     act_rd_out = rdo_mem[eng_qpn];
 
     c_idx = s_qp_cfg.qpn[QW-1:0];

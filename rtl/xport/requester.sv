@@ -46,18 +46,16 @@
 // doorbell's WQE having replaced it) fetches from the ring as usual; a qp_cfg
 // for its QP (destroy, reset) forgets it.
 //
-// WQE prefetch (issue 11): a pick also fetches the head of the WQE the next
-// pick is likely to take, so that its DMA round trip overlaps this WQE's
-// work: the scheduler's choice in the cycle after the pick (another QP's next
-// WQE; this QP's WQE ci + 1 when it is the only eligible one), new WQEs only,
-// one read (tag 2) issued in PF right after this WQE's own head read (or, when
-// this WQE came from SQ_BF or a prefetch, before its decode). One prefetched
-// head is kept (pf_*); a pick that takes it waits in PFW for its data if
-// needed, then decodes it. A qp_cfg for its QP forgets it; a newer prefetch
-// replaces it (the older one's data, still on its way, is dropped by its
-// sequence number). Read data comes back in request order: a FIFO of the
-// kinds of the reads in flight (head, tail, prefetch, payload) says where
-// each beat goes.
+// WQE prefetch (issue 11): heads are read ahead (tag 2) into a table of NPF
+// entries {QP, index, state, bytes}, so that a WQE's head round trip
+// overlaps the work of the WQEs before it. PF (right behind a pick's own
+// head read, or before its decode when its head came with the doorbell or
+// from the table) asks for up to two: another QP's next new WQE
+// (req_qp_ctx's prefetch pick), else this QP's next ones. A pick of a new
+// WQE in the table takes it (PFW waits for its data). A qp_cfg for an
+// entry's QP drops it (E_DROP while its data is still coming). Read data
+// comes back in request order: a FIFO of the kinds of the reads in flight
+// (head, tail, prefetch with its entry, payload) says where each beat goes.
 //
 // The front end takes one WQE at a time (the states below) and queues its
 // packets' headers for the back end (docs/engine.md, "Requester", step 6):
@@ -215,25 +213,42 @@ module requester #(
   // the prefetched WQE head: QP, index, its bytes, its read's sequence number
   localparam logic [1:0] K_HEAD = 2'd0, K_TAIL = 2'd1, K_PF = 2'd2, K_PAY = 2'd3;  // kinds of reads in flight
   localparam logic [3:0] S_PF = 4'd9, S_PFW = 4'd10;
-  logic        pf_valid_q, pf_done_q, pf_poison_q, pf_hit, look_q;
-  logic [QW-1:0] pf_qpn_q;
-  logic [15:0] pf_idx_q;
-  logic [3:0]  pf_seq_q;
-  logic [4:0]  pf_beat_q;
-  logic [8*roce_pkg::WQE_HEAD-1:0] pf_wqe_q;
-  logic [3:0]  pf_ret_q;      // PF: the state after it (WQE, or DECODE)
-  // the candidate: computed in the cycle after a pick (look_q), kept for PF
-  logic        cand_ok, cand_q;
-  logic        cfg_take, pf_issue;  // a qp_cfg taken; the prefetch read asked for (PF)
-  logic [QW-1:0] pf_new_qpn;      // ... of this QP
-  logic [QW-1:0] cand_qpn, cand_qpn_q;
-  logic [15:0] cand_idx, cand_idx_q, act_pi;
-  logic [63:0] cand_base, cand_addr, cand_addr_q;
-  logic [4:0]  cand_lsz;
-  logic        pf_want;       // PF has a read to issue
+  // the prefetch table: NPF heads {state, QP, index, poisoned, bytes}
+  localparam int NPF = 8;
+  localparam int PW = $clog2(NPF);
+  localparam logic [1:0] E_FREE = 2'd0, E_PEND = 2'd1, E_DONE = 2'd2, E_DROP = 2'd3;  // E_DROP: its data still coming, not kept
+  logic [2*NPF-1:0]  pe_st_q;
+  logic [QW*NPF-1:0] pe_qpn_q;
+  logic [16*NPF-1:0] pe_idx_q;
+  logic [NPF-1:0]    pe_poison_q;
+  logic [8*roce_pkg::WQE_HEAD*NPF-1:0] pe_wqe_q;
+  logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_cfg, pe_ahead, pe_end;
+  logic [MAX_QP-1:0] pfm_q;            // QPs with a head in the table (the prefetch passes them over)
+  logic [PW-1:0]     pf_sel_q, pf_sel, pf_slot;  // the entry PFW waits for; the one a pick takes; a free one
+  logic              pf_hit, pf_any_free, pf_other;
+  logic [4:0]        pf_beat_q;        // beat of the prefetch read arriving
+  logic [PW-1:0]     pf_in_e;          // ... its entry
+  logic [3:0]        pf_ret_q;         // PF: the state after it (WQE, or DECODE)
+  logic [1:0]        pf_n_q;           // reads PF asked for in this visit (at most 2)
+  logic [15:0]       ra_x_q;           // the next index of this QP to read ahead
+  // the candidate: another QP's next new WQE (req_qp_ctx's prefetch pick), else this QP's next one
+  logic              cand_ok, cand_a, cand_b;
+  logic              cfg_take, pf_issue;  // a qp_cfg taken; a prefetch read asked for (PF)
+  logic [QW-1:0]     cand_qpn, pf_pick_qpn;
+  logic [15:0]       cand_idx, act_pi, pf_pick_hw;
+  logic [63:0]       cand_addr, pf_sq_base;
+  logic [4:0]        pf_sq_lsz;
+  logic              pf_pick_valid, pf_want;
+  // a read PF offers is held until the port takes it (its QP's qp_cfg meanwhile: not kept)
+  logic              pfo_q, pfo_a_q, pfo_drop_q, off_a, off_drop;
+  logic [QW-1:0]     pfo_qpn_q, off_qpn;
+  logic [15:0]       pfo_idx_q, off_idx;
+  logic [63:0]       pfo_addr_q, off_addr;
   // reads in flight, in order: {kind, prefetch sequence number}
   logic        rk_push, rk_pop, rk_valid, rd_take;
-  logic [5:0]  rk_in, rk_head;
+  /* verilator lint_off UNUSEDSIGNAL */  // (entry bits past PW)
+  logic [5:0]  rk_in, rk_head;   // {kind, prefetch entry}
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [1:0]  rk_kind;
   // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
   logic        bf_valid_q, bf_hit;
@@ -376,7 +391,7 @@ module requester #(
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(st_q == S_IDLE && !cfg_drain), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
-    .act_pi, .pick_sq_base(cand_base), .pick_sq_lsz(cand_lsz),
+    .act_pi, .pf_mask(pfm_q), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
     .wb_read(op_rdat), .wb_err,
     .any_eligible);
@@ -462,7 +477,7 @@ module requester #(
   logic          fail_pend_q, fail_ready;  // a WQE the back end failed: its QP enters ERR (req_qp_ctx)
   logic          bt_valid_q;   // the back end's sq_track
   roce_pkg::sq_track_t bt_q, eq_rec, end_rec;
-  logic          eq_err, be_empty, be_drained;
+  logic          eq_err, be_empty, be_drained, end_hold;
 
   fifo_fwft #(.WIDTH(HQ_W), .DEPTH(HDR_DEPTH)) u_hq (
     .clk, .rst, .s_valid(hq_push), .s_ready(hq_room), .s_data(hq_in),
@@ -496,8 +511,8 @@ module requester #(
     if (sq_inl)        src_data = inl_ext[32'(src_off_q[WB +: IB]) * DATA_W +: DATA_W];
     else if (src_zero) src_data = '0;
     else               src_data = raw_head[DATA_W-1:0];
-    // (a WQE's last payload waits while the back end's sq_track is out: its end needs the register)
-    src_valid = sq_n_q != 3'd0 && sq_pay && !(sq_wend && (bt_valid_q || fail_pend_q)) &&
+    // (a WQE's last payload waits while its end is held: end_hold)
+    src_valid = sq_n_q != 3'd0 && sq_pay && !(sq_wend && end_hold) &&
                 (sq_inl ? iq_valid : (pc_valid && (src_zero || raw_valid)));
     // the buffer has room for every beat: req_issue reads only against free space
     raw_push  = rd_take && rk_kind == K_PAY;
@@ -510,8 +525,12 @@ module requester #(
   // an entry leaves the order with its payload's last beat; one without
   // payload once its header was taken (it is not the one still in hdr_q)
   assign sq_pop   = sq_n_q != 3'd0 && (sq_pay ? src_take && src_end && src_pkt_last
-                                              : !(hdr_valid_q && sq_n_q == 3'd1) && !(sq_wend && (bt_valid_q || fail_pend_q)));
+                                              : !(hdr_valid_q && sq_n_q == 3'd1) && !(sq_wend && end_hold));
   assign wdone    = sq_pop && sq_wend;   // a WQE's last packet is out of the back end
+  // A WQE's end waits while the back end's sq_track register or a failure is
+  // out, and while the front end offers a new WQE's sq_track (an offer on
+  // the port never changes before it is taken)
+  assign end_hold = bt_valid_q || fail_pend_q || (st_q == S_RUN && trk_pend_q);
   assign eq_pop   = wdone;
   assign w_poison = be_perr_q || (raw_pop && raw_head[DATA_W]);
   assign be_drained = eq_cnt_q == '0 && !bt_valid_q && !fail_pend_q;
@@ -705,7 +724,7 @@ module requester #(
     if (st_q == S_PF) begin
       m_dma_rd_req      = '0;
       m_dma_rd_req.tag  = 8'd2;
-      m_dma_rd_req.addr = look_q ? cand_addr : cand_addr_q;
+      m_dma_rd_req.addr = off_addr;
       m_dma_rd_req.len  = 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = pf_want;
     end
@@ -775,7 +794,8 @@ module requester #(
   assign rk_pop  = rd_take && s_axis_dma_rd_tlast;
   assign rk_push = m_dma_rd_req_valid && m_dma_rd_req_ready;
   assign rk_in   = st_q == S_FETCH ? {K_HEAD, 4'd0} : st_q == S_TAIL ? {K_TAIL, 4'd0}
-                 : st_q == S_PF ? {K_PF, pf_seq_q + 4'd1} : {K_PAY, 4'd0};
+                 : st_q == S_PF ? {K_PF, 4'(pf_slot)} : {K_PAY, 4'd0};
+  assign pf_in_e = rk_head[PW-1:0];
 
   // (handshakes in assigns of their own: in the comb block above they would
   // join the request's valid to its ready for Verilator)
@@ -791,24 +811,54 @@ module requester #(
   assign pf_issue = st_q == S_PF && m_dma_rd_req_ready && pf_want;
 
   assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
-  assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pf_valid_q && pick_new && pick_qpn == pf_qpn_q &&
-                  pick_ci == pf_idx_q;
+  assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pick_new && pe_hit != '0;
 
-  // The prefetch candidate, in the cycle after a pick: the scheduler's next
-  // pick (the QP just picked is still eligible: its ci moves at WB) if it is
-  // another QP's new WQE; if it is this QP again (no other is eligible), its
-  // next WQE when this one is new and another is posted. Not one already
-  // kept (prefetched or written with its doorbell).
+  // The prefetch table. A pick of a new WQE whose head is there (or on its
+  // way) takes it (PFW waits for its data). PF reads up to two heads ahead
+  // into free entries: another QP's next new WQE (req_qp_ctx's prefetch
+  // pick: round robin from the pick pointer over QPs with new WQEs, but for
+  // this QP and those already in the table), else this QP's next ones (ra_x,
+  // while this WQE is new, more are posted and fewer than NPF are ahead).
+  // Neither the kept SQ_BF WQE nor one in the table is read again; a qp_cfg
+  // for an entry's QP drops it (its data, if still coming, is not kept).
   always_comb begin
-    cand_qpn = pick_qpn;
-    cand_idx = (pick_qpn == act_q) ? act_ci_q + 16'd1 : pick_ci;
-    cand_ok  = any_eligible && ((pick_qpn == act_q) ? (new_q && act_ci_q + 16'd1 != act_pi) : pick_new) &&
-               !(pf_valid_q && pf_qpn_q == cand_qpn && pf_idx_q == cand_idx) &&
-               !(bf_valid_q && bf_qpn_q == cand_qpn && bf_idx_q == cand_idx);
-    cand_addr = cand_base + ({48'b0, cand_idx & 16'((17'd1 << cand_lsz) - 17'd1)} << roce_pkg::WQE_SLOT_LOG2);
-    pf_want  = look_q ? cand_ok : cand_q;
-    pf_new_qpn = look_q ? cand_qpn : cand_qpn_q;
+    pf_sel = '0;
+    pf_slot = '0;
+    pf_any_free = 1'b0;
+    for (int i = NPF - 1; i >= 0; i--) begin
+      pe_live[i] = pe_st_q[2*i +: 2] == E_PEND || pe_st_q[2*i +: 2] == E_DONE;
+      pe_hit[i]  = pe_live[i] && pe_qpn_q[QW*i +: QW] == pick_qpn && pe_idx_q[16*i +: 16] == pick_ci;
+      pe_act[i]  = pe_live[i] && pe_qpn_q[QW*i +: QW] == act_q;
+      pe_free[i] = pe_st_q[2*i +: 2] == E_FREE;
+      pe_cfg[i]  = cfg_take && cq_in.qpn == 16'(pe_qpn_q[QW*i +: QW]);
+      // (the pick's QP's heads after its WQE: read ahead from past them)
+      pe_ahead[i] = pe_live[i] && pe_qpn_q[QW*i +: QW] == pick_qpn && pe_idx_q[16*i +: 16] - pick_ci - 16'd1 < 16'(NPF);
+      // (its read's last beat arrives now)
+      pe_end[i]  = rd_take && rk_kind == K_PF && s_axis_dma_rd_tlast && pf_in_e == PW'(i);
+      if (pe_hit[i]) pf_sel = PW'(i);
+      if (pe_free[i]) begin
+        pf_slot = PW'(i);
+        pf_any_free = 1'b1;
+      end
+    end
+    // (the entry PFW takes: does its QP keep another?)
+    pf_other = (pe_act & ~(NPF'(1) << pf_sel_q)) != '0;
+    cand_a = pf_pick_valid && !(bf_valid_q && bf_qpn_q == pf_pick_qpn && bf_idx_q == pf_pick_hw);
+    cand_b = new_q && ra_x_q != act_pi && ra_x_q - act_ci_q < 16'(NPF) &&
+             !(bf_valid_q && bf_qpn_q == act_q && bf_idx_q == ra_x_q);
+    cand_qpn = cand_a ? pf_pick_qpn : act_q;
+    cand_idx = cand_a ? pf_pick_hw : ra_x_q;
+    cand_ok  = (cand_a || cand_b) && pf_any_free;
+    cand_addr = (cand_a ? pf_sq_base : cfg.sq_base) +
+                ({48'b0, cand_idx & 16'((17'd1 << (cand_a ? pf_sq_lsz : cfg.sq_lsz)) - 17'd1)} << roce_pkg::WQE_SLOT_LOG2);
+    off_a    = pfo_q ? pfo_a_q : cand_a;
+    off_qpn  = pfo_q ? pfo_qpn_q : cand_qpn;
+    off_idx  = pfo_q ? pfo_idx_q : cand_idx;
+    off_addr = pfo_q ? pfo_addr_q : cand_addr;
+    pf_want  = pfo_q || (cand_ok && pf_n_q != 2'd2);
   end
+  // (dropped: its QP's qp_cfg taken while it was held, or in its cycle)
+  assign off_drop = (pfo_q && pfo_drop_q) || (cfg_take && cq_in.qpn == 16'(off_qpn));
 
   /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces + 3
   logic rk_room;
@@ -820,14 +870,21 @@ module requester #(
   always_ff @(posedge clk) begin
     if (st_q == S_WQE && rd_take && !rk_kind[1]) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
-    if (st_q == S_PFW && pf_done_q) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pf_wqe_q;
-    if (rd_take && rk_kind == K_PF && rk_head[3:0] == pf_seq_q) pf_wqe_q[32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
-    if (!cq_valid_q) cq_q <= s_qp_cfg;
-    if (look_q) begin
-      cand_qpn_q <= cand_qpn;
-      cand_idx_q <= cand_idx;
-      cand_addr_q <= cand_addr;
+    if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE)
+      wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_sel_q) +: 8*roce_pkg::WQE_HEAD];
+    if (rd_take && rk_kind == K_PF && pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND)
+      pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_in_e) + 32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    if (pf_issue) begin
+      pe_qpn_q[QW*32'(pf_slot) +: QW] <= off_qpn;
+      pe_idx_q[16*32'(pf_slot) +: 16] <= off_idx;
     end
+    if (st_q == S_PF && pf_want && !m_dma_rd_req_ready && !pfo_q) begin
+      pfo_a_q <= cand_a;
+      pfo_qpn_q <= cand_qpn;
+      pfo_idx_q <= cand_idx;
+      pfo_addr_q <= cand_addr;
+    end
+    if (!cq_valid_q) cq_q <= s_qp_cfg;
     if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) begin
       bf_qpn_q <= QW'(s_sq_db.qpn);
       bf_idx_q <= s_sq_db.pi - 16'd1;
@@ -878,41 +935,51 @@ module requester #(
       rd_hint_v_q <= 1'b0;
       port_mtu_q <= 3'd3;
       bf_valid_q <= 1'b0;
-      pf_valid_q <= 1'b0;
-      pf_done_q <= 1'b0;
-      pf_poison_q <= 1'b0;
-      pf_seq_q <= '0;
+      pe_st_q <= '0;
+      pe_poison_q <= '0;
+      pfm_q <= '0;
+      pf_sel_q <= '0;
       pf_beat_q <= '0;
       pf_ret_q <= S_DECODE;
-      look_q <= 1'b0;
-      cand_q <= 1'b0;
+      pf_n_q <= '0;
+      ra_x_q <= '0;
+      pfo_q <= 1'b0;
+      pfo_drop_q <= 1'b0;
       cq_valid_q <= 1'b0;
     end else begin
       cq_valid_q <= cq_valid && !cq_ready;
-      // the prefetch: the candidate taken in the cycle after a pick; its read
-      // issued in PF (a newer one replaces the entry); its beats (of its
-      // sequence number only); taken by a pick; forgotten with its QP's qp_cfg
-      // A qp_cfg for the candidate's QP (a RESET zeroes its indexes: the
-      // slot's old WQE would pass for the new one at the same index) drops
-      // it: taken in the look cycle, while it waits for PF, or with its
-      // read in PF (the entry is then not kept); later, as the kept one.
-      look_q <= st_q == S_IDLE && pick_valid;
-      if (look_q) cand_q <= cand_ok && !(cfg_take && cq_in.qpn == 16'(cand_qpn));
-      else if (cfg_take && cq_in.qpn == 16'(cand_qpn_q)) cand_q <= 1'b0;
-      if (pf_issue) begin
-        pf_valid_q <= 1'b1;
-        pf_qpn_q <= pf_new_qpn;
-        pf_idx_q <= look_q ? cand_idx : cand_idx_q;
-        pf_seq_q <= pf_seq_q + 4'd1;
-        pf_done_q <= 1'b0;
-        pf_poison_q <= 1'b0;
-        pf_beat_q <= '0;
-      end else if (rd_take && rk_kind == K_PF && rk_head[3:0] == pf_seq_q) begin
-        pf_beat_q <= pf_beat_q + 5'd1;
-        pf_poison_q <= pf_poison_q || s_axis_dma_rd_tuser;
-        if (s_axis_dma_rd_tlast) pf_done_q <= 1'b1;
+      // the prefetch table: an entry asked for (PF; dropped at once if its
+      // QP's qp_cfg is taken in that cycle), its beats, taken by PFW (its
+      // QP leaves pfm_q with its last entry), dropped with its QP's qp_cfg
+      if (rd_take && rk_kind == K_PF) begin
+        pf_beat_q <= s_axis_dma_rd_tlast ? 5'd0 : pf_beat_q + 5'd1;
+        if (pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND) begin
+          if (s_axis_dma_rd_tuser) pe_poison_q[pf_in_e] <= 1'b1;
+          if (s_axis_dma_rd_tlast) pe_st_q[2*32'(pf_in_e) +: 2] <= E_DONE;
+        end else if (s_axis_dma_rd_tlast) begin
+          pe_st_q[2*32'(pf_in_e) +: 2] <= E_FREE;   // (E_DROP: its read is over)
+        end
       end
-      if (pf_hit || (cfg_take && cq_in.qpn == (pf_issue ? 16'(pf_new_qpn) : 16'(pf_qpn_q)))) pf_valid_q <= 1'b0;
+      if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin
+        pe_st_q[2*32'(pf_sel_q) +: 2] <= E_FREE;
+        if (!pf_other) pfm_q[act_q] <= 1'b0;
+      end
+      for (int i = 0; i < NPF; i++)
+        if (pe_cfg[i] && pe_live[i]) pe_st_q[2*i +: 2] <= (pe_st_q[2*i +: 2] == E_PEND && !pe_end[i]) ? E_DROP : E_FREE;
+      if (pf_issue) begin
+        pe_st_q[2*32'(pf_slot) +: 2] <= off_drop ? E_DROP : E_PEND;
+        pe_poison_q[pf_slot] <= 1'b0;
+        pfm_q[off_qpn] <= !off_drop;
+        if (!off_a) ra_x_q <= ra_x_q + 16'd1;
+      end
+      if (pf_issue) begin
+        pfo_q <= 1'b0;
+        pfo_drop_q <= 1'b0;
+      end else if (st_q == S_PF && pf_want) begin
+        pfo_q <= 1'b1;
+        pfo_drop_q <= off_drop;
+      end
+      if (cfg_take && cq_in.qpn < 16'(MAX_QP)) pfm_q[QW'(cq_in.qpn)] <= 1'b0;
       // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
       if (bf_hit || (cfg_take && cq_in.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
       if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
@@ -939,6 +1006,10 @@ module requester #(
           amend_q <= !pick_new;
           st_q <= S_FETCH;
           pf_ret_q <= S_DECODE;
+          pf_n_q <= '0;
+          pf_sel_q <= pf_sel;
+          // read ahead from the WQE after it, past those already in the table
+          ra_x_q <= pick_ci + 16'd1 + 16'($countones(pe_ahead));
           if (bf_hit || pf_hit) begin  // its head is here (SQ_BF) or on its way (prefetched)
             beat_q <= 5'(HEAD_BEATS);
             beats_q <= 5'(HEAD_BEATS);
@@ -948,19 +1019,22 @@ module requester #(
             st_q <= bf_hit ? S_PF : S_PFW;
           end
         end
-        S_PFW: if (pf_done_q) begin  // the prefetched head is in (wqe_q takes it)
-          poison_q <= pf_poison_q;
+        S_PFW: if (pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin  // the prefetched head is in (wqe_q takes it)
+          poison_q <= pe_poison_q[pf_sel_q];
           port_mtu_q <= port_mtu;
           st_q <= S_PF;
         end
-        S_PF: if (m_dma_rd_req_ready || !pf_want) st_q <= pf_ret_q;
+        S_PF: begin  // up to two reads ahead, then on
+          if (pf_issue) pf_n_q <= pf_n_q + 2'd1;
+          if (!pf_want || (pf_issue && pf_n_q == 2'd1)) st_q <= pf_ret_q;
+        end
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;
           beats_q <= 5'(HEAD_BEATS);
           tail_q <= 1'b0;
           poison_q <= 1'b0;
           pf_ret_q <= S_WQE;
-          st_q <= (look_q ? cand_ok : cand_q) ? S_PF : S_WQE;  // a prefetch to ask for: right behind
+          st_q <= cand_ok ? S_PF : S_WQE;  // a prefetch to ask for: right behind
         end
         S_TAIL: if (m_dma_rd_req_ready) begin
           // its beats land after the head's (WQE_HEAD is a whole number of beats)

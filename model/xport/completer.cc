@@ -200,7 +200,9 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     q.fail_st = k.status;
     bool failed = false;
     const unsigned n = walk(k.qpn, q, Walk::kSeq, q.una, 0, 0, &failed, t).n;
-    if (q.window.empty()) q.fail = false;  // it was acknowledged before it failed
+    // it was acknowledged before it failed (the requester's back end ends a
+    // WQE after later ones were tracked: the head may be past it already)
+    if (q.window.empty() || static_cast<uint16_t>(q.window.front().wqe_idx - q.fail_idx - 1) < 0x7FFFu) q.fail = false;
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
     r.count = static_cast<uint8_t>(n);
     r.error = failed;

@@ -664,7 +664,9 @@ module completer #(
             end
           end
           if (kind_q == K_ACK && rsp_q) rp_v_d = 1'b1;  // every READ response: a command (a drop unless accepted)
-          if (kind_q == K_TRK && w_q.cnt == 5'd0) w_d.fail = 1'b0;  // acknowledged before it failed
+          // acknowledged before it failed (the requester's back end ends a WQE
+          // after later ones were tracked: the head may be past it already)
+          if (kind_q == K_TRK && (w_q.cnt == 5'd0 || 16'(e.wqe_idx - w_q.fail_idx - 16'd1) < 16'h7FFF)) w_d.fail = 1'b0;
           st_d = S_DONE;
         end else if (e_fence) begin
           // its earlier commands may still be placing data: it fails once

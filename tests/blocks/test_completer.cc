@@ -488,6 +488,46 @@ TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
   });
 }
 
+// The requester's back end ends a WQE after later WQEs were tracked, so an
+// amend may come for a WQE an ACK has already completed: it marks nothing
+// (else it would stay as the QP's failure, and a later WQE's amend would be
+// ignored).
+TEST(Completer, AnAmendForAWqeAlreadyCompletedMarksNothing) {
+  on_both([](auto& blk, const char* side) {
+    Bench b(blk, 23, 0.2, 0.2);
+    b.push(0, cfg(72, spec::QpAction::kReset, 5));
+    b.settle();
+    const auto a = trk(72, 0, 1), c = trk(72, 1, 3, true, WcStatus::kSuccess, 2);
+    b.push(1, desc_to_flit(a));
+    b.push(1, desc_to_flit(c));
+    b.settle();
+    b.push(2, ack(72, 1));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 1u) << side;
+    expect_compl(b.out[0][0], a, 5, WcStatus::kSuccess, side);
+    auto stale = a;
+    stale.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+    stale.amend = 1;
+    b.push(1, desc_to_flit(stale));
+    b.settle();
+    EXPECT_EQ(b.out[0].size(), 1u) << side << ": the amend of a completed WQE completes nothing";
+    const auto d = trk(72, 2, 5, true, WcStatus::kSuccess, 4);
+    b.push(1, desc_to_flit(d));
+    b.settle();
+    auto dam = d;
+    dam.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+    dam.amend = 1;
+    b.push(1, desc_to_flit(dam));
+    b.settle();
+    b.push(2, ack(72, 5));
+    b.settle();
+    ASSERT_EQ(b.out[0].size(), 3u) << side;
+    expect_compl(b.out[0][1], c, 5, WcStatus::kSuccess, side);
+    expect_compl(b.out[0][2], d, 5, WcStatus::kLocProtErr, side);
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+}
+
 TEST(Completer, LocalFailureCompletesWhenItReachesTheHead) {
   on_both([](auto& blk, const char* side) {
     Bench b(blk, 9, 0.3, 0.3);

@@ -40,6 +40,12 @@ inline constexpr uint32_t kMaxQpRdAtom = 16;
 inline constexpr uint32_t kReadAhead = 16384;
 inline constexpr uint32_t kReadHints = 1024;
 inline constexpr uint32_t kEngineMaxQp = 2048;
+inline constexpr uint32_t kReqHdrQueue = 64;
+inline constexpr uint32_t kReqInlQueue = 8;
+inline constexpr uint32_t kReqPfHeads = 8;
+inline constexpr uint32_t kDmaTagWqe = 0;
+inline constexpr uint32_t kDmaTagPayload = 1;
+inline constexpr uint32_t kDmaTagPrefetch = 2;
 
 // ---- header sizes and field byte offsets
 inline constexpr unsigned kEthSize = 14;

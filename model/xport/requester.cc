@@ -28,8 +28,8 @@ constexpr uint32_t kWindowRights = static_cast<uint32_t>(spec::Access::kRemoteWr
                                    static_cast<uint32_t>(spec::Access::kRemoteRead) |
                                    static_cast<uint32_t>(spec::Access::kRemoteAtomic);
 constexpr Cycle kPendFree = 2;  // a payload's last beat to the header it held back (pend_q, then the header register)
-constexpr uint8_t kPayloadTag = 1;  // dma_rd_req tag of payload reads (WQE reads: 0)
-constexpr uint8_t kPrefetchTag = 2; // ... and of a prefetch of the next pick's WQE head
+constexpr uint8_t kPayloadTag = spec::kDmaTagPayload;    // dma_rd_req tag of payload reads
+constexpr uint8_t kPrefetchTag = spec::kDmaTagPrefetch;  // ... and of a WQE head read ahead (WQE reads: kDmaTagWqe)
 constexpr uint8_t kRunTag = 0x20;   // mr_req tag of a later page run (| SGE); SGE checks: the SGE index
 
 uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
@@ -591,6 +591,7 @@ void Requester::release(Cycle upto) {
     hq_out_ -= r.hq;
     pkts_out_ -= r.pkts;
     iq_out_ -= r.inl;
+    eq_out_ -= r.eq;
     rel_.pop_front();
   }
 }
@@ -621,12 +622,14 @@ bool Requester::queue_header(Cycle now) {
   // room in the header queue (and for inline bytes)
   release(at);
   const bool inl = w.inl && pay != 0;
-  if (hq_out_ >= kHdrDepth || (inl && iq_out_ >= kInlDepth)) {
+  const bool wend = w.rdat || pkt_k_ + 1 == w.npk;
+  if (hq_out_ >= kHdrDepth || (inl && iq_out_ >= kInlDepth) || (wend && eq_out_ >= kHdrDepth)) {
     if (const Cycle r = next_release(); r != kNever && r > now) s_.wake_at(this, r);  // (else: held, woken as its payload is taken)
     return false;
   }
   ++hq_out_;
   iq_out_ += inl ? 1 : 0;
+  eq_out_ += wend ? 1 : 0;
   if (e.need) {
     pk_done_.pop_front();
     e.pkt = pkt_seq_ - (pkt_issue_ - pkt_k_);  // (the walk numbers packets across WQEs)
@@ -638,7 +641,7 @@ bool Requester::queue_header(Cycle now) {
     e.inl = Bytes(std::vector<uint8_t>(p, p + pay));
   }
   e.at = at;
-  e.wend = w.rdat || pkt_k_ + 1 == w.npk;
+  e.wend = wend;
   if (e.wend) {
     e.err = e.need && issue_err_;
     e.rec = track();
@@ -750,7 +753,7 @@ bool Requester::send_packet(Cycle now) {
   tx_hdr->push(e.hdr, t);
   ++hdr_pushed_;
   // (its queue entry and its packet's entry are free once the header is loaded)
-  rel_.push_back({t, 0, 0, 1, e.need ? 1u : 0u, 0, 0, 0});
+  rel_.push_back({t, 0, 0, 1, e.need ? 1u : 0u, 0, 0, 0, 0});
   const Cycle beats = (pay + bytes_ - 1) / bytes_;
   hdr_at_ = t + 1;
   Cycle done = t + 1;  // (an entry without payload leaves the source's order once its header was taken)
@@ -764,11 +767,11 @@ bool Requester::send_packet(Cycle now) {
     // gather's output: each piece (the inline bytes) frees its entry after its last
     Cycle c = first - 1;
     if (!e.need) {
-      rel_.push_back({c + beats, 0, 0, 0, 0, 1, pay_pushed_, last});
+      rel_.push_back({c + beats, 0, 0, 0, 0, 1, pay_pushed_, last, 0});
     } else {
       for (const auto& [n, b] : src) {
         c += n;
-        rel_.push_back({c, b, 1, 0, 0, 0, pay_pushed_, last});
+        rel_.push_back({c, b, 1, 0, 0, 0, pay_pushed_, last, 0});
       }
     }
     pay_at_ = last + 1;
@@ -778,6 +781,7 @@ bool Requester::send_packet(Cycle now) {
   }
   be_empty_at_ = std::max(be_empty_at_, t + 1);
   if (e.wend) {
+    rel_.push_back({done + 1, 0, 0, 0, 0, 0, 0, 0, 1});  // (its end record leaves the queue as the WQE ends)
     WqeEnd w;
     w.rec = e.rec;
     w.fail = e.err || be_perr_;

@@ -82,8 +82,8 @@ class Requester : public Process {
   static constexpr unsigned kBufferBeats = 256;  // payload buffer (read data not yet sent)
   static constexpr unsigned kPieceDepth = 64;    // payload reads issued, not yet sent
   static constexpr unsigned kPktDepth = 64;      // packets whose reads are issued, header not yet out
-  static constexpr unsigned kHdrDepth = 64;      // headers queued for the back end
-  static constexpr unsigned kInlDepth = 8;       // ... of them with inline bytes
+  static constexpr unsigned kHdrDepth = spec::kReqHdrQueue;  // headers queued for the back end
+  static constexpr unsigned kInlDepth = spec::kReqInlQueue;  // ... of them with inline bytes
 
   Requester(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned gid_tbl_len = 16);
 
@@ -220,7 +220,7 @@ class Requester : public Process {
   };
   std::deque<RdKind> reads_;
   // the prefetch table: heads read ahead {state, QP, index, data, the cycle it was in}
-  static constexpr unsigned kNpf = 8;
+  static constexpr unsigned kNpf = spec::kReqPfHeads;
   enum class Pe : uint8_t { kFree, kPend, kDone, kDrop };  // kDrop: its data still coming, not kept
   struct PfEntry {
     Pe st = Pe::kFree;
@@ -276,12 +276,13 @@ class Requester : public Process {
   bool run_valid_ = false, run_first_ = false, run_zero_ = false, asking_ = false, issue_err_ = false;
   // what the back end's FIFOs and buffer hold (issued or queued, not yet
   // freed), and when the back end frees it (in order: its schedule)
-  unsigned buf_used_ = 0, pieces_out_ = 0, pkts_out_ = 0, hq_out_ = 0, iq_out_ = 0;
+  unsigned buf_used_ = 0, pieces_out_ = 0, pkts_out_ = 0, hq_out_ = 0, iq_out_ = 0, eq_out_ = 0;
   struct Rel {
     Cycle at;
     unsigned beats, pieces, hq, pkts, inl;
     uint64_t pay;  // its payload's number (0: none) ...
     Cycle last;    // ... and that payload's last beat
+    unsigned eq;   // a WQE's end record (the RTL's eq: WQEs in the back end)
   };
   std::deque<Rel> rel_;
   void release(Cycle upto);

@@ -37,6 +37,12 @@ package roce_pkg;
   localparam int unsigned READ_AHEAD = 16384;
   localparam int unsigned READ_HINTS = 1024;
   localparam int unsigned ENGINE_MAX_QP = 2048;
+  localparam int unsigned REQ_HDR_QUEUE = 64;
+  localparam int unsigned REQ_INL_QUEUE = 8;
+  localparam int unsigned REQ_PF_HEADS = 8;
+  localparam int unsigned DMA_TAG_WQE = 0;
+  localparam int unsigned DMA_TAG_PAYLOAD = 1;
+  localparam int unsigned DMA_TAG_PREFETCH = 2;
 
   // CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH in the ICRC
   localparam logic [31:0] ICRC_SEED = 32'hDEBB20E3;

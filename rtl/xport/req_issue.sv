@@ -130,7 +130,7 @@ module req_issue #(
     pend  = len == pkt_rem_q;
     can   = busy_q && !seek_q && run_v_q && pc_ready && (!pend || pk_ready) && beats <= free_q;
     m_dma_rd_req       = '0;
-    m_dma_rd_req.tag   = 8'd1;
+    m_dma_rd_req.tag   = 8'(roce_pkg::DMA_TAG_PAYLOAD);
     m_dma_rd_req.addr  = pa_q;
     m_dma_rd_req.len   = len;
     m_dma_rd_req_valid = can && !zero_q;

@@ -98,7 +98,7 @@ module requester #(
   parameter int RAW_DEPTH = 256,   // payload buffer, read-data beats
   parameter int PIECE_DEPTH = 64,  // payload reads outstanding (pieces)
   parameter int PKT_DEPTH = 64,    // packets whose reads are issued, header not yet out
-  parameter int HDR_DEPTH = 64     // headers queued for the back end (and WQEs in it)
+  parameter int HDR_DEPTH = roce_pkg::REQ_HDR_QUEUE  // headers queued for the back end (and WQEs in it)
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
@@ -214,7 +214,7 @@ module requester #(
   localparam logic [1:0] K_HEAD = 2'd0, K_TAIL = 2'd1, K_PF = 2'd2, K_PAY = 2'd3;  // kinds of reads in flight
   localparam logic [3:0] S_PF = 4'd9, S_PFW = 4'd10;
   // the prefetch table: NPF heads {state, QP, index, poisoned, bytes}
-  localparam int NPF = 8;
+  localparam int NPF = roce_pkg::REQ_PF_HEADS;
   localparam int PW = $clog2(NPF);
   localparam logic [1:0] E_FREE = 2'd0, E_PEND = 2'd1, E_DONE = 2'd2, E_DROP = 2'd3;  // E_DROP: its data still coming, not kept
   logic [2*NPF-1:0]  pe_st_q;
@@ -456,7 +456,7 @@ module requester #(
   localparam int HQ_W = 4 + roce_pkg::ROCE_TX_HDR_W;   // {needs read data, inline, has payload, WQE's last, header}
   localparam int IQ_W = 7 + 768;                       // {length, inline bytes}
   localparam int EQ_W = 1 + roce_pkg::SQ_TRACK_W;      // {its walk failed, the WQE's sq_track}
-  localparam int INL_DEPTH = 8;
+  localparam int INL_DEPTH = roce_pkg::REQ_INL_QUEUE;
   localparam int HC = $clog2(HDR_DEPTH) + 1;
   localparam int IC = $clog2(INL_DEPTH) + 1;
   logic          hq_push, hq_valid, hq_pop, iq_push, iq_valid, iq_pop, eq_push, eq_valid, eq_pop;
@@ -715,7 +715,7 @@ module requester #(
     m_dma_rd_req_valid = iss_rd_req_valid;
     if (st_q == S_FETCH || st_q == S_TAIL) begin
       m_dma_rd_req      = '0;
-      m_dma_rd_req.tag  = 8'd0;
+      m_dma_rd_req.tag  = 8'(roce_pkg::DMA_TAG_WQE);
       m_dma_rd_req.addr = cfg.sq_base + ({32'b0, qidx} << roce_pkg::WQE_SLOT_LOG2)
                           + (st_q == S_TAIL ? 64'(roce_pkg::WQE_HEAD) : 64'd0);
       m_dma_rd_req.len  = st_q == S_TAIL ? tail_len : 13'(roce_pkg::WQE_HEAD);
@@ -723,7 +723,7 @@ module requester #(
     end
     if (st_q == S_PF) begin
       m_dma_rd_req      = '0;
-      m_dma_rd_req.tag  = 8'd2;
+      m_dma_rd_req.tag  = 8'(roce_pkg::DMA_TAG_PREFETCH);
       m_dma_rd_req.addr = off_addr;
       m_dma_rd_req.len  = 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = pf_want;

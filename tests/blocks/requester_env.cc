@@ -269,7 +269,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
 static std::vector<Txn> payload_reads_of(const std::vector<Txn>& reads) {
   std::vector<Txn> out;
   for (const Txn& t : reads)
-    if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag == 1) out.push_back(t);
+    if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag == spec::kDmaTagPayload) out.push_back(t);
   return out;
 }
 

@@ -572,9 +572,9 @@ std::string check_expect(const EnvResult& r, const std::map<uint16_t, ExpQp>& qp
     // (SGEs 6..: 16 bytes each, up to the sixteenth)
     const bool tail = in_slot == spec::kWqeHead && q.len % 16 == 0 && q.len <= 16 * (spec::kMaxSge - 6) &&
                       slots.count(q.addr - spec::kWqeHead);
-    if (q.tag == 0 ? !(head || tail)
-        : q.tag == 2 ? !head
-                     : (q.tag != 1 || q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
+    if (q.tag == spec::kDmaTagWqe ? !(head || tail)
+        : q.tag == spec::kDmaTagPrefetch ? !head
+                     : (q.tag != spec::kDmaTagPayload || q.len == 0 || q.len > 4096 || (q.addr & 0xFFF) + q.len > 4096))
       return "bad read request " + q.describe();
   }
   if (summary) {

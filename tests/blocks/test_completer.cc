@@ -55,6 +55,13 @@ spec::SqTrack trk(uint16_t qpn, uint16_t idx, uint32_t last_psn, bool signaled =
   return t;
 }
 
+// The amend of a tracked WQE that failed while being sent (LOC_PROT_ERR).
+spec::SqTrack amend_of(spec::SqTrack t) {
+  t.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
+  t.amend = 1;
+  return t;
+}
+
 Flit ack(uint32_t qpn, uint32_t psn, uint8_t syndrome = static_cast<uint8_t>(spec::Aeth::kAck),
          uint8_t opcode = spec::kRcAck) {
   spec::RoceRxHdr h;
@@ -460,9 +467,7 @@ TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
     b.push(1, desc_to_flit(a));
     b.push(1, desc_to_flit(c));
     b.settle();
-    auto amend = c;
-    amend.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
-    amend.amend = 1;
+    const auto amend = amend_of(c);
     b.push(1, desc_to_flit(amend));
     b.settle();
     EXPECT_TRUE(b.out[0].empty()) << side << ": WQE 0 is not acknowledged yet";
@@ -476,9 +481,7 @@ TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
     const auto h = trk(71, 0, 9);
     b.push(1, desc_to_flit(h));
     b.settle();
-    auto ha = h;
-    ha.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
-    ha.amend = 1;
+    const auto ha = amend_of(h);
     b.push(1, desc_to_flit(ha));
     b.settle();
     ASSERT_EQ(b.out[0].size(), 3u) << side;
@@ -505,18 +508,14 @@ TEST(Completer, AnAmendForAWqeAlreadyCompletedMarksNothing) {
     b.settle();
     ASSERT_EQ(b.out[0].size(), 1u) << side;
     expect_compl(b.out[0][0], a, 5, WcStatus::kSuccess, side);
-    auto stale = a;
-    stale.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
-    stale.amend = 1;
+    const auto stale = amend_of(a);
     b.push(1, desc_to_flit(stale));
     b.settle();
     EXPECT_EQ(b.out[0].size(), 1u) << side << ": the amend of a completed WQE completes nothing";
     const auto d = trk(72, 2, 5, true, WcStatus::kSuccess, 4);
     b.push(1, desc_to_flit(d));
     b.settle();
-    auto dam = d;
-    dam.status = static_cast<uint8_t>(WcStatus::kLocProtErr);
-    dam.amend = 1;
+    const auto dam = amend_of(d);
     b.push(1, desc_to_flit(dam));
     b.settle();
     b.push(2, ack(72, 5));

@@ -122,8 +122,8 @@ size_t payload_reads(const EnvResult& r, uint64_t* bytes = nullptr) {
   if (bytes) *bytes = 0;
   for (const Txn& t : r.out[kRdReq]) {
     const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-    n += q.tag == 1;
-    if (bytes && q.tag == 1) *bytes += q.len;
+    n += q.tag == spec::kDmaTagPayload;
+    if (bytes && q.tag == spec::kDmaTagPayload) *bytes += q.len;
   }
   return n;
 }
@@ -247,7 +247,7 @@ TEST(RequesterXcheck, SixteenSgesFetchedPastTheHead) {
     unsigned tails = 0;
     for (const Txn& t : r.rtl.out[kRdReq]) {
       const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
-      tails += q.tag == 0 && (q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead;  // (bases are slot-aligned here)
+      tails += q.tag == spec::kDmaTagWqe && (q.addr & ((1u << spec::kWqeSlotLog2) - 1)) == spec::kWqeHead;  // (bases are slot-aligned here)
     }
     EXPECT_GE(tails, 2u * 10u * 3u) << "WQEs with 7..16 SGEs read their tail";
   }
@@ -338,7 +338,7 @@ TEST(RequesterXcheck, WqesWrittenWithTheDoorbellAreSentWithoutAFetch) {
     if (q.tag != 0 && q.tag != 2) continue;
     const uint64_t off = q.addr & ((1u << spec::kWqeSlotLog2) - 1);  // (bases are slot-aligned here)
     if (off == 0) heads.insert(q.addr);
-    tails += q.tag == 0 && off == spec::kWqeHead;
+    tails += q.tag == spec::kDmaTagWqe && off == spec::kWqeHead;
   }
   EXPECT_EQ(heads.size(), from_ring) << "WQE heads read from the ring";
   for (const auto& [q, idx] : from_bf) {
@@ -1191,7 +1191,7 @@ TEST(Requester, Streams64KiBWriteNearDmaBandwidth) {
     for (int s = 0; s < 2; ++s) {
       uint64_t first = 0;
       for (const auto& t : runs[s]->out[kRdReq])
-        if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag == 1) {
+        if (desc_from_flit<spec::DmaRdReq>(t.flits[0]).tag == spec::kDmaTagPayload) {
           first = t.first_cycle;
           break;
         }

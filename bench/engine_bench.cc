@@ -34,9 +34,10 @@
 //   recovery by=timeout timeout=4 rtl=C model=C
 //
 //   engine_bench [messages_per_qp]   (default 16)
-//   engine_bench --timeline write|send|read SIZE [MSGS]   (calibration: the
-//     frame, DMA-read and DMA-write cycles of MSGS messages (1) on one QP,
-//     on both engines, RTL and model; fetch_add|cmp_swap 8 for atomics)
+//   engine_bench --timeline write|send|read SIZE [MSGS [QPS]]   (calibration:
+//     the frame, DMA-read and DMA-write cycles of MSGS messages (1) on each
+//     of QPS QPs (1), on both engines, RTL and model; fetch_add|cmp_swap 8
+//     for atomics)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -345,11 +346,12 @@ Recovery recovery(const std::string& backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--timeline") {
-    // a diagnostic for calibrating the model: MSGS messages (1) on one QP, both backends
+  if (argc >= 4 && argc <= 6 && std::string(argv[1]) == "--timeline") {
+    // a diagnostic for calibrating the model: MSGS messages (1) on each of QPS QPs (1), both backends
     const std::string op = argv[2];
     const uint32_t size = static_cast<uint32_t>(std::atoi(argv[3]));
-    const int msgs = argc == 5 ? std::atoi(argv[4]) : 1;
+    const int msgs = argc >= 5 ? std::atoi(argv[4]) : 1;
+    const int qps = argc == 6 ? std::atoi(argv[5]) : 1;
     const WrOpcode o = op == "read"        ? WrOpcode::kRdmaRead
                        : op == "send"      ? WrOpcode::kSend
                        : op == "fetch_add" ? WrOpcode::kAtomicFetchAndAdd
@@ -357,13 +359,13 @@ int main(int argc, char** argv) {
                                            : WrOpcode::kRdmaWrite;
     const bool atomic = op == "fetch_add" || op == "cmp_swap";
     if ((op != "read" && op != "send" && op != "write" && !atomic) || size == 0 || (atomic && size != 8) || msgs < 1 ||
-        msgs > 4096) {
-      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096]\n"
-                           "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096]\n");
+        msgs > 4096 || qps < 1 || qps > 1024) {
+      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096 [QPS 1..1024]]\n"
+                           "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096 [QPS 1..1024]]\n");
       return 2;
     }
     for (const char* b : {"rtl", "model"}) {
-      const Figures f = goodput(b, 1, size, static_cast<unsigned>(msgs), o, false, true);
+      const Figures f = goodput(b, static_cast<unsigned>(qps), size, static_cast<unsigned>(msgs), o, false, true);
       std::printf("timeline %s cycles %llu\n", b, static_cast<unsigned long long>(f.cycles));
     }
     return 0;

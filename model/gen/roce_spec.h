@@ -38,6 +38,7 @@ inline constexpr uint32_t kWqeSlotLog2 = 9;
 inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 inline constexpr uint32_t kReadAhead = 16384;
+inline constexpr uint32_t kRspTxJobs = 16;
 inline constexpr uint32_t kReadHints = 1024;
 inline constexpr uint32_t kEngineMaxQp = 2048;
 inline constexpr uint32_t kReqHdrQueue = 64;

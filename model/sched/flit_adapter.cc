@@ -109,9 +109,18 @@ void FlitAdapter::set_input(unsigned port, bool valid, const Flit& flit) {
   if (valid) p.flit = flit;
 }
 
-bool FlitAdapter::input_ready(unsigned port) {
+bool FlitAdapter::can_take(unsigned port) {
   InPort& p = ins_[port];
   return !p.beats.empty() || p.can_push(p.flit);  // a credit is taken for the whole packet at its first beat
+}
+
+bool FlitAdapter::input_ready(unsigned port) {
+  if (!can_take(port)) return false;
+  for (const unsigned q : one_of_) {
+    if (q == port) break;
+    if (ins_[q].valid && can_take(q)) return false;  // a port before it is taken this cycle
+  }
+  return true;
 }
 
 bool FlitAdapter::output_valid(unsigned port) { return outs_[port].has(); }

@@ -100,6 +100,11 @@ class FlitAdapter : public rocenic::Block {
   void counters_from(std::function<std::vector<std::pair<std::string, uint32_t>>()> f) { counters_ = std::move(f); }
   // Work the block holds that no channel shows (e.g. a table being cleared).
   void busy_from(std::function<bool()> f) { busy_ = std::move(f); }
+  // At most one of these inputs (port numbers, highest priority first) is
+  // taken a cycle: one the block would take is refused while a port before
+  // it is offered and would be taken too (an RTL FSM that takes one input
+  // in its idle state, by fixed priority).
+  void one_input_per_cycle(std::vector<unsigned> by_priority) { one_of_ = std::move(by_priority); }
   template <typename B>
   B* block() const {
     return static_cast<B*>(block_.get());
@@ -158,6 +163,8 @@ class FlitAdapter : public rocenic::Block {
   std::vector<PortInfo> in_info_, out_info_;
   std::function<std::vector<std::pair<std::string, uint32_t>>()> counters_;
   std::function<bool()> busy_;
+  std::vector<unsigned> one_of_;
+  bool can_take(unsigned port);  // the port's own readiness, before one_of_
 };
 
 }  // namespace rocenic::model

@@ -35,6 +35,12 @@ class OutQueue {
     return kNever;
   }
   bool empty() const { return q_.empty(); }
+  // nothing decided for later than `now` (what is due may still wait for a credit)
+  bool due_by(Cycle now) const {
+    for (const auto& e : q_)
+      if (e.first > now) return false;
+    return true;
+  }
 
  private:
   std::deque<std::pair<Cycle, std::function<bool(Cycle)>>> q_;

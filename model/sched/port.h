@@ -90,6 +90,17 @@ inline int first_arrived(std::initializer_list<Cycle> at, Cycle now) {
   return pick;
 }
 
+// The first of several inputs, in priority order, that is there at `now`
+// (-1: none): an RTL arbiter with fixed priority among the valid ones.
+inline int first_ready(std::initializer_list<Cycle> at, Cycle now) {
+  int i = 0;
+  for (const Cycle t : at) {
+    if (t <= now) return i;
+    ++i;
+  }
+  return -1;
+}
+
 // An input channel that wakes its owner.
 template <typename T>
 class In : public Channel<T> {

@@ -8,6 +8,17 @@ namespace {
 constexpr uint8_t kSuccess = static_cast<uint8_t>(spec::WcStatus::kSuccess);
 constexpr uint8_t kFlushErr = static_cast<uint8_t>(spec::WcStatus::kWrFlushErr);
 constexpr uint32_t kPsnMask = 0xFFFFFF;
+// Outputs leave from registers (rtl/xport/completer.sv): a completion or
+// read_place command decided in a walk step is offered the cycle after it;
+// the retire is set in the step after the walk's stop (S_DONE) and offered
+// the cycle after that. A walk's entry k is stepped at t + k, its stop at
+// t + n (t: the input decided, kDecide after it was taken).
+constexpr Cycle kWalkOut = 1;
+// An input decided in its context step alone (an sq_track appended, a
+// qp_cfg's attributes, anything for a QP that is not there): the FSM is back
+// in S_IDLE the cycle after S_CTX, no walk.
+constexpr Cycle kCtxOnly = 0;
+constexpr Cycle kRetireOut = 2;
 
 // A window entry answered by responses (a READ, or an atomic: a one-packet
 // READ of 8 bytes whose response is an ATOMIC ACKNOWLEDGE). They take the
@@ -60,7 +71,7 @@ void Completer::retire(spec::SqRetire r, Cycle t) {
   r.rd_count = static_cast<uint8_t>(reads_done_);  // (as many more READs and atomics may start: max_rd_atomic)
   reads_done_ = 0;
   if (r.count == 0 && !r.error && !r.rewind) return;  // an ACK that covers nothing retires nothing
-  out_.add(sq_retire, r, t);
+  out_.add(sq_retire, r, t + kRetireOut);
 }
 
 Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn, uint8_t st_in, uint16_t done_idx,
@@ -109,7 +120,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
       f.last = 1;
       f.drop = 1;
       f.epoch = q.epoch;
-      out_.add(rd_place, f, t + w.n);
+      out_.add(rd_place, f, t + w.n + kWalkOut);
       done_wait_ = true;
       q.fail = true;
       q.fail_idx = e.wqe_idx;
@@ -119,7 +130,7 @@ Completer::WalkEnd Completer::walk(unsigned qpn, Qp& q, Walk mode, uint32_t psn,
       w.fenced = true;
       break;
     }
-    if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + w.n);
+    if (cqe) out_.add(cq_compl, completion(qpn, q, e, st), t + w.n + kWalkOut);
     if (fail) {
       q.err = true;
       *failed = true;
@@ -150,7 +161,7 @@ Completer::Timer Completer::implied_nak(Qp& q, spec::SqRetire& r) {
 
 Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
   using A = spec::QpAction;
-  if (c.qpn >= qps_.size()) return 1;
+  if (c.qpn >= qps_.size()) return kCtxOnly;
   Qp& q = qps_[c.qpn];
   const auto act = static_cast<A>(c.action);
   if (act == A::kReset || act == A::kDestroy) {
@@ -158,20 +169,20 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
     q = Qp{};
     q.epoch = epoch;
     q.valid = act == A::kReset;
-    if (!q.valid) return 1;
+    if (!q.valid) return kCtxOnly;
   } else if (!q.valid) {
-    return 1;  // attributes of a QP that does not exist
+    return kCtxOnly;  // attributes of a QP that does not exist
   }
   q.cq = c.send_cq;
   q.pmtu = c.pmtu & 7u;
   q.retry_cnt = q.retry = c.retry_cnt & 7u;
   q.timeout = c.timeout & 31u;
   q.rnr_cfg = q.rnr_left = c.rnr_retry & 7u;
-  if (act != A::kToErr) return 1;
+  if (act != A::kToErr) return kCtxOnly;
   q.fail = false;
   if (q.window.empty()) {
     q.err = true;
-    return 1;
+    return kCtxOnly;
   }
   bool failed = false;
   const WalkEnd w = walk(c.qpn, q, Walk::kFlush, 0, 0, 0, &failed, t);
@@ -187,14 +198,14 @@ Cycle Completer::on_cfg(const spec::QpCfg& c, Cycle t) {
 }
 
 Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
-  if (k.qpn >= qps_.size() || !qps_[k.qpn].valid) return 1;
+  if (k.qpn >= qps_.size() || !qps_[k.qpn].valid) return kCtxOnly;
   Qp& q = qps_[k.qpn];
   spec::SqRetire r;
   r.qpn = k.qpn;
   if (k.amend) {
     // A tracked WQE failed while being sent: it fails when it reaches the
     // head (now, if it is there; the ones before it wait for their ACKs).
-    if (q.err || q.fail) return 1;  // already flushed, or an earlier failure (amend, fence) will flush it
+    if (q.err || q.fail) return kCtxOnly;  // already flushed, or an earlier failure (amend, fence) will flush it
     q.fail = true;
     q.fail_idx = k.wqe_idx;
     q.fail_st = k.status;
@@ -218,18 +229,18 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
     const bool fails = st != kSuccess;
     q.err = q.err || fails;
     set_timer(k.qpn, q, Timer::kKeep, 0, t);
-    if (fails || k.signaled) out_.add(cq_compl, completion(k.qpn, q, k, st), t);
+    if (fails || k.signaled) out_.add(cq_compl, completion(k.qpn, q, k, st), t + kWalkOut);
     reads_done_ = read_entry(k.wc_opcode);  // (a READ or an atomic returns its credit)
     r.count = 1;
     r.error = fails;
-    retire(r, t + 1);
+    retire(r, t);  // (its one step, as a walk's stop)
     return 3;
   }
   if (q.window.empty()) q.una = k.first_psn;
   q.nxt = (k.last_psn + 1) & kPsnMask;
   q.window.push_back(k);  // (a full window never gets here: track_waits)
   set_timer(k.qpn, q, q.rnr_wait ? Timer::kKeep : Timer::kRestart, 0, t);  // an RNR wait runs its course
-  return 1;
+  return kCtxOnly;
 }
 
 Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
@@ -244,7 +255,7 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   if (h.dst_qpn >= qps_.size() || !(ackop || rsp) || !qps_[h.dst_qpn].valid) {
     ++cnt_unmatched_;
     if (rsp) drop_read_response(h, t);
-    return 1;
+    return kCtxOnly;
   }
   Qp& q = qps_[h.dst_qpn];
   if (ackop && nak) ++cnt_nak_;
@@ -255,12 +266,12 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   if (q.err || !syn_ok || q.window.empty() || off >= range) {
     ++cnt_unmatched_;
     if (rsp) drop_read_response(h, t);
-    return 1;
+    return kCtxOnly;
   }
   if (rsp) return on_read_response(h, t);
   const bool seq = cls == 3 && (h.aeth_syndrome & 0x1F) == 0, rnr = cls == 1;
   if (seq) ++cnt_seq_;
-  if (nak && q.rnr_wait) return 1;  // waiting out an RNR NAK: later NAKs say nothing new
+  if (nak && q.rnr_wait) return kCtxOnly;  // waiting out an RNR NAK: later NAKs say nothing new
   const bool rnr_ok = rnr && (q.rnr_cfg == 7 || q.rnr_left != 0);
   // A PSN sequence NAK past una acknowledges packets: progress, the retries are back.
   if (seq && h.psn != q.una) q.retry = q.retry_cnt;
@@ -364,16 +375,16 @@ Cycle Completer::on_read_response(const spec::RoceRxHdr& h, Cycle t) {
   set_timer(h.dst_qpn, q, how, 0, t);
   r.count = static_cast<uint8_t>(w.n);
   r.error = failed;
+  out_.add(rd_place, c, t + w.n + kWalkOut);  // (before the retire: the walk's stop sets it, S_DONE the retire)
   retire(r, t + w.n);
-  out_.add(rd_place, c, t + w.n);
   return w.n + 2;
 }
 
 Cycle Completer::on_read_done(const spec::RdDone& d, Cycle t) {
   done_wait_ = false;
-  if (d.qpn >= qps_.size()) return 1;
+  if (d.qpn >= qps_.size()) return kCtxOnly;
   Qp& q = qps_[d.qpn];
-  if (!q.valid || q.err || q.window.empty()) return 1;  // flushed or reset meanwhile
+  if (!q.valid || q.err || q.window.empty()) return kCtxOnly;  // flushed or reset meanwhile
   bool failed = false;
   const unsigned n = walk(d.qpn, q, Walk::kRdd, 0, d.status, d.wqe_idx, &failed, t).n;
   set_timer(d.qpn, q, Timer::kRestart, 0, t);
@@ -387,7 +398,7 @@ Cycle Completer::on_read_done(const spec::RdDone& d, Cycle t) {
 
 Cycle Completer::on_timer(unsigned qpn, Cycle t) {
   Qp& q = qps_[qpn];
-  if (!q.valid || q.err || q.window.empty()) return 1;  // (never armed so)
+  if (!q.valid || q.err || q.window.empty()) return kCtxOnly;  // (never armed so)
   spec::SqRetire r;
   r.qpn = qpn;
   bool failed = false;
@@ -462,6 +473,10 @@ void Completer::schedule_timer(Cycle not_before) {
 }
 
 bool Completer::window_full(unsigned qpn) const { return qpn < qps_.size() && qps_[qpn].window.size() == kWindow; }
+bool Completer::accepting() const {
+  const Cycle now = s_.now();
+  return now >= free_at_ && out_.due_by(now) && qp_cfg.empty() && sq_track.empty() && rx_ack.empty() && rd_done.empty();
+}
 bool Completer::track_waits(const spec::SqTrack& k) const { return k.amend ? done_wait_ : window_full(k.qpn); }
 
 void Completer::run() {
@@ -473,10 +488,10 @@ void Completer::run() {
     if (wake != kNever) s_.wake_at(this, wake);
     return;  // (a timer due meanwhile waits for the next free run)
   }
-  // The input that arrived first (a blocked sq_track steps aside); ties in
-  // the RTL's priority.
+  // The first input there by the RTL's priority (a blocked sq_track steps
+  // aside): an sq_track before a response even when the response came first.
   // (no response and no qp_cfg while a READ waits for rd_done)
-  const int pick = first_arrived(
+  const int pick = first_ready(
       {done_wait_ ? kNever : qp_cfg.next_at(), rd_done.next_at(),
        sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
        done_wait_ ? kNever : rx_ack.next_at()},
@@ -511,10 +526,14 @@ void Completer::run() {
 std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
   return std::make_unique<FlitAdapter>(64, [max_qp](FlitAdapter& a) {
     Completer* c = a.make<Completer>(max_qp);
-    a.in<spec::QpCfg>("qp_cfg", c->qp_cfg);
-    a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) { return !c->track_waits(k); });
-    a.in<spec::RoceRxHdr>("rx_ack", c->rx_ack);
-    a.in<spec::RdDone>("rd_done", c->rd_done);
+    // (an input is taken as the RTL's S_IDLE takes it: see accepting())
+    a.in_when<spec::QpCfg>("qp_cfg", c->qp_cfg, [c](const spec::QpCfg&) { return c->accepting() && !c->read_waits(); });
+    a.in_when<spec::SqTrack>("sq_track", c->sq_track,
+                             [c](const spec::SqTrack& k) { return c->accepting() && !c->track_waits(k); });
+    a.in_when<spec::RoceRxHdr>("rx_ack", c->rx_ack,
+                               [c](const spec::RoceRxHdr&) { return c->accepting() && !c->read_waits(); });
+    a.in_when<spec::RdDone>("rd_done", c->rd_done, [c](const spec::RdDone&) { return c->accepting(); });
+    a.one_input_per_cycle({0, 3, 1, 2});  // qp_cfg, rd_done, sq_track, rx_ack
     a.out<spec::CqCompl>("cq_compl", c->cq_compl);
     a.out<spec::SqRetire>("sq_retire", c->sq_retire);
     a.out<spec::RdPlace>("rd_place", c->rd_place);

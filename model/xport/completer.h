@@ -50,12 +50,15 @@
 // left the window, whether the QP failed, and where to send again from),
 // rd_place.
 //
-// One input at a time, in the order they arrived (same cycle: qp_cfg,
-// rd_done, sq_track, rx_ack, so an ACK never overtakes the entry it
-// covers); an sq_track for a full window waits while others go by. Timing: an input is
-// decided kDecide cycles after it is taken; the window is walked one entry
-// a cycle, each completion leaving as its entry is walked; the retire
-// follows the walk.
+// One input at a time, once free, by the RTL's fixed priority among those
+// there: qp_cfg, rd_done, sq_track, rx_ack (so an ACK never overtakes the
+// entry it covers, and a track goes before a response that came first); an
+// sq_track for a full window waits while others go by. Timing, as the RTL's
+// FSM: an input is decided kDecide cycles after it is taken (S_IDLE,
+// S_CTX); the window is walked one entry a cycle, each completion (and a
+// READ response's command) offered the cycle after its step; the retire
+// two cycles after the walk's stop (S_DONE, then its register); an input
+// decided in S_CTX alone frees the FSM at once.
 #pragma once
 
 #include <deque>
@@ -102,6 +105,11 @@ class Completer : public Process {
     return e ? e->at : kNever;
   }
   bool window_full(unsigned qpn) const;
+  // The RTL takes one input in S_IDLE: once free, with nothing else taken
+  // and not yet decided (the cycle-level wrapper offers a flit to the
+  // channels only then, so inputs meet the model in the RTL's order).
+  bool accepting() const;
+  bool read_waits() const { return done_wait_; }  // a READ waits for rd_done: no response, no qp_cfg
   // a new WQE for a full window; an amend while a READ waits for rd_done (its walk may fence)
   bool track_waits(const spec::SqTrack& k) const;
   void run() override;

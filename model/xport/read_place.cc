@@ -11,7 +11,8 @@ namespace {
 // the block is not in the engine).
 constexpr Cycle kTake = 1;    // an input taken: its QP context is read
 constexpr Cycle kStep = 1;    // a control step: decide, check, an SGE stepped over, a piece cut
-constexpr Cycle kPlace = 2;   // a piece cut to its first write beat (descriptor FIFO, slicer)
+constexpr Cycle kPlace = 2;   // a piece cut to its write request (request FIFO)
+constexpr Cycle kSlice = 1;   // ... and its first data beat one cycle behind it (descriptor FIFO, then the slicer's register)
 constexpr Cycle kAnswer = 2;  // the READ's last write taken to its done (done FIFO)
 
 uint64_t le(const Bytes& b, size_t off, unsigned n) {
@@ -314,7 +315,7 @@ bool ReadPlace::place(Cycle now) {
       std::vector<uint8_t> b(pc.len, 0);
       for (uint32_t i = 0; i < pc.len && j.written + i < data.size(); ++i) b[i] = data[j.written + i];
       const Cycle last = std::max(start + beats - 1, in_last);
-      dma_wr_data->push(Packet{Bytes(std::move(b))}, last);
+      dma_wr_data->push(Packet{Bytes(std::move(b))}, last + kSlice);
       place_at_ = last + 1;
       j.written += pc.len;
       j.pieces.pop_front();

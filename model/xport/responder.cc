@@ -901,6 +901,8 @@ bool Responder::place(Cycle now) {
     if (n > 1) return true;
   }
   if (v.cqe && !cq_compl->can_push()) return false;
+  // the sender's job FIFO holds RSP_TX_JOBS behind the job it sends (the front one here)
+  if ((v.ack || v.read) && tx_jobs_.size() > spec::kRspTxJobs) return false;  // a job leaving wakes this (run's loop)
   if (v.pay_len != 0) {  // written, or dropped: through once its last beat is in
     if (!rx_payload.ready()) {
       s_.wake_at(this, rx_payload.next_at());

@@ -86,7 +86,8 @@ module responder_tx #(
 
   // ---- jobs: the header FSM's FIFO, and the walker's (READs with bytes)
   // (plain vectors: Yosys 0.23 takes no package type inside a module's struct)
-  localparam int JD = 4;
+  localparam int JD = roce_pkg::RSP_TX_JOBS;
+  localparam int JNW = $clog2(JD) + 1;  // job counts
   localparam int HW = roce_pkg::ROCE_TX_HDR_W;
   localparam int JW = HW + 36;                          // {hdr, read, rlen, pmtu}
   localparam int WW = responder_pkg::WALK_W + 59;      // {walk, rlen, pmtu, qpn}
@@ -102,14 +103,14 @@ module responder_tx #(
   /* verilator lint_off UNUSEDSIGNAL */  // never low: pushes are counted against the depth
   logic  jf_room, wf_room;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [2:0] jf_n_q, wf_n_q;
+  logic [JNW-1:0] jf_n_q, wf_n_q;
   always_comb begin
     jf_in = {s_job, s_job_read, s_job_rlen, s_job_pmtu};
     wf_in = {s_job_walk, s_job_rlen, s_job_pmtu, s_job.src_qpn};
     {jf_hdr, jf_read, jf_rlen, jf_pmtu} = jf_out;
     {wf_walk, wf_rlen, wf_pmtu, wf_qpn} = wf_out;
   end
-  assign s_job_ready = jf_n_q != 3'(JD) && wf_n_q != 3'(JD);
+  assign s_job_ready = jf_n_q != JNW'(JD) && wf_n_q != JNW'(JD);
   assign jf_push = s_job_valid && s_job_ready;
   assign wf_push = jf_push && s_job_read && s_job_rlen != '0;
   fifo_fwft #(.WIDTH(JW), .DEPTH(JD)) u_jobs (
@@ -122,8 +123,8 @@ module responder_tx #(
     if (rst) begin
       jf_n_q <= '0; wf_n_q <= '0;
     end else begin
-      jf_n_q <= jf_n_q + 3'(jf_push) - 3'(jf_pop);
-      wf_n_q <= wf_n_q + 3'(wf_push) - 3'(wf_pop);
+      jf_n_q <= jf_n_q + JNW'(jf_push) - JNW'(jf_pop);
+      wf_n_q <= wf_n_q + JNW'(wf_push) - JNW'(wf_pop);
     end
   end
 

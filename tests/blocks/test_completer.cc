@@ -710,9 +710,7 @@ TEST(CompleterRead, ResponsesPlaceDataAndRdDoneCompletesTheRead) {
     b.push(2, ack(4, 14));
     b.run(200);
     EXPECT_EQ(b.out[0].size(), 1u) << side << ": the ACK waits";
-    if (std::string(side) == "rtl") {  // (the model's input channel holds one flit: taken there, not decided)
-      EXPECT_EQ(b.pending(2), 1u) << side << ": no response is taken while a READ waits for rd_done";
-    }
+    EXPECT_EQ(b.pending(2), 1u) << side << ": no response is taken while a READ waits for rd_done";
     b.push(3, done(4, 1));
     b.settle();
     ASSERT_EQ(b.out[0].size(), 3u) << side;
@@ -722,6 +720,61 @@ TEST(CompleterRead, ResponsesPlaceDataAndRdDoneCompletesTheRead) {
     EXPECT_TRUE(blk.idle()) << side;
     EXPECT_EQ(b.stable_error, "") << side;
   });
+}
+
+// The model's timing is the RTL's where READ responses meet new WQEs: READ
+// WQEs tracked back to back (an append takes two cycles: S_CTX, back to
+// S_IDLE), each response ONLY taken while tracks still arrive, its command
+// to read_place, rd_done (answered a fixed time after the command), the CQE
+// and the retire -- every output in the same cycle on both, with no idle
+// cycles or backpressure.
+TEST(CompleterXcheck, ReadResponsesBetweenTracksAreCycleExact) {
+  std::vector<std::vector<uint64_t>> cycles[2];  // [rtl, model][port]: cycle of each output
+  int which = 0;
+  on_both([&](auto& blk, const char* side) {
+    Bench b(blk, 31, 0, 0);
+    for (uint16_t q = 1; q <= 8; ++q) b.push(0, rcfg(q, 6));
+    b.settle();
+    for (uint16_t q = 1; q <= 8; ++q) b.push(1, desc_to_flit(rtrk(q, 0, 100, 64)));
+    b.settle();
+    const uint64_t t0 = blk.cycle();
+    // responses for index 0 while index 1 (and 2) are tracked
+    for (uint16_t k = 1; k <= 2; ++k)
+      for (uint16_t q = 1; q <= 8; ++q) b.push(1, desc_to_flit(rtrk(q, k, 100 + k, 64)));
+    for (uint16_t k = 0; k <= 2; ++k)
+      for (uint16_t q = 1; q <= 8; ++q) b.push(2, rsp(q, 100 + k, kOnly, 64));
+    std::deque<std::pair<uint64_t, Flit>> dones;  // rd_done, 10 cycles after each command
+    std::vector<size_t> seen(3, 0);
+    auto& mine = cycles[which++];
+    mine.resize(3);
+    for (int i = 0; i < 3000; ++i) {
+      while (!dones.empty() && dones.front().first <= blk.cycle()) {
+        b.push(3, dones.front().second);
+        dones.pop_front();
+      }
+      b.step();
+      for (unsigned port = 0; port < 3; ++port)
+        for (; seen[port] < b.out[port].size(); ++seen[port]) {
+          mine[port].push_back(blk.cycle() - t0);
+          if (port != 2) continue;
+          const auto c = desc_from_flit<spec::RdPlace>(b.out[2][seen[port]]);
+          EXPECT_FALSE(c.drop) << side << ": response " << seen[port] << " was dropped";
+          dones.push_back({blk.cycle() + 10, done(c.qpn, c.wqe_idx)});
+        }
+    }
+    EXPECT_EQ(mine[2].size(), 24u) << side << ": a command per response";
+    EXPECT_EQ(mine[0].size(), 24u) << side << ": a CQE per READ";
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+  const char* names[] = {"cq_compl", "sq_retire", "rd_place"};
+  for (unsigned port = 0; port < 3; ++port) {
+    ASSERT_EQ(cycles[0][port].size(), cycles[1][port].size()) << names[port];
+    for (size_t i = 0; i < cycles[0][port].size(); ++i)
+      EXPECT_EQ(cycles[0][port][i], cycles[1][port][i]) << names[port] << " " << i << " (rtl, model)";
+  }
+  std::printf("%zu CQEs, %zu retires, %zu commands: each in the same cycle on RTL and model\n", cycles[0][0].size(),
+              cycles[0][1].size(), cycles[0][2].size());
 }
 
 // A lost response: the next one is an implied NAK that sends the QP back to

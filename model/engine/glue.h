@@ -19,8 +19,13 @@ namespace rocenic::model {
 template <typename T>
 class Merge : public Process {
  public:
-  Merge(Scheduler& s, Cycle latency, std::function<Cycle(const T&)> beats = nullptr, unsigned capacity = 1)
-      : in0(s, this, capacity), in1(s, this, capacity), s_(s), latency_(latency), beats_(std::move(beats)) {}
+  Merge(Scheduler& s, Cycle latency, std::function<Cycle(const T&)> beats = nullptr, unsigned capacity = 1,
+        unsigned capacity1 = 0)  // (input 1's, when it differs)
+      : in0(s, this, capacity),
+        in1(s, this, capacity1 ? capacity1 : capacity),
+        s_(s),
+        latency_(latency),
+        beats_(std::move(beats)) {}
   In<T> in0, in1;
   Out<T> out{this};
   // sees (and may mark) every transaction, with the input it came from

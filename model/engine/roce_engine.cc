@@ -32,7 +32,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) >= 2; }, 2),
       mr_route3(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 3; }, 2),
       req(s, data_bytes, spec::kEngineMaxQp),
-      resp(s, data_bytes, spec::kEngineMaxQp),
+      resp(s, data_bytes, spec::kEngineMaxQp, spec::kRspRqHeads),
       completer(s, spec::kEngineMaxQp),
       rdp(s, data_bytes, spec::kEngineMaxQp),
       compl_merge(s, 1),
@@ -49,7 +49,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       parser(s, data_bytes),
       dispatch(s),
       ud_grh(s, data_bytes),
-      dma_rd_pair(s, kArbLatency),
+      dma_rd_pair(s, kArbLatency, nullptr, 1, 2),  // (the responder's: see make_responder_block)
       dma_rd_trio(s, kArbLatency),
       dma_rd_arb(s, kArbLatency),
       dma_rd_route(s, kArbLatency, [](const Packet& p) { return p.id != 0; }, 4),

@@ -17,6 +17,7 @@ constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
 constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots (the head's six, or more), then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
+constexpr Cycle kPushOut = 1;    // a verdict decided after a page run's answer: offered (C_PUSH), then C_IDLE
 constexpr Cycle kPlace = 5;      // verdict to its first write request (post FIFO, issuer)
 constexpr Cycle kWrData = 2;     // a write request to its data (the slicer, after the request FIFO) ...
 constexpr Cycle kWrDataAtomic = 1;  // ... an atomic's new value, from a register
@@ -36,6 +37,7 @@ constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spe
 constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
 constexpr Cycle kPfTake = 1;     // a prefetched receive WQE taken (the RTL's C_WQE cycle)
 constexpr Cycle kPfAsk = 3;      // a doorbell's context read to its prefetch's read request
+constexpr Cycle kPfNext = 1;     // a prefetched WQE taken (C_WQE) to the read of the QP's next one (its register)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
 
@@ -55,7 +57,7 @@ uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 
 }  // namespace
 
-Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
+Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigned rq_heads)
     : qp_cfg(s, this, 1),
       rq_db(s, this, 1),
       rx_hdr(s, this, 1),
@@ -67,7 +69,20 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp)
       s_(s),
       bytes_(data_bytes),
       qps_(max_qp),
+      pf_(rq_heads),
       raw_free_(spec::kReadAhead / data_bytes) {}
+
+void Responder::prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at) {
+  Prefetch& e = pf_of(qpn);
+  e.busy = e.keep = true;
+  e.qpn = qpn;
+  e.ci = ci;
+  pf_out_.push_back(static_cast<unsigned>(&e - pf_.data()));
+  spec::DmaRdReq r;
+  r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(ci & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
+  r.len = spec::kWqeHead;
+  dma_rd_req->push(r, at);
+}
 
 std::vector<std::pair<std::string, uint32_t>> Responder::counters() const {
   return {{"tx_acks", c_acks_},       {"rx_pkts", c_rx_},          {"no_qp", c_noqp_},
@@ -125,7 +140,8 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   // the prefetch slot outlives only the moves that keep the ring and its indexes
   const auto a = static_cast<spec::QpAction>(c.action);
   const bool keeps_ring = a == spec::QpAction::kToInit || a == spec::QpAction::kToRtr || a == spec::QpAction::kToRts;
-  if (pf_.qpn == qpn_ && (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)) pf_.keep = false;
+  Prefetch& e = pf_of(qpn_);
+  if (e.qpn == qpn_ && (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)) e.keep = false;
   n.pd = c.pd;
   n.access = c.access;
   n.rd_res = c.max_dest_rd_atomic != 0;
@@ -189,14 +205,15 @@ void Responder::on_db(const spec::WqDb& d) {
   // the receive WQE at ci, read ahead of the packet that will need it
   const bool open = q.state == st(spec::QpState::kInit) || q.state == st(spec::QpState::kRtr) ||
                     q.state == st(spec::QpState::kRts);
-  if (open && q.ci != d.pi && !pf_.busy && !(pf_.keep && pf_.qpn == qpn_ && pf_.ci == q.ci)) {
-    pf_.busy = pf_.keep = true;
-    pf_.qpn = qpn_;
-    pf_.ci = q.ci;
-    spec::DmaRdReq r;
-    r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(q.ci & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
-    r.len = spec::kWqeHead;
-    dma_rd_req->push(r, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, slot checked, request out)
+  const Prefetch& e = pf_of(qpn_);
+  if (open && q.ci != d.pi && !e.busy && pf_out_.size() < spec::kRspRqPfOut &&
+      !(e.keep && e.qpn == qpn_ && e.ci == q.ci)) {
+    if (dma_rd_req->can_push()) {
+      prefetch(qpn_, q.ci, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
+    } else {  // the RTL's C_DB waits for its read register
+      db_ci_ = q.ci;
+      st_ = St::kDbAsk;
+    }
   }
 }
 
@@ -503,8 +520,10 @@ void Responder::get_wqe() {
     }
     return decide();
   }
-  if (pf_.keep && pf_.qpn == qpn_ && pf_.ci == cx_.ci) {  // prefetched (or on its way): no read
-    pf_.keep = false;
+  Prefetch& e = pf_of(qpn_);
+  if (e.keep && e.qpn == qpn_ && e.ci == cx_.ci) {  // prefetched (or on its way): no read
+    e.keep = false;
+    pf_e_ = static_cast<unsigned>(&e - pf_.data());
     st_ = St::kWqePf;
     return;
   }
@@ -1050,10 +1069,13 @@ void Responder::run() {
   const Cycle now = s_.now();
   for (bool moved = true; moved;) {
     moved = false;
-    // read data returns in order; while the prefetch's read is outstanding, the next is its
-    if (pf_.busy && dma_rd_data.ready()) {
-      pf_.data = dma_rd_data.pop();
-      pf_.busy = false;
+    // read data returns in order; while prefetch reads are in flight, the next is the oldest's
+    while (!pf_out_.empty() && dma_rd_data.ready()) {
+      Prefetch& e = pf_[pf_out_.front()];
+      pf_out_.pop_front();
+      e.in_at = dma_rd_data.next_at();
+      e.data = dma_rd_data.pop();
+      e.busy = false;
       moved = true;
     }
     while (!placing_.empty() && place(now)) moved = true;
@@ -1061,6 +1083,10 @@ void Responder::run() {
     if (s_.defer(this, check_at_)) break;
     switch (st_) {
       case St::kIdle: {
+        if (take_at_ > now) {
+          s_.wake_at(this, take_at_);
+          break;
+        }
         // The input that arrived first (same cycle: qp_cfg, rq_db, rx_hdr);
         // a qp_cfg waits until placement has drained.
         const int pick =
@@ -1087,9 +1113,18 @@ void Responder::run() {
         In<spec::MrResp>& port = st_ == St::kRun && is_read_ ? read_mr_resp : mr_resp;
         if (!port.ready()) break;
         check_at_ = std::max(check_at_, now);
-        if (st_ == St::kRkey) after_rkey(port.pop());
-        else if (st_ == St::kInv) after_invalidate(port.pop());
-        else after_run(port.pop());
+        if (st_ == St::kRkey) {
+          after_rkey(port.pop());
+        } else if (st_ == St::kInv) {
+          after_invalidate(port.pop());
+        } else {
+          const bool write_run = !is_read_;
+          after_run(port.pop());
+          // decided right after a later run's answer (a SEND's SGE, a WRITE past
+          // a page end): the verdict is offered at check_at_ (C_PUSH), the
+          // next input taken the cycle after (C_IDLE)
+          if (write_run && st_ != St::kRun) take_at_ = check_at_ + kPushOut;
+        }
         moved = true;
         break;
       }
@@ -1101,18 +1136,33 @@ void Responder::run() {
         else after_wqe_tail(dma_rd_data.pop());
         moved = true;
         break;
+      case St::kDbAsk:  // the doorbell's prefetch once the request port has room (its credit wakes us)
+        if (!dma_rd_req->can_push()) break;
+        check_at_ = std::max(check_at_, now);
+        prefetch(qpn_, db_ci_, qps_[qpn_], check_at_ + kPfAsk);
+        st_ = St::kIdle;
+        moved = true;
+        break;
       case St::kWqeAsk:  // get_wqe again once the request port has room (its credit wakes us)
         if (!dma_rd_req->can_push()) break;
         check_at_ = std::max(check_at_, now);
         get_wqe();
         moved = true;
         break;
-      case St::kWqePf:
-        if (pf_.busy) break;
-        check_at_ = std::max(check_at_, now) + kPfTake;
-        after_wqe(pf_.data);
+      case St::kWqePf: {
+        Prefetch& e = pf_[pf_e_];
+        if (e.busy) break;
+        // taking it reads the QP's next receive WQE into the entry, should one be posted
+        const bool next = static_cast<uint16_t>(cx_.ci + 1) != cx_.pi && pf_out_.size() < spec::kRspRqPfOut;
+        if (next && !dma_rd_req->can_push()) break;  // (the RTL's C_WQE waits for its read register; a credit wakes us)
+        // (the entry's bank is read a cycle after its last beat is written)
+        check_at_ = std::max(check_at_ + kPfTake, e.in_at + kPfTake + 1);
+        if (next)
+          prefetch(qpn_, static_cast<uint16_t>(cx_.ci + 1), cx_, check_at_ + kPfNext);
+        after_wqe(e.data);
         moved = true;
         break;
+      }
       case St::kAtomDrain: {
         // every earlier packet's writes taken (so the read sees them), then the 8 bytes
         // read. Not the sender's jobs: an earlier READ's data may be read after the
@@ -1152,7 +1202,7 @@ void Responder::run() {
 
 std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsigned max_qp) {
   return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
-    Responder* r = a.make<Responder>(data_bytes, max_qp);
+    Responder* r = a.make<Responder>(data_bytes, max_qp, 4u);  // (the RTL block's RQ_HEADS)
     // The checker takes qp_cfg, rq_db and rx_hdr only when it is free (as
     // the RTL's, so inputs on different ports meet it in the same order).
     a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->placing(); });
@@ -1163,7 +1213,9 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     a.in<spec::MrResp>("mr_resp", r->mr_resp);
     a.in_stream("read_dma", r->read_dma);
     a.in<spec::MrResp>("read_mr_resp", r->read_mr_resp);
-    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req);
+    // (two: a prefetch's request may queue behind another not yet taken,
+    // where the RTL's checker waits for its read register)
+    a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 2);
     a.out<spec::MrReq>("mr_req", r->mr_req);
     a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
     a.out_stream("dma_wr_data", r->dma_wr_data, 4);

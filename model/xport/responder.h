@@ -49,7 +49,8 @@ namespace rocenic::model {
 
 class Responder : public Process {
  public:
-  Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256);
+  // rq_heads: receive WQE heads prefetched (the RTL's RQ_HEADS: 4 for the block, spec::kRspRqHeads in the engine)
+  Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned rq_heads = 4);
 
   In<spec::QpCfg> qp_cfg;
   In<spec::WqDb> rq_db;
@@ -75,7 +76,7 @@ class Responder : public Process {
   // a qp_cfg only once placement has drained too.
   bool accepting() const { return st_ == St::kIdle; }
   bool placing() const { return st_ != St::kIdle || !placing_.empty(); }
-  bool busy() const { return placing() || !tx_jobs_.empty() || pf_.busy; }
+  bool busy() const { return placing() || !tx_jobs_.empty() || !pf_out_.empty(); }
   void run() override;
 
  private:
@@ -167,7 +168,9 @@ class Responder : public Process {
   // kWqeTail: a receive WQE's SGEs past the sixth, read after its head
   // kWqePf: the receive WQE is the prefetch slot's (waiting for its data if it is still under way)
   // kWqeAsk: its read waits for the request port (the prefetch's request still there)
-  enum class St { kIdle, kRkey, kWqe, kWqeAsk, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush };
+  // kDbAsk: a doorbell's prefetch waits for the request port (two requests already wait there)
+  enum class St { kIdle, kRkey, kWqe, kWqeAsk, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush,
+                  kDbAsk };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -211,6 +214,7 @@ class Responder : public Process {
   // checker
   St st_ = St::kIdle;
   Cycle check_at_ = 0;  // the checker's next free cycle
+  Cycle take_at_ = 0;   // ... and its next input's take (after a verdict decided on a page run's answer)
   spec::RoceRxHdr h_;
   unsigned qpn_ = 0;
   Qp cx_;               // working copy of the packet's QP
@@ -231,17 +235,26 @@ class Responder : public Process {
   bool ok_ = false, write_back_ = false;
   // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): an RQ doorbell
   // that leaves an open QP (INIT, RTR, RTS) with a WQE at ci reads that
-  // WQE's head into one slot, tagged {QP, ci}, unless the slot's read is
-  // still outstanding; get_wqe takes the slot when the tag is its QP's ci.
-  // The newest doorbell that issues a read wins; a qp_cfg for the QP that
-  // resets, destroys or errors it, or moves its ring, forgets it.
+  // WQE's head into the table entry qpn mod rq_heads, tagged {QP, ci},
+  // unless that entry's read is still outstanding or kRspRqPfOut reads are;
+  // get_wqe takes the entry when the tag is its QP's ci, and taking it reads
+  // the QP's next WQE into it when one is posted. The newest read wins an
+  // entry; a qp_cfg for the QP that resets, destroys or errors it, or moves
+  // its ring, forgets it.
   struct Prefetch {
-    bool busy = false;  // its read is outstanding: the next dma_rd_data is its
+    bool busy = false;  // its read is outstanding
     bool keep = false;  // it holds (or will) the head of the WQE at {qpn, ci}
     unsigned qpn = 0;
     uint16_t ci = 0;
     Packet data;
-  } pf_;
+    Cycle in_at = 0;  // its data's last beat in
+  };
+  std::vector<Prefetch> pf_;
+  std::deque<unsigned> pf_out_;  // entries whose reads are in flight, oldest first: the next dma_rd_data is the front's
+  unsigned pf_e_ = 0;            // kWqePf: the entry taken
+  uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead
+  Prefetch& pf_of(unsigned qpn) { return pf_[qpn % pf_.size()]; }
+  void prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at);  // read WQE ci of q into its entry
   // flush of a receive queue
   bool flush_pending_ = false;
   uint16_t fl_next_ = 0, fl_done_ = 0, fl_end_ = 0;

@@ -36,6 +36,8 @@ package roce_pkg;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
   localparam int unsigned READ_AHEAD = 16384;
   localparam int unsigned RSP_TX_JOBS = 16;
+  localparam int unsigned RSP_RQ_HEADS = 1024;
+  localparam int unsigned RSP_RQ_PF_OUT = 8;
   localparam int unsigned READ_HINTS = 1024;
   localparam int unsigned ENGINE_MAX_QP = 2048;
   localparam int unsigned REQ_HDR_QUEUE = 64;

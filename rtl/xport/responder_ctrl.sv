@@ -53,15 +53,20 @@
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
 //   receive WQE prefetch: an RQ doorbell that leaves a QP (INIT, RTR, RTS)
-//   with a receive WQE at ci reads that WQE's head into one slot, tagged
-//   {QP, ci}, unless the slot's read is still outstanding. Step 6 then takes
-//   the slot instead of a read when the tag is its QP's ci (waiting for the
-//   data if it is still under way), so a SEND's receive WQE costs no DMA
-//   round trip after the packet arrives. The newest doorbell wins the slot;
-//   a qp_cfg for its QP that resets, destroys or errors it, or moves its
-//   ring, forgets it (read data then still lands, unused). Reads return in
-//   order and a prefetch is issued only while no read of the checker is
-//   outstanding, so while one is in flight the next read data is its.
+//   with a receive WQE at ci reads that WQE's head into a table of RQ_HEADS
+//   entries, direct-mapped by QPN (entry qpn mod RQ_HEADS), tagged {QP, ci},
+//   unless that entry's read is still outstanding or RQ_PF_OUT prefetches
+//   are. Step 6 then takes the entry instead of a read when its tag is the
+//   QP's ci (waiting for the data if it is still under way), so a SEND's
+//   receive WQE costs no DMA round trip after the packet arrives; taking it
+//   reads the QP's next WQE (ci + 1) into the same entry when one is posted,
+//   so a stream of SENDs on a QP keeps hitting. The newest doorbell wins an
+//   entry; a qp_cfg for its QP that resets, destroys or errors it, or moves
+//   its ring, forgets it (read data then still lands, unused). Reads return
+//   in order and a prefetch is issued only while no read of the checker is
+//   outstanding, so while prefetches are in flight the next read data is
+//   theirs (a FIFO of their entries says whose). Tags are a RAM read with
+//   the context; the heads are block RAM, one bank per beat.
 //
 // Inputs are taken only when idle, by priority: qp_cfg (after the placement
 // stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
@@ -69,7 +74,9 @@
 
 module responder_ctrl #(
   parameter int DATA_W = 512,
-  parameter int MAX_QP = 256
+  parameter int MAX_QP = 256,
+  parameter int RQ_HEADS = 4    // receive WQE heads prefetched (the engine: roce_pkg::RSP_RQ_HEADS; a block alone
+                                // has 4, so that its tests see QPs share an entry)
 ) (
   input  wire logic                  clk,
   input  wire logic                  rst,
@@ -141,6 +148,7 @@ module responder_ctrl #(
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
+    if ((1 << RHW) != RQ_HEADS || RQ_HEADS < 2) $error("responder_ctrl: RQ_HEADS must be a power of two >= 2");
     if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
       $error("responder_ctrl: DATA_W must divide the 1024-bit WQE head and be >= 64");
     if (responder_pkg::MAX_SGE != roce_pkg::MAX_SGE) $error("responder_ctrl: responder_pkg::MAX_SGE != MAX_SGE");
@@ -238,16 +246,39 @@ module responder_ctrl #(
   logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
   logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
   logic [3:0]  fl_out_q, fl_out_d;
-  // the receive WQE prefetch slot
-  logic          pf_busy_q, pf_busy_d;             // its read is outstanding (the next read data is its)
-  logic          pf_keep_q, pf_keep_d;             // it holds (or will) the head of the WQE at {pf_qp, pf_ci}
-  logic [QW-1:0] pf_qp_q, pf_qp_d;
-  logic [15:0]   pf_ci_q, pf_ci_d;
-  logic [HEAD_W-1:0] pf_wqe_q;                     // beats shift in from the top, as wqe_q's
-  logic          pf_poison_q;
-  logic          pf_use_q, pf_use_d;               // C_WQE takes the slot, not read data
-  logic          pf_issue;                         // C_DB: the prefetch read is issued
-  logic          rd_tvalid;                        // read data for the checker (not the prefetch's)
+  // the receive WQE prefetch table (RQ_HEADS entries, direct-mapped by QPN)
+  localparam int RH  = RQ_HEADS;
+  localparam int RHW = $clog2(RH);
+  localparam int PFO = roce_pkg::RSP_RQ_PF_OUT;    // prefetch reads in flight
+  localparam int PFOW = $clog2(PFO) + 1;
+  localparam int HEAD_BEATS = HEAD_W / DATA_W;
+  localparam int HBW = HEAD_BEATS > 1 ? $clog2(HEAD_BEATS) : 1;
+  localparam int PTW = 1 + QW + 16;                // tag: {keep, qp, ci}
+  logic [PTW-2:0] pt_mem [RH];                     // {qp, ci}
+  logic [RH-1:0]  pv_q;                            // keep: the entry holds (or will) the head of the WQE at {qp, ci}
+  logic [PTW-1:0] pt_rd_q;                         // the entry's {keep, qp, ci}, read with the context
+  logic          pt_we;
+  logic [RHW-1:0] pt_wa;
+  logic [PTW-1:0] pt_wd;
+  logic          pt_keep;
+  logic [QW-1:0] pt_qp;
+  logic [15:0]   pt_ci;
+  logic [RHW-1:0] pe_q, pe_d;                      // the entry of the QP being worked on
+  logic [RHW-1:0] po_e [PFO];                      // the entries of the prefetch reads in flight, oldest first
+  logic [PFOW-1:0] po_n_q;
+  logic [HBW-1:0] po_beat_q;                       // beat of the oldest one's data
+  logic          po_pop;
+  logic          pf_busy_e;                        // the entry pe has a read in flight
+  logic          pf_ok_q;                          // ... and had none last cycle (its bank read is fresh)
+  logic [HEAD_W-1:0] pf_head;                      // the entry's head, as read from the banks
+  logic [HEAD_BEATS-1:0] pf_bpois;                 // ... each beat's poison
+  logic          pf_use_q, pf_use_d;               // C_WQE takes the entry, not read data
+  logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued
+  logic [RHW-1:0] pf_issue_e;                      // ... into this entry
+  logic          pf_next;                          // C_WQE: the entry taken reads the QP's next WQE
+  logic          db_pf;                            // C_DB: the doorbell reads the WQE at ci ahead
+  logic          wait_rd;                          // ... and waits for the read register
+  logic          rd_tvalid;                        // read data for the checker (not a prefetch's)
   logic [15:0]   rq_mask0;                         // rq_mask of the context as read
   logic [HEAD_W-1:0] wqe_w;                        // C_WQE: the head, from the slot or the read
   // output registers
@@ -297,7 +328,7 @@ module responder_ctrl #(
   assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
   assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
-  assign s_dma_rd_tready = pf_busy_q || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
+  assign s_dma_rd_tready = po_n_q != '0 || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
   assign m_vd_valid      = st_q == C_PUSH;
 
@@ -337,8 +368,8 @@ module responder_ctrl #(
     sge_len  = sge_rd_q[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
     sge_lkey = sge_rd_q[8 * roce_pkg::SGE_LKEY_OFF +: 32];
     wqe_in   = HEAD_W'({s_dma_rd_tdata, wqe_q} >> DATA_W);  // beats shift in from the top
-    rd_tvalid = s_dma_rd_tvalid && !pf_busy_q;
-    wqe_w    = pf_use_q ? pf_wqe_q : wqe_in;
+    rd_tvalid = s_dma_rd_tvalid && po_n_q == '0;
+    wqe_w    = pf_use_q ? pf_head : wqe_in;
     wqe_nsge = wqe_w[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
@@ -371,7 +402,15 @@ module responder_ctrl #(
     wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
-    pf_keep_d = pf_keep_q; pf_qp_d = pf_qp_q; pf_ci_d = pf_ci_q; pf_use_d = pf_use_q; pf_issue = 1'b0;
+    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q; pf_use_d = pf_use_q; pf_issue = 1'b0; pf_issue_e = pe_q;
+    {pt_keep, pt_qp, pt_ci} = pt_rd_q;
+    pf_next = cx_q.ci + 16'd1 != cx_q.pi && po_n_q != PFOW'(PFO);
+    db_pf = (c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
+             || c0.state == roce_pkg::QP_STATE_RTS)
+            && c0.ci != db_pi_q && !pf_busy_e && po_n_q != PFOW'(PFO)
+            && !(pt_keep && pt_qp == idx_q && pt_ci == c0.ci);
+    wait_rd = 1'b0;
+    pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_rd_q;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
@@ -530,12 +569,13 @@ module responder_ctrl #(
             end
             default: ;  // ATTR, DESTROY: attributes only (ERR is left only through RESET)
           endcase
-          // the prefetch slot outlives only the moves that keep the ring and its indexes
-          if (pf_qp_q == idx_q
+          // a prefetched head outlives only the moves that keep the ring and its indexes
+          if (pt_keep && pt_qp == idx_q
               && ((cfg_q.action != roce_pkg::QP_ACTION_TO_INIT && cfg_q.action != roce_pkg::QP_ACTION_TO_RTR
                    && cfg_q.action != roce_pkg::QP_ACTION_TO_RTS)
-                  || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz))
-            pf_keep_d = 1'b0;
+                  || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz)) begin
+            pt_we = 1'b1; pt_wd = {1'b0, pt_qp, pt_ci};
+          end
           ctx_we = 1'b1;
           ctx_wd = cx_d;
         end
@@ -555,12 +595,12 @@ module responder_ctrl #(
           ctx_we = 1'b1;
           ctx_wd = cx_d;
           // the receive WQE at ci, read ahead of the packet that will need it
-          if ((c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
-               || c0.state == roce_pkg::QP_STATE_RTS)
-              && c0.ci != db_pi_q && !pf_busy_q && !rd_v_q
-              && !(pf_keep_q && pf_qp_q == idx_q && pf_ci_q == c0.ci)) begin
+          // (once the read register is free: an earlier request may not be out yet)
+          if (db_pf && rd_v_q) begin
+            wait_rd = 1'b1;
+          end else if (db_pf) begin
             pf_issue = 1'b1;
-            pf_keep_d = 1'b1; pf_qp_d = idx_q; pf_ci_d = c0.ci;
+            pt_we = 1'b1; pt_wd = {1'b1, idx_q, c0.ci};
             rd_v_d = 1'b1;
             rd_d.tag = '0;
             rd_d.addr = c0.rq_base + ({48'b0, c0.ci & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
@@ -568,7 +608,7 @@ module responder_ctrl #(
           end
         end
         fl_go_d = 1'b0;
-        st_d = fl_pend_d ? C_FLUSH : C_IDLE;
+        st_d = wait_rd ? C_DB : fl_pend_d ? C_FLUSH : C_IDLE;
       end
 
       C_HDR: begin
@@ -710,9 +750,9 @@ module responder_ctrl #(
             wctx_d = 1'b1;
           end
           st_d = C_PUSH;
-        end else if (pf_keep_q && pf_qp_q == idx_q && pf_ci_q == cx_q.ci) begin
+        end else if (pt_keep && pt_qp == idx_q && pt_ci == cx_q.ci) begin
           // prefetched (or on its way): no read
-          pf_keep_d = 1'b0;
+          pt_we = 1'b1; pt_wd = {1'b0, pt_qp, pt_ci};
           pf_use_d = 1'b1;
           st_d = C_WQE;
         end else if (!rd_v_q) begin
@@ -777,9 +817,20 @@ module responder_ctrl #(
 
       C_WQE: begin
         // the slot once its data is in, or the read's beats
-        if (pf_use_q ? !pf_busy_q : rd_tvalid) begin
+        // (taking an entry that will read the next WQE waits for the read register)
+        if (pf_use_q ? pf_ok_q && !pf_busy_e && !(pf_next && rd_v_q) : rd_tvalid) begin
           wqe_d = wqe_w;
-          poison_d = pf_use_q ? pf_poison_q : poison_q || s_dma_rd_tuser;
+          poison_d = pf_use_q ? |pf_bpois : poison_q || s_dma_rd_tuser;
+          // taken from the table: the QP's next receive WQE into the same
+          // entry, should one be posted (a stream of SENDs keeps hitting)
+          if (pf_use_q && pf_next) begin
+            pf_issue = 1'b1;
+            pt_we = 1'b1; pt_wd = {1'b1, idx_q, cx_q.ci + 16'd1};
+            rd_v_d = 1'b1;
+            rd_d.tag = '0;
+            rd_d.addr = cx_q.rq_base + ({48'b0, (cx_q.ci + 16'd1) & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.len = 13'(roce_pkg::WQE_HEAD);
+          end
           if (pf_use_q || s_dma_rd_tlast) begin
             cx_d.wr_id = poison_d ? 64'd0 : wqe_w[8 * roce_pkg::RECV_WQE_WR_ID_OFF +: 64];
             if (poison_d || wqe_nsge > 8'(responder_pkg::MAX_SGE)) begin
@@ -1057,7 +1108,6 @@ module responder_ctrl #(
       st_d = C_PUSH;
     end
 
-    pf_busy_d = pf_issue || (pf_busy_q && !(s_dma_rd_tvalid && s_dma_rd_tlast));
 
     m_vd = ok_q ? vd_ok : vd_q;
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
@@ -1105,7 +1155,7 @@ module responder_ctrl #(
       valid_q <= '0; rc_q <= '0; uc_q <= '0; ud_q <= '0;
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
-      pf_busy_q <= 1'b0; pf_keep_q <= 1'b0;
+      po_n_q <= '0; po_beat_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
@@ -1117,7 +1167,8 @@ module responder_ctrl #(
       end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
-      pf_busy_q <= pf_busy_d; pf_keep_q <= pf_keep_d;
+      po_n_q <= po_n_q + PFOW'(pf_issue) - PFOW'(po_pop);
+      if (po_n_q != '0 && s_dma_rd_tvalid) po_beat_q <= po_pop ? '0 : po_beat_q + 1'b1;
       c_rx_q    <= c_rx_q    + 32'(i_rx);
       c_noqp_q  <= c_noqp_q  + 32'(i_noqp);
       c_state_q <= c_state_q + 32'(i_state);
@@ -1146,16 +1197,45 @@ module responder_ctrl #(
     wqe_q <= wqe_d; tail_q <= tail_d; tb_q <= tb_d; poison_q <= poison_d; sg_q <= sg_d;
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
     rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
-    pf_qp_q <= pf_qp_d; pf_ci_q <= pf_ci_d; pf_use_q <= pf_use_d;
+    pe_q <= pe_d; pf_use_q <= pf_use_d;
+    pf_ok_q <= !pf_busy_e;
   end
 
-  // the prefetch slot's data: the beats of its read, while it is outstanding
+  // ---- the prefetch table: tags (read with the context), the reads in
+  // flight (a shift register of their entries, oldest at 0), the heads (a
+  // bank per beat, {poison, data}; read every cycle at the entry worked on)
   always_ff @(posedge clk) begin
-    if (pf_issue) pf_poison_q <= 1'b0;
-    else if (pf_busy_q && s_dma_rd_tvalid) begin
-      pf_wqe_q <= HEAD_W'({s_dma_rd_tdata, pf_wqe_q} >> DATA_W);
-      pf_poison_q <= pf_poison_q || s_dma_rd_tuser;
+    if (pt_we) pt_mem[pt_wa] <= pt_wd[PTW-2:0];
+    if (ctx_re) pt_rd_q <= {pv_q[RHW'(ctx_ra)], pt_mem[RHW'(ctx_ra)]};
+  end
+  always_ff @(posedge clk) begin  // (keep bits: registers, so that they reset)
+    if (rst) pv_q <= '0;
+    else if (pt_we) pv_q[pt_wa] <= pt_wd[PTW-1];
+  end
+  assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
+  logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
+  logic [PFOW-1:0] po_at;                          // where an issued one goes
+  always_comb begin
+    po_v_d = po_pop ? po_v_q >> RHW : po_v_q;
+    // (never full when one is issued: po_n_q < PFO)
+    po_at = po_pop ? po_n_q - 1'b1 : po_n_q;
+    if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_issue_e;
+    pf_busy_e = 1'b0;
+    for (int i = 0; i < PFO; i++) begin
+      po_e[i] = po_v_q[i * RHW +: RHW];
+      if (PFOW'(i) < po_n_q && po_e[i] == pe_q) pf_busy_e = 1'b1;
     end
+  end
+  always_ff @(posedge clk) po_v_q <= po_v_d;
+  for (genvar b = 0; b < HEAD_BEATS; b++) begin : g_head
+    logic [DATA_W:0] bank [RH];
+    logic [DATA_W:0] bank_rd_q;
+    always_ff @(posedge clk) begin
+      if (po_n_q != '0 && s_dma_rd_tvalid && po_beat_q == HBW'(b)) bank[po_e[0]] <= {s_dma_rd_tuser, s_dma_rd_tdata};
+      bank_rd_q <= bank[pe_q];
+    end
+    assign pf_head[b * DATA_W +: DATA_W] = bank_rd_q[DATA_W-1:0];
+    assign pf_bpois[b] = bank_rd_q[DATA_W];
   end
 
   // each QP's path encapsulation: a memory (no reset), read only for QPs in RTR/RTS
@@ -1181,7 +1261,7 @@ module responder_ctrl #(
   assign m_addr_wd.ttl = s_qp_cfg.ttl;
   assign m_addr_wd.flow_label = s_qp_cfg.flow_label;
   assign m_addr_wd.dest_qpn = s_qp_cfg.dest_qpn;
-  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q && !pf_busy_q;
+  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q && po_n_q == '0;
   assign cnt_rx_pkts = c_rx_q;
   assign cnt_no_qp = c_noqp_q;
   assign cnt_qp_state = c_state_q;

@@ -467,14 +467,16 @@ TEST(Responder, ReceiveWqeErrors) {
   EXPECT_EQ(statuses, want);
 }
 
-// An RQ doorbell reads the WQE at ci ahead of its packet, into one slot
-// tagged {QP, ci}: a SEND that finds its WQE there issues no read of its own.
+// An RQ doorbell reads the WQE at ci ahead of its packet, into the table
+// entry of its QP (qpn mod 4 in the block) tagged {QP, ci}: a SEND that finds
+// its WQE there issues no read of its own; taking it reads the QP's next
+// posted WQE into the entry.
 // Counted by the WQE head reads (len WQE_HEAD) on dma_rd_req; the intents
 // say each SEND lands in the buffers of the WQE posted for it.
 TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   Peer p(17);
-  for (uint32_t n = 1; n <= 4; ++n) p.setup(p.qps[n]);
-  TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4];
+  for (uint32_t n : {1u, 2u, 3u, 4u, 6u}) p.setup(p.qps[n]);
+  TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4], &e = p.qps[6];  // (b and e share an entry)
   unsigned want = 0;
   // read at the doorbell, taken by the SEND
   p.post(a, {p.good_wqe(1, 100)});
@@ -486,16 +488,22 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.new_step(true);
   p.send(b, 300, false, true);
   want += 1;
-  // the newest doorbell wins the slot: c's SEND reads its WQE again, behind
-  // d's read still under way; d's SEND then takes the slot
+  // the newest doorbell wins the entry: b's SEND reads its WQE again, behind
+  // e's read still under way; e's SEND then takes the entry. QPs of other
+  // entries keep theirs: c's and d's SENDs take them
   p.post(c, {p.good_wqe(1, 100)});
+  p.post(b, {p.good_wqe(1, 100)});
   p.new_step();
   p.post(d, {p.good_wqe(3, 500)});
+  p.post(e, {p.good_wqe(3, 500)});
   p.new_step(true);
+  p.send(b, 100, false, false);
+  p.send(e, 500, true, false);
   p.send(c, 100, false, false);
   p.send(d, 500, true, false);
-  want += 3;
-  // two WQEs with one doorbell: the first read ahead, the second when needed
+  want += 5;
+  // two WQEs with one doorbell: the first read ahead, the second as the
+  // first is taken
   p.post(a, {p.good_wqe(1, 64), p.good_wqe(1, 64)});
   p.send(a, 64, false, false);
   p.send(a, 64, false, false);
@@ -522,7 +530,7 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
     unsigned heads = 0;
     for (const Txn& t : r.rtl.out[kRdReq]) heads += desc_from_flit<spec::DmaRdReq>(t.flits[0]).len == spec::kWqeHead;
     EXPECT_EQ(heads, want);
-    EXPECT_EQ(r.rtl.out[kCq].size(), 9u);
+    EXPECT_EQ(r.rtl.out[kCq].size(), 11u);
     for (const Txn& t : r.rtl.out[kCq]) EXPECT_EQ(desc_from_flit<spec::CqCompl>(t.flits[0]).status, 0);
   }
 }
@@ -850,7 +858,7 @@ TEST(ResponderXcheck, OnePacketAtATimeIsCycleExact) {
                          "4 KiB WRITE", "WRITE over a page end", "64 B SEND, its WQE not prefetched"};
   for (int kind = 0; kind < 9; ++kind) {
     Peer p(21);
-    if (kind == 8) p.setup(p.qps[2]);
+    if (kind == 8) p.setup(p.qps[5]);  // (QP 1's entry: qpn mod 4)
     uint64_t va = 0;
     TQp& q = atomic_qp(p, va);
     const MrDef& big = p.mr(Peer::kBig);
@@ -867,7 +875,7 @@ TEST(ResponderXcheck, OnePacketAtATimeIsCycleExact) {
       case 6: p.write(q, Peer::kBig, va, 4096, false); break;
       case 7: p.write(q, Peer::kRw, p.mr(Peer::kRw).ctx.iova + 4096 - 100, 300, false); break;
       default: {
-        TQp& other = p.qps[2];
+        TQp& other = p.qps[5];
         p.post(q, {p.good_wqe(1, 100)});
         p.new_step();  // (once q's prefetch is in, the newest doorbell's WQE takes the slot)
         p.post(other, {p.good_wqe(1, 100)});
@@ -898,6 +906,39 @@ TEST(ResponderXcheck, OnePacketAtATimeIsCycleExact) {
     }
     std::printf("%s: %zu of %zu transactions in the same cycle on RTL and model\n", kinds[kind], same, n);
   }
+}
+
+// SENDs back to back, each into a receive WQE prefetched at its doorbell
+// (four QPs, one entry each; then a second round, whose WQEs were read as
+// the first round's were taken): with no idle cycles or backpressure, every
+// output transaction in the same cycle on RTL and model.
+TEST(ResponderXcheck, BackToBackSendsIntoPrefetchedWqesAreCycleExact) {
+  const char* names[] = {"dma_rd_req", "mr_req", "dma_wr_req", "dma_wr_data", "ack", "cq", "read_req", "tx_payload", "read_mr_req"};
+  Peer p(23);
+  for (uint32_t n = 1; n <= 4; ++n) p.setup(p.qps[n]);
+  for (uint32_t n = 1; n <= 4; ++n) p.post(p.qps[n], {p.good_wqe(1, 64), p.good_wqe(1, 64)});
+  p.new_step();
+  for (int round = 0; round < 2; ++round)
+    for (uint32_t n = 1; n <= 4; ++n) p.send(p.qps[n], 64, false, false);
+  RunConfig cfg;
+  cfg.in_idle = cfg.out_stall = 0;
+  cfg.mr_lat_min = cfg.mr_lat_max = 2;
+  const Both b = run_both(p, cfg);
+  ASSERT_EQ(compare(b.rtl, b.model), "");
+  // (the set-up's qp_cfg run faster on the model: what follows is timed from
+  // the first SEND's first transaction, its SGE's mr_req)
+  ASSERT_FALSE(b.rtl.out[kMrReq].empty());
+  const int64_t skew = int64_t(b.rtl.out[kMrReq][0].first_cycle) - int64_t(b.model.out[kMrReq][0].first_cycle);
+  size_t n = 0, same = 0;
+  for (unsigned port = 0; port < kOuts; ++port)
+    for (size_t i = 0; i < b.rtl.out[port].size(); ++i) {
+      if (port == kRdReq && i < 4) continue;  // (the doorbells' reads, during the set-up)
+      ++n;
+      const int64_t m = int64_t(b.model.out[port][i].first_cycle) + skew;
+      same += int64_t(b.rtl.out[port][i].first_cycle) == m;
+      EXPECT_EQ(int64_t(b.rtl.out[port][i].first_cycle), m) << names[port] << " transaction " << i;
+    }
+  std::printf("%zu of %zu transactions in the same cycle on RTL and model\n", same, n);
 }
 
 }  // namespace

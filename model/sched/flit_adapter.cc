@@ -133,6 +133,11 @@ Flit FlitAdapter::output(unsigned port) {
 
 void FlitAdapter::clock() {
   const Cycle now = sched_->now();
+  // Every handshake of the cycle is decided on what the world saw, before
+  // any of them changes the state (a header announcing its payload's length;
+  // an input refused while an output of the block is still offered).
+  std::vector<bool> take(ins_.size());
+  for (size_t i = 0; i < ins_.size(); ++i) take[i] = ins_[i].valid && input_ready(static_cast<unsigned>(i));
   for (OutPort& p : outs_) {
     if (!p.has() || !(p.ready || !p.info.has_ready)) continue;
     if (p.cur.empty()) p.cur = p.flits();
@@ -141,10 +146,6 @@ void FlitAdapter::clock() {
     p.beat = 0;
     p.pop();
   }
-  // Every handshake of the cycle is decided on what the world saw, before
-  // any of them changes the state (a header announcing its payload's length).
-  std::vector<bool> take(ins_.size());
-  for (size_t i = 0; i < ins_.size(); ++i) take[i] = ins_[i].valid && input_ready(static_cast<unsigned>(i));
   for (InPort& p : ins_) {
     if (!take[&p - ins_.data()]) continue;
     p.beats.push_back(p.flit);

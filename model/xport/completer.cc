@@ -530,8 +530,9 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
     a.in_when<spec::QpCfg>("qp_cfg", c->qp_cfg, [c](const spec::QpCfg&) { return c->accepting() && !c->read_waits(); });
     a.in_when<spec::SqTrack>("sq_track", c->sq_track,
                              [c](const spec::SqTrack& k) { return c->accepting() && !c->track_waits(k); });
-    a.in_when<spec::RoceRxHdr>("rx_ack", c->rx_ack,
-                               [c](const spec::RoceRxHdr&) { return c->accepting() && !c->read_waits(); });
+    a.in_when<spec::RoceRxHdr>("rx_ack", c->rx_ack, [c](const spec::RoceRxHdr&) {
+      return c->accepting() && !c->read_waits() && !c->place_pending();
+    });
     a.in_when<spec::RdDone>("rd_done", c->rd_done, [c](const spec::RdDone&) { return c->accepting(); });
     a.one_input_per_cycle({0, 3, 1, 2});  // qp_cfg, rd_done, sq_track, rx_ack
     a.out<spec::CqCompl>("cq_compl", c->cq_compl);

@@ -110,6 +110,8 @@ class Completer : public Process {
   // channels only then, so inputs meet the model in the RTL's order).
   bool accepting() const;
   bool read_waits() const { return done_wait_; }  // a READ waits for rd_done: no response, no qp_cfg
+  // a read_place command decided and not yet taken: no response (the RTL's rp_v_q)
+  bool place_pending() { return out_.holds(&rd_place) || !rd_place->empty(); }
   // a new WQE for a full window; an amend while a READ waits for rd_done (its walk may fence)
   bool track_waits(const spec::SqTrack& k) const;
   void run() override;

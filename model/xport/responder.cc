@@ -14,7 +14,7 @@ namespace {
 // Timing, in cycles (calibrated against the RTL by engine_bench).
 constexpr Cycle kTake = 1;       // an input taken: its QP context is read
 constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
-constexpr Cycle kSgeSlots = 7;   // a receive WQE's SGE slots (the head's six, or more), then their total
+constexpr Cycle kSgeTotal = 1;   // a receive WQE's SGE slots in use, one a cycle (at least one), then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPushOut = 1;    // a verdict decided after a page run's answer: offered (C_PUSH), then C_IDLE
@@ -205,13 +205,14 @@ void Responder::on_db(const spec::WqDb& d) {
   // the receive WQE at ci, read ahead of the packet that will need it
   const bool open = q.state == st(spec::QpState::kInit) || q.state == st(spec::QpState::kRtr) ||
                     q.state == st(spec::QpState::kRts);
+  // (the first WQE not taken: ci, or ci + 1 while a SEND, which took ci at its FIRST packet, is under way)
+  const uint16_t ci = static_cast<uint16_t>(q.ci + (q.kind == Kind::kSend ? 1 : 0));
   const Prefetch& e = pf_of(qpn_);
-  if (open && q.ci != d.pi && !e.busy && pf_out_.size() < spec::kRspRqPfOut &&
-      !(e.keep && e.qpn == qpn_ && e.ci == q.ci)) {
+  if (open && ci != d.pi && !e.busy && pf_out_.size() < spec::kRspRqPfOut && !(e.keep && e.qpn == qpn_ && e.ci == ci)) {
     if (dma_rd_req->can_push()) {
-      prefetch(qpn_, q.ci, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
+      prefetch(qpn_, ci, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
     } else {  // the RTL's C_DB waits for its read register
-      db_ci_ = q.ci;
+      db_ci_ = ci;
       st_ = St::kDbAsk;
     }
   }
@@ -538,6 +539,15 @@ void Responder::get_wqe() {
   st_ = St::kWqe;
 }
 
+void Responder::ask_tail(Cycle at) {
+  spec::DmaRdReq r;
+  r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2) +
+           spec::kWqeHead;
+  r.len = static_cast<uint16_t>(spec::Sge::kSize * tail_sges_);
+  dma_rd_req->push(r, at);
+  st_ = St::kWqeTail;
+}
+
 void Responder::after_wqe(const Packet& p) {
   const bool poisoned = p.user;
   const unsigned nsge = static_cast<unsigned>(le(p.data, spec::kRecvWqeNumSgeOff, 1));
@@ -549,12 +559,12 @@ void Responder::after_wqe(const Packet& p) {
   if (is_send_ && nsge > kHeadSge) {
     // SGEs 6..nsge-1 lie past the head: one more read, right after it in the slot
     wqe_head_ = p;
-    spec::DmaRdReq r;
-    r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2) +
-             spec::kWqeHead;
-    r.len = static_cast<uint16_t>(spec::Sge::kSize * (nsge - kHeadSge));
-    dma_rd_req->push(r, std::max(s_.now(), check_at_) + kTailFetch);
-    st_ = St::kWqeTail;
+    tail_sges_ = nsge - kHeadSge;
+    if (!dma_rd_req->can_push()) {  // (a prefetch's request still waits there: the RTL's C_TAIL waits too)
+      st_ = St::kTailAsk;
+      return;
+    }
+    ask_tail(std::max(s_.now(), check_at_) + kTailFetch);
     return;
   }
   use_wqe(p);
@@ -589,8 +599,8 @@ void Responder::use_wqe(const Packet& p) {
       s.lkey = static_cast<uint32_t>(le(p.data, off + 12, 4));
       cx_.total += s.len;
     }
-    // the RTL writes the head's six slots, or every slot in use, one a cycle
-    check_at_ += kSgeSlots + (nsge > kHeadSge ? nsge - kHeadSge : 0);
+    // the RTL writes every slot in use (at least one), one a cycle
+    check_at_ += std::max(nsge, 1u) + kSgeTotal;
     if (h_.pay_len > cx_.total) {
       ++c_inv_;
       return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));
@@ -1134,6 +1144,12 @@ void Responder::run() {
         check_at_ = std::max(check_at_, now);
         if (st_ == St::kWqe) after_wqe(dma_rd_data.pop());
         else after_wqe_tail(dma_rd_data.pop());
+        moved = true;
+        break;
+      case St::kTailAsk:  // the tail's read once the request port has room (its credit wakes us)
+        if (!dma_rd_req->can_push()) break;
+        check_at_ = std::max(check_at_, now);
+        ask_tail(check_at_ + kTailFetch);
         moved = true;
         break;
       case St::kDbAsk:  // the doorbell's prefetch once the request port has room (its credit wakes us)

@@ -166,11 +166,12 @@ class Responder : public Process {
   // kAtomDrain: an atomic waits until placement has drained; kAtomRead: for its 8 bytes
   // kInv: a SEND with invalidate that passed waits for the INVALIDATE of its rkey
   // kWqeTail: a receive WQE's SGEs past the sixth, read after its head
-  // kWqePf: the receive WQE is the prefetch slot's (waiting for its data if it is still under way)
+  // kWqePf: the receive WQE is a prefetch table entry's (waiting for its data if it is still under way)
   // kWqeAsk: its read waits for the request port (the prefetch's request still there)
-  // kDbAsk: a doorbell's prefetch waits for the request port (two requests already wait there)
+  // kDbAsk: a doorbell's prefetch waits for the request port (two requests already wait there);
+  // kTailAsk: the tail's read waits for it
   enum class St { kIdle, kRkey, kWqe, kWqeAsk, kWqePf, kWqeTail, kRun, kAtomDrain, kAtomRead, kInv, kFlushWait, kFlush,
-                  kDbAsk };
+                  kDbAsk, kTailAsk };
 
   // checker steps
   void on_cfg(const spec::QpCfg& c);
@@ -253,6 +254,8 @@ class Responder : public Process {
   std::deque<unsigned> pf_out_;  // entries whose reads are in flight, oldest first: the next dma_rd_data is the front's
   unsigned pf_e_ = 0;            // kWqePf: the entry taken
   uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead
+  unsigned tail_sges_ = 0;       // kTailAsk: the SGEs past the head
+  void ask_tail(Cycle at);       // the read of the receive WQE's SGEs past the head
   Prefetch& pf_of(unsigned qpn) { return pf_[qpn % pf_.size()]; }
   void prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at);  // read WQE ci of q into its entry
   // flush of a receive queue

@@ -276,7 +276,8 @@ module responder_ctrl #(
   logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued
   logic [RHW-1:0] pf_issue_e;                      // ... into this entry
   logic          pf_next;                          // C_WQE: the entry taken reads the QP's next WQE
-  logic          db_pf;                            // C_DB: the doorbell reads the WQE at ci ahead
+  logic          db_pf;                            // C_DB: the doorbell reads the WQE at db_ci ahead
+  logic [15:0]   db_ci;
   logic          wait_rd;                          // ... and waits for the read register
   logic          rd_tvalid;                        // read data for the checker (not a prefetch's)
   logic [15:0]   rq_mask0;                         // rq_mask of the context as read
@@ -373,8 +374,8 @@ module responder_ctrl #(
     wqe_nsge = wqe_w[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
-    // every slot of the head (constant time), then those of the tail in use
-    sg_last  = cx_q.nsge > 5'(responder_pkg::HEAD_SGE) ? 4'(cx_q.nsge - 5'd1) : 4'(responder_pkg::HEAD_SGE - 1);
+    // the slots in use (at least one: a WQE of no SGE writes slot 0, never read)
+    sg_last  = cx_q.nsge > 5'd1 ? 4'(cx_q.nsge - 5'd1) : 4'd0;
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
     // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
     rd_round = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
@@ -405,10 +406,13 @@ module responder_ctrl #(
     pe_d = ctx_re ? RHW'(ctx_ra) : pe_q; pf_use_d = pf_use_q; pf_issue = 1'b0; pf_issue_e = pe_q;
     {pt_keep, pt_qp, pt_ci} = pt_rd_q;
     pf_next = cx_q.ci + 16'd1 != cx_q.pi && po_n_q != PFOW'(PFO);
+    // the first receive WQE not taken: ci, or ci + 1 while a SEND is under
+    // way (it took ci at its FIRST packet and holds it until its LAST)
+    db_ci = c0.ci + {15'b0, c0.kind == responder_pkg::KIND_SEND};
     db_pf = (c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
              || c0.state == roce_pkg::QP_STATE_RTS)
-            && c0.ci != db_pi_q && !pf_busy_e && po_n_q != PFOW'(PFO)
-            && !(pt_keep && pt_qp == idx_q && pt_ci == c0.ci);
+            && db_ci != db_pi_q && !pf_busy_e && po_n_q != PFOW'(PFO)
+            && !(pt_keep && pt_qp == idx_q && pt_ci == db_ci);
     wait_rd = 1'b0;
     pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_rd_q;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
@@ -600,10 +604,10 @@ module responder_ctrl #(
             wait_rd = 1'b1;
           end else if (db_pf) begin
             pf_issue = 1'b1;
-            pt_we = 1'b1; pt_wd = {1'b1, idx_q, c0.ci};
+            pt_we = 1'b1; pt_wd = {1'b1, idx_q, db_ci};
             rd_v_d = 1'b1;
             rd_d.tag = '0;
-            rd_d.addr = c0.rq_base + ({48'b0, c0.ci & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.addr = c0.rq_base + ({48'b0, db_ci & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
             rd_d.len = 13'(roce_pkg::WQE_HEAD);
           end
         end

@@ -137,7 +137,7 @@ void Responder::on_cfg(const spec::QpCfg& c) {
     n = Qp{};
     n.sge = q.sge;
   }
-  // the prefetch slot outlives only the moves that keep the ring and its indexes
+  // a prefetched head outlives only the moves that keep the ring and its indexes
   const auto a = static_cast<spec::QpAction>(c.action);
   const bool keeps_ring = a == spec::QpAction::kToInit || a == spec::QpAction::kToRtr || a == spec::QpAction::kToRts;
   Prefetch& e = pf_of(qpn_);

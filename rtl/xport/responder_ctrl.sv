@@ -273,8 +273,7 @@ module responder_ctrl #(
   logic [HEAD_W-1:0] pf_head;                      // the entry's head, as read from the banks
   logic [HEAD_BEATS-1:0] pf_bpois;                 // ... each beat's poison
   logic          pf_use_q, pf_use_d;               // C_WQE takes the entry, not read data
-  logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued
-  logic [RHW-1:0] pf_issue_e;                      // ... into this entry
+  logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued (into entry pe_q)
   logic          pf_next;                          // C_WQE: the entry taken reads the QP's next WQE
   logic          db_pf;                            // C_DB: the doorbell reads the WQE at db_ci ahead
   logic [15:0]   db_ci;
@@ -403,7 +402,7 @@ module responder_ctrl #(
     wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
-    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q; pf_use_d = pf_use_q; pf_issue = 1'b0; pf_issue_e = pe_q;
+    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q; pf_use_d = pf_use_q; pf_issue = 1'b0;
     {pt_keep, pt_qp, pt_ci} = pt_rd_q;
     pf_next = cx_q.ci + 16'd1 != cx_q.pi && po_n_q != PFOW'(PFO);
     // the first receive WQE not taken: ci, or ci + 1 while a SEND is under
@@ -1223,7 +1222,7 @@ module responder_ctrl #(
     po_v_d = po_pop ? po_v_q >> RHW : po_v_q;
     // (never full when one is issued: po_n_q < PFO)
     po_at = po_pop ? po_n_q - 1'b1 : po_n_q;
-    if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_issue_e;
+    if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pe_q;
     pf_busy_e = 1'b0;
     for (int i = 0; i < PFO; i++) begin
       po_e[i] = po_v_q[i * RHW +: RHW];

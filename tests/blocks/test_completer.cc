@@ -455,18 +455,28 @@ TEST(Completer, RnrRetrySevenRetriesWithoutLimit) {
   });
 }
 
+// QP qpn reset (send CQ 5), then WQE 0 (PSN 1) and WQE 1 (PSNs 2..3) tracked.
+struct TwoTracked {
+  spec::SqTrack a, c;
+};
+template <typename B>
+TwoTracked reset_and_track_two(B& b, uint16_t qpn) {
+  b.push(0, cfg(qpn, spec::QpAction::kReset, 5));
+  b.settle();
+  const TwoTracked t{trk(qpn, 0, 1), trk(qpn, 1, 3, true, WcStatus::kSuccess, 2)};
+  b.push(1, desc_to_flit(t.a));
+  b.push(1, desc_to_flit(t.c));
+  b.settle();
+  return t;
+}
+
 // A WQE that fails while being sent (after its sq_track) is amended: it
 // fails when it reaches the head, after the WQEs before it are acknowledged.
 TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
   on_both([](auto& blk, const char* side) {
     Bench b(blk, 19, 0.2, 0.2);
-    b.push(0, cfg(70, spec::QpAction::kReset, 5));
     b.push(0, cfg(71, spec::QpAction::kReset, 5));
-    b.settle();
-    const auto a = trk(70, 0, 1), c = trk(70, 1, 3, true, WcStatus::kSuccess, 2);
-    b.push(1, desc_to_flit(a));
-    b.push(1, desc_to_flit(c));
-    b.settle();
+    const auto [a, c] = reset_and_track_two(b, 70);
     const auto amend = amend_of(c);
     b.push(1, desc_to_flit(amend));
     b.settle();
@@ -498,12 +508,7 @@ TEST(Completer, AmendedWqeFailsWhenItReachesTheHead) {
 TEST(Completer, AnAmendForAWqeAlreadyCompletedMarksNothing) {
   on_both([](auto& blk, const char* side) {
     Bench b(blk, 23, 0.2, 0.2);
-    b.push(0, cfg(72, spec::QpAction::kReset, 5));
-    b.settle();
-    const auto a = trk(72, 0, 1), c = trk(72, 1, 3, true, WcStatus::kSuccess, 2);
-    b.push(1, desc_to_flit(a));
-    b.push(1, desc_to_flit(c));
-    b.settle();
+    const auto [a, c] = reset_and_track_two(b, 72);
     b.push(2, ack(72, 1));
     b.settle();
     ASSERT_EQ(b.out[0].size(), 1u) << side;

@@ -34,7 +34,7 @@
 //   recovery by=timeout timeout=4 rtl=C model=C
 //
 //   engine_bench [messages_per_qp]   (default 16)
-//   engine_bench --timeline write|send|read SIZE [MSGS [QPS]]   (calibration:
+//   engine_bench --timeline write|send|read|write_inline SIZE [MSGS [QPS]]   (calibration:
 //     the frame, DMA-read and DMA-write cycles of MSGS messages (1) on each
 //     of QPS QPs (1), on both engines, RTL and model; fetch_add|cmp_swap 8
 //     for atomics)
@@ -358,14 +358,17 @@ int main(int argc, char** argv) {
                        : op == "cmp_swap"  ? WrOpcode::kAtomicCmpAndSwp
                                            : WrOpcode::kRdmaWrite;
     const bool atomic = op == "fetch_add" || op == "cmp_swap";
-    if ((op != "read" && op != "send" && op != "write" && !atomic) || size == 0 || (atomic && size != 8) || msgs < 1 ||
+    const bool inl = op == "write_inline";  // (inline data: at most 64 bytes here)
+    if ((op != "read" && op != "send" && op != "write" && !inl && !atomic) || size == 0 || (atomic && size != 8) ||
+        (inl && size > 64) || msgs < 1 ||
         msgs > 4096 || qps < 1 || qps > 1024) {
       std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096 [QPS 1..1024]]\n"
+                           "       engine_bench --timeline write_inline 1..64 [MSGS 1..4096 [QPS 1..1024]]\n"
                            "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096 [QPS 1..1024]]\n");
       return 2;
     }
     for (const char* b : {"rtl", "model"}) {
-      const Figures f = goodput(b, static_cast<unsigned>(qps), size, static_cast<unsigned>(msgs), o, false, true);
+      const Figures f = goodput(b, static_cast<unsigned>(qps), size, static_cast<unsigned>(msgs), o, inl, true);
       std::printf("timeline %s cycles %llu\n", b, static_cast<unsigned long long>(f.cycles));
     }
     return 0;

@@ -72,6 +72,9 @@ class Channel {
     assert(ready());
     T v = std::move(items_.front().second);
     items_.pop_front();
+    ++popped_;
+    last_pop_ = s_.now();
+    front_taken_ = 0;
     const Cycle back = s_.now() + credit_delay_;
     if (credit_delay_ > 0) returning_.push_back(back);
     if (producer_) s_.wake_at(producer_, back);
@@ -88,11 +91,27 @@ class Channel {
     const Cycle back = std::max(items_.front().first, s_.now()) + credit_delay_;
     T v = std::move(items_.front().second);
     items_.pop_front();
+    front_taken_ = 0;
     if (back > s_.now()) returning_.push_back(back);
     if (producer_) s_.wake_at(producer_, back);
     return v;
   }
   bool empty() const { return items_.empty(); }
+  // Transactions the consumer has taken (pop), and the cycle of the last:
+  // a producer that acts on its output's handshake sees when it happened.
+  uint64_t popped() const { return popped_; }
+  Cycle last_pop() const { return last_pop_; }
+  // A stream's consumer took one more beat of the front packet (not its
+  // last: that one pops it); its producer is woken, as a block whose buffer
+  // frees with each beat leaving.
+  void took_beat() {
+    ++front_taken_;
+    last_beat_at_ = s_.now();
+    if (producer_) s_.wake_at(producer_, s_.now());
+  }
+  unsigned front_taken() const { return front_taken_; }
+  // ... of them in cycles before this one (what a register there has seen)
+  unsigned front_taken_before() const { return front_taken_ - (front_taken_ != 0 && last_beat_at_ == s_.now() ? 1 : 0); }
   size_t size() const { return items_.size(); }
   unsigned capacity() const { return capacity_; }
 
@@ -107,7 +126,11 @@ class Channel {
   Process* producer_ = nullptr;
   Process* consumer_ = nullptr;
   std::deque<std::pair<Cycle, T>> items_;
-  std::deque<Cycle> returning_;  // cycles at which popped transactions' credits come back
+  std::deque<Cycle> returning_;
+  uint64_t popped_ = 0;
+  Cycle last_pop_ = 0;
+  unsigned front_taken_ = 0;
+  Cycle last_beat_at_ = 0;  // cycles at which popped transactions' credits come back
 };
 
 }  // namespace rocenic::model

@@ -86,12 +86,34 @@ void FlitAdapter::out_stream(const char* name, Out<Packet>& port, unsigned capac
   const unsigned bytes = bytes_;
   Scheduler* s = sched_.get();
   // A packet is stamped with the cycle of its last beat: its first beat is
-  // offered as many cycles earlier as it has beats after the first.
-  const auto has = [c, s, bytes] {
+  // offered as many cycles earlier as it has beats after the first (or as
+  // its beat_at says, each beat then no sooner than its gap after the one
+  // before was taken).
+  auto pr = std::make_shared<StreamProgress>();
+  last_stream_ = pr;
+  const auto has = [c, s, bytes, pr] {
     if (c->empty()) return false;
-    const size_t n = c->front().data.size();
-    const Cycle extra = n > bytes ? (n - 1) / bytes : 0;
-    return c->next_at() <= s->now() + extra;
+    if (pr->offered) return true;  // (offered: it stays until taken)
+    const Packet& p = c->front();
+    const size_t n = p.data.size();
+    const Cycle now = s->now();
+    const size_t b = pr->beat;
+    bool ok;
+    Cycle gap;  // the stage's cycles since the last take this beat needs
+    if (p.beat_at.empty() || b >= p.beat_at.size()) {
+      const Cycle extra = n > bytes ? (n - 1) / bytes : 0;
+      ok = c->next_at() <= now + extra;
+      gap = 1;
+    } else {
+      const Cycle first = c->next_at() - p.beat_at.back();
+      ok = now >= first + p.beat_at[b];
+      // (the first: its gap after the packet before left, whose last beat held the stage)
+      gap = b == 0 ? 1 + p.beat_at[0] : p.beat_at[b] - p.beat_at[b - 1];
+    }
+    // (the stage moves only in cycles its source is not held)
+    if (ok && pr->held && now > pr->last_take) gap += pr->held(pr->last_take, now - 1);
+    pr->offered = ok && now >= pr->last_take + gap;
+    return pr->offered;
   };
   add_out({name, true, true, bytes}, ch, has,
           [c, bytes] {
@@ -100,7 +122,19 @@ void FlitAdapter::out_stream(const char* name, Out<Packet>& port, unsigned capac
             for (Flit& b : beats) b.id = p.id;
             return beats;
           },
-          [c] { c->pop(); }, [c] { return c->empty(); });
+          [c, pr, s] {
+            c->pop();
+            pr->beat = 0;
+            pr->last_take = s->now();
+            pr->offered = false;
+          },
+          [c] { return c->empty(); });
+  outs_.back().beat_fn = [c, pr, s] {
+    c->took_beat();
+    ++pr->beat;
+    pr->last_take = s->now();
+    pr->offered = false;
+  };
 }
 
 void FlitAdapter::set_input(unsigned port, bool valid, const Flit& flit) {
@@ -141,7 +175,10 @@ void FlitAdapter::clock() {
   for (OutPort& p : outs_) {
     if (!p.has() || !(p.ready || !p.info.has_ready)) continue;
     if (p.cur.empty()) p.cur = p.flits();
-    if (++p.beat < p.cur.size()) continue;
+    if (++p.beat < p.cur.size()) {
+      if (p.beat_fn) p.beat_fn();
+      continue;
+    }
     p.cur.clear();
     p.beat = 0;
     p.pop();

@@ -90,6 +90,9 @@ class FlitAdapter : public rocenic::Block {
             [c] { return c->empty(); });
   }
   void out_stream(const char* name, Out<Packet>& port, unsigned capacity = 1);
+  // The last out_stream's source stalls: held(a, b) counts the cycles in
+  // [a, b] its stage could not move (its beats then come that much later).
+  void stall_last_stream(std::function<Cycle(Cycle, Cycle)> held) { last_stream_->held = std::move(held); }
   // An event output the block never holds back (has_ready = false in PortInfo).
   template <typename T>
   void out_event(const char* name, Out<T>& port, unsigned capacity = 1, unsigned bytes = (T::kBits + 7) / 8,
@@ -144,6 +147,7 @@ class FlitAdapter : public rocenic::Block {
     std::function<std::vector<Flit>()> flits;
     std::function<void()> pop;
     std::function<bool()> empty;
+    std::function<void()> beat_fn;  // (a stream: a beat before its last taken)
     std::vector<Flit> cur;  // beats of the front transaction, once asked for
     size_t beat = 0;
     bool ready = false;
@@ -160,6 +164,14 @@ class FlitAdapter : public rocenic::Block {
   std::shared_ptr<void> block_;
   std::vector<InPort> ins_;
   std::vector<OutPort> outs_;
+  struct StreamProgress {
+    size_t beat = 0;       // beats of the front packet taken
+    Cycle last_take = 0;   // the cycle of the last beat taken
+    bool offered = false;  // the next beat is offered (it stays until taken)
+    std::function<Cycle(Cycle, Cycle)> held;
+  };
+  std::shared_ptr<StreamProgress> last_stream_;
+
   std::vector<PortInfo> in_info_, out_info_;
   std::function<std::vector<std::pair<std::string, uint32_t>>()> counters_;
   std::function<bool()> busy_;

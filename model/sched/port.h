@@ -24,6 +24,10 @@ struct Packet {
   Bytes data;
   bool user = false;
   uint8_t id = 0;
+  // (a block's stream output whose beats do not leave one a cycle: each
+  // beat's cycle from the first's; a stalled beat keeps the gaps after it.
+  // Empty: one a cycle.)
+  std::vector<uint16_t> beat_at{};
 };
 
 template <typename T>

@@ -15,7 +15,7 @@ constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
 constexpr Cycle kRunStart = 2;  // the SGE checks' last answer -> the run (CHECK sees it, then RUN)
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
-constexpr Cycle kTrack = 1;     // last packet -> the sq_track of a failure
+constexpr Cycle kTrack = 2;     // the check's (local operation's) last answer -> the sq_track of a failure (CHECK sees it, then TRACK)
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
 
 constexpr unsigned kMaxSge = spec::kMaxSge;
@@ -71,7 +71,7 @@ bool Requester::control(Cycle now) {
   // (and any qp_cfg while the back end holds packets: none may outlive a RESET)
   // (and one for the QP the engine picks in this cycle: the pick goes first, as req_qp_ctx's)
   const auto picks = [&](unsigned c) {
-    if (st_ != St::kIdle || now < eng_at_) return false;
+    if (st_ != St::kIdle || now < eng_at_ || pfv_ || now + 1 < pfv_done_at_) return false;
     const unsigned n = static_cast<unsigned>(qps_.size());
     for (unsigned i = 0; i < n; ++i)
       if (eligible((rr_ + i) % n)) return (rr_ + i) % n == c;
@@ -177,12 +177,12 @@ void Requester::start(unsigned q, Cycle now) {
         static_cast<uint16_t>(e.idx - act_ci_ - 1) < kNpf)
       ++ra_x_;
   if (new_ && bf_valid_ && bf_qpn_ == q && bf_idx_ == act_ci_) {
-    // it came with its doorbell: no fetch; the reads ahead (the RTL's PF),
-    // then as if its head had just arrived
+    // it came with its doorbell: no fetch; decoded as if its head had just
+    // arrived, its reads ahead beside (the RTL's pfa_q)
     bf_valid_ = false;
     const Packet head{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))};
-    st_ = St::kPfWait;
-    pf_visit_start(now + 2, &head);
+    pf_visit_start(now + 2, nullptr);
+    took_head(head, now + 1);
     return;
   }
   if (new_ && pf_hit(q)) {
@@ -280,6 +280,7 @@ bool Requester::pf_visit(Cycle now) {
       return true;
     }
   }
+  bool none = false;  // (it found no head to read: PF leaves a cycle later)
   while (pfv_n_ < 2) {
     if (now < pfv_at_) {
       s_.wake_at(this, pfv_at_);
@@ -290,7 +291,10 @@ bool Requester::pf_visit(Cycle now) {
       if (pe_[i].st == Pe::kFree) slot = i;
     // (a read offered is held until the port takes it: the RTL's pfo_q)
     if (!pfo_) {
-      if (slot == kNpf || !pf_candidate(&pfo_qpn_, &pfo_idx_, &pfo_ahead_)) break;
+      if (slot == kNpf || !pf_candidate(&pfo_qpn_, &pfo_idx_, &pfo_ahead_)) {
+        none = true;
+        break;
+      }
       pfo_ = true;
       pfo_drop_ = false;
     }
@@ -318,6 +322,7 @@ bool Requester::pf_visit(Cycle now) {
   // over: PF leaves after its second read, or in the cycle it finds none
   if (pfv_rd_ != 0 && rd_pushed_ - dma_rd_req->size() < pfv_rd_) return false;
   pfv_ = false;
+  pfv_done_at_ = std::max(now, pfv_at_) + (none ? 1 : 0);
   if (pfv_head_) {
     st_ = St::kFetch;
     took_head(pfv_data_, std::max(now, pfv_n_ == 0 ? pfv_start_ : pfv_at_ - (pfv_n_ == 2 ? 1 : 0)));
@@ -495,6 +500,8 @@ bool Requester::issue(Cycle now) {
       run_first_ = false;
     } else {
       if (!mr_req->can_push()) return false;
+      // (req_issue asks the cycle after the port took the run's last piece)
+      if (!dma_rd_req->empty()) return false;  // (woken as it is taken)
       spec::MrReq r;
       r.tag = static_cast<uint8_t>(kRunTag | (sge_ & 31));
       r.key = w.sge[sge_].lkey;
@@ -502,7 +509,7 @@ bool Requester::issue(Cycle now) {
       r.va = va_;
       r.len = sge_rem_;
       r.access = 0;
-      mr_req->push(r, std::max(now, iss_at_));  // (the cycle after the run's last piece)
+      mr_req->push(r, std::max({now, iss_at_, dma_rd_req->last_pop() + 1}));  // (the cycle after the run's last piece)
       asking_ = true;
       return true;
     }
@@ -526,6 +533,9 @@ bool Requester::issue(Cycle now) {
     return false;
   }
   if (!run_zero_) {
+    // (reads ahead beside this WQE have the port: they go first, the RTL's pf_on)
+    if (pfv_) return false;
+    at = std::max(at, pfv_done_at_);
     if (!dma_rd_req->can_push()) {
       stall_ = Stall::kPort;
       return false;
@@ -581,12 +591,36 @@ bool Requester::issue(Cycle now) {
 // The RTL's FIFO and buffer counts: what the back end frees, by the cycle
 // the count sees it.
 void Requester::release(Cycle upto) {
-  while (!rel_.empty() && rel_.front().at <= upto) {
-    const Rel& r = rel_.front();
-    // (a piece of a payload the consumer holds back leaves the source only
-    // as that payload is taken: held until then)
-    if (r.pay != 0 && pay_pushed_ - tx_payload->size() < r.pay && r.last < s_.now()) break;
-    buf_used_ -= r.beats;
+  const Cycle now = s_.now();
+  while (!rel_.empty()) {
+    Rel& r = rel_.front();
+    // (its payload not all taken by the consumer, and late against the
+    // estimate: the consumer holds it back)
+    const bool held = r.pay != 0 && pay_pushed_ - tx_payload->size() < r.pay && r.last < now;
+    if (r.pay != 0 && r.upto != 0 && r.beats != 0) {
+      // A piece's beats free one a cycle as the source takes them (the
+      // RTL's free count, a beat per beat consumed), by the estimate (its
+      // last at r.at) and, once its payload is late, as the consumer takes
+      // them (the source a beat ahead of the gather's output).
+      const Cycle first = r.at + 1 - r.beats;
+      unsigned got = upto >= first ? static_cast<unsigned>(std::min<Cycle>(r.beats, upto - first + 1)) : 0;
+      if (r.pay != 0 && pay_pushed_ - tx_payload->size() < r.pay) {  // (not all taken yet: no sooner than the consumer takes it)
+        const bool front = pay_pushed_ - tx_payload->size() + 1 == r.pay;
+        // (the payload's source beats taken, as the RTL's free count has seen them)
+        const unsigned src = front ? tx_payload->front_taken_before() + 1 : 0;
+        const unsigned before = r.upto - std::min(r.upto, r.beats);
+        const unsigned act = src > before ? std::min(r.beats, src - before) : 0;
+        got = std::min<unsigned>(got, static_cast<unsigned>(std::min<Cycle>(r.beats, act + (upto - std::min(upto, now)))));
+      }
+      if (got > r.freed) {
+        buf_used_ -= got - r.freed;
+        r.freed = got;
+      }
+      if (got < r.beats) break;
+    } else if (r.at > upto || held) {
+      break;
+    }
+    buf_used_ -= r.beats - r.freed;
     pieces_out_ -= r.pieces;
     hq_out_ -= r.hq;
     pkts_out_ -= r.pkts;
@@ -596,7 +630,13 @@ void Requester::release(Cycle upto) {
   }
 }
 
-Cycle Requester::next_release() const { return rel_.empty() ? kNever : rel_.front().at; }
+// (a piece frees a beat a cycle: its next one)
+Cycle Requester::next_release() const {
+  if (rel_.empty()) return kNever;
+  const Rel& r = rel_.front();
+  if (r.pay != 0 && r.upto != 0 && r.beats != 0) return r.at + 1 - r.beats + r.freed;
+  return r.at;
+}
 
 // The front end: the next packet's header into the back end's queue, once
 // the walk issued all its reads (the cycle after its last), one a cycle; a
@@ -684,15 +724,13 @@ bool Requester::send_packet(Cycle now) {
     out_wait_ = kPendFree;
     return false;
   }
-  // a payload behind one the consumer holds back follows it once taken
-  if (pay != 0 && !tx_payload->empty() && tx_payload->next_at() < now) {
-    pay_wait_ = true;
-    return false;
-  }
-  if (pay_wait_) pay_at_ = std::max(pay_at_, now + 1);
-  pay_wait_ = false;
+  // (a payload behind one the consumer holds back follows it once that is
+  // taken: the channel keeps order; its header need not wait)
+  if (pay != 0 && !tx_payload->empty() && tx_payload->next_at() < now) pay_at_ = std::max(pay_at_, now + 1);
   std::vector<uint8_t> bytes;
   Cycle cycles = (pay + bytes_ - 1) / bytes_;  // its payload's cycles through the gather
+  std::vector<uint16_t> beat_at;               // ... each output beat's
+  std::vector<uint32_t> in;                    // the source's beats (bytes each), a cycle each
   Cycle ready = e.at + kQueued;
   std::vector<std::pair<Cycle, unsigned>> src;  // its pieces: source cycles, buffer beats
   if (pay != 0 && !e.need) {
@@ -705,24 +743,35 @@ bool Requester::send_packet(Cycle now) {
       if (!pc.zero) ++reads;
     }
     if (data_.size() < reads) return false;
-    ready = std::max(ready, now + kHeaderRead);
+    // (from its last read's arrival: a header held back meanwhile goes as soon as it may)
+    ready = std::max(ready, (reads != 0 ? data_at_[reads - 1] : now) + kHeaderRead);
     bytes.reserve(pay);
     // the gather takes a piece's beats one a cycle; a packet whose last
     // beat overflows the output beat takes a cycle more (stream_gather)
-    cycles = 0;
-    uint32_t residue = 0;
-    bool flush = false;
     for (const Piece& pc : pieces_) {
       if (pc.pkt != e.pkt) break;
       for (uint32_t left = pc.len; left != 0;) {
         const uint32_t k = std::min(left, bytes_);
         left -= k;
-        ++cycles;
-        flush = residue + k > bytes_;
-        residue = (residue + k) % bytes_;
+        in.push_back(k);
       }
     }
-    if (flush && residue != 0) ++cycles;
+    // each output beat's cycle: a source beat that fills one (or ends the
+    // packet) gives one, its overflow on the last a cycle later
+    uint32_t fill = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const bool end = i + 1 == in.size();
+      if (fill + in[i] >= bytes_) {
+        beat_at.push_back(static_cast<uint16_t>(i));
+        fill = fill + in[i] - bytes_;
+        if (end && fill != 0) beat_at.push_back(static_cast<uint16_t>(i + 1));
+      } else if (end) {
+        beat_at.push_back(static_cast<uint16_t>(i));
+      } else {
+        fill += in[i];
+      }
+    }
+    cycles = beat_at.empty() ? 0 : beat_at.back() + 1;
     while (!pieces_.empty() && pieces_.front().pkt == e.pkt) {
       const Piece pc = pieces_.front();
       pieces_.pop_front();
@@ -737,6 +786,7 @@ bool Requester::send_packet(Cycle now) {
         bytes.insert(bytes.end(), d.data.data(), d.data.data() + std::min<size_t>(pc.len, d.data.size()));
         bytes.resize(bytes.size() + (pc.len - std::min<size_t>(pc.len, d.data.size())), 0);
         data_.pop_front();
+        data_at_.pop_front();
       }
     }
   }
@@ -761,17 +811,26 @@ bool Requester::send_packet(Cycle now) {
     // (a WQE's last payload waits while the back end's sq_track register is taken)
     const Cycle first = std::max({t + 1, pay_at_, e.wend ? bt_free_ + 1 : Cycle{0}});
     const Cycle last = first + std::max(cycles, beats) - 1;  // its last beat
-    tx_payload->push(Packet{Bytes(std::move(bytes))}, last);
+    Packet out{Bytes(std::move(bytes))};
+    // (beats not one a cycle: where the gather's gaps fall)
+    if (beat_at.size() == static_cast<size_t>(beats) && cycles > beats) out.beat_at = std::move(beat_at);
+    tx_payload->push(std::move(out), last);
+    pay_wend_.push_back({pay_pushed_ + 1, e.wend});
+    while (pay_wend_.size() > 64) pay_wend_.pop_front();
     ++pay_pushed_;
     // the source takes the pieces' beats one a cycle, a cycle ahead of the
     // gather's output: each piece (the inline bytes) frees its entry after its last
     Cycle c = first - 1;
     if (!e.need) {
       rel_.push_back({c + beats, 0, 0, 0, 0, 1, pay_pushed_, last, 0});
+      rel_.back().upto = static_cast<unsigned>(beats);
     } else {
+      unsigned upto = 0;
       for (const auto& [n, b] : src) {
         c += n;
+        upto += static_cast<unsigned>(n);
         rel_.push_back({c, b, 1, 0, 0, 0, pay_pushed_, last, 0});
+        rel_.back().upto = upto;
       }
     }
     pay_at_ = last + 1;
@@ -788,6 +847,7 @@ bool Requester::send_packet(Cycle now) {
     w.track = e.rec.unacked || w.fail;
     w.rec.status = wc(w.fail ? spec::WcStatus::kLocProtErr : spec::WcStatus::kSuccess);
     w.done = done;
+    w.last_pay = pay != 0;
     w.hdr_n = hdr_pushed_;
     w.pay_n = pay_pushed_;
     ends_.push_back(w);
@@ -813,6 +873,9 @@ bool Requester::end_wqe(Cycle now) {
   }
   if (w.track && !sq_track->can_push()) return false;
   Cycle at = std::max({now, w.done + 1, end_held_ ? now + 2 : Cycle{0}});
+  // (without payload it leaves the source's order the cycle after its
+  // header's handshake, and its sq_track register follows)
+  if (!w.last_pay && tx_hdr->popped() == w.hdr_n) at = std::max(at, tx_hdr->last_pop() + 2);
   end_held_ = false;
   if (w.track) {
     at = std::max(at, bt_free_);
@@ -910,6 +973,23 @@ void Requester::finish(Cycle now, bool tracked) {
     q.state = qs(spec::QpState::kErr);
   st_ = St::kIdle;
   eng_at_ = now + (tracked ? 1 : kWriteBack);
+  wb_at_ = eng_at_;  // (the RTL's WB: the cycle before its IDLE, whose pick this model decides a cycle early)
+}
+
+Cycle Requester::payload_held(Cycle a, Cycle b) const {
+  if (tx_payload->empty() || offers_.empty()) return 0;
+  offer_taken(s_.now());
+  const uint64_t front = pay_pushed_ - tx_payload->size() + 1;
+  bool wend = false;
+  for (const auto& [n, w] : pay_wend_)
+    if (n == front) wend = w;
+  if (!wend) return 0;
+  Cycle held = 0;
+  for (const auto& [from, to] : offers_) {
+    const Cycle lo = std::max(a, from), hi = std::min(b, to);
+    if (lo <= hi) held += hi - lo + 1;
+  }
+  return held;
 }
 
 bool Requester::bf_hit(unsigned q) const {
@@ -967,12 +1047,14 @@ void Requester::fetched(const Packet& p, Cycle now) {
     st_ = St::kCheck;
   }
   if (st_ == St::kRun) begin_run();
+  if (st_ == St::kRun && trk_pend_) offer_starts();
 }
 
 void Requester::run() {
   const Cycle now = s_.now();
   // PF sees the flags of the cycles before its own: before this cycle's inputs
   pf_visit(now);
+  offer_taken(now);
   while (!fails_.empty() && fails_.front().second <= now) {
     Qp& q = qps_[fails_.front().first];
     if (q.state == qs(spec::QpState::kRts) || q.state == qs(spec::QpState::kSqd)) q.state = qs(spec::QpState::kErr);
@@ -984,6 +1066,7 @@ void Requester::run() {
     // payload data whenever it comes: the back end's
     while (dma_rd.ready() && !reads_.empty() && reads_.front().kind == Rd::kPay) {
       data_.push_back(pop_read());
+      data_at_.push_back(now);
       moved = true;
     }
     // a head read ahead whenever it comes (one dropped meanwhile is not kept)
@@ -1012,6 +1095,13 @@ void Requester::run() {
           if (be_empty_at_ > now) s_.wake_at(this, be_empty_at_);
           break;
         }
+        // (the reads ahead beside the last WQE go first: the RTL's eng_idle)
+        // (a pick decided here is the RTL's IDLE of the cycle after)
+        if (pfv_) break;
+        if (now + 1 < pfv_done_at_) {
+          s_.wake_at(this, pfv_done_at_ - 1);
+          break;
+        }
         // round robin from the QP after the last one served
         const unsigned n = static_cast<unsigned>(qps_.size());
         for (unsigned i = 0; i < n; ++i) {
@@ -1031,16 +1121,18 @@ void Requester::run() {
         break;
       }
       case St::kPfWait: {
-        if (pfv_) break;  // (an SQ_BF head: its reads ahead, then its decode)
         PfEntry& e = pe_[pf_sel_];
         if (e.st != Pe::kDone) break;
-        // the RTL: PFW sees it a cycle after its last beat, PF then reads ahead
+        // the RTL: PFW sees it a cycle after its last beat; then its decode,
+        // and beside it the reads ahead (pfa_q)
         const Packet head = std::move(e.data);
         e.st = Pe::kFree;
         bool other = false;
         for (const PfEntry& o : pe_) other = other || ((o.st == Pe::kPend || o.st == Pe::kDone) && o.qpn == act_);
         if (!other) pfm_[act_] = false;
-        pf_visit_start(std::max(e.at + 2, pick_at_ + 3), &head);
+        const Cycle at = std::max(e.at + 2, pick_at_ + 3);
+        pf_visit_start(at, nullptr);
+        took_head(head, at - 1);
         moved = true;
         break;
       }
@@ -1053,7 +1145,7 @@ void Requester::run() {
           spec::DmaRdReq r;
           r.addr = x.cfg.sq_base + (uint64_t{act_ci_ & mask} << spec::kWqeSlotLog2) + spec::kWqeHead;
           r.len = static_cast<uint16_t>(spec::Sge::kSize * (head_.data[spec::kSendWqeNumSgeOff] - kHeadSge));
-          dma_rd_req->push(r, std::max(now, head_at_) + kDecode);
+          dma_rd_req->push(r, std::max({now, head_at_ + kDecode, pfv_done_at_}));
           ++rd_pushed_;
           reads_.push_back({Rd::kTail, 0});
           tail_asked_ = true;
@@ -1103,6 +1195,8 @@ void Requester::run() {
         st_ = St::kRun;
         begin_run();
         eng_at_ = now + kRunStart;
+        if (trk_pend_) offer_starts();
+
         iss_at_ = std::max(iss_at_, eng_at_ + seek_);
         moved = true;
         break;
@@ -1154,7 +1248,8 @@ void Requester::run() {
         if (trk_pend_ && sq_track->can_push()) {  // a new WQE is tracked before its first packet is queued
           const Cycle at = std::max(now, bt_free_);  // (behind the back end's)
           sq_track->push(track(), at);
-          trk_wait_ = ++trk_pushed_;  // (its first header is queued in the cycle the track is taken)
+          trk_wait_ = ++trk_pushed_;
+          offer_trk_ = trk_wait_;
           fe_at_ = std::max(fe_at_, at);
           trk_pend_ = false;
           amend_ = true;  // from now on its failure is an amend
@@ -1197,13 +1292,15 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
     if (setup) setup(*r);
     a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
     a.in<SqDoorbell>("sq_db", r->sq_db, SqDoorbell::kFlitBytes, sq_doorbell_from_flit);
-    a.in<spec::SqRetire>("sq_retire", r->sq_retire);
+    // (none in the write-back cycle: req_qp_ctx's context memories have one write port)
+    a.in_when<spec::SqRetire>("sq_retire", r->sq_retire, [r](const spec::SqRetire&) { return !r->writing_back(); });
     a.in_stream("dma_rd", r->dma_rd);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);
     a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 1);
     a.out<spec::MrReq>("mr_req", r->mr_req, 2);
     a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out_stream("tx_payload", r->tx_payload, 2);
+    a.stall_last_stream([r](Cycle x, Cycle y) { return r->payload_held(x, y); });
     a.out<spec::SqTrack>("sq_track", r->sq_track);
     a.out_event<spec::RdHint>("rd_hint", r->rd_hint, 2);
     a.counters_from([r] { return std::vector<std::pair<std::string, uint32_t>>{{"tx_pkts", r->tx_pkts()}}; });

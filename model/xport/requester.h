@@ -24,8 +24,9 @@
 // replaced it) is fetched from the ring; a qp_cfg for its QP forgets it.
 //
 // WQE prefetch (issue 11): heads are read ahead (tag 2) into a table of
-// kNpf entries; with each pick (right behind its own head read, or before
-// its decode) up to two more: another QP's next new WQE (round robin from
+// kNpf entries; with each pick (right behind its own head read, or beside
+// its decode and check when its head is at hand: the walk's reads, TAIL and
+// the next pick wait for them) up to two more: another QP's next new WQE (round robin from
 // the pick pointer over QPs with new WQEs, but for this QP and those in the
 // table), else this QP's next ones. A pick of a WQE in the table takes it
 // (waiting for its data if needed: no fetch). Read data comes back in
@@ -111,6 +112,13 @@ class Requester : public Process {
   void set_gid(unsigned i, const GidEntry& g) {
     if (i < gid_.size()) gid_[i] = g;
   }
+  bool writing_back() const { return s_.now() == wb_at_; }  // the RTL's WB cycle: no control input taken
+  // Cycles in [a, b] the payload source held the WQE end at tx_payload's
+  // head: the front end offered a new WQE's sq_track meanwhile (RUN with
+  // the track pending; the RTL's end_hold).
+  Cycle payload_held(Cycle a, Cycle b) const;
+
+
   bool busy() const { return st_ != St::kIdle || any_eligible() || !reads_.empty() || !bq_.empty() || !ends_.empty() || !data_.empty(); }
   void run() override;
 
@@ -237,6 +245,24 @@ class Requester : public Process {
   // a PF visit: its next cycle, reads asked for, the head to decode after it
   bool pfv_ = false, pfv_head_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
   Cycle pfv_at_ = 0, pfv_start_ = 0;
+  Cycle pfv_done_at_ = 0;  // the visit over: the next pick, the walk's reads and TAIL from here
+  Cycle wb_at_ = kNever;   // the write-back's cycle
+  // the front end's offers of a new WQE's sq_track: from its RUN's first
+  // cycle to the cycle it was taken (kNever: not yet); the offered track's number
+  mutable std::deque<std::pair<Cycle, Cycle>> offers_;
+  uint64_t offer_trk_ = 0;
+  std::deque<std::pair<uint64_t, bool>> pay_wend_;  // payloads pushed: number, ends its WQE
+  void offer_starts() {
+    offers_.push_back({eng_at_, kNever});
+    offer_trk_ = 0;
+    while (offers_.size() > 8) offers_.pop_front();
+  }
+  void offer_taken(Cycle now) const {
+    if (offers_.empty() || offers_.back().second != kNever || offer_trk_ == 0 || trk_pend_) return;
+    if (sq_track->popped() < offer_trk_) return;
+    offers_.back().second = sq_track->popped() == offer_trk_ ? sq_track->last_pop() : now;
+  }
+
   unsigned pfv_n_ = 0;
   uint64_t pfv_rd_ = 0;    // (its last read: the decode waits until the port took it)
   Packet pfv_data_;
@@ -283,6 +309,8 @@ class Requester : public Process {
     uint64_t pay;  // its payload's number (0: none) ...
     Cycle last;    // ... and that payload's last beat
     unsigned eq;   // a WQE's end record (the RTL's eq: WQEs in the back end)
+    unsigned upto = 0;  // a piece: its payload's source beats through its own ...
+    unsigned freed = 0; // ... and its beats freed so far (the source took them)
   };
   std::deque<Rel> rel_;
   void release(Cycle upto);
@@ -291,6 +319,7 @@ class Requester : public Process {
   uint64_t pkt_seq_ = 0;    // ... and its number across WQEs
   std::deque<Piece> pieces_;  // issued, of packets not yet sent, in order
   std::deque<Packet> data_;   // read data arrived for the non-zero pieces at the front of pieces_
+  std::deque<Cycle> data_at_; // ... and the cycle each arrived
   // the front end's packets: the next header to queue, the cycle it may be,
   // the cycles the walk finished each later packet of the WQE (its last read)
   uint32_t pkt_k_ = 0;
@@ -309,6 +338,7 @@ class Requester : public Process {
     bool track = false, fail = false;
     Cycle done = 0;
     uint64_t hdr_n = 0, pay_n = 0;
+    bool last_pay = false;  // its last packet carries payload (else it ends on its header's handshake)
   };
   std::deque<WqeEnd> ends_;
   uint64_t hdr_pushed_ = 0, pay_pushed_ = 0;

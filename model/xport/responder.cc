@@ -13,6 +13,8 @@ namespace {
 
 // Timing, in cycles (calibrated against the RTL by engine_bench).
 constexpr Cycle kTake = 1;       // an input taken: its QP context is read
+constexpr Cycle kCtlTake = 2;    // a qp_cfg or doorbell taken (C_IDLE), applied (C_CFG, C_DB)
+constexpr Cycle kContinue = 1;   // a packet that continues a message taken: its context read (C_HDR), then its pieces
 constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
 constexpr Cycle kSgeTotal = 1;   // a receive WQE's SGE slots in use, one a cycle (at least one), then their total
 constexpr Cycle kPiece = 1;      // one DMA piece cut
@@ -28,7 +30,9 @@ constexpr Cycle kReadGap = 2;    // the walker issues a read every other cycle (
 constexpr Cycle kRespHdr = 2;    // a response's last read beat in to its header (beats counted in, registered)
 constexpr unsigned kTxPkts = 16;  // response packets read ahead of their header (responder_tx's PKT_DEPTH)
 constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value decided
-constexpr Cycle kRkeyAsk = 2;    // the checks done to the rkey check's mr_req (the RTL decodes, then registers it)
+constexpr Cycle kRkeyAsk = 2;    // a later page run's mr_req: C_WALK, then C_MRW asks
+constexpr Cycle kFirstAsk = 0;   // a WRITE's, READ's or atomic's rkey check: asked in C_MRW, right after C_HDR
+constexpr Cycle kRouteAsk = 1;   // a SEND's receive WQE read, not prefetched: C_ROUTE, then its request
 constexpr Cycle kAtomRead = 2;   // an atomic's rkey answer (or placement drained) to its 8-byte read
 constexpr Cycle kDrainSeen = 2;    // the last write taken to the checker seeing placement drained (registered counts)
 
@@ -36,7 +40,7 @@ constexpr unsigned kMaxSge = spec::kMaxSge;
 constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spec::Sge::kSize;  // 6
 constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
 constexpr Cycle kPfTake = 1;     // a prefetched receive WQE taken (the RTL's C_WQE cycle)
-constexpr Cycle kPfAsk = 3;      // a doorbell's context read to its prefetch's read request
+constexpr Cycle kPfAsk = 1;      // a doorbell's context read to its prefetch's read request
 constexpr Cycle kPfNext = 1;     // a prefetched WQE taken (C_WQE) to the read of the QP's next one (its register)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
 constexpr uint32_t kPsnMask = 0xFFFFFF;
@@ -366,14 +370,18 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
         r.remote = 1;  // every rkey check: a window answers its QP (type 2) or its PD
         r.qpn = qpn_;
-        mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
+        // (C_HDR reads the context, C_MRW asks: the take's second cycle after)
+        mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
         st_ = St::kRkey;
         return;
       }
     }
     if (needs_wqe()) return get_wqe();
     ok_ = len == 0;
-    return len ? walk() : decide();
+    if (len == 0) return decide();
+    // (a packet that continues a message: C_HDR, then its pieces in C_WALK)
+    check_at_ = s_.now() + kContinue;
+    return walk();
   }
   decide();
 }
@@ -399,7 +407,7 @@ void Responder::start_read() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
+  mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
   st_ = St::kRkey;
 }
 
@@ -450,7 +458,7 @@ void Responder::start_atomic() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteAtomic);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
+  mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
   st_ = St::kRkey;
 }
 
@@ -535,7 +543,7 @@ void Responder::get_wqe() {
   spec::DmaRdReq r;
   r.addr = cx_.rq_base + (uint64_t{static_cast<uint16_t>(cx_.ci & ((1u << cx_.rq_lsz) - 1))} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
-  dma_rd_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);  // (as the rkey check's request: C_ROUTE)
+  dma_rd_req->push(r, std::max(s_.now(), check_at_) + kRouteAsk);  // (C_ROUTE, then the request's register)
   st_ = St::kWqe;
 }
 
@@ -1102,11 +1110,12 @@ void Responder::run() {
         const int pick =
             first_arrived({placing_.empty() ? qp_cfg.next_at() : kNever, rq_db.next_at(), rx_hdr.next_at()}, now);
         if (pick < 0) break;
-        check_at_ = now + kTake;
         if (pick == 0) {
+          check_at_ = now + kCtlTake;
           on_cfg(qp_cfg.pop());
           if (flush_pending_) st_ = St::kFlushWait;
         } else if (pick == 1) {
+          check_at_ = now + kCtlTake;
           on_db(rq_db.pop());
           if (flush_pending_) st_ = St::kFlushWait;
         } else {
@@ -1123,6 +1132,8 @@ void Responder::run() {
         In<spec::MrResp>& port = st_ == St::kRun && is_read_ ? read_mr_resp : mr_resp;
         if (!port.ready()) break;
         check_at_ = std::max(check_at_, now);
+        const bool rkey_write = st_ == St::kRkey && !is_read_ && !is_atomic_ && !is_send_ &&
+                                port.front().status == static_cast<uint8_t>(spec::MrStatus::kOk);
         if (st_ == St::kRkey) {
           after_rkey(port.pop());
         } else if (st_ == St::kInv) {
@@ -1134,6 +1145,11 @@ void Responder::run() {
           // a page end): the verdict is offered at check_at_ (C_PUSH), the
           // next input taken the cycle after (C_IDLE)
           if (write_run && st_ != St::kRun) take_at_ = check_at_ + kPushOut;
+        }
+        if (rkey_write && st_ == St::kIdle) {
+          // a WRITE decided on its rkey answer (one page run): C_WALK, C_PUSH,
+          // then the next input in C_IDLE
+          take_at_ = check_at_ + kPushOut;
         }
         moved = true;
         break;

@@ -228,8 +228,11 @@ module requester #(
   logic              pf_hit, pf_any_free, pf_other;
   logic [4:0]        pf_beat_q;        // beat of the prefetch read arriving
   logic [PW-1:0]     pf_in_e;          // ... its entry
-  logic [3:0]        pf_ret_q;         // PF: the state after it (WQE, or DECODE)
   logic [1:0]        pf_n_q;           // reads PF asked for in this visit (at most 2)
+  // A pick whose head is here (SQ_BF) or in the table reads ahead beside its
+  // WQE's decode and check (pfa_q: the port is free then) rather than in PF
+  // before them; the walk's payload reads and TAIL wait for it, the next pick too.
+  logic              pfa_q, pf_on;
   logic [15:0]       ra_x_q;           // the next index of this QP to read ahead
   // the candidate: another QP's next new WQE (req_qp_ctx's prefetch pick), else this QP's next one
   logic              cand_ok, cand_a, cand_b;
@@ -389,7 +392,7 @@ module requester #(
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
     .s_fail_valid(fail_pend_q), .s_fail_qpn(bt_q.qpn), .s_fail_ready(fail_ready),
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
-    .eng_idle(st_q == S_IDLE && !cfg_drain), .eng_qpn(act_q), .cfg_wait(!be_empty),
+    .eng_idle(st_q == S_IDLE && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
     .act_pi, .pf_mask(pfm_q), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
@@ -435,7 +438,7 @@ module requester #(
     .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK),
     .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
-    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL && st_q != S_PF),
+    .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL && !pf_on),
     .pc_push, .pc_data(pc_in), .pc_ready, .pk_push, .pk_need(pk_in), .pk_ready, .release_beat(raw_pop));
 
   fifo_fwft #(.WIDTH(DATA_W + 1), .DEPTH(RAW_DEPTH)) u_raw (
@@ -721,7 +724,7 @@ module requester #(
       m_dma_rd_req.len  = st_q == S_TAIL ? tail_len : 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = 1'b1;
     end
-    if (st_q == S_PF) begin
+    if (pf_on) begin
       m_dma_rd_req      = '0;
       m_dma_rd_req.tag  = 8'(roce_pkg::DMA_TAG_PREFETCH);
       m_dma_rd_req.addr = off_addr;
@@ -793,8 +796,8 @@ module requester #(
   assign rd_take = s_axis_dma_rd_tvalid && s_axis_dma_rd_tready;
   assign rk_pop  = rd_take && s_axis_dma_rd_tlast;
   assign rk_push = m_dma_rd_req_valid && m_dma_rd_req_ready;
-  assign rk_in   = st_q == S_FETCH ? {K_HEAD, 4'd0} : st_q == S_TAIL ? {K_TAIL, 4'd0}
-                 : st_q == S_PF ? {K_PF, 4'(pf_slot)} : {K_PAY, 4'd0};
+  assign rk_in   = pf_on ? {K_PF, 4'(pf_slot)} : st_q == S_FETCH ? {K_HEAD, 4'd0}
+                 : st_q == S_TAIL ? {K_TAIL, 4'd0} : {K_PAY, 4'd0};
   assign pf_in_e = rk_head[PW-1:0];
 
   // (handshakes in assigns of their own: in the comb block above they would
@@ -808,13 +811,15 @@ module requester #(
   assign m_sq_track       = bt_valid_q ? bt_q : fe_trk;
   assign m_sq_track_valid = bt_valid_q || fe_trk_valid;
   assign fe_trk_go        = st_q == S_RUN && trk_pend_q && !bt_valid_q && m_sq_track_ready;
-  assign pf_issue = st_q == S_PF && m_dma_rd_req_ready && pf_want;
+  assign pf_on    = st_q == S_PF || pfa_q;
+  assign pf_issue = pf_on && m_dma_rd_req_ready && pf_want;
 
   assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
   assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pick_new && pe_hit != '0;
 
   // The prefetch table. A pick of a new WQE whose head is there (or on its
-  // way) takes it (PFW waits for its data). PF reads up to two heads ahead
+  // way) takes it (PFW waits for its data, then DECODE, with the reads
+  // ahead beside it: pfa_q). PF (or pfa_q) reads up to two heads ahead
   // into free entries: another QP's next new WQE (req_qp_ctx's prefetch
   // pick: round robin from the pick pointer over QPs with new WQEs, but for
   // this QP and those already in the table), else this QP's next ones (ra_x,
@@ -878,7 +883,7 @@ module requester #(
       pe_qpn_q[QW*32'(pf_slot) +: QW] <= off_qpn;
       pe_idx_q[16*32'(pf_slot) +: 16] <= off_idx;
     end
-    if (st_q == S_PF && pf_want && !m_dma_rd_req_ready && !pfo_q) begin
+    if (pf_on && pf_want && !m_dma_rd_req_ready && !pfo_q) begin
       pfo_a_q <= cand_a;
       pfo_qpn_q <= cand_qpn;
       pfo_idx_q <= cand_idx;
@@ -940,8 +945,8 @@ module requester #(
       pfm_q <= '0;
       pf_sel_q <= '0;
       pf_beat_q <= '0;
-      pf_ret_q <= S_DECODE;
       pf_n_q <= '0;
+      pfa_q <= 1'b0;
       ra_x_q <= '0;
       pfo_q <= 1'b0;
       pfo_drop_q <= 1'b0;
@@ -975,7 +980,7 @@ module requester #(
       if (pf_issue) begin
         pfo_q <= 1'b0;
         pfo_drop_q <= 1'b0;
-      end else if (st_q == S_PF && pf_want) begin
+      end else if (pf_on && pf_want) begin
         pfo_q <= 1'b1;
         pfo_drop_q <= off_drop;
       end
@@ -996,6 +1001,8 @@ module requester #(
       else if (m_tx_hdr_ready) hdr_valid_q <= 1'b0;
       pend_q <= pend_q + ((hdr_load && hh_pay) ? 2'd1 : 2'd0) - (pay_done ? 2'd1 : 2'd0);
       if (src_take) src_off_q <= src_end ? 13'd0 : src_off_q + 13'(W);
+      if (pf_issue) pf_n_q <= pf_n_q + 2'd1;
+      if (pfa_q && (!pf_want || (pf_issue && pf_n_q == 2'd1))) pfa_q <= 1'b0;  // (as PF leaves)
       case (st_q)
         S_IDLE: if (pick_valid) begin
           act_q <= pick_qpn;
@@ -1005,7 +1012,6 @@ module requester #(
           new_q <= pick_new;
           amend_q <= !pick_new;
           st_q <= S_FETCH;
-          pf_ret_q <= S_DECODE;
           pf_n_q <= '0;
           pf_sel_q <= pf_sel;
           // read ahead from the WQE after it, past those already in the table
@@ -1016,27 +1022,25 @@ module requester #(
             tail_q <= 1'b0;
             poison_q <= 1'b0;
             port_mtu_q <= port_mtu;
-            st_q <= bf_hit ? S_PF : S_PFW;
+            st_q <= bf_hit ? S_DECODE : S_PFW;
+            pfa_q <= bf_hit;
           end
         end
         S_PFW: if (pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin  // the prefetched head is in (wqe_q takes it)
           poison_q <= pe_poison_q[pf_sel_q];
           port_mtu_q <= port_mtu;
-          st_q <= S_PF;
+          st_q <= S_DECODE;
+          pfa_q <= 1'b1;
         end
-        S_PF: begin  // up to two reads ahead, then on
-          if (pf_issue) pf_n_q <= pf_n_q + 2'd1;
-          if (!pf_want || (pf_issue && pf_n_q == 2'd1)) st_q <= pf_ret_q;
-        end
+        S_PF: if (!pf_want || (pf_issue && pf_n_q == 2'd1)) st_q <= S_WQE;  // up to two reads ahead, then on
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;
           beats_q <= 5'(HEAD_BEATS);
           tail_q <= 1'b0;
           poison_q <= 1'b0;
-          pf_ret_q <= S_WQE;
           st_q <= cand_ok ? S_PF : S_WQE;  // a prefetch to ask for: right behind
         end
-        S_TAIL: if (m_dma_rd_req_ready) begin
+        S_TAIL: if (m_dma_rd_req_ready && !pfa_q) begin
           // its beats land after the head's (WQE_HEAD is a whole number of beats)
           beats_q <= 5'(HEAD_BEATS) + 5'((tail_len + 13'(W - 1)) >> WB);
           tail_q <= 1'b1;
@@ -1112,7 +1116,7 @@ module requester #(
   assign m_rd_hint      = rd_hint_q;
   assign m_rd_hint_valid = rd_hint_v_q;
   assign m_tx_hdr_valid = hdr_valid_q;
-  assign idle           = st_q == S_IDLE && !any_eligible && !rk_valid && be_empty;
+  assign idle           = st_q == S_IDLE && !pfa_q && !any_eligible && !rk_valid && be_empty;
   assign cnt_tx_pkts    = cnt_q;
 
 `ifndef SYNTHESIS

@@ -76,6 +76,7 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
     uint16_t idx;
     bool read;  // done when its request left (its responses would follow a round trip later)
     bool local;  // BIND_MW / LOCAL_INV: no packet, done with the WQE before it (never rewound to)
+    bool again = false;  // rewound: to be sent again
   };
   const auto in_range = [](const Pend& e, uint32_t psn) {
     return ((psn - e.first_psn) & 0xFFFFFF) <= ((e.last_psn - e.first_psn) & 0xFFFFFF);
@@ -187,7 +188,10 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
       for (unsigned i = 0; i < ret.count && !q.empty(); ++i) q.pop_front();
       if (ret.rewind)  // what is sent again is acknowledged only after it left again
         for (Pend& e : q)
-          if (!e.local) e.done_at = kNotYet;
+          if (!e.local) {
+            e.done_at = kNotYet;
+            e.again = true;
+          }
       ret_offer = false;
     }
     if (dma.rd_data_valid() && b.input_ready(kInDma)) dma.pop_rd_data();
@@ -234,6 +238,12 @@ EnvResult run_env(Block& b, const std::function<bool()>& idle, const World& w, c
                              !last_seen[tr.qpn].erase(read ? tr.first_psn : tr.last_psn);
           q.push_back({tr.status, tr.first_psn, tr.last_psn, waits ? kNotYet : cyc + 16, tr.wqe_idx, read, local});
         }
+        // a failure puts the QP in ERR: what waits to be sent again after a
+        // rewind never is (the requester flushes from its high-water mark;
+        // the completer completes it with the rest)
+        if (tr.status != 0)
+          for (Pend& e : q)
+            if (e.again && e.done_at == kNotYet) e.done_at = cyc + 16;
         ++tracks;
       }
       if (p == kHdr) hdrs_now.push_back(desc_from_flit<spec::RoceTxHdr>(f));

@@ -91,6 +91,8 @@ class Channel {
     const Cycle back = std::max(items_.front().first, s_.now()) + credit_delay_;
     T v = std::move(items_.front().second);
     items_.pop_front();
+    ++popped_;
+    last_pop_ = s_.now();
     front_taken_ = 0;
     if (back > s_.now()) returning_.push_back(back);
     if (producer_) s_.wake_at(producer_, back);
@@ -109,8 +111,8 @@ class Channel {
     last_beat_at_ = s_.now();
     if (producer_) s_.wake_at(producer_, s_.now());
   }
-  unsigned front_taken() const { return front_taken_; }
-  // ... of them in cycles before this one (what a register there has seen)
+  // Beats of the front packet taken in cycles before this one (what a
+  // register there has seen).
   unsigned front_taken_before() const { return front_taken_ - (front_taken_ != 0 && last_beat_at_ == s_.now() ? 1 : 0); }
   size_t size() const { return items_.size(); }
   unsigned capacity() const { return capacity_; }
@@ -126,11 +128,11 @@ class Channel {
   Process* producer_ = nullptr;
   Process* consumer_ = nullptr;
   std::deque<std::pair<Cycle, T>> items_;
-  std::deque<Cycle> returning_;
-  uint64_t popped_ = 0;
+  std::deque<Cycle> returning_;  // cycles at which popped transactions' credits come back
+  uint64_t popped_ = 0;          // pop()s and pop_ahead()s, and the cycle of the last
   Cycle last_pop_ = 0;
-  unsigned front_taken_ = 0;
-  Cycle last_beat_at_ = 0;  // cycles at which popped transactions' credits come back
+  unsigned front_taken_ = 0;     // beats of the front packet taken (took_beat), and when the last was
+  Cycle last_beat_at_ = 0;
 };
 
 }  // namespace rocenic::model

@@ -57,10 +57,11 @@ class FlitAdapter : public rocenic::Block {
   // An input the block refuses while `accepts` says no to what is offered
   // (the completer holds back an sq_track for a full window).
   template <typename T>
-  void in_when(const char* name, Channel<T>& ch, std::function<bool(const T&)> accepts) {
-    add_in({name, false, true, (T::kBits + 7) / 8},
-           [&ch, accepts](const Flit& f) { return ch.can_push() && accepts(desc_from_flit<T>(f)); },
-           [&ch](std::vector<Flit>& beats, Cycle t) { ch.push(desc_from_flit<T>(beats.front()), t); });
+  void in_when(const char* name, Channel<T>& ch, std::function<bool(const T&)> accepts,
+               unsigned bytes = (T::kBits + 7) / 8, std::function<T(const Flit&)> decode = desc_from_flit<T>) {
+    add_in({name, false, true, bytes},
+           [&ch, accepts, decode](const Flit& f) { return ch.can_push() && accepts(decode(f)); },
+           [&ch, decode](std::vector<Flit>& beats, Cycle t) { ch.push(decode(beats.front()), t); });
   }
   void in_stream(const char* name, Channel<Packet>& ch);
   // A stream without tlast whose packet lengths another port's descriptors

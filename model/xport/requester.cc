@@ -77,7 +77,9 @@ bool Requester::control(Cycle now) {
       if (eligible((rr_ + i) % n)) return (rr_ + i) % n == c;
     return false;
   };
-  const bool cfg_waits = qp_cfg.ready() && ((st_ != St::kIdle && qp_cfg.front().qpn == act_) || !be_empty(now) ||
+  // (reads ahead still going beside the last WQE: the RTL's engine is not idle either)
+  const bool busy_with_act = st_ != St::kIdle || pfv_ || now + 1 < pfv_done_at_;
+  const bool cfg_waits = qp_cfg.ready() && ((busy_with_act && qp_cfg.front().qpn == act_) || !be_empty(now) ||
                                             picks(qp_cfg.front().qpn));
   if (cfg_waits && st_ == St::kIdle) if (be_empty_at_ > now) s_.wake_at(this, be_empty_at_);
   // (the channel holds one: the RTL's register, which the port fills whenever it is free)
@@ -181,7 +183,7 @@ void Requester::start(unsigned q, Cycle now) {
     // arrived, its reads ahead beside (the RTL's pfa_q)
     bf_valid_ = false;
     const Packet head{Bytes(std::vector<uint8_t>(bf_wqe_.begin(), bf_wqe_.end()))};
-    pf_visit_start(now + 2, nullptr);
+    pf_visit_start(now + 2);
     took_head(head, now + 1);
     return;
   }
@@ -211,7 +213,7 @@ void Requester::push_fetch(Cycle now) {
   ++rd_pushed_;
   reads_.push_back({Rd::kHead, 0});
   fetch_pend_ = false;
-  pf_visit_start(at + 1, nullptr);
+  pf_visit_start(at + 1);
   // (FETCH goes to PF only if it sees a head to read ahead, in its own cycle)
   pfv_gate_ = true;
   s_.wake_at(this, at);
@@ -248,14 +250,12 @@ bool Requester::pf_candidate(unsigned* cq, uint16_t* cidx, bool* ahead) const {
   return true;
 }
 
-void Requester::pf_visit_start(Cycle at, const Packet* head) {
+void Requester::pf_visit_start(Cycle at) {
   pfv_ = true;
   pfv_gate_ = false;
   pfv_at_ = pfv_start_ = at;
   pfv_n_ = 0;
   pfv_rd_ = 0;
-  pfv_head_ = head != nullptr;
-  if (head) pfv_data_ = *head;
   s_.wake_at(this, at);
 }
 
@@ -323,10 +323,6 @@ bool Requester::pf_visit(Cycle now) {
   if (pfv_rd_ != 0 && rd_pushed_ - dma_rd_req->size() < pfv_rd_) return false;
   pfv_ = false;
   pfv_done_at_ = std::max(now, pfv_at_) + (none ? 1 : 0);
-  if (pfv_head_) {
-    st_ = St::kFetch;
-    took_head(pfv_data_, std::max(now, pfv_n_ == 0 ? pfv_start_ : pfv_at_ - (pfv_n_ == 2 ? 1 : 0)));
-  }
   return true;
 }
 
@@ -1131,7 +1127,7 @@ void Requester::run() {
         for (const PfEntry& o : pe_) other = other || ((o.st == Pe::kPend || o.st == Pe::kDone) && o.qpn == act_);
         if (!other) pfm_[act_] = false;
         const Cycle at = std::max(e.at + 2, pick_at_ + 3);
-        pf_visit_start(at, nullptr);
+        pf_visit_start(at);
         took_head(head, at - 1);
         moved = true;
         break;
@@ -1291,7 +1287,8 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
     Requester* r = a.make<Requester>(data_bytes, max_qp);
     if (setup) setup(*r);
     a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
-    a.in<SqDoorbell>("sq_db", r->sq_db, SqDoorbell::kFlitBytes, sq_doorbell_from_flit);
+    a.in_when<SqDoorbell>("sq_db", r->sq_db, [r](const SqDoorbell&) { return !r->writing_back(); },
+                          SqDoorbell::kFlitBytes, sq_doorbell_from_flit);
     // (none in the write-back cycle: req_qp_ctx's context memories have one write port)
     a.in_when<spec::SqRetire>("sq_retire", r->sq_retire, [r](const spec::SqRetire&) { return !r->writing_back(); });
     a.in_stream("dma_rd", r->dma_rd);

@@ -112,14 +112,15 @@ class Requester : public Process {
   void set_gid(unsigned i, const GidEntry& g) {
     if (i < gid_.size()) gid_[i] = g;
   }
-  bool writing_back() const { return s_.now() == wb_at_; }  // the RTL's WB cycle: no control input taken
+  // the RTL's write-back cycle: req_qp_ctx takes no sq_retire or sq_db then
+  bool writing_back() const { return s_.now() == wb_at_; }
   // Cycles in [a, b] the payload source held the WQE end at tx_payload's
   // head: the front end offered a new WQE's sq_track meanwhile (RUN with
   // the track pending; the RTL's end_hold).
   Cycle payload_held(Cycle a, Cycle b) const;
 
 
-  bool busy() const { return st_ != St::kIdle || any_eligible() || !reads_.empty() || !bq_.empty() || !ends_.empty() || !data_.empty(); }
+  bool busy() const { return st_ != St::kIdle || pfv_ || any_eligible() || !reads_.empty() || !bq_.empty() || !ends_.empty() || !data_.empty(); }
   void run() override;
 
  private:
@@ -187,9 +188,9 @@ class Requester : public Process {
   // The prefetch: the next head to read ahead (false: none), as the RTL's PF
   // sees it: another QP's next new WQE, else (ahead) this QP's next one.
   bool pf_candidate(unsigned* cq, uint16_t* cidx, bool* ahead) const;
-  // A PF visit from cycle `at` (up to two reads); `head`: the WQE's head to
-  // decode once it is over (a prefetched or SQ_BF one), else none.
-  void pf_visit_start(Cycle at, const Packet* head);
+  // A PF visit from cycle `at` (up to two reads): right behind a fetch, or
+  // beside the decode of a head at hand.
+  void pf_visit_start(Cycle at);
   bool pf_visit(Cycle now);  // its reads; false: waiting or over
   void push_fetch(Cycle now);  // the WQE's head read, once the port is free
   bool fetch_pend_ = false;
@@ -243,7 +244,7 @@ class Requester : public Process {
   uint16_t ra_x_ = 0;      // this QP's next index to read ahead
   Cycle pick_at_ = 0;
   // a PF visit: its next cycle, reads asked for, the head to decode after it
-  bool pfv_ = false, pfv_head_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
+  bool pfv_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
   Cycle pfv_at_ = 0, pfv_start_ = 0;
   Cycle pfv_done_at_ = 0;  // the visit over: the next pick, the walk's reads and TAIL from here
   Cycle wb_at_ = kNever;   // the write-back's cycle
@@ -265,7 +266,6 @@ class Requester : public Process {
 
   unsigned pfv_n_ = 0;
   uint64_t pfv_rd_ = 0;    // (its last read: the decode waits until the port took it)
-  Packet pfv_data_;
   bool pfo_ = false, pfo_ahead_ = false, pfo_drop_ = false;  // a read offered, not yet taken by the port
   unsigned pfo_qpn_ = 0;
   uint16_t pfo_idx_ = 0;
@@ -350,7 +350,6 @@ class Requester : public Process {
   Cycle be_empty_at_ = 0;   // ... and its last header and payload beat were taken
   Cycle hdr_at_ = 0;        // the next cycle a header may leave
   Cycle out_wait_ = 0;      // the back end waited for its consumer: the next header that many cycles after now
-  bool pay_wait_ = false;   // ... or for the payload before it (overdue): its payload follows once that is taken
   Cycle pay_at_ = 0;        // the next cycle a payload beat may leave
   Cycle iss_at_ = 0;        // the next cycle a payload read may be asked for
   enum class Stall { kNone, kRoom, kPort };  // why the walk's last try did not issue

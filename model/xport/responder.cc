@@ -217,6 +217,7 @@ void Responder::on_db(const spec::WqDb& d) {
       prefetch(qpn_, ci, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
     } else {  // the RTL's C_DB waits for its read register
       db_ci_ = ci;
+      db_at_ = s_.now() + kTake + kPfAsk;
       st_ = St::kDbAsk;
     }
   }
@@ -1171,7 +1172,7 @@ void Responder::run() {
       case St::kDbAsk:  // the doorbell's prefetch once the request port has room (its credit wakes us)
         if (!dma_rd_req->can_push()) break;
         check_at_ = std::max(check_at_, now);
-        prefetch(qpn_, db_ci_, qps_[qpn_], check_at_ + kPfAsk);
+        prefetch(qpn_, db_ci_, qps_[qpn_], std::max(db_at_, now + kPfAsk));
         st_ = St::kIdle;
         moved = true;
         break;

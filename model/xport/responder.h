@@ -253,7 +253,8 @@ class Responder : public Process {
   std::vector<Prefetch> pf_;
   std::deque<unsigned> pf_out_;  // entries whose reads are in flight, oldest first: the next dma_rd_data is the front's
   unsigned pf_e_ = 0;            // kWqePf: the entry taken
-  uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead
+  uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead ...
+  Cycle db_at_ = 0;              // ... and the earliest cycle of its read (had the port had room)
   unsigned tail_sges_ = 0;       // kTailAsk: the SGEs past the head
   void ask_tail(Cycle at);       // the read of the receive WQE's SGEs past the head
   Prefetch& pf_of(unsigned qpn) { return pf_[qpn % pf_.size()]; }

@@ -49,8 +49,9 @@
 // WQE prefetch (issue 11): heads are read ahead (tag 2) into a table of NPF
 // entries {QP, index, state, bytes}, so that a WQE's head round trip
 // overlaps the work of the WQEs before it. PF (right behind a pick's own
-// head read, or before its decode when its head came with the doorbell or
-// from the table) asks for up to two: another QP's next new WQE
+// head read), or pfa_q beside the decode and check when the head came with
+// the doorbell or from the table (the read port is free then; the walk's
+// reads, TAIL and the next pick wait for it), asks for up to two: another QP's next new WQE
 // (req_qp_ctx's prefetch pick), else this QP's next ones. A pick of a new
 // WQE in the table takes it (PFW waits for its data). A qp_cfg for an
 // entry's QP drops it (E_DROP while its data is still coming). Read data
@@ -61,8 +62,8 @@
 // packets' headers for the back end (docs/engine.md, "Requester", step 6):
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
-//          the next new one (flushed); the kept SQ_BF WQE -> PF -> DECODE; the
-//          prefetched one -> PFW -> PF -> DECODE
+//          the next new one (flushed); the kept SQ_BF WQE -> DECODE; the
+//          prefetched one -> PFW -> DECODE (both reading ahead beside: pfa_q)
 //   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5), then PF;  WQE: take its beats
 //   DECODE first, with num_sge 7..16 (not inline): TAIL fetches SGEs 6.. and
 //          DECODE runs again. ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
@@ -166,6 +167,9 @@ module requester #(
 
   initial begin
     if (DATA_W < 128 || DATA_W > 1024 || (1 << WB) != W) $error("requester: DATA_W must be 128, 256, 512 or 1024");
+    // (a read's kind FIFO holds a prefetch's entry in 4 bits; it must hold every read in flight)
+    if (roce_pkg::REQ_PF_HEADS > 16 || 2 * PIECE_DEPTH < PIECE_DEPTH + roce_pkg::REQ_PF_HEADS + 2)
+      $error("requester: REQ_PF_HEADS must be at most 16 and fit beside the payload pieces in flight");
   end
 
   localparam logic [3:0] S_IDLE = 4'd0, S_FETCH = 4'd1, S_WQE = 4'd2, S_DECODE = 4'd3,
@@ -865,7 +869,7 @@ module requester #(
   // (dropped: its QP's qp_cfg taken while it was held, or in its cycle)
   assign off_drop = (pfo_q && pfo_drop_q) || (cfg_take && cq_in.qpn == 16'(off_qpn));
 
-  /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces + 3
+  /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces, NPF prefetches, a head and a tail
   logic rk_room;
   /* verilator lint_on UNUSEDSIGNAL */
   fifo_fwft #(.WIDTH(6), .DEPTH(2 * PIECE_DEPTH)) u_rk (

@@ -305,8 +305,8 @@ class CosimDevice : public Device {
     // read_place 2): what several write to one page -- payload and CQEs, a
     // peer's WRITEs or atomics and the own READ data or atomic originals --
     // are separate sequences (how they interleave is timing, not content).
-    for (auto& w : rtl_.take_dma_writes()) wr_q_[(w.addr >> 12) << 2 | (w.tag & 3)].rtl.push_back(encode(w));
-    for (auto& w : model_.take_dma_writes()) wr_q_[(w.addr >> 12) << 2 | (w.tag & 3)].model.push_back(encode(w));
+    for (auto& w : rtl_.take_dma_writes()) wr_pair(w).rtl.push_back(encode(w));
+    for (auto& w : model_.take_dma_writes()) wr_pair(w).model.push_back(encode(w));
     for (auto& e : rtl_.take_events()) {
       events_.push_back({e.first, e.second});
       ev_q_.rtl.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
@@ -314,9 +314,13 @@ class CosimDevice : public Device {
     for (auto& e : model_.take_events())
       ev_q_.model.push_back({static_cast<uint8_t>(e.first), static_cast<uint8_t>(e.first >> 8), e.second});
     // (the descriptions are built only for a divergence)
-    for (auto& [key, q] : tx_q_) drain(q, [key = key] { return FrameStream{uint32_t(key >> 1), (key & 1) != 0}.name(); });
-    for (auto& [key, q] : wr_q_)
-      drain(q, [key = key] {
+    // Only the streams that gained an entry this cycle can have a new pair
+    // to compare; walking every page ever written, every cycle, was most of
+    // a long cosim run's time.
+    for (uint64_t key : std::exchange(tx_touched_, {}))
+      drain(tx_q_[key], [key] { return FrameStream{uint32_t(key >> 1), (key & 1) != 0}.name(); });
+    for (uint64_t key : std::exchange(wr_touched_, {}))
+      drain(wr_q_[key], [key] {
               static const char* const kWriter[] = {"responder payload", "CQE", "read_place payload", "writer 3"};
               return std::string(kWriter[key & 3]) + " DMA write to page 0x" + to_hex(key >> 2 << 12);
             },
@@ -336,12 +340,19 @@ class CosimDevice : public Device {
     }
     Pair& q = tx_q_[fs.key()];
     (rtl ? q.rtl : q.model).push_back(f);
+    tx_touched_.push_back(fs.key());
   }
 
   struct Pair {
     std::deque<std::vector<uint8_t>> rtl, model;
     uint64_t n = 0;
   };
+  // A DMA write's stream: its 4 KiB page and writer (tag).
+  Pair& wr_pair(const DmaWrite& w) {
+    const uint64_t key = (w.addr >> 12) << 2 | (w.tag & 3);
+    wr_touched_.push_back(key);
+    return wr_q_[key];
+  }
   static std::vector<uint8_t> encode(const DmaWrite& w) {
     std::vector<uint8_t> v(8);
     for (int i = 0; i < 8; ++i) v[i] = static_cast<uint8_t>(w.addr >> (8 * i));
@@ -440,6 +451,7 @@ class CosimDevice : public Device {
   FrameSink tx_, byp_;
   std::vector<DeviceEvent> events_;
   std::map<uint64_t, Pair> tx_q_;  // responses, by FrameStream::key()
+  std::vector<uint64_t> tx_touched_, wr_touched_;  // keys pushed to since the last compare
   RequestBoard requests_;
   struct HeldRx {
     uint64_t rtl_sent;  // requests the RTL had sent for the first time when this one arrived

@@ -37,7 +37,7 @@
 //   engine_bench --timeline write|send|read|write_inline SIZE [MSGS [QPS]]   (calibration:
 //     the frame, DMA-read and DMA-write cycles of MSGS messages (1) on each
 //     of QPS QPs (1), on both engines, RTL and model; fetch_add|cmp_swap 8
-//     for atomics)
+//     for atomics; `posted`: A's cycle as each post's doorbell write ended)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -208,6 +208,8 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
         p.a->post_send(*c.qa, w, {}, std::vector<uint8_t>(src.data(), src.data() + size));
       else
         p.a->post_send(*c.qa, w, {{src.addr(), size, mra.key}});
+      if (marks)  // (the host's doorbell writes wait while the engine's requester is busy)
+        std::printf("timeline %s A posted %llu\n", backend.c_str(), static_cast<unsigned long long>(p.da->cycles() - start));
     }
   p.lockstep();
   const uint64_t cycles = p.da->cycles() - start;
@@ -217,7 +219,7 @@ Figures goodput(const std::string& backend, unsigned nqp, uint32_t size, unsigne
   }
   const auto cqes = p.a->poll(*scq);
   if (cqes.size() != size_t{nqp} * per_qp) {
-    std::fprintf(stderr, "engine_bench: %zu of %u completions\n", cqes.size(), nqp * per_qp);
+    std::fprintf(stderr, "engine_bench: %s: %zu of %u completions\n", backend.c_str(), cqes.size(), nqp * per_qp);
     std::exit(1);
   }
   for (const auto& e : cqes)

@@ -201,9 +201,15 @@ bool RoceCsr::write(uint32_t addr, uint32_t data, uint8_t strb) {
 
 bool RoceCsr::write_waits(uint32_t addr) {
   const uint32_t a = addr & 0xFFCu;
-  // one send doorbell of either kind pending; SQ_BF words while the WQE they hold waits to go with its SQ_BF_DB
-  if (a == spec::kCsrSqDb || a == spec::kCsrSqBfDb) return !sq_db->can_push();
-  if (a >= spec::kCsrSqBf && a < spec::kCsrSqBf + spec::kWqeHead) return sq_bf_pending_ && !sq_db->can_push();
+  // One send doorbell of either kind pending; SQ_BF words while the WQE they
+  // hold waits to go with its SQ_BF_DB. The RTL's doorbell register clears
+  // the cycle after the requester took it, and this block judges a write a
+  // cycle after the RTL does: a doorbell taken in this cycle or the one
+  // before still holds it. (The requester takes none in its write-back
+  // cycle: then the host's next doorbell write waits a cycle.)
+  const bool sq_db_held = !sq_db->can_push() || (sq_db->popped() != 0 && sq_db->last_pop() + 1 >= s_.now());
+  if (a == spec::kCsrSqDb || a == spec::kCsrSqBfDb) return sq_db_held;
+  if (a >= spec::kCsrSqBf && a < spec::kCsrSqBf + spec::kWqeHead) return sq_bf_pending_ && sq_db_held;
   if (a == spec::kCsrRqDb) return !rq_db->can_push();
   if (a == spec::kCsrCqDb) return !cq_db->can_push();
   if (a == spec::kCsrCmdOp) return !cmd->can_push();  // (busy refuses it anyway; the request register is free by then)
@@ -259,6 +265,8 @@ void RoceCsr::run() {
   if (moved) {
     next_ = now + 1;
     if (!ar.empty() || !aw.empty()) s_.wake_at(this, next_);
+  } else if (aw.ready() && sq_db->popped() != 0 && sq_db->last_pop() + 1 >= now) {
+    s_.wake_at(this, sq_db->last_pop() + 2);  // (the pop's wake came before the register cleared)
   }
 }
 

@@ -68,6 +68,13 @@ bool Requester::any_eligible() const {
 // qp_cfg, sq_retire and sq_db, in the order they arrived (same cycle: that
 // order); a qp_cfg for the QP being worked on waits until its WQE is done.
 bool Requester::control(Cycle now) {
+  // Nothing in the write-back cycle: req_qp_ctx's context memories have one
+  // write port, and its ready outputs are low then. (In the engine the CSR's
+  // doorbell waits behind it, and so does the host's next doorbell write.)
+  if (writing_back()) {
+    if (qp_cfg.ready() || sq_retire.ready() || sq_db.ready()) s_.wake_at(this, now + 1);
+    return false;
+  }
   // (and any qp_cfg while the back end holds packets: none may outlive a RESET)
   // (and one for the QP the engine picks in this cycle: the pick goes first, as req_qp_ctx's)
   const auto picks = [&](unsigned c) {

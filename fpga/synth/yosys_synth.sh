@@ -20,6 +20,10 @@
 # a missing module, an inferred latch. The default test suite runs it on the
 # whole roce_engine; it prints `elab TOP: ok (N cells after proc, ...)`.
 #
+# With --elab, --memories names MODULE:ARRAY pairs: each must still be a
+# memory after the front end (a $mem_v2 cell once memory_collect ran), the
+# cheap check, in the default suite, of what full synthesis maps to RAM.
+#
 # Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
 # named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
 # array of packed structs into one register: DESIGN.md §9). Prints one line
@@ -57,19 +61,36 @@ command -v yosys >/dev/null || { echo "yosys_synth.sh: yosys not found (apt-get 
 mkdir -p "$out"
 if [ $elab = 1 ]; then
   log="$out/$top.elab.log"
+  # (memory_dff and memory_collect take seconds: every array still an array
+  # after the front end becomes one $mem_v2 cell, named MODULE/ARRAY)
   yosys -q -l "$log" -p "
     read_verilog -sv $*
     hierarchy -check -top $top$chparam
     proc
     tee -o $out/$top.elab.stat.txt stat
+    memory_dff
+    memory_collect
+    tee -o $out/$top.elab.mems.txt select -list t:\$mem_v2
   " >/dev/null 2>&1 || { echo "elab $top: Yosys failed, see $log" >&2; grep -i 'error' "$log" | head -20 >&2; exit 1; }
   if grep -q '^Latch inferred' "$log"; then
     echo "elab $top: latch inferred:" >&2
     grep '^Latch inferred' "$log" | head -10 >&2
     exit 1
   fi
+  kept=0
+  for m in $memories; do
+    mod=${m%%:*} arr=${m#*:}
+    case "$m" in *:*) ;; *) echo "yosys_synth.sh: --elab --memories $m: expected MODULE:ARRAY" >&2; exit 2 ;; esac
+    # $paramod<hash or params>\MODULE[\params]/ARRAY (an array in a generate block: .../g_x[0].ARRAY)
+    if ! grep -qE "\\\\$mod([\\\\/].*)?[/.]$arr\$" "$out/$top.elab.mems.txt"; then
+      echo "elab $top: array '$arr' of module $mod is not a memory after the front end" \
+           "(Yosys made it registers: DESIGN.md §9; kept: $out/$top.elab.mems.txt)" >&2
+      exit 1
+    fi
+    kept=$((kept + 1))
+  done
   cells=$(awk '/Number of cells:/ {n = $NF} END {print n + 0}' "$out/$top.elab.stat.txt")
-  echo "elab $top: ok ($cells cells after proc, hierarchy checked, no latches)"
+  echo "elab $top: ok ($cells cells after proc, hierarchy checked, no latches, $kept named arrays kept as memories)"
   exit 0
 fi
 log="$out/$top.yosys.log"

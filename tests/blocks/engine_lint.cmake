@@ -17,7 +17,8 @@ set(ENGINE_MEMORIES
   responder_ctrl:ctx_mem responder_ctrl:sge_mem responder_ctrl:res_mem responder_ctrl:pt_mem responder_ctrl:bank
   responder_place:addr_mem completer:ctx_mem completer:win_mem completer:tmr_mem
   read_place_ctrl:ctx_mem read_place_ctrl:hint_mem roce_cmd:ref_mem roce_cmd:mr_mem roce_cmd:qp_mem
-  mr_table:mr_mem mr_table:mtt_mem cq_writer:base_mem cq_writer:pi_mem cq_writer:ci_mem)
+  mr_table:mr_mem mr_table:mtt_mem cq_writer:base_mem cq_writer:pi_mem cq_writer:ci_mem
+  frame_window_fifo:mem fifo_fwft:mem)
 string(REPLACE ";" " " ENGINE_MEMORIES "${ENGINE_MEMORIES}")
 add_test(NAME yosys_elab_engine COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh --elab --param MAX_QP=256
   --memories "${ENGINE_MEMORIES}" roce_engine ${CMAKE_BINARY_DIR}/synth ${RTL_ENGINE_SOURCES})

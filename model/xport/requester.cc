@@ -1037,6 +1037,7 @@ void Requester::fetched(const Packet& p, Cycle now) {
     // (IBV_SEND_FENCE) behind any: not started, picked again once one finishes
     qps_[act_].rdw = true;
     st_ = St::kIdle;
+    wb_at_ = eng_at_;  // (the RTL's DECODE with wb_defer, the cycle before its IDLE: no control input taken)
   } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_) || wqe_.unsent) {
     sent_ = wqe_.unsent;  // (its PSN is taken)
     st_ = St::kTrack;

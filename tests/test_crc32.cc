@@ -48,8 +48,9 @@ TEST(Crc32, SlicedLoopMatchesBitwiseAtEveryLengthAndAlignment) {
 }
 
 TEST(Crc32, NoMaskedByteBeyondTheHeaders) {
+  EXPECT_EQ(kIcrcMaskedPrefix, 53u);  // IPv6 40 + UDP 8 + the BTH's reserved byte at 4, + 1
   for (spec::L3 kind : {spec::L3::kIpv4, spec::L3::kIpv6, spec::L3::kRocev1})
-    for (size_t o = 53; o < 9000; ++o) ASSERT_FALSE(icrc_masked(o, kind)) << o;
+    for (size_t o = kIcrcMaskedPrefix; o < 9000; ++o) ASSERT_FALSE(icrc_masked(o, kind)) << o;
 }
 
 TEST(Crc32, IcrcMatchesByteByByteMaskingAtEveryLength) {

@@ -3,10 +3,11 @@
 # (synth_xilinx -family xcup), then report resources and a timing proxy.
 #
 #   fpga/synth/yosys_synth.sh [OPTIONS] TOP OUT_DIR SOURCE.sv...
-#   fpga/synth/yosys_synth.sh --elab [--param NAME=VALUE]... TOP OUT_DIR SOURCE.sv...
+#   fpga/synth/yosys_synth.sh --elab [--param NAME=VALUE]... [--memories "MODULE:ARRAY..."] TOP OUT_DIR SOURCE.sv...
 #
 # Options (before TOP, any order):
-#   --memories "NAME..."  arrays that must map to RAM (see below)
+#   --memories "NAME..."  arrays that must map to RAM (see below); with --elab,
+#                         MODULE:ARRAY pairs that must stay memories
 #   --param NAME=VALUE    set a parameter of TOP (repeatable; hierarchy -chparam)
 #   --uram                let Yosys put large memories into URAM288 (synth_xilinx -uram)
 #   --top-paths N         also write OUT_DIR/TOP.paths.txt: the N latest register
@@ -20,9 +21,10 @@
 # a missing module, an inferred latch. The default test suite runs it on the
 # whole roce_engine; it prints `elab TOP: ok (N cells after proc, ...)`.
 #
-# With --elab, --memories names MODULE:ARRAY pairs: each must still be a
-# memory after the front end (a $mem_v2 cell once memory_collect ran), the
-# cheap check, in the default suite, of what full synthesis maps to RAM.
+# With --elab, --memories names MODULE:ARRAY pairs: in every variant of
+# MODULE (one per parameter set) ARRAY must still be a memory after the
+# front end (a $mem_v2 cell once memory_collect ran), the cheap check, in the
+# default suite, of what full synthesis maps to RAM.
 #
 # Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
 # named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
@@ -71,6 +73,7 @@ if [ $elab = 1 ]; then
     memory_dff
     memory_collect
     tee -o $out/$top.elab.mems.txt select -list t:\$mem_v2
+    tee -o $out/$top.elab.mods.txt ls
   " >/dev/null 2>&1 || { echo "elab $top: Yosys failed, see $log" >&2; grep -i 'error' "$log" | head -20 >&2; exit 1; }
   if grep -q '^Latch inferred' "$log"; then
     echo "elab $top: latch inferred:" >&2
@@ -79,15 +82,28 @@ if [ $elab = 1 ]; then
   fi
   kept=0
   for m in $memories; do
-    mod=${m%%:*} arr=${m#*:}
     case "$m" in *:*) ;; *) echo "yosys_synth.sh: --elab --memories $m: expected MODULE:ARRAY" >&2; exit 2 ;; esac
-    # $paramod<hash or params>\MODULE[\params]/ARRAY (an array in a generate block: .../g_x[0].ARRAY)
-    if ! grep -qE "\\\\$mod([\\\\/].*)?[/.]$arr\$" "$out/$top.elab.mems.txt"; then
-      echo "elab $top: array '$arr' of module $mod is not a memory after the front end" \
-           "(Yosys made it registers: DESIGN.md §9; kept: $out/$top.elab.mems.txt)" >&2
+    mod=${m%%:*} arr=${m#*:}
+    # Every variant of MODULE (MODULE, or $paramod...\MODULE[\params] per
+    # parameter set) must hold ARRAY as a memory: .../ARRAY, or
+    # .../g_x[0].ARRAY in a generate block.
+    # (ls: "N modules:", then one per line, indented by two spaces)
+    variants=$(awk '/^  / { print substr($0, 3) }' "$out/$top.elab.mods.txt" | grep -E "(^|\\\\)$mod(\\\\.*)?\$" || true)
+    if [ -z "$variants" ]; then
+      echo "elab $top: --memories $m: no module $mod in $top" >&2
       exit 1
     fi
-    kept=$((kept + 1))
+    while IFS= read -r v; do
+      # (the prefix through ENVIRON: awk -v would read \f in \fifo_fwft as a form feed)
+      if ! P="$v/" awk 'index($0, ENVIRON["P"]) == 1 { print substr($0, length(ENVIRON["P"]) + 1) }' \
+             "$out/$top.elab.mems.txt" \
+           | grep -qE "(^|\.)$arr\$"; then
+        echo "elab $top: array '$arr' of module $v is not a memory after the front end" \
+             "(Yosys made it registers: DESIGN.md §9; kept: $out/$top.elab.mems.txt)" >&2
+        exit 1
+      fi
+      kept=$((kept + 1))
+    done <<< "$variants"
   done
   cells=$(awk '/Number of cells:/ {n = $NF} END {print n + 0}' "$out/$top.elab.stat.txt")
   echo "elab $top: ok ($cells cells after proc, hierarchy checked, no latches, $kept named arrays kept as memories)"

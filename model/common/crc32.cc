@@ -1,7 +1,6 @@
 #include "common/crc32.h"
 
 #include <array>
-#include <cstring>
 
 namespace rocenic {
 namespace {

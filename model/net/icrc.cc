@@ -25,17 +25,12 @@ bool icrc_masked(size_t o, spec::L3 kind) {
   return false;
 }
 
-// Every masked byte lies in the L3, UDP and BTH headers: the last is the BTH's
-// reserved byte behind an IPv6 header (40 + 8 + 4). Past this prefix the ICRC
-// runs over the bytes as they are, at the bulk CRC's speed.
-constexpr size_t kMaskedPrefix = spec::kIpv6Size + spec::kUdpSize + spec::kBthFbRsvdOff + 1;
-
 uint32_t roce_icrc(const uint8_t* l3, size_t l3_len, spec::L3 kind) {
   static const uint8_t kLrhStandIn[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
   uint32_t c = crc32_update(0xFFFFFFFFu, kLrhStandIn, 8);
   const size_t n = l3_len >= 4 ? l3_len - 4 : 0;
-  const size_t head = n < kMaskedPrefix ? n : kMaskedPrefix;
-  uint8_t masked[kMaskedPrefix];
+  const size_t head = n < kIcrcMaskedPrefix ? n : kIcrcMaskedPrefix;
+  uint8_t masked[kIcrcMaskedPrefix];
   for (size_t i = 0; i < head; ++i) {
     uint8_t b = l3[i];
     // IPv6 byte 0 keeps its version nibble: only the traffic class half is masked.

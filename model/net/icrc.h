@@ -21,4 +21,9 @@ uint32_t roce_icrc(const uint8_t* l3, size_t l3_len, spec::L3 kind);
 // Byte offsets (from the L3 start) of the masked bytes, for RTL mask tables and tests.
 bool icrc_masked(size_t off_from_l3, spec::L3 kind);
 
+// Every masked byte lies before this offset: the last is the BTH's reserved
+// byte behind an IPv6 header (40 + 8 + 4). roce_icrc masks this prefix and
+// runs the bulk CRC over the rest.
+inline constexpr size_t kIcrcMaskedPrefix = spec::kIpv6Size + spec::kUdpSize + spec::kBthFbRsvdOff + 1;
+
 }  // namespace rocenic

@@ -112,7 +112,8 @@ class Requester : public Process {
   void set_gid(unsigned i, const GidEntry& g) {
     if (i < gid_.size()) gid_[i] = g;
   }
-  // the RTL's write-back cycle: req_qp_ctx takes no sq_retire or sq_db then
+  // the RTL's write-back cycle (or a deferred READ's decode): req_qp_ctx
+  // takes no qp_cfg, sq_retire or sq_db then
   bool writing_back() const { return s_.now() == wb_at_; }
   // Cycles in [a, b] the payload source held the WQE end at tx_payload's
   // head: the front end offered a new WQE's sq_track meanwhile (RUN with

@@ -9,16 +9,17 @@ set_tests_properties(rtl_lint_engine PROPERTIES LABELS lint)
 # (At MAX_QP 256, the configuration synth_engine measures: the front end over
 # the default 2048 takes 3.5 minutes, and Verilator lints that one above.)
 # It also checks that the per-QP tables (and the other arrays the blocks'
-# synth_* runs require in RAM) are still memories after the front end: the
-# cheap, default-suite form of those slow runs' --memories check.
+# synth_* runs require in RAM) are still memories after the front end, in
+# every parameter variant of their module (fifo_fwft: all 22 of them): the
+# cheap, default-suite form of those runs' --memories check.
 set(ENGINE_MEMORIES
   req_qp_ctx:cfg_mem req_qp_ctx:pi_mem req_qp_ctx:ci_mem req_qp_ctx:psn_mem req_qp_ctx:outst_mem
   req_qp_ctx:state_mem req_qp_ctx:hw_mem req_qp_ctx:ring_mem
   responder_ctrl:ctx_mem responder_ctrl:sge_mem responder_ctrl:res_mem responder_ctrl:pt_mem responder_ctrl:bank
   responder_place:addr_mem completer:ctx_mem completer:win_mem completer:tmr_mem
   read_place_ctrl:ctx_mem read_place_ctrl:hint_mem roce_cmd:ref_mem roce_cmd:mr_mem roce_cmd:qp_mem
-  mr_table:mr_mem mr_table:mtt_mem cq_writer:base_mem cq_writer:pi_mem cq_writer:ci_mem
-  frame_window_fifo:mem fifo_fwft:mem)
+  mr_table:mr_mem mr_table:mtt_mem cq_writer:base_mem cq_writer:lsz_mem cq_writer:pi_mem cq_writer:ci_mem
+  cq_writer:arm_mem frame_window_fifo:mem fifo_fwft:mem)
 string(REPLACE ";" " " ENGINE_MEMORIES "${ENGINE_MEMORIES}")
 add_test(NAME yosys_elab_engine COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh --elab --param MAX_QP=256
   --memories "${ENGINE_MEMORIES}" roce_engine ${CMAKE_BINARY_DIR}/synth ${RTL_ENGINE_SOURCES})

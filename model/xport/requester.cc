@@ -607,7 +607,7 @@ void Requester::release(Cycle upto) {
       // them (the source a beat ahead of the gather's output).
       const Cycle first = r.at + 1 - r.beats;
       unsigned got = upto >= first ? static_cast<unsigned>(std::min<Cycle>(r.beats, upto - first + 1)) : 0;
-      if (r.pay != 0 && pay_pushed_ - tx_payload->size() < r.pay) {  // (not all taken yet: no sooner than the consumer takes it)
+      if (pay_pushed_ - tx_payload->size() < r.pay) {  // (not all taken yet: no sooner than the consumer takes it)
         const bool front = pay_pushed_ - tx_payload->size() + 1 == r.pay;
         // (the payload's source beats taken, as the RTL's free count has seen them)
         const unsigned src = front ? tx_payload->front_taken_before() + 1 : 0;
@@ -1200,7 +1200,6 @@ void Requester::run() {
         begin_run();
         eng_at_ = now + kRunStart;
         if (trk_pend_) offer_starts();
-
         iss_at_ = std::max(iss_at_, eng_at_ + seek_);
         moved = true;
         break;
@@ -1294,10 +1293,10 @@ std::unique_ptr<rocenic::Block> make_requester_block(unsigned data_bytes, unsign
   return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
     Requester* r = a.make<Requester>(data_bytes, max_qp);
     if (setup) setup(*r);
-    a.in<spec::QpCfg>("qp_cfg", r->qp_cfg);
+    // (none in the write-back cycle: req_qp_ctx's context memories have one write port)
+    a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return !r->writing_back(); });
     a.in_when<SqDoorbell>("sq_db", r->sq_db, [r](const SqDoorbell&) { return !r->writing_back(); },
                           SqDoorbell::kFlitBytes, sq_doorbell_from_flit);
-    // (none in the write-back cycle: req_qp_ctx's context memories have one write port)
     a.in_when<spec::SqRetire>("sq_retire", r->sq_retire, [r](const spec::SqRetire&) { return !r->writing_back(); });
     a.in_stream("dma_rd", r->dma_rd);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);

@@ -119,8 +119,6 @@ class Requester : public Process {
   // head: the front end offered a new WQE's sq_track meanwhile (RUN with
   // the track pending; the RTL's end_hold).
   Cycle payload_held(Cycle a, Cycle b) const;
-
-
   bool busy() const { return st_ != St::kIdle || pfv_ || any_eligible() || !reads_.empty() || !bq_.empty() || !ends_.empty() || !data_.empty(); }
   void run() override;
 

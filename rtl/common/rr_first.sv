@@ -1,11 +1,12 @@
 // rr_first: the first set bit of req at or after position `from`, else the
 // first set bit at all (round robin over N requesters).
 //
-// Encoded in log depth: a prefix OR isolates the lowest set bit of sel, and
-// index bit k is the OR of the isolated vector over the positions whose index
-// has bit k set (a constant mask per k; a loop of "if (v[i]) r = i" would be
-// an N-deep mux chain, and a loop over positions would run in every
-// evaluation of the simulated model).
+// Encoded in log depth: a prefix OR isolates the lowest set bit of sel, then
+// the one-hot vector is folded in halves: its upper half holds the set bit
+// when index bit W-1 is set, and the OR of the two halves keeps the lower
+// index bits; W folds give the index. (A loop of "if (v[i]) r = i" would be
+// an N-deep mux chain, and a constant mask per index bit, built by a loop
+// over N positions, runs past Verilator's unroll limit at 65536.)
 `default_nettype none
 
 module rr_first #(
@@ -22,10 +23,6 @@ module rr_first #(
     if ((1 << W) != N || N < 2) $error("rr_first: N must be a power of two >= 2");
   end
 
-  function automatic logic [N-1:0] index_bit_mask(input int k);
-    for (int i = 0; i < N; i++) index_bit_mask[i] = ((i >> k) & 1) == 1;
-  endfunction
-
   logic [N-1:0] upper, sel, sel_below, sel_lowest;
   always_comb begin
     any        = |req;
@@ -35,9 +32,17 @@ module rr_first #(
     for (int l = 0; l < W; l++) sel_below = sel_below | (sel_below << (1 << l));  // [i] = |sel[i:0]
     sel_lowest = sel & ~(sel_below << 1);
   end
-  for (genvar k = 0; k < W; k++) begin : g_idx
-    localparam logic [N-1:0] MASK = index_bit_mask(k);
-    assign idx[k] = |(sel_lowest & MASK);
+  for (genvar l = 0; l < W; l++) begin : g_fold
+    localparam int WD = N >> l;   // this level's width: the index's low W-l bits
+    /* verilator lint_off UNUSEDSIGNAL */  // (the last level's lower half)
+    logic [WD-1:0] f;
+    /* verilator lint_on UNUSEDSIGNAL */
+    if (l == 0) begin : g_in
+      assign f = sel_lowest;
+    end else begin : g_half
+      assign f = g_fold[l-1].f[WD-1:0] | g_fold[l-1].f[2*WD-1:WD];
+    end
+    assign idx[W-1-l] = |f[WD-1:WD/2];
   end
 endmodule
 

@@ -74,17 +74,20 @@ module qp_err_tap #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      pend_q <= '0;
+      pend_q <= MAX_QP'(0);
       scan_q <= '0;
     end else begin
       if (!pend_q[scan_q] || m_qp_err_ready) scan_q <= scan_q + QW'(1);
-      if (pend_q[scan_q] && m_qp_err_ready) pend_q[scan_q] <= 1'b0;
-      // a new report wins over the clearing of the same bit (roce_cmd ignores a QP already in ERR)
-      if (r_rep && s_ack_hdr.src_qpn < 24'(MAX_QP)) pend_q[s_ack_hdr.src_qpn[QW-1:0]] <= 1'b1;
-      if (c_rep && s_compl.qp_num < 24'(MAX_QP)) pend_q[s_compl.qp_num[QW-1:0]] <= 1'b1;
+      // a new report wins over the clearing of the same bit (roce_cmd ignores
+      // a QP already in ERR). One-hot masks, not pend_q[i] <=: Yosys's front
+      // end turns an indexed write in a process into a case over every QP.
+      if ((pend_q[scan_q] && m_qp_err_ready) || r_rep || c_rep)
+        pend_q <= (pend_q & ~(MAX_QP'(pend_q[scan_q] && m_qp_err_ready) << scan_q))
+                | (MAX_QP'(r_rep && s_ack_hdr.src_qpn < 24'(MAX_QP)) << s_ack_hdr.src_qpn[QW-1:0])
+                | (MAX_QP'(c_rep && s_compl.qp_num < 24'(MAX_QP)) << s_compl.qp_num[QW-1:0]);
     end
   end
-  assign idle = pend_q == '0;
+  assign idle = pend_q == MAX_QP'(0);
 endmodule
 
 `default_nettype wire

@@ -98,9 +98,12 @@ module roce_cmd #(
   localparam int KW = 9 + PW;                       // MR word {key byte, window, pd}
   localparam logic [7:0] MAX_WR_LSZ = 8'($clog2(MAX_QP_WR));
   localparam logic [7:0] MAX_CQ_LSZ = 8'($clog2(MAX_CQE));
+  // The lowest-free finders take one more step past 2048 entries (roce_cmd_ffz)
+  localparam int FFZ_LAT = (MAX_QP > 2048) ? 3 : 2;
+  localparam logic [2:0] SETTLE = 3'(FFZ_LAT + 1);
 
   initial begin
-    if ((1 << QW) != MAX_QP || MAX_QP < 2 || MAX_QP > 2048) $error("roce_cmd: MAX_QP must be a power of two in 2..2048");
+    if ((1 << QW) != MAX_QP || MAX_QP < 2 || MAX_QP > 65536) $error("roce_cmd: MAX_QP must be a power of two in 2..65536");
     if ((1 << CW) != MAX_CQ || MAX_CQ < 2 || MAX_CQ > 1024) $error("roce_cmd: MAX_CQ must be a power of two in 2..1024");
     if ((1 << MW) != MAX_MR || MAX_MR < 2 || MAX_MR > 1024) $error("roce_cmd: MAX_MR must be a power of two in 2..1024");
     if ((1 << PW) != MAX_PD || MAX_PD < 2 || MAX_PD > 1024) $error("roce_cmd: MAX_PD must be a power of two in 2..1024");
@@ -143,7 +146,7 @@ module roce_cmd #(
   endfunction
 
   logic [3:0]          state_q;
-  logic [1:0]          settle_q;   // cycles until the lowest-free answers match the bitmaps
+  logic [2:0]          settle_q;   // cycles until the lowest-free answers match the bitmaps
   logic [MW-1:0]       init_q;
   roce_pkg::cmd_req_t  cmd_q;
   logic                internal_q; // cmd_q is a qp_err's MODIFY_QP to ERR: no answer
@@ -174,15 +177,15 @@ module roce_cmd #(
   logic [QW-1:0] qp_idx_q;
   logic [MW-1:0] mr_idx_q;
 
-  roce_cmd_ffz #(.N(MAX_PD)) u_ffz_pd (.clk(clk), .used(pd_used_q), .found(pd_free_c), .idx(pd_idx_c));
-  roce_cmd_ffz #(.N(MAX_CQ)) u_ffz_cq (.clk(clk), .used(cq_used_q), .found(cq_free_c), .idx(cq_idx_c));
+  roce_cmd_ffz #(.N(MAX_PD), .LAT(FFZ_LAT)) u_ffz_pd (.clk(clk), .used(pd_used_q), .found(pd_free_c), .idx(pd_idx_c));
+  roce_cmd_ffz #(.N(MAX_CQ), .LAT(FFZ_LAT)) u_ffz_cq (.clk(clk), .used(cq_used_q), .found(cq_free_c), .idx(cq_idx_c));
   // QPNs 0 and 1 are never handed out: IBTA reserves them for the SMI and the
   // GSI (tools such as Wireshark decode traffic to QP 1 as MADs).
-  roce_cmd_ffz #(.N(MAX_QP)) u_ffz_qp (.clk(clk), .used(qp_used_q | MAX_QP'(3)), .found(qp_free_c), .idx(qp_idx_c));
-  roce_cmd_ffz #(.N(MAX_MR)) u_ffz_mr (.clk(clk), .used(mr_used_q), .found(mr_free_c), .idx(mr_idx_c));
+  roce_cmd_ffz #(.N(MAX_QP), .LAT(FFZ_LAT)) u_ffz_qp (.clk(clk), .used(qp_used_q | MAX_QP'(3)), .found(qp_free_c), .idx(qp_idx_c));
+  roce_cmd_ffz #(.N(MAX_MR), .LAT(FFZ_LAT)) u_ffz_mr (.clk(clk), .used(mr_used_q), .found(mr_free_c), .idx(mr_idx_c));
 
-  // Registered. The answer trails a bitmap change by three cycles (two in
-  // the finder, one here): RD waits until settle_q has counted them down.
+  // Registered. The answer trails a bitmap change by SETTLE cycles (FFZ_LAT
+  // in the finder, one here): RD waits until settle_q has counted them down.
   always_ff @(posedge clk) begin
     pd_free_q <= pd_free_c; pd_idx_q <= pd_idx_c;
     cq_free_q <= cq_free_c; cq_idx_q <= cq_idx_c;
@@ -615,20 +618,41 @@ module roce_cmd #(
   end
   assign mtt_pa = pa_arr[mtt_i_q];
 
+  // ---- the bitmaps: in EVAL, when the command succeeds, one entry is set or
+  // cleared at the index decided in RD. Written through one-hot masks, not
+  // used_q[i] <= in the sequencer: Yosys's front end turns an indexed write
+  // in a process into a case over every index (quadratic in MAX_QP).
+  logic bm_pd, bm_cq, bm_mr, bm_qp;
+  always_comb begin
+    bm_pd = state_q == S_EVAL && ok && (op == OP_ALLOC_PD || op == OP_DEALLOC_PD);
+    bm_cq = state_q == S_EVAL && ok && (op == OP_CREATE_CQ || op == OP_DESTROY_CQ);
+    bm_mr = state_q == S_EVAL && ok && (op == OP_REG_MR || op == OP_DEREG_MR || op == OP_ALLOC_MW || op == OP_DEALLOC_MW);
+    bm_qp = state_q == S_EVAL && ok && (op == OP_CREATE_QP || op == OP_DESTROY_QP);
+  end
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pd_used_q <= '0; cq_used_q <= '0; qp_used_q <= MAX_QP'(0); mr_used_q <= '0;
+    end else begin
+      if (bm_pd) pd_used_q <= (pd_used_q & ~(MAX_PD'(1) << obj_idx_q[PW-1:0])) | (MAX_PD'(obj_set_q) << obj_idx_q[PW-1:0]);
+      if (bm_cq) cq_used_q <= (cq_used_q & ~(MAX_CQ'(1) << obj_idx_q[CW-1:0])) | (MAX_CQ'(obj_set_q) << obj_idx_q[CW-1:0]);
+      if (bm_mr) mr_used_q <= (mr_used_q & ~(MAX_MR'(1) << obj_idx_q[MW-1:0])) | (MAX_MR'(obj_set_q) << obj_idx_q[MW-1:0]);
+      if (bm_qp) qp_used_q <= (qp_used_q & ~(MAX_QP'(1) << obj_idx_q[QW-1:0])) | (MAX_QP'(obj_set_q) << obj_idx_q[QW-1:0]);
+    end
+  end
+
   // ---- the sequencer
   always_ff @(posedge clk) begin
     if (rst) begin
       state_q <= S_INIT;
-      settle_q <= 2'd3;
+      settle_q <= SETTLE;
       init_q <= '0;
       cmd_q <= '0;
       internal_q <= 1'b0;
-      pd_used_q <= '0; cq_used_q <= '0; qp_used_q <= '0; mr_used_q <= '0;
       st1_q <= '0; obj_idx_q <= '0; obj_set_q <= 1'b0; mod_pbad_q <= 1'b0; l3_q <= '0; gid_q <= '0; vlan_q <= '0;
       ref_list_q <= '0; ref_n_q <= '0; ref_i_q <= '0; ref_dec_q <= 1'b0; ref_next_q <= S_RESP;
       resp_q <= '0; cfg_q <= '0; cq_cfg_q <= '0; mr_wr_index_q <= '0; mr_wr_ctx_q <= '0; mtt_i_q <= '0;
     end else begin
-      if (settle_q != 2'd0) settle_q <= settle_q - 2'd1;
+      if (settle_q != 3'd0) settle_q <= settle_q - 3'd1;
       case (state_q)
         S_INIT: begin
           init_q <= init_q + MW'(1);
@@ -643,7 +667,7 @@ module roce_cmd #(
           internal_q <= 1'b0;
           state_q <= S_RD;
         end
-        S_RD: if (settle_q == 2'd0) begin
+        S_RD: if (settle_q == 3'd0) begin
           st1_q <= st1;
           obj_idx_q <= obj_idx;
           obj_set_q <= obj_set;
@@ -661,11 +685,8 @@ module roce_cmd #(
           state_q <= S_RESP;
           if (ok) begin
             // one bitmap entry set or cleared, at an index decided in RD
-            settle_q <= 2'd3;
-            if (op == OP_ALLOC_PD || op == OP_DEALLOC_PD) pd_used_q[obj_idx_q[PW-1:0]] <= obj_set_q;
-            if (op == OP_CREATE_CQ || op == OP_DESTROY_CQ) cq_used_q[obj_idx_q[CW-1:0]] <= obj_set_q;
-            if (op == OP_REG_MR || op == OP_DEREG_MR || op == OP_ALLOC_MW || op == OP_DEALLOC_MW) mr_used_q[obj_idx_q[MW-1:0]] <= obj_set_q;
-            if (op == OP_CREATE_QP || op == OP_DESTROY_QP) qp_used_q[obj_idx_q[QW-1:0]] <= obj_set_q;
+            settle_q <= SETTLE;
+            // (the bitmaps themselves: bm_* below)
             case (op)
               OP_CREATE_CQ: begin
                 cq_cfg_q <= cq_new;

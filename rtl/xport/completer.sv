@@ -226,7 +226,8 @@ module completer #(
   // ---- state
   logic [2:0]  st_q, st_d;
   logic [QW-1:0] init_q, init_d;
-  logic [MAX_QP-1:0] full_q, full_d;   // window of QP q holds 16 entries (sq_track for q waits)
+  logic [MAX_QP-1:0] full_q;           // window of QP q holds 16 entries (sq_track for q waits)
+  logic              full_we, full_wv;  // the state machine writes full of qpn_q (one-hot below)
   logic [2:0]  kind_q, kind_d;
   logic [QW-1:0] qpn_q, qpn_d;
   logic        inr_q, inr_d;           // the input's QPN is below MAX_QP
@@ -306,7 +307,7 @@ module completer #(
     cq_free = !cq_v_q || m_cq_compl_ready;
     rt_free = !rt_v_q || m_sq_retire_ready;
 
-    trk_inr     = s_sq_track.qpn < 16'(MAX_QP);
+    trk_inr     = 32'(s_sq_track.qpn) < 32'(MAX_QP);
     // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
     trk_blocked = s_sq_track.amend ? dw_q : trk_inr && full_q[s_sq_track.qpn[QW-1:0]];
     cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
@@ -424,7 +425,7 @@ module completer #(
     cq_new.status      = st_q == S_ONE ? one_st_q : e_st;
 
     // defaults: hold
-    st_d = st_q; init_d = init_q; full_d = full_q;
+    st_d = st_q; init_d = init_q; full_we = 1'b0; full_wv = 1'b0;
     kind_d = kind_q; qpn_d = qpn_q; inr_d = inr_q; act_d = act_q; scq_d = scq_q; rcfg_d = rcfg_q; trk_d = trk_q;
     tocfg_d = tocfg_q; rnrcfg_d = rnrcfg_q; pmtu_d = pmtu_q;
     psn_d = psn_q; syn_d = syn_q; ackop_d = ackop_q; w_d = w_q;
@@ -452,10 +453,10 @@ module completer #(
         if (take_cfg) begin
           kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
           tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;
-          qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = s_qp_cfg.qpn < 16'(MAX_QP);
+          qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
         end else if (take_rdd) begin
           kind_d = K_RDD; didx_d = s_rd_done.wqe_idx; nst_d = s_rd_done.status;
-          qpn_d = s_rd_done.qpn[QW-1:0]; inr_d = s_rd_done.qpn < 16'(MAX_QP);
+          qpn_d = s_rd_done.qpn[QW-1:0]; inr_d = 32'(s_rd_done.qpn) < 32'(MAX_QP);
           dw_d = 1'b0;
         end else if (take_trk) begin
           kind_d = K_TRK; trk_d = s_sq_track[EW-1:0];
@@ -501,11 +502,11 @@ module completer #(
               ctx_wd.valid = 1'b1; ctx_wd.cq = scq_q; ctx_wd.retry_cnt = rcfg_q; ctx_wd.retry = rcfg_q;
               ctx_wd.timeout = tocfg_q; ctx_wd.rnr_cfg = rnrcfg_q; ctx_wd.rnr_left = rnrcfg_q;
               ctx_wd.pmtu = pmtu_q;
-              full_d[qpn_q] = 1'b0;
+              full_we = 1'b1; full_wv = 1'b0;
             end else if (act_q == roce_pkg::QP_ACTION_DESTROY) begin
               ctx_wd = '0;
               ctx_wd.epoch = c.epoch + 4'd1;
-              full_d[qpn_q] = 1'b0;
+              full_we = 1'b1; full_wv = 1'b0;
             end else if (!c.valid) begin
               ctx_we = 1'b0;                   // attributes of a QP that does not exist
             end else if (act_q == roce_pkg::QP_ACTION_TO_ERR) begin
@@ -551,7 +552,7 @@ module completer #(
               ctx_wd.nxt = t.last_psn + 24'd1;
               ctx_wd.cnt = c.cnt + 5'd1;
               tact_w = c.rnr_wait ? T_KEEP : T_RESTART;  // an RNR wait runs its course
-              full_d[qpn_q] = c.cnt == 5'd15;
+              full_we = 1'b1; full_wv = c.cnt == 5'd15;
             end
           end
 
@@ -729,7 +730,7 @@ module completer #(
           ctx_we = 1'b1;
           ctx_wd = w_q;
           tact_w = tact_q;
-          full_d[qpn_q] = w_q.cnt == 5'd16;
+          full_we = 1'b1; full_wv = w_q.cnt == 5'd16;
           st_d = S_IDLE;
         end
       end
@@ -786,13 +787,16 @@ module completer #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      st_q <= S_INIT; init_q <= '0; full_q <= '0;
+      st_q <= S_INIT; init_q <= '0; full_q <= MAX_QP'(0);
       cq_v_q <= 1'b0; rt_v_q <= 1'b0; rp_v_q <= 1'b0; dw_q <= 1'b0; cnt_imp_q <= '0;
       cnt_acks_q <= '0; cnt_nak_q <= '0; cnt_seq_q <= '0; cnt_unm_q <= '0; cnt_rw_q <= '0; cnt_exc_q <= '0;
       cnt_to_q <= '0; cnt_rnr_q <= '0; cnt_rnx_q <= '0;
       hit_q <= 1'b0; scan_q <= '0; scan_v_q <= 1'b0; tn_v_q <= 1'b0; lap_v_q <= 1'b0;
     end else begin
-      st_q <= st_d; init_q <= init_d; full_q <= full_d;
+      st_q <= st_d; init_q <= init_d;
+      // (a one-hot mask, not full_q[qpn_q] <=: Yosys's front end turns an
+      // indexed write in a process into a case over every QP number)
+      if (full_we) full_q <= (full_q & ~(MAX_QP'(1) << qpn_q)) | (MAX_QP'(full_wv) << qpn_q);
       cq_v_q <= cq_v_d; rt_v_q <= rt_v_d; rp_v_q <= rp_v_d; dw_q <= dw_d; cnt_imp_q <= cnt_imp_d;
       cnt_acks_q <= cnt_acks_d; cnt_nak_q <= cnt_nak_d; cnt_seq_q <= cnt_seq_d; cnt_unm_q <= cnt_unm_d;
       cnt_rw_q <= cnt_rw_d; cnt_exc_q <= cnt_exc_d;

@@ -106,7 +106,7 @@ module read_place_ctrl #(
   localparam int F_ST = 0, F_IDX = 8, F_V = 24, F_LSZ = 25, F_BASE = 30, F_PD = 94, F_EP = 110, CTX_W = 114;
 
   initial begin
-    if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("read_place_ctrl: MAX_QP must be a power of two <= 32768");
+    if ((1 << QW) != MAX_QP || MAX_QP > 65536) $error("read_place_ctrl: MAX_QP must be a power of two <= 65536");
     if ((1 << HW) != HINTS || HW > 16) $error("read_place_ctrl: READ_HINTS must be a power of two <= 65536");
     if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
       $error("read_place_ctrl: DATA_W must divide the 1024-bit WQE head, 64 <= DATA_W <= 1024");
@@ -292,13 +292,13 @@ module read_place_ctrl #(
           g_act_d = s_qp_cfg.action; g_qpn_d = s_qp_cfg.qpn; g_pd_d = s_qp_cfg.pd;
           g_base_d = s_qp_cfg.sq_base; g_lsz_d = s_qp_cfg.sq_lsz;
           idx_d = s_qp_cfg.qpn[QW-1:0];
-          qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
+          qin_d = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
           st_d = C_CFG;
         end else if (take_cmd) begin
           k_qpn_d = s_cmd.qpn; k_idx_d = s_cmd.wqe_idx; k_off_d = s_cmd.offset; k_len_d = s_cmd.len;
           k_last_d = s_cmd.last; k_drop_d = s_cmd.drop; k_ep_d = s_cmd.epoch;
           idx_d = s_cmd.qpn[QW-1:0];
-          qin_d = s_cmd.qpn < 16'(MAX_QP);
+          qin_d = 32'(s_cmd.qpn) < 32'(MAX_QP);
           st_d = C_CMD;
         end
       end
@@ -550,7 +550,7 @@ module read_place_ctrl #(
     if (rst) begin
       st_q <= C_INIT;
       init_q <= '0;
-      valid_q <= '0;
+      valid_q <= MAX_QP'(0);
       hv_q <= '0;
       hv_rd_q <= 1'b0;
       cv_q <= 1'b0;
@@ -561,7 +561,10 @@ module read_place_ctrl #(
       if (take_cmd) hv_rd_q <= hv_q[hint_ra];
       st_q <= st_d;
       if (st_q == C_INIT) init_q <= init_q + 1'b1;
-      if (st_q == C_CFG && qin_q) valid_q[idx_q] <= g_act_q != roce_pkg::QP_ACTION_DESTROY;
+      // (a one-hot mask, not valid_q[idx_q] <=: Yosys's front end turns an
+      // indexed write in a process into a case over every QP number)
+      if (st_q == C_CFG && qin_q)
+        valid_q <= (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(g_act_q != roce_pkg::QP_ACTION_DESTROY) << idx_q);
       cv_q <= cv_d;
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d;
       c_pc_q   <= c_pc_q + 32'(i_pc);

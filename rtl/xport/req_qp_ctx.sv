@@ -161,10 +161,10 @@ module req_qp_ctx #(
     r_idx = s_sq_retire.qpn[QW-1:0];
     d_idx = s_sq_db.qpn[QW-1:0];
     f_idx = s_fail_qpn[QW-1:0];
-    f_in  = s_fail_qpn < 16'(MAX_QP);
-    c_in  = s_qp_cfg.qpn < 16'(MAX_QP);
-    r_in  = s_sq_retire.qpn < 16'(MAX_QP);
-    d_in  = s_sq_db.qpn < 16'(MAX_QP);
+    f_in  = 32'(s_fail_qpn) < 32'(MAX_QP);
+    c_in  = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
+    r_in  = 32'(s_sq_retire.qpn) < 32'(MAX_QP);
+    d_in  = 32'(s_sq_db.qpn) < 32'(MAX_QP);
     cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn) || cfg_wait);
 
     s_fail_ready      = !wb_en && !wb_defer;
@@ -240,79 +240,65 @@ module req_qp_ctx #(
     end
   end
 
-  // flag vectors (reset: no QP is eligible)
+  // Flag vectors (reset: no QP is eligible). Each flag's next value applies
+  // the inputs' writes in a fixed order, the later one winning on the same
+  // QP; put() sets or clears one QP's bit through a one-hot mask. Not
+  // flag_q[qpn] <= inside the process: Yosys 0.23's front end turns such a
+  // write into a case over every QP number, quadratic in MAX_QP (this module
+  // at 2048 QPs: 7 minutes; so: 22 s). The vectors are rewritten only in a
+  // cycle with a write (flags_upd), so the simulated model does no
+  // MAX_QP-wide work in the others.
+  function automatic logic [MAX_QP-1:0] put(input logic [MAX_QP-1:0] v, input logic en,
+                                            input logic [QW-1:0] qpn, input logic b);
+    put = !en ? v : b ? (v | (MAX_QP'(1) << qpn)) : (v & ~(MAX_QP'(1) << qpn));
+  endfunction
+
+  logic c_t, r_t, d_t, f_t;        // the input is taken, for a QP that exists here
+  logic c_clear, c_rts, c_off, r_fail, r_rewind, r_unrw, flags_upd;
+  always_comb begin
+    c_t = take_cfg && c_in;
+    r_t = take_ret && r_in;
+    d_t = take_db && d_in;
+    f_t = take_fail && f_in && rts_q[f_idx];  // (as a retire with error)
+    c_clear  = s_qp_cfg.action == roce_pkg::QP_ACTION_RESET || s_qp_cfg.action == roce_pkg::QP_ACTION_DESTROY;
+    c_rts    = s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTS;
+    c_off    = c_clear || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_INIT || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTR
+               || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR;  // rts_q leaves
+    r_fail   = s_sq_retire.error && rts_q[r_idx];
+    r_rewind = s_sq_retire.rewind && rts_q[r_idx];
+    // a pending rewind this retire makes stale (the pick of the same cycle applies it anyway)
+    r_unrw   = !r_rewind && rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx);
+    flags_upd = pick_valid || c_t || r_t || d_t || f_t || wb_en || wb_defer;
+  end
+
   always_ff @(posedge clk) begin
     if (rst) begin
-      has_new_q <= '0;
-      behind_q <= '0;
-      rw_q <= '0;
-      rts_q <= '0;
-      err_q <= '0;
-      full_q <= '0;
-      sqd_q <= '0;
-      rdw_q <= '0;
+      has_new_q <= MAX_QP'(0); behind_q <= MAX_QP'(0); rw_q <= MAX_QP'(0); rts_q <= MAX_QP'(0);
+      err_q <= MAX_QP'(0); full_q <= MAX_QP'(0); sqd_q <= MAX_QP'(0); rdw_q <= MAX_QP'(0);
       rr_q <= '0;
     end else begin
-      if (pick_valid) begin
-        rr_q <= pick_qpn + QW'(1);
-        rw_q[pick_qpn] <= 1'b0;  // applied (a rewind taken in this cycle stays: below)
-      end
-      if (take_cfg && c_in) rdw_q[c_idx] <= 1'b0;  // (max_rd_atomic may have grown; a deferred READ looks again)
-      if (take_ret && r_in && s_sq_retire.rd_count != 5'd0) rdw_q[r_idx] <= 1'b0;
-      if (wb_defer) rdw_q[eng_qpn] <= 1'b1;
-      if (take_cfg && c_in) begin
-        sqd_q[c_idx] <= (s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
-                     || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
-                         && s_qp_cfg.state == roce_pkg::QP_STATE_SQD);
-        case (s_qp_cfg.action)
-          roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
-            has_new_q[c_idx] <= 1'b0;
-            behind_q[c_idx] <= 1'b0;
-            rw_q[c_idx] <= 1'b0;
-            rts_q[c_idx] <= 1'b0;
-            err_q[c_idx] <= 1'b0;
-            full_q[c_idx] <= 1'b0;
-          end
-          roce_pkg::QP_ACTION_TO_INIT, roce_pkg::QP_ACTION_TO_RTR: begin
-            rts_q[c_idx] <= 1'b0;
-            err_q[c_idx] <= 1'b0;
-          end
-          roce_pkg::QP_ACTION_TO_RTS: begin
-            rts_q[c_idx] <= 1'b1;
-            err_q[c_idx] <= 1'b0;
-          end
-          roce_pkg::QP_ACTION_TO_ERR: begin
-            rts_q[c_idx] <= 1'b0;
-            err_q[c_idx] <= 1'b1;
-          end
-          default: ;
-        endcase
-      end
-      if (take_ret && r_in) begin
-        full_q[r_idx] <= r_outst >= 5'd16;
-        if (s_sq_retire.error && rts_q[r_idx]) begin
-          rts_q[r_idx] <= 1'b0;
-          err_q[r_idx] <= 1'b1;
-          sqd_q[r_idx] <= 1'b0;
-        end
-        if (s_sq_retire.rewind && rts_q[r_idx]) rw_q[r_idx] <= 1'b1;
-        else if (rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx)) rw_q[r_idx] <= 1'b0;
-      end
-      if (take_db && d_in) has_new_q[d_idx] <= s_sq_db.pi != hw_mem[d_idx];
-      if (take_fail && f_in && rts_q[f_idx]) begin  // (as a retire with error)
-        rts_q[f_idx] <= 1'b0;
-        err_q[f_idx] <= 1'b1;
-        sqd_q[f_idx] <= 1'b0;
-      end
-      if (wb_en) begin
-        has_new_q[eng_qpn] <= pi_mem[eng_qpn] != wb_hw;
-        behind_q[eng_qpn] <= wb_ci != wb_hw;
-        full_q[eng_qpn] <= wb_outst >= 5'd16;
-        if (wb_err) begin
-          rts_q[eng_qpn] <= 1'b0;
-          err_q[eng_qpn] <= 1'b1;
-          sqd_q[eng_qpn] <= 1'b0;
-        end
+      if (pick_valid) rr_q <= pick_qpn + QW'(1);
+      if (flags_upd) begin
+        // rw: applied by the pick (a rewind taken in this cycle stays)
+        rw_q <= put(put(put(put(rw_q, pick_valid, pick_qpn, 1'b0), c_t && c_clear, c_idx, 1'b0),
+                        r_t && r_rewind, r_idx, 1'b1), r_t && r_unrw, r_idx, 1'b0);
+        // rdw: a qp_cfg (max_rd_atomic may have grown) or a retire that
+        // finishes a READ lets a deferred READ look again; a deferral sets it
+        rdw_q <= put(put(put(rdw_q, c_t, c_idx, 1'b0), r_t && s_sq_retire.rd_count != 5'd0, r_idx, 1'b0),
+                     wb_defer, eng_qpn, 1'b1);
+        sqd_q <= put(put(put(put(sqd_q, c_t, c_idx, (s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
+                                                    || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
+                                                        && s_qp_cfg.state == roce_pkg::QP_STATE_SQD)),
+                                 r_t && r_fail, r_idx, 1'b0), f_t, f_idx, 1'b0), wb_en && wb_err, eng_qpn, 1'b0);
+        rts_q <= put(put(put(put(put(rts_q, c_t && c_off, c_idx, 1'b0), c_t && c_rts, c_idx, 1'b1),
+                             r_t && r_fail, r_idx, 1'b0), f_t, f_idx, 1'b0), wb_en && wb_err, eng_qpn, 1'b0);
+        err_q <= put(put(put(put(err_q, c_t && (c_off || c_rts), c_idx, s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR),
+                             r_t && r_fail, r_idx, 1'b1), f_t, f_idx, 1'b1), wb_en && wb_err, eng_qpn, 1'b1);
+        has_new_q <= put(put(put(has_new_q, c_t && c_clear, c_idx, 1'b0), d_t, d_idx, s_sq_db.pi != hw_mem[d_idx]),
+                         wb_en, eng_qpn, pi_mem[eng_qpn] != wb_hw);
+        behind_q <= put(put(behind_q, c_t && c_clear, c_idx, 1'b0), wb_en, eng_qpn, wb_ci != wb_hw);
+        full_q <= put(put(put(full_q, c_t && c_clear, c_idx, 1'b0), r_t, r_idx, r_outst >= 5'd16),
+                      wb_en, eng_qpn, wb_outst >= 5'd16);
       end
     end
   end

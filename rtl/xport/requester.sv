@@ -915,6 +915,25 @@ module requester #(
     end
   end
 
+  // pfm_q: a QP is in it while its next new WQE's head is in the table (set
+  // as its read is asked for, unless dropped at once), out when PFW takes its
+  // last entry or its qp_cfg is taken. One-hot masks rather than pfm_q[i] <=
+  // in a process: Yosys's front end turns an indexed write into a case over
+  // every QP number (quadratic in MAX_QP). Rewritten only in a cycle with a
+  // change, so the simulated model does no MAX_QP-wide work in the others.
+  logic pfm_out, pfm_cfg;
+  always_comb begin
+    pfm_out = st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE && !pf_other;
+    pfm_cfg = cfg_take && 32'(cq_in.qpn) < 32'(MAX_QP);
+  end
+  always_ff @(posedge clk) begin
+    if (rst) pfm_q <= MAX_QP'(0);
+    else if (pfm_out || pf_issue || pfm_cfg)
+      pfm_q <= ((pfm_q & ~(MAX_QP'(pfm_out) << act_q) & ~(MAX_QP'(pf_issue) << off_qpn))
+                | (MAX_QP'(pf_issue && !off_drop) << off_qpn))
+               & ~(MAX_QP'(pfm_cfg) << QW'(cq_in.qpn));
+  end
+
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= S_IDLE;
@@ -946,7 +965,6 @@ module requester #(
       bf_valid_q <= 1'b0;
       pe_st_q <= '0;
       pe_poison_q <= '0;
-      pfm_q <= '0;
       pf_sel_q <= '0;
       pf_beat_q <= '0;
       pf_n_q <= '0;
@@ -971,14 +989,12 @@ module requester #(
       end
       if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin
         pe_st_q[2*32'(pf_sel_q) +: 2] <= E_FREE;
-        if (!pf_other) pfm_q[act_q] <= 1'b0;
       end
       for (int i = 0; i < NPF; i++)
         if (pe_cfg[i] && pe_live[i]) pe_st_q[2*i +: 2] <= (pe_st_q[2*i +: 2] == E_PEND && !pe_end[i]) ? E_DROP : E_FREE;
       if (pf_issue) begin
         pe_st_q[2*32'(pf_slot) +: 2] <= off_drop ? E_DROP : E_PEND;
         pe_poison_q[pf_slot] <= 1'b0;
-        pfm_q[off_qpn] <= !off_drop;
         if (!off_a) ra_x_q <= ra_x_q + 16'd1;
       end
       if (pf_issue) begin
@@ -988,10 +1004,9 @@ module requester #(
         pfo_q <= 1'b1;
         pfo_drop_q <= off_drop;
       end
-      if (cfg_take && cq_in.qpn < 16'(MAX_QP)) pfm_q[QW'(cq_in.qpn)] <= 1'b0;
       // the kept SQ_BF WQE: taken by its pick, forgotten with its QP's qp_cfg, replaced by the next one
       if (bf_hit || (cfg_take && cq_in.qpn == 16'(bf_qpn_q))) bf_valid_q <= 1'b0;
-      if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= s_sq_db.qpn < 16'(MAX_QP);
+      if (s_sq_db_valid && s_sq_db_ready && s_sq_db_bf) bf_valid_q <= 32'(s_sq_db.qpn) < 32'(MAX_QP);
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       rd_hint_v_q <= hq_push && op_rdat;
       if (go_run) begin

@@ -147,7 +147,7 @@ module responder_ctrl #(
   localparam logic [31:0] RD_MAX = 32'(roce_pkg::MAX_MSG);  // the longest message a READ asks for
 
   initial begin
-    if ((1 << QW) != MAX_QP || MAX_QP > 32768) $error("responder_ctrl: MAX_QP must be a power of two <= 32768");
+    if ((1 << QW) != MAX_QP || MAX_QP > 65536) $error("responder_ctrl: MAX_QP must be a power of two <= 65536");
     if ((1 << RHW) != RQ_HEADS || RQ_HEADS < 2) $error("responder_ctrl: RQ_HEADS must be a power of two >= 2");
     if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
       $error("responder_ctrl: DATA_W must divide the 1024-bit WQE head and be >= 64");
@@ -500,12 +500,12 @@ module responder_ctrl #(
           cfg_d.l3 = s_qp_cfg.l3;
           cfg_d.qkey = s_qp_cfg.qkey;
           idx_d = s_qp_cfg.qpn[QW-1:0];
-          qin_d = s_qp_cfg.qpn < 16'(MAX_QP);
+          qin_d = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
           st_d = C_CFG;
         end else if (take_db) begin
           db_pi_d = s_rq_db.pi;
           idx_d = s_rq_db.qpn[QW-1:0];
-          qin_d = s_rq_db.qpn < 16'(MAX_QP);
+          qin_d = 32'(s_rq_db.qpn) < 32'(MAX_QP);
           st_d = C_DB;
         end else if (take_hdr) begin
           idx_d = s_rx_hdr.dst_qpn[QW-1:0];
@@ -1155,18 +1155,20 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
-      valid_q <= '0; rc_q <= '0; uc_q <= '0; ud_q <= '0;
+      valid_q <= MAX_QP'(0); rc_q <= MAX_QP'(0); uc_q <= MAX_QP'(0); ud_q <= MAX_QP'(0);
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       po_n_q <= '0; po_beat_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
+      // (one-hot masks, not valid_q[idx_q] <=: Yosys's front end turns an
+      // indexed write in a process into a case over every QP number)
       if (st_q == C_CFG && qin_q) begin
-        valid_q[idx_q] <= cfg_q.action != roce_pkg::QP_ACTION_DESTROY;
-        rc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_RC;
-        uc_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_UC;
-        ud_q[idx_q] <= cfg_q.qp_type == roce_pkg::QP_TYPE_UD;
+        valid_q <= (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.action != roce_pkg::QP_ACTION_DESTROY) << idx_q);
+        rc_q <= (rc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_RC) << idx_q);
+        uc_q <= (uc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UC) << idx_q);
+        ud_q <= (ud_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UD) << idx_q);
       end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
@@ -1250,7 +1252,7 @@ module responder_ctrl #(
   assign m_mr_req_valid = mr_v_q;
   assign m_cq_valid = cq_v_q;
   // the ACK addressing, straight from qp_cfg (taken only while the placement stage is drained)
-  assign m_addr_we = take_cfg && s_qp_cfg.qpn < 16'(MAX_QP);
+  assign m_addr_we = take_cfg && 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
   assign m_addr_wa = s_qp_cfg.qpn[QW-1:0];
   assign m_addr_wd.l3 = s_qp_cfg.l3;
   assign m_addr_wd.vlan_valid = s_qp_cfg.vlan_valid;

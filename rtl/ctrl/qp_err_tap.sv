@@ -73,20 +73,19 @@ module qp_err_tap #(
   end
 
   always_ff @(posedge clk) begin
-    if (rst) begin
-      pend_q <= MAX_QP'(0);
-      scan_q <= '0;
-    end else begin
-      if (!pend_q[scan_q] || m_qp_err_ready) scan_q <= scan_q + QW'(1);
-      // a new report wins over the clearing of the same bit (roce_cmd ignores
-      // a QP already in ERR). One-hot masks, not pend_q[i] <=: Yosys's front
-      // end turns an indexed write in a process into a case over every QP.
-      if ((pend_q[scan_q] && m_qp_err_ready) || r_rep || c_rep)
-        pend_q <= (pend_q & ~(MAX_QP'(pend_q[scan_q] && m_qp_err_ready) << scan_q))
+    if (rst) scan_q <= '0;
+    else if (!pend_q[scan_q] || m_qp_err_ready) scan_q <= scan_q + QW'(1);
+  end
+  // A new report wins over the clearing of the same bit (roce_cmd ignores a
+  // QP already in ERR). One-hot masks: Yosys's front end turns pend_q[i] <=
+  // into a case over every QP; one branch level, the reset a select (each
+  // level over a MAX_QP-wide vector costs Yosys seconds per 16K bits).
+  always_ff @(posedge clk)
+    if (rst || (pend_q[scan_q] && m_qp_err_ready) || r_rep || c_rep)
+      pend_q <= rst ? MAX_QP'(0)
+              : (pend_q & ~(MAX_QP'(pend_q[scan_q] && m_qp_err_ready) << scan_q))
                 | (MAX_QP'(r_rep && s_ack_hdr.src_qpn < 24'(MAX_QP)) << s_ack_hdr.src_qpn[QW-1:0])
                 | (MAX_QP'(c_rep && s_compl.qp_num < 24'(MAX_QP)) << s_compl.qp_num[QW-1:0]);
-    end
-  end
   assign idle = pend_q == MAX_QP'(0);
 endmodule
 

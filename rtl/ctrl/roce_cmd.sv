@@ -629,15 +629,17 @@ module roce_cmd #(
     bm_mr = state_q == S_EVAL && ok && (op == OP_REG_MR || op == OP_DEREG_MR || op == OP_ALLOC_MW || op == OP_DEALLOC_MW);
     bm_qp = state_q == S_EVAL && ok && (op == OP_CREATE_QP || op == OP_DESTROY_QP);
   end
+  // (one branch level, the reset a select: each level over a MAX_QP-wide
+  // vector costs Yosys seconds per 16K bits)
   always_ff @(posedge clk) begin
-    if (rst) begin
-      pd_used_q <= '0; cq_used_q <= '0; qp_used_q <= MAX_QP'(0); mr_used_q <= '0;
-    end else begin
-      if (bm_pd) pd_used_q <= (pd_used_q & ~(MAX_PD'(1) << obj_idx_q[PW-1:0])) | (MAX_PD'(obj_set_q) << obj_idx_q[PW-1:0]);
-      if (bm_cq) cq_used_q <= (cq_used_q & ~(MAX_CQ'(1) << obj_idx_q[CW-1:0])) | (MAX_CQ'(obj_set_q) << obj_idx_q[CW-1:0]);
-      if (bm_mr) mr_used_q <= (mr_used_q & ~(MAX_MR'(1) << obj_idx_q[MW-1:0])) | (MAX_MR'(obj_set_q) << obj_idx_q[MW-1:0]);
-      if (bm_qp) qp_used_q <= (qp_used_q & ~(MAX_QP'(1) << obj_idx_q[QW-1:0])) | (MAX_QP'(obj_set_q) << obj_idx_q[QW-1:0]);
-    end
+    if (rst || bm_pd)
+      pd_used_q <= rst ? '0 : (pd_used_q & ~(MAX_PD'(1) << obj_idx_q[PW-1:0])) | (MAX_PD'(obj_set_q) << obj_idx_q[PW-1:0]);
+    if (rst || bm_cq)
+      cq_used_q <= rst ? '0 : (cq_used_q & ~(MAX_CQ'(1) << obj_idx_q[CW-1:0])) | (MAX_CQ'(obj_set_q) << obj_idx_q[CW-1:0]);
+    if (rst || bm_mr)
+      mr_used_q <= rst ? '0 : (mr_used_q & ~(MAX_MR'(1) << obj_idx_q[MW-1:0])) | (MAX_MR'(obj_set_q) << obj_idx_q[MW-1:0]);
+    if (rst || bm_qp)
+      qp_used_q <= rst ? MAX_QP'(0) : (qp_used_q & ~(MAX_QP'(1) << obj_idx_q[QW-1:0])) | (MAX_QP'(obj_set_q) << obj_idx_q[QW-1:0]);
   end
 
   // ---- the sequencer

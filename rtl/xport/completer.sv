@@ -785,18 +785,21 @@ module completer #(
     end
   end
 
+  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
+  // into a case over every QP number; one branch level, the reset a select:
+  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
+  always_ff @(posedge clk)
+    if (rst || full_we) full_q <= rst ? MAX_QP'(0) : (full_q & ~(MAX_QP'(1) << qpn_q)) | (MAX_QP'(full_wv) << qpn_q);
+
   always_ff @(posedge clk) begin
     if (rst) begin
-      st_q <= S_INIT; init_q <= '0; full_q <= MAX_QP'(0);
+      st_q <= S_INIT; init_q <= '0;
       cq_v_q <= 1'b0; rt_v_q <= 1'b0; rp_v_q <= 1'b0; dw_q <= 1'b0; cnt_imp_q <= '0;
       cnt_acks_q <= '0; cnt_nak_q <= '0; cnt_seq_q <= '0; cnt_unm_q <= '0; cnt_rw_q <= '0; cnt_exc_q <= '0;
       cnt_to_q <= '0; cnt_rnr_q <= '0; cnt_rnx_q <= '0;
       hit_q <= 1'b0; scan_q <= '0; scan_v_q <= 1'b0; tn_v_q <= 1'b0; lap_v_q <= 1'b0;
     end else begin
       st_q <= st_d; init_q <= init_d;
-      // (a one-hot mask, not full_q[qpn_q] <=: Yosys's front end turns an
-      // indexed write in a process into a case over every QP number)
-      if (full_we) full_q <= (full_q & ~(MAX_QP'(1) << qpn_q)) | (MAX_QP'(full_wv) << qpn_q);
       cq_v_q <= cq_v_d; rt_v_q <= rt_v_d; rp_v_q <= rp_v_d; dw_q <= dw_d; cnt_imp_q <= cnt_imp_d;
       cnt_acks_q <= cnt_acks_d; cnt_nak_q <= cnt_nak_d; cnt_seq_q <= cnt_seq_d; cnt_unm_q <= cnt_unm_d;
       cnt_rw_q <= cnt_rw_d; cnt_exc_q <= cnt_exc_d;

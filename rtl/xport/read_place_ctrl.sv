@@ -546,11 +546,18 @@ module read_place_ctrl #(
   end
 
   // ---- registers
+  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
+  // into a case over every QP number; one branch level, the reset a select:
+  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
+  always_ff @(posedge clk)
+    if (rst || (st_q == C_CFG && qin_q))
+      valid_q <= rst ? MAX_QP'(0)
+               : (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(g_act_q != roce_pkg::QP_ACTION_DESTROY) << idx_q);
+
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_INIT;
       init_q <= '0;
-      valid_q <= MAX_QP'(0);
       hv_q <= '0;
       hv_rd_q <= 1'b0;
       cv_q <= 1'b0;
@@ -561,10 +568,6 @@ module read_place_ctrl #(
       if (take_cmd) hv_rd_q <= hv_q[hint_ra];
       st_q <= st_d;
       if (st_q == C_INIT) init_q <= init_q + 1'b1;
-      // (a one-hot mask, not valid_q[idx_q] <=: Yosys's front end turns an
-      // indexed write in a process into a case over every QP number)
-      if (st_q == C_CFG && qin_q)
-        valid_q <= (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(g_act_q != roce_pkg::QP_ACTION_DESTROY) << idx_q);
       cv_q <= cv_d;
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d;
       c_pc_q   <= c_pc_q + 32'(i_pc);

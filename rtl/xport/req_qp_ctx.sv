@@ -240,21 +240,21 @@ module req_qp_ctx #(
     end
   end
 
-  // Flag vectors (reset: no QP is eligible). Each flag's next value applies
-  // the inputs' writes in a fixed order, the later one winning on the same
-  // QP; put() sets or clears one QP's bit through a one-hot mask. Not
-  // flag_q[qpn] <= inside the process: Yosys 0.23's front end turns such a
-  // write into a case over every QP number, quadratic in MAX_QP (this module
-  // at 2048 QPs: 7 minutes; so: 22 s). The vectors are rewritten only in a
-  // cycle with a write (flags_upd), so the simulated model does no
-  // MAX_QP-wide work in the others.
-  function automatic logic [MAX_QP-1:0] put(input logic [MAX_QP-1:0] v, input logic en,
-                                            input logic [QW-1:0] qpn, input logic b);
-    put = !en ? v : b ? (v | (MAX_QP'(1) << qpn)) : (v & ~(MAX_QP'(1) << qpn));
-  endfunction
-
+  // Flag vectors (reset: no QP is eligible). At most one control input is
+  // taken a cycle, and none with a write-back or deferral, so one write port
+  // (x_idx) serves them all, and the pick clears rw_q before it. Each flag
+  // is the old vector with x_idx's bit cleared where the port writes it,
+  // then set to its value. Not flag_q[qpn] <= in a process: Yosys
+  // 0.23 builds MAX_QP-wide assignments under every branch it sits in,
+  // quadratic in MAX_QP (this module at 2048 QPs: 421 s at its front end; so
+  // 22 s); and no MAX_QP-wide temporary inside an if, for the same reason.
   logic c_t, r_t, d_t, f_t;        // the input is taken, for a QP that exists here
-  logic c_clear, c_rts, c_off, r_fail, r_rewind, r_unrw, flags_upd;
+  logic c_clear, c_rts, c_off, r_fail, r_rewind, r_unrw;
+  logic [QW-1:0]     x_idx;
+  logic              flags_upd;
+  // per flag: the port writes it (w_*), with this value (v_*)
+  logic w_has_new, w_behind, w_full, w_rts, w_err, w_sqd, w_rw, w_rdw;
+  logic v_has_new, v_behind, v_full, v_rts, v_err, v_sqd, v_rw, v_rdw;
   always_comb begin
     c_t = take_cfg && c_in;
     r_t = take_ret && r_in;
@@ -264,43 +264,53 @@ module req_qp_ctx #(
     c_rts    = s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTS;
     c_off    = c_clear || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_INIT || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTR
                || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR;  // rts_q leaves
-    r_fail   = s_sq_retire.error && rts_q[r_idx];
-    r_rewind = s_sq_retire.rewind && rts_q[r_idx];
+    r_fail   = r_t && s_sq_retire.error && rts_q[r_idx];
+    r_rewind = r_t && s_sq_retire.rewind && rts_q[r_idx];
     // a pending rewind this retire makes stale (the pick of the same cycle applies it anyway)
-    r_unrw   = !r_rewind && rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx);
-    flags_upd = pick_valid || c_t || r_t || d_t || f_t || wb_en || wb_defer;
+    r_unrw   = r_t && !r_rewind && rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx);
+    x_idx = c_t ? c_idx : r_t ? r_idx : d_t ? d_idx : f_t ? f_idx : eng_qpn;
+
+    w_has_new = (c_t && c_clear) || d_t || wb_en;
+    v_has_new = d_t ? s_sq_db.pi != hw_mem[d_idx] : wb_en && pi_mem[eng_qpn] != wb_hw;
+    w_behind  = (c_t && c_clear) || wb_en;
+    v_behind  = wb_en && wb_ci != wb_hw;
+    w_full    = (c_t && c_clear) || r_t || wb_en;
+    v_full    = r_t ? r_outst >= 5'd16 : wb_en && wb_outst >= 5'd16;
+    // ERR: a failed retire, a failure from the back end, a write-back's error
+    w_rts     = (c_t && (c_off || c_rts)) || r_fail || f_t || (wb_en && wb_err);
+    v_rts     = c_t && c_rts;
+    w_err     = w_rts;
+    v_err     = c_t ? s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR : 1'b1;
+    w_sqd     = c_t || r_fail || f_t || (wb_en && wb_err);
+    v_sqd     = c_t && ((s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
+                        || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
+                            && s_qp_cfg.state == roce_pkg::QP_STATE_SQD));
+    w_rw      = (c_t && c_clear) || r_rewind || r_unrw;
+    v_rw      = r_rewind;
+    // rdw: a qp_cfg (max_rd_atomic may have grown) or a retire that finishes
+    // a READ lets a deferred READ look again; a deferral sets it
+    w_rdw     = c_t || (r_t && s_sq_retire.rd_count != 5'd0) || wb_defer;
+    v_rdw     = wb_defer;
+
+    flags_upd = pick_valid || w_has_new || w_behind || w_full || w_rts || w_sqd || w_rw || w_rdw;
   end
 
+  // (an if around the whole update: the simulated model does no MAX_QP-wide
+  // work in a cycle without a write; the reset as a select, one branch level)
   always_ff @(posedge clk) begin
-    if (rst) begin
-      has_new_q <= MAX_QP'(0); behind_q <= MAX_QP'(0); rw_q <= MAX_QP'(0); rts_q <= MAX_QP'(0);
-      err_q <= MAX_QP'(0); full_q <= MAX_QP'(0); sqd_q <= MAX_QP'(0); rdw_q <= MAX_QP'(0);
-      rr_q <= '0;
-    end else begin
-      if (pick_valid) rr_q <= pick_qpn + QW'(1);
-      if (flags_upd) begin
-        // rw: applied by the pick (a rewind taken in this cycle stays)
-        rw_q <= put(put(put(put(rw_q, pick_valid, pick_qpn, 1'b0), c_t && c_clear, c_idx, 1'b0),
-                        r_t && r_rewind, r_idx, 1'b1), r_t && r_unrw, r_idx, 1'b0);
-        // rdw: a qp_cfg (max_rd_atomic may have grown) or a retire that
-        // finishes a READ lets a deferred READ look again; a deferral sets it
-        rdw_q <= put(put(put(rdw_q, c_t, c_idx, 1'b0), r_t && s_sq_retire.rd_count != 5'd0, r_idx, 1'b0),
-                     wb_defer, eng_qpn, 1'b1);
-        sqd_q <= put(put(put(put(sqd_q, c_t, c_idx, (s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
-                                                    || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
-                                                        && s_qp_cfg.state == roce_pkg::QP_STATE_SQD)),
-                                 r_t && r_fail, r_idx, 1'b0), f_t, f_idx, 1'b0), wb_en && wb_err, eng_qpn, 1'b0);
-        rts_q <= put(put(put(put(put(rts_q, c_t && c_off, c_idx, 1'b0), c_t && c_rts, c_idx, 1'b1),
-                             r_t && r_fail, r_idx, 1'b0), f_t, f_idx, 1'b0), wb_en && wb_err, eng_qpn, 1'b0);
-        err_q <= put(put(put(put(err_q, c_t && (c_off || c_rts), c_idx, s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR),
-                             r_t && r_fail, r_idx, 1'b1), f_t, f_idx, 1'b1), wb_en && wb_err, eng_qpn, 1'b1);
-        has_new_q <= put(put(put(has_new_q, c_t && c_clear, c_idx, 1'b0), d_t, d_idx, s_sq_db.pi != hw_mem[d_idx]),
-                         wb_en, eng_qpn, pi_mem[eng_qpn] != wb_hw);
-        behind_q <= put(put(behind_q, c_t && c_clear, c_idx, 1'b0), wb_en, eng_qpn, wb_ci != wb_hw);
-        full_q <= put(put(put(full_q, c_t && c_clear, c_idx, 1'b0), r_t, r_idx, r_outst >= 5'd16),
-                      wb_en, eng_qpn, wb_outst >= 5'd16);
-      end
+    if (rst || flags_upd) begin
+      has_new_q <= rst ? MAX_QP'(0) : (has_new_q & ~(MAX_QP'(w_has_new) << x_idx)) | (MAX_QP'(w_has_new && v_has_new) << x_idx);
+      behind_q  <= rst ? MAX_QP'(0) : (behind_q & ~(MAX_QP'(w_behind) << x_idx)) | (MAX_QP'(w_behind && v_behind) << x_idx);
+      full_q    <= rst ? MAX_QP'(0) : (full_q & ~(MAX_QP'(w_full) << x_idx)) | (MAX_QP'(w_full && v_full) << x_idx);
+      rts_q     <= rst ? MAX_QP'(0) : (rts_q & ~(MAX_QP'(w_rts) << x_idx)) | (MAX_QP'(w_rts && v_rts) << x_idx);
+      err_q     <= rst ? MAX_QP'(0) : (err_q & ~(MAX_QP'(w_err) << x_idx)) | (MAX_QP'(w_err && v_err) << x_idx);
+      sqd_q     <= rst ? MAX_QP'(0) : (sqd_q & ~(MAX_QP'(w_sqd) << x_idx)) | (MAX_QP'(w_sqd && v_sqd) << x_idx);
+      rw_q      <= rst ? MAX_QP'(0) : (rw_q & ~(MAX_QP'(pick_valid) << pick_qpn) & ~(MAX_QP'(w_rw) << x_idx))
+                                      | (MAX_QP'(w_rw && v_rw) << x_idx);
+      rdw_q     <= rst ? MAX_QP'(0) : (rdw_q & ~(MAX_QP'(w_rdw) << x_idx)) | (MAX_QP'(w_rdw && v_rdw) << x_idx);
     end
+    if (rst) rr_q <= '0;
+    else if (pick_valid) rr_q <= pick_qpn + QW'(1);
   end
 
   always_comb begin

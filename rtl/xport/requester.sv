@@ -926,13 +926,14 @@ module requester #(
     pfm_out = st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE && !pf_other;
     pfm_cfg = cfg_take && 32'(cq_in.qpn) < 32'(MAX_QP);
   end
-  always_ff @(posedge clk) begin
-    if (rst) pfm_q <= MAX_QP'(0);
-    else if (pfm_out || pf_issue || pfm_cfg)
-      pfm_q <= ((pfm_q & ~(MAX_QP'(pfm_out) << act_q) & ~(MAX_QP'(pf_issue) << off_qpn))
-                | (MAX_QP'(pf_issue && !off_drop) << off_qpn))
-               & ~(MAX_QP'(pfm_cfg) << QW'(cq_in.qpn));
-  end
+  // (one branch level, the reset a select: each level over a MAX_QP-wide
+  // vector costs Yosys seconds per 16K bits)
+  always_ff @(posedge clk)
+    if (rst || pfm_out || pf_issue || pfm_cfg)
+      pfm_q <= rst ? MAX_QP'(0)
+           : ((pfm_q & ~(MAX_QP'(pfm_out) << act_q) & ~(MAX_QP'(pf_issue) << off_qpn))
+              | (MAX_QP'(pf_issue && !off_drop) << off_qpn))
+             & ~(MAX_QP'(pfm_cfg) << QW'(cq_in.qpn));
 
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -1152,24 +1152,30 @@ module responder_ctrl #(
   end
 
   // ---- registers
+  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
+  // into a case over every QP number; one branch level, the reset a select:
+  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
+  logic cfg_w;   // a qp_cfg writes QP idx_q's flags
+  assign cfg_w = st_q == C_CFG && qin_q;
+  always_ff @(posedge clk) begin
+    if (rst || cfg_w) begin
+      valid_q <= rst ? MAX_QP'(0)
+               : (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.action != roce_pkg::QP_ACTION_DESTROY) << idx_q);
+      rc_q <= rst ? MAX_QP'(0) : (rc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_RC) << idx_q);
+      uc_q <= rst ? MAX_QP'(0) : (uc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UC) << idx_q);
+      ud_q <= rst ? MAX_QP'(0) : (ud_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UD) << idx_q);
+    end
+  end
+
   always_ff @(posedge clk) begin
     if (rst) begin
       st_q <= C_IDLE;
-      valid_q <= MAX_QP'(0); rc_q <= MAX_QP'(0); uc_q <= MAX_QP'(0); ud_q <= MAX_QP'(0);
       rd_v_q <= 1'b0; mr_v_q <= 1'b0; cq_v_q <= 1'b0; mr_inv_q <= 1'b0;
       fl_pend_q <= 1'b0; fl_go_q <= 1'b0; fl_out_q <= '0;
       po_n_q <= '0; po_beat_q <= '0;
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
-      // (one-hot masks, not valid_q[idx_q] <=: Yosys's front end turns an
-      // indexed write in a process into a case over every QP number)
-      if (st_q == C_CFG && qin_q) begin
-        valid_q <= (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.action != roce_pkg::QP_ACTION_DESTROY) << idx_q);
-        rc_q <= (rc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_RC) << idx_q);
-        uc_q <= (uc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UC) << idx_q);
-        ud_q <= (ud_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UD) << idx_q);
-      end
       rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
       po_n_q <= po_n_q + PFOW'(pf_issue) - PFOW'(po_pop);

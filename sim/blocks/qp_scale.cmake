@@ -7,3 +7,5 @@ rocenic_verilate(vl_ffz_64 roce_cmd_ffz none PREFIX Vffz_64 ARGS -GN=64 -GLAT=3
   SOURCES ${RTL_DIR}/ctrl/roce_cmd_ffz.sv)
 rocenic_verilate(vl_rr_first_16k rr_first none PREFIX Vrr_first_16k ARGS -GN=16384
   SOURCES ${RTL_DIR}/common/rr_first.sv)
+rocenic_verilate(vl_ffz_65536 roce_cmd_ffz none PREFIX Vffz_65536 ARGS -GN=65536 -GLAT=3
+  SOURCES ${RTL_DIR}/ctrl/roce_cmd_ffz.sv)

@@ -2,7 +2,8 @@
 // default (issue 11: 16K QPs by default, 65536 by parameter):
 //   roce_cmd_ffz, the command processor's lowest-free finder, with the third
 //     step it takes past 2048 entries (LAT 3): over 4096 entries (128
-//     chunks of 32 in two groups of 64) and over one group (64 entries);
+//     chunks of 32 in two groups of 64), over 65536 (32 groups, the most)
+//     and over one group (64 entries);
 //   rr_first, the requester's round-robin pick, over 16384 QPs.
 // Each against a plain loop over the bitmap, on random and edge-case vectors.
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "Vffz_4096.h"
+#include "Vffz_65536.h"
 #include "Vffz_64.h"
 #include "Vrr_first_16k.h"
 #include "verilated.h"
@@ -99,6 +101,7 @@ void check_ffz(size_t n) {
 
 TEST(QpScale, LowestFreeOver4096EntriesInThreeSteps) { check_ffz<Vffz_4096>(4096); }
 TEST(QpScale, LowestFreeOverOneGroupInThreeSteps) { check_ffz<Vffz_64>(64); }
+TEST(QpScale, LowestFreeOver65536EntriesInThreeSteps) { check_ffz<Vffz_65536>(65536); }
 
 // rr_first over 16384: the first set bit at or after `from`, else the first at all.
 TEST(QpScale, RoundRobinPickOver16384Qps) {

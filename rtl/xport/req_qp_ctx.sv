@@ -246,8 +246,8 @@ module req_qp_ctx #(
   // is the old vector with x_idx's bit cleared where the port writes it,
   // then set to its value. Not flag_q[qpn] <= in a process: Yosys
   // 0.23 builds MAX_QP-wide assignments under every branch it sits in,
-  // quadratic in MAX_QP (this module at 2048 QPs: 421 s at its front end; so
-  // 22 s); and no MAX_QP-wide temporary inside an if, for the same reason.
+  // quadratic in MAX_QP (this module's front end at 2048 QPs: 421 s; so
+  // 12.5 s); and no MAX_QP-wide temporary inside an if, for the same reason.
   logic c_t, r_t, d_t, f_t;        // the input is taken, for a QP that exists here
   logic c_clear, c_rts, c_off, r_fail, r_rewind, r_unrw;
   logic [QW-1:0]     x_idx;

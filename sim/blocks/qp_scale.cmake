@@ -1,6 +1,7 @@
 # The allocators and round-robin finder at sizes past the engine's 2048 QPs
 # (tests/blocks/test_qp_scale.cc): the lowest-free finder with its third step
-# (LAT 3) over 4096 entries and over one group of 64, and rr_first over 16384.
+# (LAT 3) over 4096 and 65536 entries and over one group of 64, and rr_first
+# over 16384.
 rocenic_verilate(vl_ffz_4096 roce_cmd_ffz none PREFIX Vffz_4096 ARGS -GN=4096 -GLAT=3
   SOURCES ${RTL_DIR}/ctrl/roce_cmd_ffz.sv)
 rocenic_verilate(vl_ffz_64 roce_cmd_ffz none PREFIX Vffz_64 ARGS -GN=64 -GLAT=3

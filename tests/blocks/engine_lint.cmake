@@ -42,7 +42,7 @@ add_test(NAME synth_engine COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh
   --param DATA_W=512 --param MAX_QP=256 --top-paths 5 roce_engine ${CMAKE_BINARY_DIR}/synth ${RTL_ENGINE_SOURCES})
 set_tests_properties(synth_engine PROPERTIES LABELS "synth;slow;synth_top" TIMEOUT 10800)
 # Past the engine's 2048 QPs (issue 11): the allocator and the round-robin
-# pick at 4096 / 16384 against a plain loop, and the whole engine under
+# pick against plain loops (the finder at 64, 4096 and 65536 entries, the pick at 16384), and the whole engine under
 # Verilator -Wall lint at 16384 and 65536 QPs (the parameter range).
 rocenic_test(test_qp_scale SOURCES blocks/test_qp_scale.cc LIBS vl_ffz_4096 vl_ffz_65536 vl_ffz_64 vl_rr_first_16k LABELS unit)
 foreach(q 16384 65536)

@@ -109,7 +109,6 @@ TEST(QpScale, RoundRobinPickOver16384Qps) {
   auto ctx = std::make_unique<VerilatedContext>();
   Vrr_first_16k top(ctx.get());
   std::mt19937 rng(7);
-  int checked = 0;
   for (int k = 0; k < 400; k++) {
     Bits req(kN);
     const int kind = k % 4;
@@ -134,9 +133,7 @@ TEST(QpScale, RoundRobinPickOver16384Qps) {
     if (want >= 0) {
       ASSERT_EQ(static_cast<long>(top.idx), want) << "case " << k << " from " << from;
     }
-    checked++;
   }
-  EXPECT_EQ(checked, 400);
 }
 
 }  // namespace

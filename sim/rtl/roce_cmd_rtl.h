@@ -1,5 +1,7 @@
 // Block adapter around the Verilated rtl/ctrl/roce_cmd.sv. Ports and flits as
 // model::RoceCmd; the port MAC and GID table are static inputs set directly.
+// RoceCmdRtl: its default parameters; RoceCmdRtlOf<V> for another
+// Verilation (V: its top class), such as one with more QPs.
 #pragma once
 
 #include "Vroce_cmd.h"
@@ -10,11 +12,16 @@
 
 namespace rocenic {
 
-class RoceCmdRtl : public VlBlock<Vroce_cmd> {
+template <class V>
+class RoceCmdRtlOf : public VlBlock<V> {
+  using VlBlock<V>::top_;
+  using VlBlock<V>::in_info_;
+  using VlBlock<V>::out_info_;
+
  public:
   static constexpr unsigned kGidTblLen = vl::kGidTblLen;
 
-  RoceCmdRtl() {
+  RoceCmdRtlOf() {
     in_info_ = {{"cmd", false, true, (spec::CmdReq::kBits + 7) / 8},
                 {"qp_err", false, true, (spec::QpErr::kBits + 7) / 8}};
     out_info_ = {{"resp", false, true, (spec::CmdResp::kBits + 7) / 8},
@@ -37,7 +44,7 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
     top_->s_cmd_valid = top_->s_qp_err_valid = 0;
     top_->m_resp_ready = top_->m_qp_cfg_ready = top_->m_cq_cfg_ready = 0;
     top_->m_mr_wr_ready = top_->m_mtt_wr_ready = 0;
-    restart();
+    this->restart();
   }
   void set_input(unsigned port, bool valid, const Flit& f) override {
     if (port == 1) {
@@ -93,5 +100,7 @@ class RoceCmdRtl : public VlBlock<Vroce_cmd> {
  private:
   static constexpr unsigned kMrBytes = (spec::MrCtx::kBits + 7) / 8;
 };
+
+using RoceCmdRtl = RoceCmdRtlOf<Vroce_cmd>;
 
 }  // namespace rocenic

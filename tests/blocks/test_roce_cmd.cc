@@ -16,6 +16,7 @@
 
 #include "ctrl/roce_cmd.h"
 #include "sched/flit_adapter.h"
+#include "Vroce_cmd_4k.h"
 #include "rtl/roce_cmd_rtl.h"
 #include "xcheck.h"
 
@@ -872,6 +873,137 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
   std::printf("\nBAD_STATE: pair %u, missing bit %u, extra bit %u, no STATE %u; BUSY PD %u CQ %u; key wraps %u\n",
               sb.refused_pair, sb.refused_missing, sb.refused_extra, sb.refused_no_state, sb.busy_pd, sb.busy_cq,
               sb.key_wraps);
+}
+
+// ---- past 2048 QPs: QPNs still handed out lowest free first
+// roce_cmd with 4096 QPs (its lowest-free finders take a third step, LAT 3,
+// and it waits SETTLE = 4 cycles after a bitmap change instead of 3):
+// every QPN taken, in order, then NO_RESOURCES; QPNs freed around the
+// finder's 64-bit chunks and 4096-bit groups (63/64, 2047/2048/2049, 4095)
+// and at the ends given back lowest first; a CREATE_QP right after the
+// DESTROY_QP that freed its QPN, an ALLOC_PD right after a DEALLOC_PD
+// (back to back in the second run: the answer must see that bitmap
+// change). The expectation is typed here
+// (lowest free from 2), the model is run against it, then the RTL against
+// the model, with random idle and backpressure and back to back.
+TEST(RoceCmdXcheck, QpNumbersPastTwoThousandQps) {
+  constexpr unsigned kQps = 4096;
+  model::RoceCmdParams mp;
+  mp.max_qp = kQps;
+  const auto make_model = [mp] {
+    auto b = model::make_roce_cmd_block(mp);
+    configure(*static_cast<model::FlitAdapter&>(*b).block<model::RoceCmd>());
+    return b;
+  };
+  auto model = make_model();
+  Runner run{*model};
+  std::vector<Flit> stim;
+  std::set<uint32_t> used;
+  const auto send = [&](const Flit& f) {
+    stim.push_back(f);
+    return run.run(f);
+  };
+  ASSERT_EQ(send(cmd0(CmdOp::kAllocPd)).status(), CmdStatus::kOk);
+  spec::CmdCreateCq cq;
+  cq.base = 0x7f1234560000;
+  cq.log_size = 9;
+  ASSERT_EQ(send(cmd(CmdOp::kCreateCq, cq)).status(), CmdStatus::kOk);
+  spec::CmdCreateQp c;
+  c.qp_type = kRc;
+  c.sq_base = 0x7f0000100000;
+  c.rq_base = 0x7f0000200000;
+  c.sq_lsz = 4;
+  c.rq_lsz = 4;
+  unsigned wrong = 0;
+  const auto create = [&] {
+    const Out o = send(cmd(CmdOp::kCreateQp, c));
+    uint32_t want = 2;  // 0 and 1: IBTA's SMI and GSI QPs
+    while (used.count(want)) ++want;
+    if (want >= kQps) {
+      if (o.status() != CmdStatus::kNoResources) ++wrong;
+      return;
+    }
+    if (o.status() != CmdStatus::kOk || o.resp.res[0] != want || o.qp.size() != 1 || o.qp[0].qpn != want) {
+      if (++wrong <= 5) ADD_FAILURE() << "CREATE_QP: got QPN " << o.resp.res[0] << ", want " << want;
+    }
+    used.insert(want);
+  };
+  const auto destroy = [&](uint32_t qpn) {
+    const Out o = send(cmd0(CmdOp::kDestroyQp, qpn));
+    EXPECT_EQ(o.status(), CmdStatus::kOk) << "DESTROY_QP " << qpn;
+    used.erase(qpn);
+  };
+  for (unsigned i = 0; i < kQps - 2; ++i) create();
+  create();  // none left
+  for (const uint32_t q : {4095u, 2049u, 2048u, 2047u, 3000u, 64u, 63u, 2u, 4032u, 4033u}) destroy(q);
+  for (int i = 0; i < 11; ++i) create();  // 2, 63, 64, 2047, 2048, 2049, 3000, 4032, 4033, 4095, then none
+  for (const uint32_t q : {3500u, 100u, 10u, 4094u}) {
+    destroy(q);
+    create();  // right after: the same QPN
+  }
+  destroy(100);
+  destroy(10);
+  create();  // 10
+  create();  // 100
+  const size_t qp_cmds = stim.size() - 2;  // (the commands so far but ALLOC_PD, CREATE_CQ)
+  // PDs: no reference counts to update, so DEALLOC_PD's bitmap change is
+  // followed soonest by the next command's read of the finder (the PD
+  // finder takes LAT 3 steps too: one LAT for all four). Each ALLOC_PD
+  // right after a DEALLOC_PD moves the lowest free 32-bit chunk (the
+  // finder's registered steps), from chunk 1 back to chunk 0, and from
+  // none (every PD taken) to one.
+  std::set<uint32_t> pds = {0};
+  unsigned no_pd = 0;
+  const auto alloc_pd = [&] {
+    const Out o = send(cmd0(CmdOp::kAllocPd));
+    uint32_t want = 0;
+    while (pds.count(want)) ++want;
+    if (want >= kMaxPd) {
+      if (o.status() != CmdStatus::kNoResources) ++wrong;
+      ++no_pd;
+      return;
+    }
+    if (o.status() != CmdStatus::kOk || o.resp.res[0] != want) ++wrong;
+    pds.insert(want);
+  };
+  const auto dealloc_pd = [&](uint32_t pd) {
+    EXPECT_EQ(send(cmd0(CmdOp::kDeallocPd, pd)).status(), CmdStatus::kOk) << "DEALLOC_PD " << pd;
+    pds.erase(pd);
+  };
+  for (int i = 0; i < 39; ++i) alloc_pd();  // 1..39: chunk 0 full
+  for (const uint32_t pd : {5u, 31u, 17u}) {  // (PD 0 is the QPs': BUSY)
+    dealloc_pd(pd);
+    alloc_pd();  // right after: the same PD, in chunk 0 again
+  }
+  while (pds.size() < kMaxPd) alloc_pd();
+  alloc_pd();  // none left
+  for (const uint32_t pd : {200u, 7u}) {
+    dealloc_pd(pd);
+    alloc_pd();  // right after: the one freed
+  }
+  EXPECT_EQ(wrong, 0u) << "the model's QPNs and PDs against lowest free";
+  EXPECT_EQ(no_pd, 1u);
+  EXPECT_EQ(used.size(), kQps - 2);
+
+  for (const double load : {0.3, 0.0}) {
+    XcheckConfig cfg;
+    cfg.seed = 7;
+    cfg.in_idle = cfg.out_stall = load;
+    cfg.fst_path = "roce_cmd_4k_divergence.fst";
+    cfg.describe = describe_txn;
+    const XcheckResult r = xcheck_run(
+        [] {
+          auto b = std::make_unique<RoceCmdRtlOf<Vroce_cmd_4k>>();
+          configure(*b);
+          return b;
+        },
+        make_model, {stim}, cfg);
+    ASSERT_TRUE(r.ok) << r.report;
+    EXPECT_EQ(r.rtl_out[0].size(), stim.size()) << "one response per command";
+    EXPECT_EQ(r.rtl_out[1].size(), qp_cmds - 2) << "a qp_cfg per CREATE_QP and DESTROY_QP taken";
+    std::printf("4096 QPs, idle/stall %.1f: %zu commands, RTL %llu cycles\n", load, stim.size(),
+                static_cast<unsigned long long>(r.rtl_cycles));
+  }
 }
 
 // ---- ibv_rc_pingpong's sequence, on the RTL and on the model

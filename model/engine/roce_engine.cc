@@ -32,7 +32,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       mr_route2(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) >= 2; }, 2),
       mr_route3(s, 0, [](const spec::MrResp& r) { return (r.tag >> 6) == 3; }, 2),
       req(s, data_bytes, spec::kEngineMaxQp),
-      resp(s, data_bytes, spec::kEngineMaxQp, spec::kRspRqHeads),
+      resp(s, data_bytes, spec::kEngineMaxQp, spec::kRspRqHeads, spec::kRspRqAhead),
       completer(s, spec::kEngineMaxQp),
       rdp(s, data_bytes, spec::kEngineMaxQp),
       compl_merge(s, 1),

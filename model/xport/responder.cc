@@ -61,7 +61,7 @@ uint8_t wc(spec::WcStatus s) { return static_cast<uint8_t>(s); }
 
 }  // namespace
 
-Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigned rq_heads)
+Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigned rq_heads, unsigned rq_ahead)
     : qp_cfg(s, this, 1),
       rq_db(s, this, 1),
       rx_hdr(s, this, 1),
@@ -74,10 +74,11 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigne
       bytes_(data_bytes),
       qps_(max_qp),
       pf_(rq_heads),
+      pf_ahead_(rq_ahead),
       raw_free_(spec::kReadAhead / data_bytes) {}
 
 void Responder::prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at) {
-  Prefetch& e = pf_of(qpn);
+  Prefetch& e = pf_of(qpn, ci);
   e.busy = e.keep = true;
   e.qpn = qpn;
   e.ci = ci;
@@ -144,8 +145,11 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   // a prefetched head outlives only the moves that keep the ring and its indexes
   const auto a = static_cast<spec::QpAction>(c.action);
   const bool keeps_ring = a == spec::QpAction::kToInit || a == spec::QpAction::kToRtr || a == spec::QpAction::kToRts;
-  Prefetch& e = pf_of(qpn_);
-  if (e.qpn == qpn_ && (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)) e.keep = false;
+  if (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)
+    for (unsigned x = 0; x < pf_ahead_; ++x) {
+      Prefetch& e = pf_of(qpn_, static_cast<uint16_t>(x));
+      if (e.qpn == qpn_) e.keep = false;
+    }
   n.pd = c.pd;
   n.access = c.access;
   n.rd_res = c.max_dest_rd_atomic != 0;
@@ -211,12 +215,20 @@ void Responder::on_db(const spec::WqDb& d) {
                     q.state == st(spec::QpState::kRts);
   // (the first WQE not taken: ci, or ci + 1 while a SEND, which took ci at its FIRST packet, is under way)
   const uint16_t ci = static_cast<uint16_t>(q.ci + (q.kind == Kind::kSend ? 1 : 0));
-  const Prefetch& e = pf_of(qpn_);
-  if (open && ci != d.pi && !e.busy && pf_out_.size() < spec::kRspRqPfOut && !(e.keep && e.qpn == qpn_ && e.ci == ci)) {
+  // the first of its WQEs ci .. ci + rq_ahead - 1 that is posted, not in its
+  // entry, and whose entry has no read in flight
+  bool want = false;
+  uint16_t x = ci;
+  for (unsigned j = 0; j < pf_ahead_ && j < static_cast<uint16_t>(d.pi - ci) && !want; ++j) {
+    x = static_cast<uint16_t>(ci + j);
+    const Prefetch& e = pf_of(qpn_, x);
+    want = !e.busy && !(e.keep && e.qpn == qpn_ && e.ci == x);
+  }
+  if (open && want && pf_out_.size() < spec::kRspRqPfOut) {
     if (dma_rd_req->can_push()) {
-      prefetch(qpn_, ci, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
+      prefetch(qpn_, x, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
     } else {  // the RTL's C_DB waits for its read register
-      db_ci_ = ci;
+      db_ci_ = x;
       db_at_ = s_.now() + kTake + kPfAsk;
       st_ = St::kDbAsk;
     }
@@ -530,7 +542,7 @@ void Responder::get_wqe() {
     }
     return decide();
   }
-  Prefetch& e = pf_of(qpn_);
+  Prefetch& e = pf_of(qpn_, cx_.ci);
   if (e.keep && e.qpn == qpn_ && e.ci == cx_.ci) {  // prefetched (or on its way): no read
     e.keep = false;
     pf_e_ = static_cast<unsigned>(&e - pf_.data());
@@ -1159,8 +1171,17 @@ void Responder::run() {
       case St::kWqeTail:
         if (!dma_rd_data.ready()) break;
         check_at_ = std::max(check_at_, now);
-        if (st_ == St::kWqe) after_wqe(dma_rd_data.pop());
-        else after_wqe_tail(dma_rd_data.pop());
+        if (st_ == St::kWqe) {
+          // read, not prefetched: the QP's WQE rq_ahead on into its entry, should that one be
+          // posted, the entry have no read in flight and the port room (the RTL's read register)
+          const uint16_t ahead = static_cast<uint16_t>(cx_.ci + pf_ahead_);
+          if (static_cast<uint16_t>(cx_.pi - cx_.ci) > pf_ahead_ && pf_out_.size() < spec::kRspRqPfOut &&
+              !pf_of(qpn_, ahead).busy && dma_rd_req->can_push())
+            prefetch(qpn_, ahead, cx_, check_at_ + kPfNext);
+          after_wqe(dma_rd_data.pop());
+        } else {
+          after_wqe_tail(dma_rd_data.pop());
+        }
         moved = true;
         break;
       case St::kTailAsk:  // the tail's read once the request port has room (its credit wakes us)
@@ -1185,13 +1206,14 @@ void Responder::run() {
       case St::kWqePf: {
         Prefetch& e = pf_[pf_e_];
         if (e.busy) break;
-        // taking it reads the QP's next receive WQE into the entry, should one be posted
-        const bool next = static_cast<uint16_t>(cx_.ci + 1) != cx_.pi && pf_out_.size() < spec::kRspRqPfOut;
+        // taking it reads the QP's receive WQE rq_ahead on into the entry, should that one be posted
+        const uint16_t ahead = static_cast<uint16_t>(cx_.ci + pf_ahead_);
+        const bool next = static_cast<uint16_t>(cx_.pi - cx_.ci) > pf_ahead_ && pf_out_.size() < spec::kRspRqPfOut;
         if (next && !dma_rd_req->can_push()) break;  // (the RTL's C_WQE waits for its read register; a credit wakes us)
         // (the entry's bank is read a cycle after its last beat is written)
         check_at_ = std::max(check_at_ + kPfTake, e.in_at + kPfTake + 1);
         if (next)
-          prefetch(qpn_, static_cast<uint16_t>(cx_.ci + 1), cx_, check_at_ + kPfNext);
+          prefetch(qpn_, ahead, cx_, check_at_ + kPfNext);
         after_wqe(e.data);
         moved = true;
         break;
@@ -1235,7 +1257,7 @@ void Responder::run() {
 
 std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsigned max_qp) {
   return std::make_unique<FlitAdapter>(data_bytes, [=](FlitAdapter& a) {
-    Responder* r = a.make<Responder>(data_bytes, max_qp, 4u);  // (the RTL block's RQ_HEADS)
+    Responder* r = a.make<Responder>(data_bytes, max_qp, 4u, 2u);  // (the RTL block's RQ_HEADS, RQ_AHEAD)
     // The checker takes qp_cfg, rq_db and rx_hdr only when it is free (as
     // the RTL's, so inputs on different ports meet it in the same order).
     a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->placing(); });

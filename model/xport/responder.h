@@ -49,8 +49,10 @@ namespace rocenic::model {
 
 class Responder : public Process {
  public:
-  // rq_heads: receive WQE heads prefetched (the RTL's RQ_HEADS: 4 for the block, spec::kRspRqHeads in the engine)
-  Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned rq_heads = 4);
+  // rq_heads: receive WQE heads prefetched (the RTL's RQ_HEADS: 4 for the block, spec::kRspRqHeads in the engine);
+  // rq_ahead: of them one QP may hold (RQ_AHEAD: 2 for the block, spec::kRspRqAhead)
+  Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned rq_heads = 4,
+            unsigned rq_ahead = 2);
 
   In<spec::QpCfg> qp_cfg;
   In<spec::WqDb> rq_db;
@@ -234,14 +236,18 @@ class Responder : public Process {
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
   bool ok_ = false, write_back_ = false;
-  // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): an RQ doorbell
-  // that leaves an open QP (INIT, RTR, RTS) with a WQE at ci reads that
-  // WQE's head into the table entry qpn mod rq_heads, tagged {QP, ci},
-  // unless that entry's read is still outstanding or kRspRqPfOut reads are;
-  // get_wqe takes the entry when the tag is its QP's ci, and taking it reads
-  // the QP's next WQE into it when one is posted. The newest read wins an
+  // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): WQE x of QP q
+  // has the table entry pf_of(q, x) (rq_ahead banks of rq_heads / rq_ahead
+  // sets: the set q's low bits, the bank its high bits plus x), so WQEs
+  // x .. x + rq_ahead - 1 of a QP have entries of their own. An RQ doorbell
+  // that leaves an open QP (INIT, RTR, RTS) reads its last WQE (pi - 1)
+  // into its entry, tagged {QP, index}, when that WQE is one of the rq_ahead
+  // from the first not taken, unless the entry already holds it or its read
+  // is still outstanding, or kRspRqPfOut reads are; get_wqe takes the entry
+  // when the tag is its QP's ci, and taking it reads the QP's WQE
+  // ci + rq_ahead into it when that one is posted. The newest read wins an
   // entry; a qp_cfg for the QP that resets, destroys or errors it, or moves
-  // its ring, forgets it.
+  // its ring, forgets its entries.
   struct Prefetch {
     bool busy = false;  // its read is outstanding
     bool keep = false;  // it holds (or will) the head of the WQE at {qpn, ci}
@@ -257,7 +263,12 @@ class Responder : public Process {
   Cycle db_at_ = 0;              // ... and the earliest cycle of its read (had the port had room)
   unsigned tail_sges_ = 0;       // kTailAsk: the SGEs past the head
   void ask_tail(Cycle at);       // the read of the receive WQE's SGEs past the head
-  Prefetch& pf_of(unsigned qpn) { return pf_[qpn % pf_.size()]; }
+  unsigned pf_ahead_;
+  unsigned pf_index(unsigned qpn, uint16_t x) const {
+    const unsigned sets = static_cast<unsigned>(pf_.size()) / pf_ahead_, q = qpn % static_cast<unsigned>(pf_.size());
+    return ((q / sets + x) % pf_ahead_) * sets + q % sets;
+  }
+  Prefetch& pf_of(unsigned qpn, uint16_t x) { return pf_[pf_index(qpn, x)]; }
   void prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at);  // read WQE ci of q into its entry
   // flush of a receive queue
   bool flush_pending_ = false;

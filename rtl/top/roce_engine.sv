@@ -428,7 +428,8 @@ module roce_engine #(
                cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err, cnt_rx_read_requests,
                cnt_qkey_violations;
 
-  responder #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .RQ_HEADS(roce_pkg::RSP_RQ_HEADS)) u_resp (
+  responder #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .RQ_HEADS(roce_pkg::RSP_RQ_HEADS),
+              .RQ_AHEAD(roce_pkg::RSP_RQ_AHEAD)) u_resp (
     .clk, .rst,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[1]), .s_qp_cfg_ready(qp_cfg_ready_resp),
     .s_rq_db(rq_db), .s_rq_db_valid(rq_db_valid), .s_rq_db_ready(rq_db_ready),

@@ -35,6 +35,7 @@ module responder #(
   parameter int DATA_W    = 512,
   parameter int MAX_QP    = 256,
   parameter int RQ_HEADS  = 4,    // receive WQE heads prefetched (responder_ctrl)
+  parameter int RQ_AHEAD  = 2,    // ... of them one QP may hold (responder_ctrl)
   parameter int PAY_DEPTH = 128   // payload FIFO beats, power of two
 ) (
   input  wire logic                   clk,
@@ -158,7 +159,7 @@ module responder #(
   logic [2:0] job_pmtu;
   responder_pkg::rsp_walk_t job_walk;
 
-  responder_ctrl #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .RQ_HEADS(RQ_HEADS)) u_ctrl (
+  responder_ctrl #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .RQ_HEADS(RQ_HEADS), .RQ_AHEAD(RQ_AHEAD)) u_ctrl (
     .clk, .rst,
     .s_qp_cfg, .s_qp_cfg_valid, .s_qp_cfg_ready,
     .s_rq_db, .s_rq_db_valid, .s_rq_db_ready,

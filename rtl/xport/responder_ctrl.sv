@@ -52,21 +52,25 @@
 //     answered from the cache (the current msn), or dropped when not there.
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
-//   receive WQE prefetch: an RQ doorbell that leaves a QP (INIT, RTR, RTS)
-//   with a receive WQE at ci reads that WQE's head into a table of RQ_HEADS
-//   entries, direct-mapped by QPN (entry qpn mod RQ_HEADS), tagged {QP, ci},
-//   unless that entry's read is still outstanding or RQ_PF_OUT prefetches
-//   are. Step 6 then takes the entry instead of a read when its tag is the
-//   QP's ci (waiting for the data if it is still under way), so a SEND's
+//   receive WQE prefetch: a table of RQ_HEADS heads in RQ_AHEAD banks; WQE x
+//   of QP q has the entry ent(q, x) (set: q's low bits; bank: q's next bits
+//   plus x), tagged {QP, x}, so a QP's next RQ_AHEAD WQEs have an entry each.
+//   An RQ doorbell that leaves a QP (INIT, RTR, RTS) open reads ahead the
+//   first of its WQEs ci .. ci + RQ_AHEAD - 1 that is posted, not in its
+//   entry, and whose entry has no read outstanding (the set's tags are all
+//   read with the context), unless RQ_PF_OUT prefetches are outstanding.
+//   Step 6 then takes the entry of ci instead of a read when its tag is
+//   {QP, ci} (waiting for the data if it is still under way), so a SEND's
 //   receive WQE costs no DMA round trip after the packet arrives; taking it
-//   reads the QP's next WQE (ci + 1) into the same entry when one is posted,
-//   so a stream of SENDs on a QP keeps hitting. The newest doorbell wins an
-//   entry; a qp_cfg for its QP that resets, destroys or errors it, or moves
-//   its ring, forgets it (read data then still lands, unused). Reads return
-//   in order and a prefetch is issued only while no read of the checker is
-//   outstanding, so while prefetches are in flight the next read data is
-//   theirs (a FIFO of their entries says whose). Tags are a RAM read with
-//   the context; the heads are block RAM, one bank per beat.
+//   (or reading it, at its last beat) reads WQE ci + RQ_AHEAD into the same
+//   entry when one is posted, so a stream of SENDs on a QP keeps RQ_AHEAD
+//   WQEs ahead. The newest read wins an entry; a qp_cfg for its QP that
+//   resets, destroys or errors it, or moves its ring, forgets the QP's
+//   entries (read data then still lands, unused). Reads return in order and
+//   a prefetch is issued only while no read of the checker is outstanding,
+//   so while prefetches are in flight the next read data is theirs (a FIFO
+//   of their entries says whose). Tags are a RAM per bank; the heads are
+//   block RAM, one bank per beat.
 //
 // Inputs are taken only when idle, by priority: qp_cfg (after the placement
 // stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
@@ -75,8 +79,10 @@
 module responder_ctrl #(
   parameter int DATA_W = 512,
   parameter int MAX_QP = 256,
-  parameter int RQ_HEADS = 4    // receive WQE heads prefetched (the engine: roce_pkg::RSP_RQ_HEADS; a block alone
+  parameter int RQ_HEADS = 4,   // receive WQE heads prefetched (the engine: roce_pkg::RSP_RQ_HEADS; a block alone
                                 // has 4, so that its tests see QPs share an entry)
+  parameter int RQ_AHEAD = 2    // ... of them one QP may hold: WQEs ci .. ci + RQ_AHEAD - 1 (the engine:
+                                // roce_pkg::RSP_RQ_AHEAD)
 ) (
   input  wire logic                  clk,
   input  wire logic                  rst,
@@ -148,7 +154,9 @@ module responder_ctrl #(
 
   initial begin
     if ((1 << QW) != MAX_QP || MAX_QP > 65536) $error("responder_ctrl: MAX_QP must be a power of two <= 65536");
-    if ((1 << RHW) != RQ_HEADS || RQ_HEADS < 2) $error("responder_ctrl: RQ_HEADS must be a power of two >= 2");
+    if ((1 << RHW) != RQ_HEADS || RQ_HEADS < 4) $error("responder_ctrl: RQ_HEADS must be a power of two >= 4");
+    if ((1 << KW) != RQ_AHEAD || RQ_AHEAD < 2 || 2 * RQ_AHEAD > RQ_HEADS)
+      $error("responder_ctrl: RQ_AHEAD must be a power of two, 2 .. RQ_HEADS / 2");
     if (DATA_W < 64 || DATA_W > HEAD_W || HEAD_W % DATA_W != 0)
       $error("responder_ctrl: DATA_W must divide the 1024-bit WQE head and be >= 64");
     if (responder_pkg::MAX_SGE != roce_pkg::MAX_SGE) $error("responder_ctrl: responder_pkg::MAX_SGE != MAX_SGE");
@@ -246,24 +254,30 @@ module responder_ctrl #(
   logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
   logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
   logic [3:0]  fl_out_q, fl_out_d;
-  // the receive WQE prefetch table (RQ_HEADS entries, direct-mapped by QPN)
+  // the receive WQE prefetch table (RQ_HEADS entries; WQE x of QP q in entry ent(q, x): RQ_AHEAD banks of
+  // RQ_HEADS / RQ_AHEAD, the set q's low bits, the bank its high bits plus x)
   localparam int RH  = RQ_HEADS;
   localparam int RHW = $clog2(RH);
+  localparam int KA  = RQ_AHEAD;
+  localparam int KW  = $clog2(KA);
+  localparam int RLW = RHW - KW;                   // set index bits
   localparam int PFO = roce_pkg::RSP_RQ_PF_OUT;    // prefetch reads in flight
   localparam int PFOW = $clog2(PFO) + 1;
   localparam int HEAD_BEATS = HEAD_W / DATA_W;
   localparam int HBW = HEAD_BEATS > 1 ? $clog2(HEAD_BEATS) : 1;
   localparam int PTW = 1 + QW + 16;                // tag: {keep, qp, ci}
-  logic [PTW-2:0] pt_mem [RH];                     // {qp, ci}
   logic [RH-1:0]  pv_q;                            // keep: the entry holds (or will) the head of the WQE at {qp, ci}
-  logic [PTW-1:0] pt_rd_q;                         // the entry's {keep, qp, ci}, read with the context
+  logic [KA*(PTW-1)-1:0] pt_rd_q;                  // the set's tags {qp, ci}, one per bank, read with the context
+  logic [KA-1:0]  pk_rd_q;                         // ... and their keep bits
+  logic [PTW-1:0] pt_sel;                          // {keep, qp, ci} of the entry pe_q
+  logic [KA-1:0]  pv_clr;                          // C_CFG: the set's entries its QP forgets
   logic          pt_we;
   logic [RHW-1:0] pt_wa;
   logic [PTW-1:0] pt_wd;
   logic          pt_keep;
   logic [QW-1:0] pt_qp;
   logic [15:0]   pt_ci;
-  logic [RHW-1:0] pe_q, pe_d;                      // the entry of the QP being worked on
+  logic [RHW-1:0] pe_q, pe_d;                      // the entry worked on: ent(QP, the doorbell's WQE / ci)
   logic [RHW-1:0] po_e [PFO];                      // the entries of the prefetch reads in flight, oldest first
   logic [PFOW-1:0] po_n_q;
   logic [HBW-1:0] po_beat_q;                       // beat of the oldest one's data
@@ -277,6 +291,12 @@ module responder_ctrl #(
   logic          pf_next;                          // C_WQE: the entry taken reads the QP's next WQE
   logic          db_pf;                            // C_DB: the doorbell reads the WQE at db_ci ahead
   logic [15:0]   db_ci;
+  logic [15:0]   db_x;                             // C_DB: the WQE the doorbell reads ahead ...
+  logic [RHW-1:0] db_e;                            // ... into this entry
+  logic [RHW-1:0] db_je;                           // (the search: the entry of db_ci + j ...
+  logic [PTW-2:0] db_jt;                           // ... and its tag)
+  logic [KA-1:0] set_busy;                         // the set's entries (of the QP worked on) with a read in flight
+  logic [RHW-1:0] pf_e;                            // the entry a prefetch issued now reads into
   logic          wait_rd;                          // ... and waits for the read register
   logic          rd_tvalid;                        // read data for the checker (not a prefetch's)
   logic [15:0]   rq_mask0;                         // rq_mask of the context as read
@@ -292,6 +312,15 @@ module responder_ctrl #(
   logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
 
   // ---- combinational helpers
+  // the prefetch entry of WQE x of QP q: WQEs x .. x + RQ_AHEAD - 1 of a QP land in different banks
+  // (x: only its low KW bits count; q: its low RHW)
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [RHW-1:0] ent(input logic [QW-1:0] q, input logic [15:0] x);
+    logic [31:0] qq;
+    qq = 32'(q);
+    ent = {KW'(qq[RHW-1:RLW]) + x[KW-1:0], qq[RLW-1:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */  // seg and the ImmDt bit are what a responder needs
   roce_pkg::opinfo_t in_oi;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -402,18 +431,33 @@ module responder_ctrl #(
     wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
-    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q; pf_use_d = pf_use_q; pf_issue = 1'b0;
-    {pt_keep, pt_qp, pt_ci} = pt_rd_q;
-    pf_next = cx_q.ci + 16'd1 != cx_q.pi && po_n_q != PFOW'(PFO);
+    // (a packet's entry is known once its ci is read, C_HDR)
+    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q;
+    pf_use_d = pf_use_q; pf_issue = 1'b0; pv_clr = '0;
+    pt_sel = {pk_rd_q[pe_q[RHW-1:RLW]], pt_rd_q[32'(pe_q[RHW-1:RLW]) * (PTW-1) +: PTW-1]};
+    {pt_keep, pt_qp, pt_ci} = pt_sel;
+    // (taking WQE ci reads ci + RQ_AHEAD into its entry, when posted)
+    pf_next = 16'(cx_q.pi - cx_q.ci) > 16'(KA) && po_n_q != PFOW'(PFO);
     // the first receive WQE not taken: ci, or ci + 1 while a SEND is under
     // way (it took ci at its FIRST packet and holds it until its LAST)
     db_ci = c0.ci + {15'b0, c0.kind == responder_pkg::KIND_SEND};
-    db_pf = (c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
-             || c0.state == roce_pkg::QP_STATE_RTS)
-            && db_ci != db_pi_q && !pf_busy_e && po_n_q != PFOW'(PFO)
-            && !(pt_keep && pt_qp == idx_q && pt_ci == db_ci);
+    // the doorbell reads ahead the first of the QP's WQEs db_ci .. db_ci + RQ_AHEAD - 1 that is
+    // posted, not in its entry, and whose entry has no read in flight (the set's tags, all read
+    // with the context, say which)
+    db_pf = 1'b0; db_x = db_ci; db_e = ent(idx_q, db_ci);
+    for (int j = KA - 1; j >= 0; j--) begin
+      db_je = ent(idx_q, db_ci + 16'(j));
+      db_jt = pt_rd_q[32'(db_je[RHW-1:RLW]) * (PTW-1) +: PTW-1];
+      if (16'(j) < 16'(db_pi_q - db_ci) && !set_busy[db_je[RHW-1:RLW]]
+          && !(pk_rd_q[db_je[RHW-1:RLW]] && db_jt == {idx_q, db_ci + 16'(j)})) begin
+        db_pf = 1'b1; db_x = db_ci + 16'(j); db_e = db_je;
+      end
+    end
+    db_pf = db_pf && po_n_q != PFOW'(PFO)
+            && (c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
+                || c0.state == roce_pkg::QP_STATE_RTS);
     wait_rd = 1'b0;
-    pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_rd_q;
+    pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_sel;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
     mr_v_d = mr_v_q && !m_mr_req_ready;
@@ -573,12 +617,12 @@ module responder_ctrl #(
             default: ;  // ATTR, DESTROY: attributes only (ERR is left only through RESET)
           endcase
           // a prefetched head outlives only the moves that keep the ring and its indexes
-          if (pt_keep && pt_qp == idx_q
-              && ((cfg_q.action != roce_pkg::QP_ACTION_TO_INIT && cfg_q.action != roce_pkg::QP_ACTION_TO_RTR
-                   && cfg_q.action != roce_pkg::QP_ACTION_TO_RTS)
-                  || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz)) begin
-            pt_we = 1'b1; pt_wd = {1'b0, pt_qp, pt_ci};
-          end
+          // (the QP's entries are all in the set read with the context, a bank each)
+          if ((cfg_q.action != roce_pkg::QP_ACTION_TO_INIT && cfg_q.action != roce_pkg::QP_ACTION_TO_RTR
+               && cfg_q.action != roce_pkg::QP_ACTION_TO_RTS)
+              || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz)
+            for (int b = 0; b < KA; b++)
+              pv_clr[b] = pk_rd_q[b] && pt_rd_q[b * (PTW-1) + 16 +: QW] == idx_q;
           ctx_we = 1'b1;
           ctx_wd = cx_d;
         end
@@ -603,10 +647,10 @@ module responder_ctrl #(
             wait_rd = 1'b1;
           end else if (db_pf) begin
             pf_issue = 1'b1;
-            pt_we = 1'b1; pt_wd = {1'b1, idx_q, db_ci};
+            pt_we = 1'b1; pt_wa = db_e; pt_wd = {1'b1, idx_q, db_x};
             rd_v_d = 1'b1;
             rd_d.tag = '0;
-            rd_d.addr = c0.rq_base + ({48'b0, db_ci & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.addr = c0.rq_base + ({48'b0, db_x & rq_mask0} << roce_pkg::WQE_SLOT_LOG2);
             rd_d.len = 13'(roce_pkg::WQE_HEAD);
           end
         end
@@ -624,6 +668,7 @@ module responder_ctrl #(
         ok_d = 1'b0; wctx_d = 1'b0; np_d = '0; n_d = h_len_q; mr_rkey_d = 1'b0;
         st_d = C_PUSH;
         sge_ra = {idx_q, c0.sidx};  // a SEND's current SGE, for the walk
+        pe_d = ent(idx_q, c0.ci);   // (the entry C_ROUTE looks in, should it need a receive WQE)
         if (unrel_x_q && (s_first || s_only)) begin
           // UC: a new message from its PSN on, whatever came before (written
           // back with the packet's outcome)
@@ -824,14 +869,17 @@ module responder_ctrl #(
         if (pf_use_q ? pf_ok_q && !pf_busy_e && !(pf_next && rd_v_q) : rd_tvalid) begin
           wqe_d = wqe_w;
           poison_d = pf_use_q ? |pf_bpois : poison_q || s_dma_rd_tuser;
-          // taken from the table: the QP's next receive WQE into the same
-          // entry, should one be posted (a stream of SENDs keeps hitting)
-          if (pf_use_q && pf_next) begin
+          // taken from the table: the QP's receive WQE RQ_AHEAD on into the
+          // same entry, should one be posted (a stream of SENDs keeps hitting);
+          // read (not there): the same at its last beat, unless the entry has
+          // a read in flight or the read register is taken (no wait), so a
+          // ring posted by doorbells of many WQEs each fills up
+          if (pf_next && (pf_use_q || (s_dma_rd_tlast && !pf_busy_e && !rd_v_q))) begin
             pf_issue = 1'b1;
-            pt_we = 1'b1; pt_wd = {1'b1, idx_q, cx_q.ci + 16'd1};
+            pt_we = 1'b1; pt_wd = {1'b1, idx_q, cx_q.ci + 16'(KA)};
             rd_v_d = 1'b1;
             rd_d.tag = '0;
-            rd_d.addr = cx_q.rq_base + ({48'b0, (cx_q.ci + 16'd1) & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.addr = cx_q.rq_base + ({48'b0, (cx_q.ci + 16'(KA)) & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
             rd_d.len = 13'(roce_pkg::WQE_HEAD);
           end
           if (pf_use_q || s_dma_rd_tlast) begin
@@ -1215,14 +1263,27 @@ module responder_ctrl #(
   // ---- the prefetch table: tags (read with the context), the reads in
   // flight (a shift register of their entries, oldest at 0), the heads (a
   // bank per beat, {poison, data}; read every cycle at the entry worked on)
-  always_ff @(posedge clk) begin
-    if (pt_we) pt_mem[pt_wa] <= pt_wd[PTW-2:0];
-    if (ctx_re) pt_rd_q <= {pv_q[RHW'(ctx_ra)], pt_mem[RHW'(ctx_ra)]};
+  for (genvar b = 0; b < KA; b++) begin : g_tag
+    logic [PTW-2:0] pt_mem [RH / KA];              // bank b's tags {qp, ci}
+    always_ff @(posedge clk) begin
+      if (pt_we && pt_wa[RHW-1:RLW] == KW'(b)) pt_mem[pt_wa[RLW-1:0]] <= pt_wd[PTW-2:0];
+      if (ctx_re) begin
+        pt_rd_q[b * (PTW-1) +: PTW-1] <= pt_mem[RLW'(ctx_ra)];
+        pk_rd_q[b] <= pv_q[{KW'(b), RLW'(ctx_ra)}];
+      end
+    end
   end
-  always_ff @(posedge clk) begin  // (keep bits: registers, so that they reset)
-    if (rst) pv_q <= '0;
-    else if (pt_we) pv_q[pt_wa] <= pt_wd[PTW-1];
+  // (keep bits: registers, so that they reset; one-hot masks: a write of one
+  // bit or a clear of a set's, under one branch)
+  logic [RH-1:0] pv_set_m, pv_clr_m;
+  always_comb begin
+    pv_set_m = (pt_we && pt_wd[PTW-1]) ? RH'(1) << pt_wa : '0;
+    pv_clr_m = pt_we ? RH'(1) << pt_wa : '0;
+    for (int b = 0; b < KA; b++)
+      if (pv_clr[b]) pv_clr_m = pv_clr_m | (RH'(1) << {KW'(b), RLW'(idx_q)});
   end
+  always_ff @(posedge clk)
+    if (rst || pt_we || pv_clr != '0) pv_q <= rst ? '0 : (pv_q & ~pv_clr_m) | pv_set_m;
   assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
   logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
   logic [PFOW-1:0] po_at;                          // where an issued one goes
@@ -1230,11 +1291,14 @@ module responder_ctrl #(
     po_v_d = po_pop ? po_v_q >> RHW : po_v_q;
     // (never full when one is issued: po_n_q < PFO)
     po_at = po_pop ? po_n_q - 1'b1 : po_n_q;
-    if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pe_q;
+    pf_e = st_q == C_DB ? db_e : pe_q;
+    if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_e;
     pf_busy_e = 1'b0;
+    set_busy = '0;
     for (int i = 0; i < PFO; i++) begin
       po_e[i] = po_v_q[i * RHW +: RHW];
       if (PFOW'(i) < po_n_q && po_e[i] == pe_q) pf_busy_e = 1'b1;
+      if (PFOW'(i) < po_n_q && po_e[i][RLW-1:0] == RLW'(idx_q)) set_busy[po_e[i][RHW-1:RLW]] = 1'b1;
     end
   end
   always_ff @(posedge clk) po_v_q <= po_v_d;

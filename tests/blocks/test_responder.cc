@@ -467,16 +467,18 @@ TEST(Responder, ReceiveWqeErrors) {
   EXPECT_EQ(statuses, want);
 }
 
-// An RQ doorbell reads the WQE at ci ahead of its packet, into the table
-// entry of its QP (qpn mod 4 in the block) tagged {QP, ci}: a SEND that finds
-// its WQE there issues no read of its own; taking it reads the QP's next
-// posted WQE into the entry.
+// An RQ doorbell reads ahead the first of its QP's next RQ_AHEAD WQEs (2 in
+// the block) not in the table, into that WQE's entry (WQE x of QP q: set
+// q mod 2, bank ((q / 2) mod 2 + x) mod 2 of the block's 4 entries) tagged
+// {QP, x}: a SEND that finds its WQE there issues no read of its own; taking
+// it (or reading it) reads the QP's WQE RQ_AHEAD on into the entry, when posted.
 // Counted by the WQE head reads (len WQE_HEAD) on dma_rd_req; the intents
 // say each SEND lands in the buffers of the WQE posted for it.
 TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   Peer p(17);
   for (uint32_t n : {1u, 2u, 3u, 4u, 6u}) p.setup(p.qps[n]);
-  TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4], &e = p.qps[6];  // (b and e share an entry)
+  // (WQE 0's entries: a 1, b 2, c 3, d 0, e 2; WQE 1's: b 0)
+  TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4], &e = p.qps[6];
   unsigned want = 0;
   // read at the doorbell, taken by the SEND
   p.post(a, {p.good_wqe(1, 100)});
@@ -488,9 +490,8 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.new_step(true);
   p.send(b, 300, false, true);
   want += 1;
-  // the newest doorbell wins the entry: b's SEND reads its WQE again, behind
-  // e's read still under way; e's SEND then takes the entry. QPs of other
-  // entries keep theirs: c's and d's SENDs take them
+  // the newest doorbell wins the entry: d's WQE 0 displaces b's WQE 1 (entry
+  // 0), so b's SEND reads its WQE again; e's, c's and d's SENDs take theirs
   p.post(c, {p.good_wqe(1, 100)});
   p.post(b, {p.good_wqe(1, 100)});
   p.new_step();
@@ -502,8 +503,8 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.send(c, 100, false, false);
   p.send(d, 500, true, false);
   want += 5;
-  // two WQEs with one doorbell: the first read ahead, the second as the
-  // first is taken
+  // two WQEs with one doorbell: the first read ahead, the second by its
+  // SEND (taking the first reads ahead WQE ci + 2, not posted)
   p.post(a, {p.good_wqe(1, 64), p.good_wqe(1, 64)});
   p.send(a, 64, false, false);
   p.send(a, 64, false, false);
@@ -522,6 +523,13 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.post(d, {p.good_wqe(0)});
   p.write(d, Peer::kRw, p.va_in(Peer::kRw, 700), 700, true);
   want += 1;
+  // a stream on one QP, a doorbell per WQE: WQEs 0 and 1 ahead of it read
+  // at their doorbells, each SEND's take reads WQE ci + 2: six reads, none
+  // by a SEND
+  for (int i = 0; i < 6; ++i) p.post(e, {p.good_wqe(1, 64)});
+  p.new_step();
+  for (int i = 0; i < 6; ++i) p.send(e, 64, false, false);
+  want += 6;
   for (const uint64_t seed : {1ull, 2ull, 3ull}) {
     RunConfig cfg;
     cfg.seed = seed;
@@ -530,7 +538,7 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
     unsigned heads = 0;
     for (const Txn& t : r.rtl.out[kRdReq]) heads += desc_from_flit<spec::DmaRdReq>(t.flits[0]).len == spec::kWqeHead;
     EXPECT_EQ(heads, want);
-    EXPECT_EQ(r.rtl.out[kCq].size(), 11u);
+    EXPECT_EQ(r.rtl.out[kCq].size(), 17u);
     for (const Txn& t : r.rtl.out[kCq]) EXPECT_EQ(desc_from_flit<spec::CqCompl>(t.flits[0]).status, 0);
   }
 }
@@ -930,22 +938,29 @@ int64_t expect_same_cycles(const Both& b, size_t skip_rd) {
   return skew;
 }
 
-// SENDs back to back, each into a receive WQE prefetched at its doorbell
-// (four QPs, one entry each; then a second round, whose WQEs were read as
-// the first round's were taken): with no idle cycles or backpressure, every
-// output transaction in the same cycle on RTL and model.
+// SENDs back to back, each into a receive WQE prefetched: two QPs whose
+// WQEs 0 and 1 fill the block's four entries (QP 1: entries 1, 3; QP 2:
+// 2, 0), a doorbell per WQE, three WQEs each; the third is read as the
+// first is taken. With no idle cycles or backpressure, every output
+// transaction in the same cycle on RTL and model.
 TEST(ResponderXcheck, BackToBackSendsIntoPrefetchedWqesAreCycleExact) {
   Peer p(23);
-  for (uint32_t n = 1; n <= 4; ++n) p.setup(p.qps[n]);
-  for (uint32_t n = 1; n <= 4; ++n) p.post(p.qps[n], {p.good_wqe(1, 64), p.good_wqe(1, 64)});
+  for (uint32_t n = 1; n <= 2; ++n) p.setup(p.qps[n]);
+  for (int round = 0; round < 3; ++round)
+    for (uint32_t n = 1; n <= 2; ++n) p.post(p.qps[n], {p.good_wqe(1, 64)});
   p.new_step();
-  for (int round = 0; round < 2; ++round)
-    for (uint32_t n = 1; n <= 4; ++n) p.send(p.qps[n], 64, false, false);
+  for (int round = 0; round < 3; ++round)
+    for (uint32_t n = 1; n <= 2; ++n) p.send(p.qps[n], 64, false, false);
   RunConfig cfg;
   cfg.in_idle = cfg.out_stall = 0;
   cfg.mr_lat_min = cfg.mr_lat_max = 2;
   const Both b = run_both(p, cfg);
   ASSERT_EQ(compare(b.rtl, b.model), "");
+  // six WQE head reads: four at the doorbells (the third doorbell's WQE is
+  // not among the next two), two as WQEs 0 are taken; none by a SEND
+  unsigned heads = 0;
+  for (const Txn& t : b.rtl.out[kRdReq]) heads += desc_from_flit<spec::DmaRdReq>(t.flits[0]).len == spec::kWqeHead;
+  EXPECT_EQ(heads, 6u);
   // (timed from the first SEND's first transaction, its SGE's mr_req; the
   // doorbells' reads, during the set-up, are not compared)
   expect_same_cycles(b, 4);

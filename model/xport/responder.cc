@@ -77,14 +77,39 @@ Responder::Responder(Scheduler& s, unsigned data_bytes, unsigned max_qp, unsigne
       pf_ahead_(rq_ahead),
       raw_free_(spec::kReadAhead / data_bytes) {}
 
-void Responder::prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at) {
-  Prefetch& e = pf_of(qpn, ci);
+unsigned Responder::pf_find(unsigned qpn, uint16_t x) const {
+  for (unsigned w = 0; w < pf_ahead_; ++w) {
+    const Prefetch& e = pf_[pf_entry(qpn, w)];
+    if (e.keep && e.qpn == qpn && e.ci == x) return pf_entry(qpn, w);
+  }
+  return kNoWay;
+}
+
+bool Responder::pf_missing(unsigned qpn, uint16_t from, uint16_t pi, uint16_t* x) const {
+  for (unsigned j = 0; j < pf_ahead_ && j < static_cast<uint16_t>(pi - from); ++j)
+    if (pf_find(qpn, static_cast<uint16_t>(from + j)) == kNoWay) {
+      *x = static_cast<uint16_t>(from + j);
+      return true;
+    }
+  return false;
+}
+
+unsigned Responder::pf_free(unsigned qpn, bool idle) const {
+  for (unsigned w = 0; w < pf_ahead_; ++w) {
+    const Prefetch& e = pf_[pf_entry(qpn, w)];
+    if (!e.keep && !(idle && e.busy)) return pf_entry(qpn, w);
+  }
+  return kNoWay;
+}
+
+void Responder::prefetch(unsigned entry, unsigned qpn, uint16_t x, const Qp& q, Cycle at) {
+  Prefetch& e = pf_[entry];
   e.busy = e.keep = true;
   e.qpn = qpn;
-  e.ci = ci;
-  pf_out_.push_back(static_cast<unsigned>(&e - pf_.data()));
+  e.ci = x;
+  pf_out_.push_back(entry);
   spec::DmaRdReq r;
-  r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(ci & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
+  r.addr = q.rq_base + (uint64_t{static_cast<uint16_t>(x & ((1u << q.rq_lsz) - 1))} << spec::kWqeSlotLog2);
   r.len = spec::kWqeHead;
   dma_rd_req->push(r, at);
 }
@@ -146,8 +171,8 @@ void Responder::on_cfg(const spec::QpCfg& c) {
   const auto a = static_cast<spec::QpAction>(c.action);
   const bool keeps_ring = a == spec::QpAction::kToInit || a == spec::QpAction::kToRtr || a == spec::QpAction::kToRts;
   if (!keeps_ring || c.rq_base != n.rq_base || c.rq_lsz != n.rq_lsz)
-    for (unsigned x = 0; x < pf_ahead_; ++x) {
-      Prefetch& e = pf_of(qpn_, static_cast<uint16_t>(x));
+    for (unsigned w = 0; w < pf_ahead_; ++w) {  // (the QP's ways)
+      Prefetch& e = pf_[pf_entry(qpn_, w)];
       if (e.qpn == qpn_) e.keep = false;
     }
   n.pd = c.pd;
@@ -210,25 +235,22 @@ void Responder::on_db(const spec::WqDb& d) {
     start_flush(q.ci, d.pi);
     q.ci = d.pi;
   }
-  // the receive WQE at ci, read ahead of the packet that will need it
+  // a receive WQE read ahead of the packet that will need it
   const bool open = q.state == st(spec::QpState::kInit) || q.state == st(spec::QpState::kRtr) ||
                     q.state == st(spec::QpState::kRts);
   // (the first WQE not taken: ci, or ci + 1 while a SEND, which took ci at its FIRST packet, is under way)
   const uint16_t ci = static_cast<uint16_t>(q.ci + (q.kind == Kind::kSend ? 1 : 0));
-  // the first of its WQEs ci .. ci + rq_ahead - 1 that is posted, not in its
-  // entry, and whose entry has no read in flight
-  bool want = false;
+  // the first of its WQEs ci .. ci + rq_ahead - 1 that is posted and not in
+  // the set, into the set's first way neither kept nor being read into
   uint16_t x = ci;
-  for (unsigned j = 0; j < pf_ahead_ && j < static_cast<uint16_t>(d.pi - ci) && !want; ++j) {
-    x = static_cast<uint16_t>(ci + j);
-    const Prefetch& e = pf_of(qpn_, x);
-    want = !e.busy && !(e.keep && e.qpn == qpn_ && e.ci == x);
-  }
-  if (open && want && pf_out_.size() < spec::kRspRqPfOut) {
+  const bool want = pf_missing(qpn_, ci, d.pi, &x);
+  const unsigned way = pf_free(qpn_, true);
+  if (open && want && way != kNoWay && pf_out_.size() < spec::kRspRqPfOut) {
     if (dma_rd_req->can_push()) {
-      prefetch(qpn_, x, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
-    } else {  // the RTL's C_DB waits for its read register
+      prefetch(way, qpn_, x, q, s_.now() + kTake + kPfAsk);  // (the RTL: taken, context read, entry checked, request out)
+    } else {  // the RTL's C_DB waits for its read register (its choice made)
       db_ci_ = x;
+      db_e_ = way;
       db_at_ = s_.now() + kTake + kPfAsk;
       st_ = St::kDbAsk;
     }
@@ -542,13 +564,14 @@ void Responder::get_wqe() {
     }
     return decide();
   }
-  Prefetch& e = pf_of(qpn_, cx_.ci);
-  if (e.keep && e.qpn == qpn_ && e.ci == cx_.ci) {  // prefetched (or on its way): no read
-    e.keep = false;
-    pf_e_ = static_cast<unsigned>(&e - pf_.data());
+  const unsigned hit = pf_find(qpn_, cx_.ci);
+  if (hit != kNoWay) {  // prefetched (or on its way): no read
+    pf_[hit].keep = false;
+    pf_e_ = hit;
     st_ = St::kWqePf;
     return;
   }
+  pf_e_ = pf_free(qpn_, false);  // (where its read reads ahead, at its last beat)
   if (!dma_rd_req->can_push()) {  // the prefetch's request not yet taken: the RTL's C_ROUTE waits too
     st_ = St::kWqeAsk;
     return;
@@ -1172,12 +1195,13 @@ void Responder::run() {
         if (!dma_rd_data.ready()) break;
         check_at_ = std::max(check_at_, now);
         if (st_ == St::kWqe) {
-          // read, not prefetched: the QP's WQE rq_ahead on into its entry, should that one be
-          // posted, the entry have no read in flight and the port room (the RTL's read register)
-          const uint16_t ahead = static_cast<uint16_t>(cx_.ci + pf_ahead_);
-          if (static_cast<uint16_t>(cx_.pi - cx_.ci) > pf_ahead_ && pf_out_.size() < spec::kRspRqPfOut &&
-              !pf_of(qpn_, ahead).busy && dma_rd_req->can_push())
-            prefetch(qpn_, ahead, cx_, check_at_ + kPfNext);
+          // read, not prefetched: the first of the QP's next rq_ahead WQEs posted and not in
+          // the set into a way not kept, should it have no read in flight and the port room
+          // (the RTL's read register)
+          uint16_t ahead = 0;
+          if (pf_missing(qpn_, static_cast<uint16_t>(cx_.ci + 1), cx_.pi, &ahead) &&
+              pf_out_.size() < spec::kRspRqPfOut && pf_e_ != kNoWay && !pf_[pf_e_].busy && dma_rd_req->can_push())
+            prefetch(pf_e_, qpn_, ahead, cx_, check_at_ + kPfNext);
           after_wqe(dma_rd_data.pop());
         } else {
           after_wqe_tail(dma_rd_data.pop());
@@ -1193,7 +1217,7 @@ void Responder::run() {
       case St::kDbAsk:  // the doorbell's prefetch once the request port has room (its credit wakes us)
         if (!dma_rd_req->can_push()) break;
         check_at_ = std::max(check_at_, now);
-        prefetch(qpn_, db_ci_, qps_[qpn_], std::max(db_at_, now + kPfAsk));
+        prefetch(db_e_, qpn_, db_ci_, qps_[qpn_], std::max(db_at_, now + kPfAsk));
         st_ = St::kIdle;
         moved = true;
         break;
@@ -1206,14 +1230,15 @@ void Responder::run() {
       case St::kWqePf: {
         Prefetch& e = pf_[pf_e_];
         if (e.busy) break;
-        // taking it reads the QP's receive WQE rq_ahead on into the entry, should that one be posted
-        const uint16_t ahead = static_cast<uint16_t>(cx_.ci + pf_ahead_);
-        const bool next = static_cast<uint16_t>(cx_.pi - cx_.ci) > pf_ahead_ && pf_out_.size() < spec::kRspRqPfOut;
+        // taking it reads the first of the QP's next rq_ahead WQEs posted and not in the set into its way
+        uint16_t ahead = 0;
+        const bool next = pf_missing(qpn_, static_cast<uint16_t>(cx_.ci + 1), cx_.pi, &ahead) &&
+                          pf_out_.size() < spec::kRspRqPfOut;
         if (next && !dma_rd_req->can_push()) break;  // (the RTL's C_WQE waits for its read register; a credit wakes us)
         // (the entry's bank is read a cycle after its last beat is written)
         check_at_ = std::max(check_at_ + kPfTake, e.in_at + kPfTake + 1);
         if (next)
-          prefetch(qpn_, ahead, cx_, check_at_ + kPfNext);
+          prefetch(pf_e_, qpn_, ahead, cx_, check_at_ + kPfNext);
         after_wqe(e.data);
         moved = true;
         break;

@@ -236,18 +236,18 @@ class Responder : public Process {
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
   bool ok_ = false, write_back_ = false;
-  // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): WQE x of QP q
-  // has the table entry pf_of(q, x) (rq_ahead banks of rq_heads / rq_ahead
-  // sets: the set q's low bits, the bank its high bits plus x), so WQEs
-  // x .. x + rq_ahead - 1 of a QP have entries of their own. An RQ doorbell
-  // that leaves an open QP (INIT, RTR, RTS) reads its last WQE (pi - 1)
-  // into its entry, tagged {QP, index}, when that WQE is one of the rq_ahead
-  // from the first not taken, unless the entry already holds it or its read
-  // is still outstanding, or kRspRqPfOut reads are; get_wqe takes the entry
-  // when the tag is its QP's ci, and taking it reads the QP's WQE
-  // ci + rq_ahead into it when that one is posted. The newest read wins an
-  // entry; a qp_cfg for the QP that resets, destroys or errors it, or moves
-  // its ring, forgets its entries.
+  // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): a set-associative
+  // table, QP q's WQEs in set q mod (rq_heads / rq_ahead), any of its
+  // rq_ahead ways, tagged {QP, index}. An RQ doorbell that leaves an open QP
+  // (INIT, RTR, RTS) reads ahead the first of its WQEs ci .. ci + rq_ahead -
+  // 1 that is posted and not in the set, into the set's first way neither
+  // kept nor being read into, unless kRspRqPfOut reads are outstanding (no
+  // way is taken from another WQE); get_wqe takes the way holding {QP, ci},
+  // and taking it reads the first of ci + 1 .. ci + rq_ahead posted and not
+  // in the set into that way (a WQE read by get_wqe does the same into a way
+  // not kept, when it has no read in flight and the port has room). A
+  // qp_cfg for the QP that resets, destroys or errors it, or moves its
+  // ring, forgets its ways.
   struct Prefetch {
     bool busy = false;  // its read is outstanding
     bool keep = false;  // it holds (or will) the head of the WQE at {qpn, ci}
@@ -258,18 +258,23 @@ class Responder : public Process {
   };
   std::vector<Prefetch> pf_;
   std::deque<unsigned> pf_out_;  // entries whose reads are in flight, oldest first: the next dma_rd_data is the front's
-  unsigned pf_e_ = 0;            // kWqePf: the entry taken
+  unsigned pf_e_ = 0;            // kWqePf: the entry taken; kWqe: a way not kept (kNoWay: none)
   uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead ...
+  unsigned db_e_ = 0;            // ... into this entry
   Cycle db_at_ = 0;              // ... and the earliest cycle of its read (had the port had room)
   unsigned tail_sges_ = 0;       // kTailAsk: the SGEs past the head
   void ask_tail(Cycle at);       // the read of the receive WQE's SGEs past the head
-  unsigned pf_ahead_;
-  unsigned pf_index(unsigned qpn, uint16_t x) const {
-    const unsigned sets = static_cast<unsigned>(pf_.size()) / pf_ahead_, q = qpn % static_cast<unsigned>(pf_.size());
-    return ((q / sets + x) % pf_ahead_) * sets + q % sets;
-  }
-  Prefetch& pf_of(unsigned qpn, uint16_t x) { return pf_[pf_index(qpn, x)]; }
-  void prefetch(unsigned qpn, uint16_t ci, const Qp& q, Cycle at);  // read WQE ci of q into its entry
+  unsigned pf_ahead_;  // ways per set
+  static constexpr unsigned kNoWay = ~0u;
+  unsigned pf_sets() const { return static_cast<unsigned>(pf_.size()) / pf_ahead_; }
+  unsigned pf_entry(unsigned qpn, unsigned way) const { return way * pf_sets() + qpn % pf_sets(); }
+  // the entry of the set holding {qpn, x} (kNoWay: none)
+  unsigned pf_find(unsigned qpn, uint16_t x) const;
+  // the first of WQEs from .. from + rq_ahead - 1 before pi that is not in the set (false: none)
+  bool pf_missing(unsigned qpn, uint16_t from, uint16_t pi, uint16_t* x) const;
+  // the set's first entry not kept (and, with idle, with no read in flight) (kNoWay: none)
+  unsigned pf_free(unsigned qpn, bool idle) const;
+  void prefetch(unsigned e, unsigned qpn, uint16_t x, const Qp& q, Cycle at);  // read WQE x of q into entry e
   // flush of a receive queue
   bool flush_pending_ = false;
   uint16_t fl_next_ = 0, fl_done_ = 0, fl_end_ = 0;

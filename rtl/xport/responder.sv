@@ -35,7 +35,7 @@ module responder #(
   parameter int DATA_W    = 512,
   parameter int MAX_QP    = 256,
   parameter int RQ_HEADS  = 4,    // receive WQE heads prefetched (responder_ctrl)
-  parameter int RQ_AHEAD  = 2,    // ... of them one QP may hold (responder_ctrl)
+  parameter int RQ_AHEAD  = 2,    // ... ways per set, WQEs a QP reads ahead (responder_ctrl)
   parameter int PAY_DEPTH = 128   // payload FIFO beats, power of two
 ) (
   input  wire logic                   clk,

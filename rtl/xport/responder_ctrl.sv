@@ -52,25 +52,26 @@
 //     answered from the cache (the current msn), or dropped when not there.
 //   entering ERR: receive WQEs ci..pi-1 are read (wr_id) and flushed, after
 //   the placement stage has drained (so CQEs stay in order)
-//   receive WQE prefetch: a table of RQ_HEADS heads in RQ_AHEAD banks; WQE x
-//   of QP q has the entry ent(q, x) (set: q's low bits; bank: q's next bits
-//   plus x), tagged {QP, x}, so a QP's next RQ_AHEAD WQEs have an entry each.
-//   An RQ doorbell that leaves a QP (INIT, RTR, RTS) open reads ahead the
-//   first of its WQEs ci .. ci + RQ_AHEAD - 1 that is posted, not in its
-//   entry, and whose entry has no read outstanding (the set's tags are all
-//   read with the context), unless RQ_PF_OUT prefetches are outstanding.
-//   Step 6 then takes the entry of ci instead of a read when its tag is
-//   {QP, ci} (waiting for the data if it is still under way), so a SEND's
-//   receive WQE costs no DMA round trip after the packet arrives; taking it
-//   (or reading it, at its last beat) reads WQE ci + RQ_AHEAD into the same
-//   entry when one is posted, so a stream of SENDs on a QP keeps RQ_AHEAD
-//   WQEs ahead. The newest read wins an entry; a qp_cfg for its QP that
-//   resets, destroys or errors it, or moves its ring, forgets the QP's
-//   entries (read data then still lands, unused). Reads return in order and
-//   a prefetch is issued only while no read of the checker is outstanding,
-//   so while prefetches are in flight the next read data is theirs (a FIFO
-//   of their entries says whose). Tags are a RAM per bank; the heads are
-//   block RAM, one bank per beat.
+//   receive WQE prefetch: a table of RQ_HEADS heads, set-associative: QP q's
+//   WQEs go to set q mod (RQ_HEADS / RQ_AHEAD), into any of its RQ_AHEAD
+//   ways, tagged {QP, x}. The set's tags are all read with the context. An
+//   RQ doorbell that leaves a QP (INIT, RTR, RTS) open reads ahead the first
+//   of its WQEs ci .. ci + RQ_AHEAD - 1 that is posted and not in the set,
+//   into the first way neither kept nor being read into, unless RQ_PF_OUT
+//   prefetches are outstanding (no way is taken from another WQE). Step 6
+//   then takes the way holding {QP, ci} instead of a read (waiting for the
+//   data if it is still under way), so a SEND's receive WQE costs no DMA
+//   round trip after the packet arrives; taking it reads the first of ci + 1
+//   .. ci + RQ_AHEAD posted and not in the set into the same way (a WQE read
+//   by step 6 does the same into a free way, at its last beat), so a stream
+//   of SENDs on a QP keeps RQ_AHEAD WQEs ahead, while 1,024 QPs with a WQE
+//   each (any ci) have a way each. A qp_cfg for its QP that resets,
+//   destroys or errors it, or moves its ring, forgets the QP's ways (read
+//   data then still lands, unused). Reads return in order and a prefetch is
+//   issued only while no read of the checker is outstanding, so while
+//   prefetches are in flight the next read data is theirs (a FIFO of their
+//   entries says whose). Tags are a RAM per way; the heads are block RAM,
+//   one bank per beat.
 //
 // Inputs are taken only when idle, by priority: qp_cfg (after the placement
 // stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
@@ -81,8 +82,8 @@ module responder_ctrl #(
   parameter int MAX_QP = 256,
   parameter int RQ_HEADS = 4,   // receive WQE heads prefetched (the engine: roce_pkg::RSP_RQ_HEADS; a block alone
                                 // has 4, so that its tests see QPs share an entry)
-  parameter int RQ_AHEAD = 2    // ... of them one QP may hold: WQEs ci .. ci + RQ_AHEAD - 1 (the engine:
-                                // roce_pkg::RSP_RQ_AHEAD)
+  parameter int RQ_AHEAD = 2    // ... in sets of this many ways, the WQEs ci .. ci + RQ_AHEAD - 1 a QP may
+                                // hold (the engine: roce_pkg::RSP_RQ_AHEAD)
 ) (
   input  wire logic                  clk,
   input  wire logic                  rst,
@@ -254,8 +255,8 @@ module responder_ctrl #(
   logic        fl_pend_q, fl_pend_d, fl_go_q, fl_go_d;
   logic [15:0] fl_next_q, fl_next_d, fl_done_q, fl_done_d, fl_end_q, fl_end_d;
   logic [3:0]  fl_out_q, fl_out_d;
-  // the receive WQE prefetch table (RQ_HEADS entries; WQE x of QP q in entry ent(q, x): RQ_AHEAD banks of
-  // RQ_HEADS / RQ_AHEAD, the set q's low bits, the bank its high bits plus x)
+  // the receive WQE prefetch table (RQ_HEADS entries {way, set}: QP q's WQEs in set q mod (RQ_HEADS / RQ_AHEAD),
+  // any of its RQ_AHEAD ways)
   localparam int RH  = RQ_HEADS;
   localparam int RHW = $clog2(RH);
   localparam int KA  = RQ_AHEAD;
@@ -267,7 +268,7 @@ module responder_ctrl #(
   localparam int HBW = HEAD_BEATS > 1 ? $clog2(HEAD_BEATS) : 1;
   localparam int PTW = 1 + QW + 16;                // tag: {keep, qp, ci}
   logic [RH-1:0]  pv_q;                            // keep: the entry holds (or will) the head of the WQE at {qp, ci}
-  logic [KA*(PTW-1)-1:0] pt_rd_q;                  // the set's tags {qp, ci}, one per bank, read with the context
+  logic [KA*(PTW-1)-1:0] pt_rd_q;                  // the set's tags {qp, ci}, one per way, read with the context
   logic [KA-1:0]  pk_rd_q;                         // ... and their keep bits
   logic [PTW-1:0] pt_sel;                          // {keep, qp, ci} of the entry pe_q
   logic [KA-1:0]  pv_clr;                          // C_CFG: the set's entries its QP forgets
@@ -277,7 +278,7 @@ module responder_ctrl #(
   logic          pt_keep;
   logic [QW-1:0] pt_qp;
   logic [15:0]   pt_ci;
-  logic [RHW-1:0] pe_q, pe_d;                      // the entry worked on: ent(QP, the doorbell's WQE / ci)
+  logic [RHW-1:0] pe_q, pe_d;                      // the entry worked on: the way holding ci, else a free one (C_HDR)
   logic [RHW-1:0] po_e [PFO];                      // the entries of the prefetch reads in flight, oldest first
   logic [PFOW-1:0] po_n_q;
   logic [HBW-1:0] po_beat_q;                       // beat of the oldest one's data
@@ -287,15 +288,20 @@ module responder_ctrl #(
   logic [HEAD_W-1:0] pf_head;                      // the entry's head, as read from the banks
   logic [HEAD_BEATS-1:0] pf_bpois;                 // ... each beat's poison
   logic          pf_use_q, pf_use_d;               // C_WQE takes the entry, not read data
-  logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued (into entry pe_q)
-  logic          pf_next;                          // C_WQE: the entry taken reads the QP's next WQE
-  logic          db_pf;                            // C_DB: the doorbell reads the WQE at db_ci ahead
+  logic          pf_issue;                         // C_DB, C_WQE: a prefetch read is issued (into entry pf_e)
+  logic          pf_next;                          // C_WQE: a WQE to read ahead (tk_x) into the way of ci
+  logic          db_pf;                            // C_DB: the doorbell reads WQE db_x ahead, into db_e
   logic [15:0]   db_ci;
   logic [15:0]   db_x;                             // C_DB: the WQE the doorbell reads ahead ...
   logic [RHW-1:0] db_e;                            // ... into this entry
-  logic [RHW-1:0] db_je;                           // (the search: the entry of db_ci + j ...
-  logic [PTW-2:0] db_jt;                           // ... and its tag)
-  logic [KA-1:0] set_busy;                         // the set's entries (of the QP worked on) with a read in flight
+  logic [KA-1:0] set_busy;                         // the set's ways (of the QP worked on) with a read in flight
+  logic [15:0]   tk_x;                             // C_WQE: the WQE taking ci reads ahead
+  logic [KA-1:0] db_have, tk_have;                 // which of db_ci + j / ci + 1 + j (j < RQ_AHEAD) are in the set
+  logic [KW-1:0] hit_w, free_w, dbf_w;             // the way holding c0.ci; the first way not kept; ... nor busy
+  logic          hit_f, dbf_f;
+  logic          dbl_q;                            // C_DB waits for the read register with its choice made:
+  logic [15:0]   dbl_x_q;                          // ... this WQE
+  logic [RHW-1:0] dbl_e_q;                         // ... into this entry
   logic [RHW-1:0] pf_e;                            // the entry a prefetch issued now reads into
   logic          wait_rd;                          // ... and waits for the read register
   logic          rd_tvalid;                        // read data for the checker (not a prefetch's)
@@ -312,15 +318,6 @@ module responder_ctrl #(
   logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
 
   // ---- combinational helpers
-  // the prefetch entry of WQE x of QP q: WQEs x .. x + RQ_AHEAD - 1 of a QP land in different banks
-  // (x: only its low KW bits count; q: its low RHW)
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [RHW-1:0] ent(input logic [QW-1:0] q, input logic [15:0] x);
-    logic [31:0] qq;
-    qq = 32'(q);
-    ent = {KW'(qq[RHW-1:RLW]) + x[KW-1:0], qq[RLW-1:0]};
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */  // seg and the ImmDt bit are what a responder needs
   roce_pkg::opinfo_t in_oi;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -436,26 +433,50 @@ module responder_ctrl #(
     pf_use_d = pf_use_q; pf_issue = 1'b0; pv_clr = '0;
     pt_sel = {pk_rd_q[pe_q[RHW-1:RLW]], pt_rd_q[32'(pe_q[RHW-1:RLW]) * (PTW-1) +: PTW-1]};
     {pt_keep, pt_qp, pt_ci} = pt_sel;
-    // (taking WQE ci reads ci + RQ_AHEAD into its entry, when posted)
-    pf_next = 16'(cx_q.pi - cx_q.ci) > 16'(KA) && po_n_q != PFOW'(PFO);
     // the first receive WQE not taken: ci, or ci + 1 while a SEND is under
     // way (it took ci at its FIRST packet and holds it until its LAST)
     db_ci = c0.ci + {15'b0, c0.kind == responder_pkg::KIND_SEND};
-    // the doorbell reads ahead the first of the QP's WQEs db_ci .. db_ci + RQ_AHEAD - 1 that is
-    // posted, not in its entry, and whose entry has no read in flight (the set's tags, all read
-    // with the context, say which)
-    db_pf = 1'b0; db_x = db_ci; db_e = ent(idx_q, db_ci);
-    for (int j = KA - 1; j >= 0; j--) begin
-      db_je = ent(idx_q, db_ci + 16'(j));
-      db_jt = pt_rd_q[32'(db_je[RHW-1:RLW]) * (PTW-1) +: PTW-1];
-      if (16'(j) < 16'(db_pi_q - db_ci) && !set_busy[db_je[RHW-1:RLW]]
-          && !(pk_rd_q[db_je[RHW-1:RLW]] && db_jt == {idx_q, db_ci + 16'(j)})) begin
-        db_pf = 1'b1; db_x = db_ci + 16'(j); db_e = db_je;
+    // The set's tags (as read with the context): which WQEs of the QP are there,
+    // counted from db_ci (a doorbell) and from ci + 1 (taking ci); the way
+    // holding c0.ci; the first way not kept (and not being read into)
+    db_have = '0; tk_have = '0; hit_f = 1'b0; hit_w = '0; free_w = '0; dbf_f = 1'b0; dbf_w = '0;
+    for (int w = KA - 1; w >= 0; w--) begin
+      if (pk_rd_q[w] && pt_rd_q[w * (PTW-1) + 16 +: QW] == idx_q) begin
+        if (16'(pt_rd_q[w * (PTW-1) +: 16] - db_ci) < 16'(KA))
+          db_have[KW'(pt_rd_q[w * (PTW-1) +: 16] - db_ci)] = 1'b1;
+        if (16'(pt_rd_q[w * (PTW-1) +: 16] - cx_q.ci - 16'd1) < 16'(KA))
+          tk_have[KW'(pt_rd_q[w * (PTW-1) +: 16] - cx_q.ci - 16'd1)] = 1'b1;
+        if (pt_rd_q[w * (PTW-1) +: 16] == c0.ci) begin
+          hit_f = 1'b1; hit_w = KW'(w);
+        end
+      end
+      if (!pk_rd_q[w]) free_w = KW'(w);
+      if (!pk_rd_q[w] && !set_busy[w]) begin
+        dbf_f = 1'b1; dbf_w = KW'(w);
       end
     end
-    db_pf = db_pf && po_n_q != PFOW'(PFO)
+    // taking WQE ci reads the first of ci + 1 .. ci + RQ_AHEAD posted and not there
+    pf_next = 1'b0; tk_x = cx_q.ci + 16'd1;
+    for (int j = KA - 1; j >= 0; j--)
+      if (16'(j) < 16'(cx_q.pi - cx_q.ci - 16'd1) && !tk_have[j]) begin
+        pf_next = 1'b1; tk_x = cx_q.ci + 16'd1 + 16'(j);
+      end
+    pf_next = pf_next && po_n_q != PFOW'(PFO);
+    // the doorbell reads ahead the first of the QP's WQEs db_ci .. db_ci + RQ_AHEAD - 1 that is
+    // posted and not in the set, into its first way neither kept nor being read into; its
+    // choice, once made, is kept while it waits for the read register (as the model decides it)
+    db_pf = 1'b0; db_x = db_ci;
+    for (int j = KA - 1; j >= 0; j--)
+      if (16'(j) < 16'(db_pi_q - db_ci) && !db_have[j]) begin
+        db_pf = 1'b1; db_x = db_ci + 16'(j);
+      end
+    db_e = {dbf_w, RLW'(idx_q)};
+    db_pf = db_pf && dbf_f && po_n_q != PFOW'(PFO)
             && (c0.state == roce_pkg::QP_STATE_INIT || c0.state == roce_pkg::QP_STATE_RTR
                 || c0.state == roce_pkg::QP_STATE_RTS);
+    if (dbl_q) begin
+      db_pf = 1'b1; db_x = dbl_x_q; db_e = dbl_e_q;
+    end
     wait_rd = 1'b0;
     pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_sel;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
@@ -641,7 +662,7 @@ module responder_ctrl #(
           end
           ctx_we = 1'b1;
           ctx_wd = cx_d;
-          // the receive WQE at ci, read ahead of the packet that will need it
+          // a receive WQE read ahead of the packet that will need it (db_x, into db_e)
           // (once the read register is free: an earlier request may not be out yet)
           if (db_pf && rd_v_q) begin
             wait_rd = 1'b1;
@@ -668,7 +689,9 @@ module responder_ctrl #(
         ok_d = 1'b0; wctx_d = 1'b0; np_d = '0; n_d = h_len_q; mr_rkey_d = 1'b0;
         st_d = C_PUSH;
         sge_ra = {idx_q, c0.sidx};  // a SEND's current SGE, for the walk
-        pe_d = ent(idx_q, c0.ci);   // (the entry C_ROUTE looks in, should it need a receive WQE)
+        // (the entry C_ROUTE looks in, should it need a receive WQE: the way
+        // holding ci, else one not kept, which a read of ci reads ahead into)
+        pe_d = {hit_f ? hit_w : free_w, RLW'(idx_q)};
         if (unrel_x_q && (s_first || s_only)) begin
           // UC: a new message from its PSN on, whatever came before (written
           // back with the packet's outcome)
@@ -869,17 +892,18 @@ module responder_ctrl #(
         if (pf_use_q ? pf_ok_q && !pf_busy_e && !(pf_next && rd_v_q) : rd_tvalid) begin
           wqe_d = wqe_w;
           poison_d = pf_use_q ? |pf_bpois : poison_q || s_dma_rd_tuser;
-          // taken from the table: the QP's receive WQE RQ_AHEAD on into the
-          // same entry, should one be posted (a stream of SENDs keeps hitting);
-          // read (not there): the same at its last beat, unless the entry has
-          // a read in flight or the read register is taken (no wait), so a
-          // ring posted by doorbells of many WQEs each fills up
-          if (pf_next && (pf_use_q || (s_dma_rd_tlast && !pf_busy_e && !rd_v_q))) begin
+          // taken from the table: the first of the QP's next RQ_AHEAD WQEs
+          // posted and not in the set into the same way (a stream of SENDs
+          // keeps hitting); read (not there): the same at its last beat into
+          // a way not kept, unless it has a read in flight or the read
+          // register is taken (no wait), so a ring posted by doorbells of
+          // many WQEs each fills up
+          if (pf_next && (pf_use_q || (s_dma_rd_tlast && !pt_keep && !pf_busy_e && !rd_v_q))) begin
             pf_issue = 1'b1;
-            pt_we = 1'b1; pt_wd = {1'b1, idx_q, cx_q.ci + 16'(KA)};
+            pt_we = 1'b1; pt_wd = {1'b1, idx_q, tk_x};
             rd_v_d = 1'b1;
             rd_d.tag = '0;
-            rd_d.addr = cx_q.rq_base + ({48'b0, (cx_q.ci + 16'(KA)) & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
+            rd_d.addr = cx_q.rq_base + ({48'b0, tk_x & rq_mask} << roce_pkg::WQE_SLOT_LOG2);
             rd_d.len = 13'(roce_pkg::WQE_HEAD);
           end
           if (pf_use_q || s_dma_rd_tlast) begin
@@ -1257,6 +1281,11 @@ module responder_ctrl #(
     fl_next_q <= fl_next_d; fl_done_q <= fl_done_d; fl_end_q <= fl_end_d;
     rd_q <= rd_d; mr_q <= mr_d; fl_wr_q <= fl_wr_d; fl_ctr_q <= fl_ctr_d;
     pe_q <= pe_d; pf_use_q <= pf_use_d;
+    dbl_q <= wait_rd;
+    if (wait_rd) begin
+      dbl_x_q <= db_x;
+      dbl_e_q <= db_e;
+    end
     pf_ok_q <= !pf_busy_e;
   end
 
@@ -1275,15 +1304,26 @@ module responder_ctrl #(
   end
   // (keep bits: registers, so that they reset; one-hot masks: a write of one
   // bit or a clear of a set's, under one branch)
+  // (decoders, not shifts: Yosys maps an RH-bit shifter slowly and deep)
   logic [RH-1:0] pv_set_m, pv_clr_m;
-  always_comb begin
-    pv_set_m = (pt_we && pt_wd[PTW-1]) ? RH'(1) << pt_wa : '0;
-    pv_clr_m = pt_we ? RH'(1) << pt_wa : '0;
-    for (int b = 0; b < KA; b++)
-      if (pv_clr[b]) pv_clr_m = pv_clr_m | (RH'(1) << {KW'(b), RLW'(idx_q)});
-  end
+  always_comb
+    for (int e = 0; e < RH; e++) begin
+      pv_set_m[e] = pt_we && pt_wd[PTW-1] && pt_wa == RHW'(e);
+      pv_clr_m[e] = (pt_we && pt_wa == RHW'(e)) || (pv_clr[e >> RLW] && RLW'(e) == RLW'(idx_q));
+    end
   always_ff @(posedge clk)
     if (rst || pt_we || pv_clr != '0) pv_q <= rst ? '0 : (pv_q & ~pv_clr_m) | pv_set_m;
+  // busy: an entry with a prefetch read in flight (at most one: reads go only
+  // into entries without one), so the set's ways are a look-up, not a search
+  // of the reads in flight
+  logic [RH-1:0] busy_q, busy_set_m, busy_clr_m;
+  always_comb
+    for (int e = 0; e < RH; e++) begin
+      busy_set_m[e] = pf_issue && pf_e == RHW'(e);
+      busy_clr_m[e] = po_pop && po_e[0] == RHW'(e);
+    end
+  always_ff @(posedge clk)
+    if (rst || pf_issue || po_pop) busy_q <= rst ? '0 : (busy_q & ~busy_clr_m) | busy_set_m;
   assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
   logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
   logic [PFOW-1:0] po_at;                          // where an issued one goes
@@ -1293,13 +1333,9 @@ module responder_ctrl #(
     po_at = po_pop ? po_n_q - 1'b1 : po_n_q;
     pf_e = st_q == C_DB ? db_e : pe_q;
     if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_e;
-    pf_busy_e = 1'b0;
-    set_busy = '0;
-    for (int i = 0; i < PFO; i++) begin
-      po_e[i] = po_v_q[i * RHW +: RHW];
-      if (PFOW'(i) < po_n_q && po_e[i] == pe_q) pf_busy_e = 1'b1;
-      if (PFOW'(i) < po_n_q && po_e[i][RLW-1:0] == RLW'(idx_q)) set_busy[po_e[i][RHW-1:RLW]] = 1'b1;
-    end
+    for (int i = 0; i < PFO; i++) po_e[i] = po_v_q[i * RHW +: RHW];
+    pf_busy_e = busy_q[pe_q];
+    for (int w = 0; w < KA; w++) set_busy[w] = busy_q[{KW'(w), RLW'(idx_q)}];
   end
   always_ff @(posedge clk) po_v_q <= po_v_d;
   for (genvar b = 0; b < HEAD_BEATS; b++) begin : g_head

@@ -468,16 +468,16 @@ TEST(Responder, ReceiveWqeErrors) {
 }
 
 // An RQ doorbell reads ahead the first of its QP's next RQ_AHEAD WQEs (2 in
-// the block) not in the table, into that WQE's entry (WQE x of QP q: set
-// q mod 2, bank ((q / 2) mod 2 + x) mod 2 of the block's 4 entries) tagged
-// {QP, x}: a SEND that finds its WQE there issues no read of its own; taking
-// it (or reading it) reads the QP's WQE RQ_AHEAD on into the entry, when posted.
+// the block) posted and not in the table, into a free way of the QP's set
+// (set q mod 2, two ways each, of the block's 4 entries) tagged {QP, x}: a
+// SEND that finds its WQE there issues no read of its own; taking it (or
+// reading it) reads the first of the next two posted and not there.
 // Counted by the WQE head reads (len WQE_HEAD) on dma_rd_req; the intents
 // say each SEND lands in the buffers of the WQE posted for it.
 TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   Peer p(17);
   for (uint32_t n : {1u, 2u, 3u, 4u, 6u}) p.setup(p.qps[n]);
-  // (WQE 0's entries: a 1, b 2, c 3, d 0, e 2; WQE 1's: b 0)
+  // (sets: a and c 1; b, d and e 0)
   TQp &a = p.qps[1], &b = p.qps[2], &c = p.qps[3], &d = p.qps[4], &e = p.qps[6];
   unsigned want = 0;
   // read at the doorbell, taken by the SEND
@@ -490,8 +490,9 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.new_step(true);
   p.send(b, 300, false, true);
   want += 1;
-  // the newest doorbell wins the entry: d's WQE 0 displaces b's WQE 1 (entry
-  // 0), so b's SEND reads its WQE again; e's, c's and d's SENDs take theirs
+  // no way is taken from another WQE: b's WQE 1 and d's WQE 0 fill set 0,
+  // so e's doorbell reads nothing ahead and e's SEND reads its WQE itself;
+  // b's, c's and d's SENDs take theirs
   p.post(c, {p.good_wqe(1, 100)});
   p.post(b, {p.good_wqe(1, 100)});
   p.new_step();
@@ -502,9 +503,9 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.send(e, 500, true, false);
   p.send(c, 100, false, false);
   p.send(d, 500, true, false);
-  want += 5;
-  // two WQEs with one doorbell: the first read ahead, the second by its
-  // SEND (taking the first reads ahead WQE ci + 2, not posted)
+  want += 4;
+  // two WQEs with one doorbell: the first read ahead, the second as the
+  // first is taken
   p.post(a, {p.good_wqe(1, 64), p.good_wqe(1, 64)});
   p.send(a, 64, false, false);
   p.send(a, 64, false, false);
@@ -523,9 +524,9 @@ TEST(Responder, ReceiveWqesAreReadAheadAtTheirDoorbell) {
   p.post(d, {p.good_wqe(0)});
   p.write(d, Peer::kRw, p.va_in(Peer::kRw, 700), 700, true);
   want += 1;
-  // a stream on one QP, a doorbell per WQE: WQEs 0 and 1 ahead of it read
-  // at their doorbells, each SEND's take reads WQE ci + 2: six reads, none
-  // by a SEND
+  // a stream on one QP, a doorbell per WQE: e's WQEs 1 and 2 read at their
+  // doorbells (the other four not among the next two), the first four
+  // SENDs' takes read WQEs 3 to 6: six reads, none by a SEND
   for (int i = 0; i < 6; ++i) p.post(e, {p.good_wqe(1, 64)});
   p.new_step();
   for (int i = 0; i < 6; ++i) p.send(e, 64, false, false);
@@ -939,8 +940,8 @@ int64_t expect_same_cycles(const Both& b, size_t skip_rd) {
 }
 
 // SENDs back to back, each into a receive WQE prefetched: two QPs whose
-// WQEs 0 and 1 fill the block's four entries (QP 1: entries 1, 3; QP 2:
-// 2, 0), a doorbell per WQE, three WQEs each; the third is read as the
+// WQEs 0 and 1 fill the block's four entries (QP 1 set 1: entries 1, 3;
+// QP 2 set 0: 0, 2), a doorbell per WQE, three WQEs each; the third is read as the
 // first is taken. With no idle cycles or backpressure, every output
 // transaction in the same cycle on RTL and model.
 TEST(ResponderXcheck, BackToBackSendsIntoPrefetchedWqesAreCycleExact) {

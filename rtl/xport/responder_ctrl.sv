@@ -1304,26 +1304,28 @@ module responder_ctrl #(
   end
   // (keep bits: registers, so that they reset; one-hot masks: a write of one
   // bit or a clear of a set's, under one branch)
-  // (decoders, not shifts: Yosys maps an RH-bit shifter slowly and deep)
-  logic [RH-1:0] pv_set_m, pv_clr_m;
-  always_comb
-    for (int e = 0; e < RH; e++) begin
-      pv_set_m[e] = pt_we && pt_wd[PTW-1] && pt_wa == RHW'(e);
-      pv_clr_m[e] = (pt_we && pt_wa == RHW'(e)) || (pv_clr[e >> RLW] && RLW'(e) == RLW'(idx_q));
-    end
+  // (bit writes, not RH-bit masks: a shifted mask is a deep, slow-to-map
+  // shifter in Yosys, and a decoder of RH compares costs the simulation
+  // every cycle; RH bits under a few branches cost Yosys's proc_mux little)
   always_ff @(posedge clk)
-    if (rst || pt_we || pv_clr != '0) pv_q <= rst ? '0 : (pv_q & ~pv_clr_m) | pv_set_m;
+    if (rst) begin
+      pv_q <= '0;
+    end else begin
+      if (pt_we) pv_q[pt_wa] <= pt_wd[PTW-1];
+      for (int b = 0; b < KA; b++)
+        if (pv_clr[b]) pv_q[{KW'(b), RLW'(idx_q)}] <= 1'b0;
+    end
   // busy: an entry with a prefetch read in flight (at most one: reads go only
   // into entries without one), so the set's ways are a look-up, not a search
   // of the reads in flight
-  logic [RH-1:0] busy_q, busy_set_m, busy_clr_m;
-  always_comb
-    for (int e = 0; e < RH; e++) begin
-      busy_set_m[e] = pf_issue && pf_e == RHW'(e);
-      busy_clr_m[e] = po_pop && po_e[0] == RHW'(e);
-    end
+  logic [RH-1:0] busy_q;
   always_ff @(posedge clk)
-    if (rst || pf_issue || po_pop) busy_q <= rst ? '0 : (busy_q & ~busy_clr_m) | busy_set_m;
+    if (rst) begin
+      busy_q <= '0;
+    end else begin
+      if (po_pop) busy_q[po_e[0]] <= 1'b0;
+      if (pf_issue) busy_q[pf_e] <= 1'b1;
+    end
   assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
   logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
   logic [PFOW-1:0] po_at;                          // where an issued one goes

@@ -4,7 +4,7 @@
 # launcher, packet oracles, golden captures, lint, synthesis).
 #   scripts/test.sh                  everything except the tests labelled `slow`
 #   scripts/test.sh --slow           everything, `slow` included (Yosys runs of the big blocks:
-#                                    requester ~6 min, responder ~1.5 min, read_place, roce_cmd
+#                                    requester ~6 min, responder ~12 min, read_place, roce_cmd
 #                                    ~6 min, parser and deparser ~6 min each; the whole
 #                                    engine, synth_engine (label synth_top) ~36 min, 14 GB)
 #   scripts/test.sh -L xcheck        one label (xcheck, engine, driver, accept, oracle, golden, lint, synth,

@@ -50,7 +50,7 @@ namespace rocenic::model {
 class Responder : public Process {
  public:
   // rq_heads: receive WQE heads prefetched (the RTL's RQ_HEADS: 4 for the block, spec::kRspRqHeads in the engine);
-  // rq_ahead: of them one QP may hold (RQ_AHEAD: 2 for the block, spec::kRspRqAhead)
+  // rq_ahead: ways per set, the WQEs a QP reads ahead (RQ_AHEAD: 2 for the block, spec::kRspRqAhead)
   Responder(Scheduler& s, unsigned data_bytes = 64, unsigned max_qp = 256, unsigned rq_heads = 4,
             unsigned rq_ahead = 2);
 

@@ -638,7 +638,7 @@ module responder_ctrl #(
             default: ;  // ATTR, DESTROY: attributes only (ERR is left only through RESET)
           endcase
           // a prefetched head outlives only the moves that keep the ring and its indexes
-          // (the QP's entries are all in the set read with the context, a bank each)
+          // (the QP's entries are all in the set read with the context, a way each)
           if ((cfg_q.action != roce_pkg::QP_ACTION_TO_INIT && cfg_q.action != roce_pkg::QP_ACTION_TO_RTR
                && cfg_q.action != roce_pkg::QP_ACTION_TO_RTS)
               || cfg_q.rq_base != c0.rq_base || cfg_q.rq_lsz != c0.rq_lsz)
@@ -1293,7 +1293,7 @@ module responder_ctrl #(
   // flight (a shift register of their entries, oldest at 0), the heads (a
   // bank per beat, {poison, data}; read every cycle at the entry worked on)
   for (genvar b = 0; b < KA; b++) begin : g_tag
-    logic [PTW-2:0] pt_mem [RH / KA];              // bank b's tags {qp, ci}
+    logic [PTW-2:0] pt_mem [RH / KA];              // way b's tags {qp, ci}, one per set
     always_ff @(posedge clk) begin
       if (pt_we && pt_wa[RHW-1:RLW] == KW'(b)) pt_mem[pt_wa[RLW-1:0]] <= pt_wd[PTW-2:0];
       if (ctx_re) begin
@@ -1302,11 +1302,10 @@ module responder_ctrl #(
       end
     end
   end
-  // (keep bits: registers, so that they reset; one-hot masks: a write of one
-  // bit or a clear of a set's, under one branch)
-  // (bit writes, not RH-bit masks: a shifted mask is a deep, slow-to-map
-  // shifter in Yosys, and a decoder of RH compares costs the simulation
-  // every cycle; RH bits under a few branches cost Yosys's proc_mux little)
+  // (keep bits: registers, so that they reset; written a bit at a time, not
+  // through RH-bit masks: a shifted mask is a deep, slow-to-map shifter in
+  // Yosys, and a decoder of RH compares costs the simulation every cycle; RH
+  // bits under a few branches cost Yosys's proc_mux little)
   always_ff @(posedge clk)
     if (rst) begin
       pv_q <= '0;

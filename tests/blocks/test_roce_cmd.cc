@@ -876,16 +876,16 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
 }
 
 // ---- past 2048 QPs: QPNs still handed out lowest free first
-// roce_cmd with 4096 QPs (its lowest-free finders take a third step, LAT 3,
-// and it waits SETTLE = 4 cycles after a bitmap change instead of 3):
-// every QPN taken, in order, then NO_RESOURCES; QPNs freed around the
-// finder's 64-bit chunks and 4096-bit groups (63/64, 2047/2048/2049, 4095)
-// and at the ends given back lowest first; a CREATE_QP right after the
-// DESTROY_QP that freed its QPN, an ALLOC_PD right after a DEALLOC_PD
-// (back to back in the second run: the answer must see that bitmap
-// change). The expectation is typed here
-// (lowest free from 2), the model is run against it, then the RTL against
-// the model, with random idle and backpressure and back to back.
+// roce_cmd with 4096 QPs (its lowest-free finders take a third step, LAT 3:
+// the lowest free group of 64 32-bit chunks; it waits SETTLE = 4 cycles
+// after a bitmap change instead of 3): every QPN taken, in order, then
+// NO_RESOURCES; QPNs freed around the chunks and the groups (63/64,
+// 2047/2048/2049, 4032/4033, 4095) given back lowest first; a CREATE_QP
+// right after the DESTROY_QP that freed its QPN, an ALLOC_PD right after a
+// DEALLOC_PD (back to back in the second run: the answer must see that
+// bitmap change). The expectation is typed here (lowest free), the model is
+// run against it, then the RTL against the model, with random idle and
+// backpressure and back to back.
 TEST(RoceCmdXcheck, QpNumbersPastTwoThousandQps) {
   constexpr unsigned kQps = 4096;
   model::RoceCmdParams mp;

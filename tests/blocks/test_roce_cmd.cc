@@ -815,6 +815,17 @@ std::string describe_txn(unsigned port, const Txn& t) {
   }
 }
 
+// A cross-check run's configuration: random idle cycles and backpressure at
+// `load` (0: back to back), the divergence's waveform into `fst`.
+XcheckConfig cmd_xcheck_config(uint64_t seed, double load, const char* fst) {
+  XcheckConfig cfg;
+  cfg.seed = seed;
+  cfg.in_idle = cfg.out_stall = load;
+  cfg.fst_path = fst;
+  cfg.describe = describe_txn;
+  return cfg;
+}
+
 TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
   StreamBuilder sb(2024);
   sb.ensure_pd();
@@ -846,11 +857,7 @@ TEST(RoceCmdXcheck, RandomCommandStreamsMatchModelAndDocs) {
   // Once with random idle cycles and backpressure, once back to back (commands
   // as fast as the block takes them, outputs always ready).
   for (const double load : {0.3, 0.0}) {
-    XcheckConfig cfg;
-    cfg.seed = 5;
-    cfg.in_idle = cfg.out_stall = load;
-    cfg.fst_path = "roce_cmd_divergence.fst";
-    cfg.describe = describe_txn;
+    const XcheckConfig cfg = cmd_xcheck_config(5, load, "roce_cmd_divergence.fst");
     const XcheckResult r = xcheck_run(
         [] {
           auto b = std::make_unique<RoceCmdRtl>();
@@ -986,11 +993,7 @@ TEST(RoceCmdXcheck, QpNumbersPastTwoThousandQps) {
   EXPECT_EQ(used.size(), kQps - 2);
 
   for (const double load : {0.3, 0.0}) {
-    XcheckConfig cfg;
-    cfg.seed = 7;
-    cfg.in_idle = cfg.out_stall = load;
-    cfg.fst_path = "roce_cmd_4k_divergence.fst";
-    cfg.describe = describe_txn;
+    const XcheckConfig cfg = cmd_xcheck_config(7, load, "roce_cmd_4k_divergence.fst");
     const XcheckResult r = xcheck_run(
         [] {
           auto b = std::make_unique<RoceCmdRtlOf<Vroce_cmd_4k>>();

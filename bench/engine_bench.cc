@@ -336,8 +336,6 @@ uint64_t write_with_loss(const std::string& backend, uint64_t drop) {
   return cqe - doorbell;
 }
 
-// The cycles a lost packet adds: by NAK (the middle packet: the next one
-// reveals the gap) and by timeout (the last packet: nothing follows it).
 // Messages per QP that a row posts at the least: together at least
 // kRowMessages messages or kRowBytes of payload, whichever is less. A goodput
 // or message rate is a steady-state figure (perftest's ib_write_bw measures
@@ -352,6 +350,8 @@ unsigned row_floor(uint32_t size, unsigned nqp) {
   return static_cast<unsigned>((total + nqp - 1) / nqp);
 }
 
+// The cycles a lost packet adds: by NAK (the middle packet: the next one
+// reveals the gap) and by timeout (the last packet: nothing follows it).
 struct Recovery {
   uint64_t nak = 0, timeout = 0;
 };

@@ -64,8 +64,8 @@
 //   round trip after the packet arrives; taking it reads the first of ci + 1
 //   .. ci + RQ_AHEAD posted and not in the set into the same way (a WQE read
 //   by step 6 does the same into a free way, at its last beat), so a stream
-//   of SENDs on a QP keeps RQ_AHEAD WQEs ahead, while 1,024 QPs with a WQE
-//   each (any ci) have a way each. A qp_cfg for its QP that resets,
+//   of SENDs on a QP keeps RQ_AHEAD WQEs ahead, while 1,024 QPs of
+//   consecutive numbers with a WQE each (any ci) have a way each. A qp_cfg for its QP that resets,
 //   destroys or errors it, or moves its ring, forgets the QP's ways (read
 //   data then still lands, unused). Reads return in order and a prefetch is
 //   issued only while no read of the checker is outstanding, so while
@@ -428,8 +428,8 @@ module responder_ctrl #(
     wqe_d = wqe_q; tail_d = tail_q; tb_d = tb_q; poison_d = poison_q; sg_d = sg_q;
     fl_pend_d = fl_pend_q; fl_go_d = fl_go_q; fl_next_d = fl_next_q; fl_done_d = fl_done_q;
     fl_end_d = fl_end_q; fl_out_d = fl_out_q; fl_issue = 1'b0; rd_beat = 1'b0;
-    // (a packet's entry is known once its ci is read, C_HDR)
-    pe_d = ctx_re ? RHW'(ctx_ra) : pe_q;
+    // (set in C_HDR, once a packet's ci is read; a doorbell's entry is db_e)
+    pe_d = pe_q;
     pf_use_d = pf_use_q; pf_issue = 1'b0; pv_clr = '0;
     pt_sel = {pk_rd_q[pe_q[RHW-1:RLW]], pt_rd_q[32'(pe_q[RHW-1:RLW]) * (PTW-1) +: PTW-1]};
     {pt_keep, pt_qp, pt_ci} = pt_sel;

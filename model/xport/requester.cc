@@ -78,10 +78,10 @@ bool Requester::control(Cycle now) {
   // (and any qp_cfg while the back end holds packets: none may outlive a RESET)
   // (and one for the QP the engine picks in this cycle: the pick goes first, as req_qp_ctx's)
   const auto picks = [&](unsigned c) {
-    if (st_ != St::kIdle || now < eng_at_ || pfv_ || now + 1 < pfv_done_at_) return false;
+    if (st_ != St::kIdle || now < pick_from() || pfv_ || now + 1 < pfv_done_at_) return false;
     const unsigned n = static_cast<unsigned>(qps_.size());
     for (unsigned i = 0; i < n; ++i)
-      if (eligible((rr_ + i) % n)) return (rr_ + i) % n == c;
+      if (eligible((rr_ + i) % n) && !(now < eng_at_ && (rr_ + i) % n == wb_qpn_)) return (rr_ + i) % n == c;
     return false;
   };
   // (reads ahead still going beside the last WQE: the RTL's engine is not idle either)
@@ -176,6 +176,7 @@ void Requester::start(unsigned q, Cycle now) {
     skip_ = x.rw_skip;
   }
   x.rw = false;
+  wb_pick_at_ = kNever;
   new_ = act_ci_ == x.hw;
   amend_ = !new_;
   pick_at_ = now;
@@ -879,6 +880,12 @@ bool Requester::end_wqe(Cycle now) {
   // (without payload it leaves the source's order the cycle after its
   // header's handshake, and its sq_track register follows)
   if (!w.last_pay && tx_hdr->popped() == w.hdr_n) at = std::max(at, tx_hdr->last_pop() + 2);
+  // (a track is decided in its own cycle: a new WQE's offer from the front
+  // end may begin before it, and then goes first)
+  if (w.track && at > now && !end_held_) {
+    s_.wake_at(this, at);
+    return false;
+  }
   end_held_ = false;
   if (w.track) {
     at = std::max(at, bt_free_);
@@ -977,6 +984,10 @@ void Requester::finish(Cycle now, bool tracked) {
   st_ = St::kIdle;
   eng_at_ = now + (tracked ? 1 : kWriteBack);
   wb_at_ = eng_at_;  // (the RTL's WB: the cycle before its IDLE, whose pick this model decides a cycle early)
+  // The RTL's WB picks too, among the other QPs (this one's context is
+  // written back at that cycle's end): decided here a cycle before it.
+  wb_qpn_ = act_;
+  wb_pick_at_ = eng_at_ - 1;
 }
 
 Cycle Requester::payload_held(Cycle a, Cycle b) const {
@@ -1038,7 +1049,12 @@ void Requester::fetched(const Packet& p, Cycle now) {
     qps_[act_].rdw = true;
     st_ = St::kIdle;
     wb_at_ = eng_at_;  // (the RTL's DECODE with wb_defer, the cycle before its IDLE: no control input taken)
-  } else if (status_ != wc(spec::WcStatus::kSuccess) || (wqe_.local && !new_) || wqe_.unsent) {
+  } else if (status_ == wc(spec::WcStatus::kSuccess) && wqe_.local && !new_) {
+    // a local operation met again after a rewind: neither executed nor
+    // tracked again; written back right after its decode (the RTL's DECODE -> WB)
+    sent_ = false;
+    finish(now, false);
+  } else if (status_ != wc(spec::WcStatus::kSuccess) || wqe_.unsent) {
     sent_ = wqe_.unsent;  // (its PSN is taken)
     st_ = St::kTrack;
     trk_decoded_ = true;
@@ -1091,7 +1107,7 @@ void Requester::run() {
     while (send_packet(now)) moved = true;
     while (end_wqe(now)) moved = true;
     // (a fetch, or a prefetched head on its way, waits for its data instead)
-    if (st_ != St::kFetch && st_ != St::kPfWait && s_.defer(this, eng_at_)) break;
+    if (st_ != St::kFetch && st_ != St::kPfWait && s_.defer(this, st_ == St::kIdle ? pick_from() : eng_at_)) break;
     switch (st_) {
       case St::kIdle: {
         // a qp_cfg waits for the back end to drain: nothing new is picked meanwhile
@@ -1106,15 +1122,18 @@ void Requester::run() {
           s_.wake_at(this, pfv_done_at_ - 1);
           break;
         }
-        // round robin from the QP after the last one served
+        // round robin from the QP after the last one served (in the
+        // write-back's cycle: but for the QP written back)
+        const bool in_wb = now < eng_at_;
         const unsigned n = static_cast<unsigned>(qps_.size());
-        for (unsigned i = 0; i < n; ++i) {
+        bool picked = false;
+        for (unsigned i = 0; i < n && !picked; ++i) {
           const unsigned q = (rr_ + i) % n;
-          if (!eligible(q)) continue;
+          if (!eligible(q) || (in_wb && q == wb_qpn_)) continue;
           start(q, now);
-          moved = true;
-          break;
+          picked = moved = true;
         }
+        if (in_wb && !picked) s_.wake_at(this, eng_at_);
         break;
       }
       case St::kFetch: {
@@ -1134,7 +1153,8 @@ void Requester::run() {
         bool other = false;
         for (const PfEntry& o : pe_) other = other || ((o.st == Pe::kPend || o.st == Pe::kDone) && o.qpn == act_);
         if (!other) pfm_[act_] = false;
-        const Cycle at = std::max(e.at + 2, pick_at_ + 3);
+        // (a head already in by the pick's cycle is taken in it: no PFW cycle)
+        const Cycle at = std::max(e.at + 2, pick_at_ + 2);
         pf_visit_start(at);
         took_head(head, at - 1);
         moved = true;

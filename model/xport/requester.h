@@ -247,6 +247,13 @@ class Requester : public Process {
   Cycle pfv_at_ = 0, pfv_start_ = 0;
   Cycle pfv_done_at_ = 0;  // the visit over: the next pick, the walk's reads and TAIL from here
   Cycle wb_at_ = kNever;   // the write-back's cycle
+  // After a write-back (finish) the RTL's WB cycle picks too, among the
+  // other QPs: that pick is decided here at wb_pick_at_ (a cycle before the
+  // WB, as every pick a cycle before the RTL's), passing over wb_qpn_.
+  Cycle wb_pick_at_ = kNever;
+  unsigned wb_qpn_ = 0;
+  // the first cycle a pick may be decided
+  Cycle pick_from() const { return wb_pick_at_ != kNever && wb_pick_at_ + 1 == eng_at_ ? wb_pick_at_ : eng_at_; }
   // the front end's offers of a new WQE's sq_track: from its RUN's first
   // cycle to the cycle it was taken (kNever: not yet); the offered track's number
   mutable std::deque<std::pair<Cycle, Cycle>> offers_;

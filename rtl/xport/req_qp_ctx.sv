@@ -24,7 +24,8 @@
 // a READ clears it.
 //   prefetch pick = first QP at or after the same pointer with a new WQE to
 //              start (or flush), but for eng_qpn and those in pf_mask
-//   pick     = first eligible QP at or after the round-robin pointer, from
+//   pick     = first eligible QP at or after the round-robin pointer (in the
+//              engine's write-back cycle: but for eng_qpn), from
 //              WQE hw (ERR: the rest is flushed; what was sent is the
 //              completer's), rw_idx (a rewind: go back N, sending again from
 //              packet rw_skip), or ci
@@ -131,7 +132,10 @@ module req_qp_ctx #(
   // the QPs with a new WQE to start, but for the one the engine works on
   // and those whose next new WQE is already prefetched.
   always_comb begin
-    eligible = (rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q);
+    // (in the engine's write-back cycle it picks among the others: the QP
+    // written back has its flags and context updated only at that cycle's end)
+    eligible = ((rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q)) &
+               ~(MAX_QP'(wb_en) << eng_qpn);
     pf_req   = ((rts_q & has_new_q & ~full_q & ~sqd_q & ~rdw_q) | (err_q & has_new_q)) & ~pf_mask &
                ~(MAX_QP'(!eng_idle) << eng_qpn);
   end

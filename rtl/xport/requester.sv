@@ -63,7 +63,9 @@
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
 //          one to send again after a rewind (from packet pick_skip), or in ERR
 //          the next new one (flushed); the kept SQ_BF WQE -> DECODE; the
-//          prefetched one -> PFW -> DECODE (both reading ahead beside: pfa_q)
+//          prefetched one -> DECODE when its head is in (taken in this cycle),
+//          else PFW -> DECODE (all reading ahead beside: pfa_q). WB picks too,
+//          among the QPs but the one it writes back.
 //   FETCH  dma_rd_req of the WQE's first WQE_HEAD bytes (SGEs 0..5), then PF;  WQE: take its beats
 //   DECODE first, with num_sge 7..16 (not inline): TAIL fetches SGEs 6.. and
 //          DECODE runs again. ERR -> flush; poisoned, bad opcode, bad lengths (an inline READ, a
@@ -84,7 +86,8 @@
 //          without a second fetch of the WQE. The last header queued -> WB.
 //   TRACK  only for a failure before any packet: sq_track with its status,
 //          once the back end has ended every WQE it holds (be_drained)
-//   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR)
+//   WB     ci + 1, next_psn, and if new hw + 1 and outstanding + 1 (or ERR);
+//          beside it the next pick (as IDLE, but for this QP)
 // The back end: a queued header is loaded once all its packet's read data is
 // in the buffer; its pieces (or inline bytes) are packed by stream_gather
 // into tx_payload; at a WQE's end (its last packet out of the source) its
@@ -226,10 +229,17 @@ module requester #(
   logic [16*NPF-1:0] pe_idx_q;
   logic [NPF-1:0]    pe_poison_q;
   logic [8*roce_pkg::WQE_HEAD*NPF-1:0] pe_wqe_q;
-  logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_cfg, pe_ahead, pe_end;
+  logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_pq, pe_cfg, pe_ahead, pe_end;
   logic [MAX_QP-1:0] pfm_q;            // QPs with a head in the table (the prefetch passes them over)
   logic [PW-1:0]     pf_sel_q, pf_sel, pf_slot;  // the entry PFW waits for; the one a pick takes; a free one
   logic              pf_hit, pf_any_free, pf_other;
+  // A pick whose head is already in the table takes it in the pick's cycle
+  // and decodes it in the next (no PFW cycle); pf_other_pick: the pick's QP
+  // keeps another entry.
+  logic              pf_now, pf_other_pick;
+  // The pick also runs in the write-back cycle (WB), for any QP but the one
+  // written back: the next WQE's pick overlaps the last one's write-back.
+  logic              eng_pick;
   logic [4:0]        pf_beat_q;        // beat of the prefetch read arriving
   logic [PW-1:0]     pf_in_e;          // ... its entry
   logic [1:0]        pf_n_q;           // reads PF asked for in this visit (at most 2)
@@ -396,7 +406,7 @@ module requester #(
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
     .s_fail_valid(fail_pend_q), .s_fail_qpn(bt_q.qpn), .s_fail_ready(fail_ready),
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
-    .eng_idle(st_q == S_IDLE && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
+    .eng_idle(eng_pick && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
     .act_pi, .pf_mask(pfm_q), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
@@ -818,8 +828,10 @@ module requester #(
   assign pf_on    = st_q == S_PF || pfa_q;
   assign pf_issue = pf_on && m_dma_rd_req_ready && pf_want;
 
-  assign bf_hit = st_q == S_IDLE && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
-  assign pf_hit = st_q == S_IDLE && pick_valid && !bf_hit && pick_new && pe_hit != '0;
+  assign eng_pick = st_q == S_IDLE || st_q == S_WB;
+  assign bf_hit = eng_pick && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
+  assign pf_hit = eng_pick && pick_valid && !bf_hit && pick_new && pe_hit != '0;
+  assign pf_now = pf_hit && pe_st_q[2*32'(pf_sel) +: 2] == E_DONE;
 
   // The prefetch table. A pick of a new WQE whose head is there (or on its
   // way) takes it (PFW waits for its data, then DECODE, with the reads
@@ -838,6 +850,7 @@ module requester #(
       pe_live[i] = pe_st_q[2*i +: 2] == E_PEND || pe_st_q[2*i +: 2] == E_DONE;
       pe_hit[i]  = pe_live[i] && pe_qpn_q[QW*i +: QW] == pick_qpn && pe_idx_q[16*i +: 16] == pick_ci;
       pe_act[i]  = pe_live[i] && pe_qpn_q[QW*i +: QW] == act_q;
+      pe_pq[i]   = pe_live[i] && pe_qpn_q[QW*i +: QW] == pick_qpn;
       pe_free[i] = pe_st_q[2*i +: 2] == E_FREE;
       pe_cfg[i]  = cfg_take && cq_in.qpn == 16'(pe_qpn_q[QW*i +: QW]);
       // (the pick's QP's heads after its WQE: read ahead from past them)
@@ -852,6 +865,7 @@ module requester #(
     end
     // (the entry PFW takes: does its QP keep another?)
     pf_other = (pe_act & ~(NPF'(1) << pf_sel_q)) != '0;
+    pf_other_pick = (pe_pq & ~(NPF'(1) << pf_sel)) != '0;
     cand_a = pf_pick_valid && !(bf_valid_q && bf_qpn_q == pf_pick_qpn && bf_idx_q == pf_pick_hw);
     cand_b = new_q && ra_x_q != act_pi && ra_x_q - act_ci_q < 16'(NPF) &&
              !(bf_valid_q && bf_qpn_q == act_q && bf_idx_q == ra_x_q);
@@ -881,6 +895,7 @@ module requester #(
     if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
     if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE)
       wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_sel_q) +: 8*roce_pkg::WQE_HEAD];
+    if (pf_now) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_sel) +: 8*roce_pkg::WQE_HEAD];
     if (rd_take && rk_kind == K_PF && pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND)
       pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_in_e) + 32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (pf_issue) begin
@@ -922,8 +937,10 @@ module requester #(
   // every QP number (quadratic in MAX_QP). Rewritten only in a cycle with a
   // change, so the simulated model does no MAX_QP-wide work in the others.
   logic pfm_out, pfm_cfg;
+  logic [QW-1:0] pfm_qpn;
   always_comb begin
-    pfm_out = st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE && !pf_other;
+    pfm_out = (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE && !pf_other) || (pf_now && !pf_other_pick);
+    pfm_qpn = pf_now ? pick_qpn : act_q;
     pfm_cfg = cfg_take && 32'(cq_in.qpn) < 32'(MAX_QP);
   end
   // (one branch level, the reset a select: each level over a MAX_QP-wide
@@ -931,7 +948,7 @@ module requester #(
   always_ff @(posedge clk)
     if (rst || pfm_out || pf_issue || pfm_cfg)
       pfm_q <= rst ? MAX_QP'(0)
-           : ((pfm_q & ~(MAX_QP'(pfm_out) << act_q) & ~(MAX_QP'(pf_issue) << off_qpn))
+           : ((pfm_q & ~(MAX_QP'(pfm_out) << pfm_qpn) & ~(MAX_QP'(pf_issue) << off_qpn))
               | (MAX_QP'(pf_issue && !off_drop) << off_qpn))
              & ~(MAX_QP'(pfm_cfg) << QW'(cq_in.qpn));
 
@@ -991,6 +1008,7 @@ module requester #(
       if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin
         pe_st_q[2*32'(pf_sel_q) +: 2] <= E_FREE;
       end
+      if (pf_now) pe_st_q[2*32'(pf_sel) +: 2] <= E_FREE;
       for (int i = 0; i < NPF; i++)
         if (pe_cfg[i] && pe_live[i]) pe_st_q[2*i +: 2] <= (pe_st_q[2*i +: 2] == E_PEND && !pe_end[i]) ? E_DROP : E_FREE;
       if (pf_issue) begin
@@ -1024,7 +1042,7 @@ module requester #(
       if (pf_issue) pf_n_q <= pf_n_q + 2'd1;
       if (pfa_q && (!pf_want || (pf_issue && pf_n_q == 2'd1))) pfa_q <= 1'b0;  // (as PF leaves)
       case (st_q)
-        S_IDLE: if (pick_valid) begin
+        S_IDLE, S_WB: if (pick_valid) begin
           act_q <= pick_qpn;
           act_ci_q <= pick_ci;
           act_psn_q <= pick_psn;
@@ -1042,9 +1060,12 @@ module requester #(
             tail_q <= 1'b0;
             poison_q <= 1'b0;
             port_mtu_q <= port_mtu;
-            st_q <= bf_hit ? S_DECODE : S_PFW;
-            pfa_q <= bf_hit;
+            st_q <= (bf_hit || pf_now) ? S_DECODE : S_PFW;
+            pfa_q <= bf_hit || pf_now;
+            if (pf_now) poison_q <= pe_poison_q[pf_sel];
           end
+        end else begin
+          st_q <= S_IDLE;  // (WB: the write-back is this cycle's)
         end
         S_PFW: if (pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin  // the prefetched head is in (wqe_q takes it)
           poison_q <= pe_poison_q[pf_sel_q];
@@ -1127,7 +1148,7 @@ module requester #(
           end
         end
         S_TRACK: if (be_drained && m_sq_track_ready) st_q <= S_WB;
-        default: st_q <= S_IDLE;  // S_WB
+        default: st_q <= S_IDLE;
       endcase
     end
   end

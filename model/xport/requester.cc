@@ -13,7 +13,7 @@ constexpr Cycle kPick = 2;      // idle -> the WQE read request (IDLE, FETCH)
 constexpr Cycle kDecode = 2;    // WQE data in -> decided
 constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and registered read, the header register)
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
-constexpr Cycle kRunStart = 2;  // the SGE checks' last answer -> the run (CHECK sees it, then RUN)
+constexpr Cycle kRunStart = 1;  // the SGE checks' last answer (all good) -> the run (RUN the cycle after it)
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
 constexpr Cycle kTrack = 2;     // the check's (local operation's) last answer -> the sq_track of a failure (CHECK sees it, then TRACK)
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
@@ -1218,7 +1218,7 @@ void Requester::run() {
         }
         st_ = St::kRun;
         begin_run();
-        eng_at_ = now + kRunStart;
+        eng_at_ = now + kRunStart;  // (RUN from the cycle after the last answer)
         if (trk_pend_) offer_starts();
         iss_at_ = std::max(iss_at_, eng_at_ + seek_);
         moved = true;

@@ -425,7 +425,7 @@ module requester #(
   logic        pc_valid, pk_valid, raw_valid;
   logic [DATA_W:0] raw_head;
   logic        raw_push, raw_pop, pc_pop, pk_pop;
-  logic        go_run;
+  logic        go_run, chk_last_ok;
   logic [31:0] iss_offset;   // bytes of the message not sent again (a READ: not asked for again)
   // Fill levels are counted here rather than taken from the FIFOs' s_ready, whose
   // comb block also reads s_valid (a false loop for Verilator): the same limit.
@@ -718,10 +718,13 @@ module requester #(
     // see it (the responder lets later operations overtake a READ's data).
     wb_defer = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && new_q &&
                ((op_rdat && act_rd_out >= cfg.max_rd_atomic) || (w_fence && act_rd_out != 5'd0));
+    // (CHECK runs in the cycle its last answer comes, if every answer was good)
+    chk_last_ok = st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != NONE &&
+                  next_act(sge_chk, chk_rsp_q + 5'd1) == NONE && s_mr_resp.status == roce_pkg::MR_STATUS_OK && !chk_err_q;
     go_run = !op_local && !ud_long &&
              ((dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer
                && (w_inline || sge_act == '0)) ||
-              (st_q == S_CHECK && chk_rsp_q == NONE && !chk_err_q));
+              chk_last_ok || (st_q == S_CHECK && chk_rsp_q == NONE && !chk_err_q));
     iss_start = go_run && need_pkts;
     iss_offset = {8'b0, act_skip_q} << mtu_lg;
     wb_en  = st_q == S_WB;
@@ -1116,7 +1119,9 @@ module requester #(
             chk_rsp_q <= next_act(sge_chk, chk_rsp_q + 5'd1);
             if (s_mr_resp.status != roce_pkg::MR_STATUS_OK) chk_err_q <= 1'b1;
           end
-          if (chk_rsp_q == NONE) begin
+          if (chk_last_ok && !op_local) begin
+            st_q <= S_RUN;
+          end else if (chk_rsp_q == NONE) begin
             if (op_local) begin
               // done: tracked with its status (rxe's: MW_BIND_ERR, LOC_QP_OP_ERR)
               status_q <= !chk_err_q ? roce_pkg::WC_STATUS_SUCCESS

@@ -171,8 +171,8 @@ module requester #(
   initial begin
     if (DATA_W < 128 || DATA_W > 1024 || (1 << WB) != W) $error("requester: DATA_W must be 128, 256, 512 or 1024");
     // (a read's kind FIFO holds a prefetch's entry in 4 bits; it must hold every read in flight)
-    if (roce_pkg::REQ_PF_HEADS > 16 || 2 * PIECE_DEPTH < PIECE_DEPTH + roce_pkg::REQ_PF_HEADS + 2)
-      $error("requester: REQ_PF_HEADS must be at most 16 and fit beside the payload pieces in flight");
+    if (roce_pkg::REQ_PF_HEADS < 2 || 2 * PIECE_DEPTH < PIECE_DEPTH + roce_pkg::REQ_PF_HEADS + 2)
+      $error("requester: REQ_PF_HEADS must be at least 2 and fit beside the payload pieces in flight");
   end
 
   localparam logic [3:0] S_IDLE = 4'd0, S_FETCH = 4'd1, S_WQE = 4'd2, S_DECODE = 4'd3,
@@ -263,9 +263,7 @@ module requester #(
   logic [63:0]       pfo_addr_q, off_addr;
   // reads in flight, in order: {kind, prefetch sequence number}
   logic        rk_push, rk_pop, rk_valid, rd_take;
-  /* verilator lint_off UNUSEDSIGNAL */  // (entry bits past PW)
-  logic [5:0]  rk_in, rk_head;   // {kind, prefetch entry}
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic [PW+1:0] rk_in, rk_head;  // {kind, prefetch entry}
   logic [1:0]  rk_kind;
   // the last WQE written with its doorbell (SQ_BF): QP, index, its first WQE_HEAD bytes
   logic        bf_valid_q, bf_hit;
@@ -808,13 +806,13 @@ module requester #(
   // WQE's head and tail while it waits for them, payload while it runs.
   // (Assigns of their own: in the engine's comb block they would join the
   // request and data handshakes into one false loop for Verilator.)
-  assign rk_kind = rk_head[5:4];
+  assign rk_kind = rk_head[PW+1:PW];
   assign s_axis_dma_rd_tready = rk_valid && (rk_kind == K_PF || rk_kind == K_PAY || st_q == S_WQE);
   assign rd_take = s_axis_dma_rd_tvalid && s_axis_dma_rd_tready;
   assign rk_pop  = rd_take && s_axis_dma_rd_tlast;
   assign rk_push = m_dma_rd_req_valid && m_dma_rd_req_ready;
-  assign rk_in   = pf_on ? {K_PF, 4'(pf_slot)} : st_q == S_FETCH ? {K_HEAD, 4'd0}
-                 : st_q == S_TAIL ? {K_TAIL, 4'd0} : {K_PAY, 4'd0};
+  assign rk_in   = pf_on ? {K_PF, pf_slot} : st_q == S_FETCH ? {K_HEAD, PW'(0)}
+                 : st_q == S_TAIL ? {K_TAIL, PW'(0)} : {K_PAY, PW'(0)};
   assign pf_in_e = rk_head[PW-1:0];
 
   // (handshakes in assigns of their own: in the comb block above they would
@@ -889,7 +887,7 @@ module requester #(
   /* verilator lint_off UNUSEDSIGNAL */  // never full: reads in flight are at most the payload pieces, NPF prefetches, a head and a tail
   logic rk_room;
   /* verilator lint_on UNUSEDSIGNAL */
-  fifo_fwft #(.WIDTH(6), .DEPTH(2 * PIECE_DEPTH)) u_rk (
+  fifo_fwft #(.WIDTH(PW + 2), .DEPTH(2 * PIECE_DEPTH)) u_rk (
     .clk, .rst, .s_valid(rk_push), .s_ready(rk_room), .s_data(rk_in),
     .m_valid(rk_valid), .m_ready(rk_pop), .m_data(rk_head));
 

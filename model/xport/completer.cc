@@ -240,6 +240,7 @@ Cycle Completer::on_track(const spec::SqTrack& k, Cycle t) {
   q.nxt = (k.last_psn + 1) & kPsnMask;
   q.window.push_back(k);  // (a full window never gets here: track_waits)
   set_timer(k.qpn, q, q.rnr_wait ? Timer::kKeep : Timer::kRestart, 0, t);  // an RNR wait runs its course
+  append_only_ = true;  // (the RTL's S_CTX takes the next track or response beside it)
   return kCtxOnly;
 }
 
@@ -477,13 +478,21 @@ bool Completer::accepting() const {
   const Cycle now = s_.now();
   return now >= free_at_ && out_.due_by(now) && qp_cfg.empty() && sq_track.empty() && rx_ack.empty() && rd_done.empty();
 }
+bool Completer::in_quick_take() const {
+  const Cycle now = s_.now();
+  return now == quick_at_ && now + 1 == free_at_ && out_.empty() && qp_cfg.empty() && sq_track.empty() &&
+         rx_ack.empty() && rd_done.empty();
+}
 bool Completer::track_waits(const spec::SqTrack& k) const { return k.amend ? done_wait_ : window_full(k.qpn); }
 
 void Completer::run() {
   const Cycle now = s_.now();
   if (now >= timer_wake_) timer_wake_ = kNever;  // that scheduler timer has run
   const Cycle resend = out_.send(now);
-  if (now < free_at_ || !out_.empty()) {  // deciding or walking: the next input waits
+  // (beside a plain append, the RTL's S_CTX takes a track or a response: a
+  // qp_cfg, rd_done or timer waits for S_IDLE)
+  const bool quick = now == quick_at_ && now + 1 == free_at_ && out_.empty() && !qp_cfg.ready() && !rd_done.ready();
+  if ((now < free_at_ && !quick) || !out_.empty()) {  // deciding or walking: the next input waits
     const Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
     if (wake != kNever) s_.wake_at(this, wake);
     return;  // (a timer due meanwhile waits for the next free run)
@@ -492,12 +501,13 @@ void Completer::run() {
   // aside): an sq_track before a response even when the response came first.
   // (no response and no qp_cfg while a READ waits for rd_done)
   const int pick = first_ready(
-      {done_wait_ ? kNever : qp_cfg.next_at(), rd_done.next_at(),
+      {done_wait_ || quick ? kNever : qp_cfg.next_at(), quick ? kNever : rd_done.next_at(),
        sq_track.ready() && !track_waits(sq_track.front()) ? sq_track.next_at() : kNever,
        done_wait_ ? kNever : rx_ack.next_at()},
       now);
   const Cycle t = now + kDecide;
   Cycle busy = 0;
+  append_only_ = false;
   if (pick == 0) {
     busy = on_cfg(qp_cfg.pop(), t);
   } else if (pick == 1) {
@@ -506,6 +516,9 @@ void Completer::run() {
     busy = on_track(sq_track.pop(), t);
   } else if (pick == 3) {
     busy = on_ack(rx_ack.pop(), t);
+  } else if (quick) {
+    s_.wake_at(this, free_at_);  // (no track or response: S_IDLE next)
+    return;
   } else {
     // no input: an expired timer, the lowest priority (not while a READ waits for rd_done)
     const TimerRef* e = earliest_timer();
@@ -519,7 +532,8 @@ void Completer::run() {
     busy = on_timer(qpn, t);
   }
   free_at_ = now + kDecide + busy;
-  s_.wake_at(this, std::min(free_at_, out_.empty() ? kNever : t));
+  quick_at_ = append_only_ ? now + 1 : kNever;
+  s_.wake_at(this, std::min(append_only_ ? quick_at_ : free_at_, out_.empty() ? kNever : t));
   schedule_timer(free_at_);
 }
 
@@ -528,10 +542,11 @@ std::unique_ptr<rocenic::Block> make_completer_block(unsigned max_qp) {
     Completer* c = a.make<Completer>(max_qp);
     // (an input is taken as the RTL's S_IDLE takes it: see accepting())
     a.in_when<spec::QpCfg>("qp_cfg", c->qp_cfg, [c](const spec::QpCfg&) { return c->accepting() && !c->read_waits(); });
-    a.in_when<spec::SqTrack>("sq_track", c->sq_track,
-                             [c](const spec::SqTrack& k) { return c->accepting() && !c->track_waits(k); });
+    a.in_when<spec::SqTrack>("sq_track", c->sq_track, [c](const spec::SqTrack& k) {
+      return (c->accepting() || c->in_quick_take()) && !c->track_waits(k);
+    });
     a.in_when<spec::RoceRxHdr>("rx_ack", c->rx_ack, [c](const spec::RoceRxHdr&) {
-      return c->accepting() && !c->read_waits() && !c->place_pending();
+      return (c->accepting() || c->in_quick_take()) && !c->read_waits() && !c->place_pending();
     });
     a.in_when<spec::RdDone>("rd_done", c->rd_done, [c](const spec::RdDone&) { return c->accepting(); });
     a.one_input_per_cycle({0, 3, 1, 2});  // qp_cfg, rd_done, sq_track, rx_ack

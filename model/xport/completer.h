@@ -109,6 +109,9 @@ class Completer : public Process {
   // and not yet decided (the cycle-level wrapper offers a flit to the
   // channels only then, so inputs meet the model in the RTL's order).
   bool accepting() const;
+  // the cycle after a plain append was taken (the RTL's S_CTX), when only a
+  // track or a response may be taken
+  bool in_quick_take() const;
   bool read_waits() const { return done_wait_; }  // a READ waits for rd_done: no response, no qp_cfg
   // a read_place command decided and not yet taken: no response (the RTL's rp_v_q)
   bool place_pending() { return out_.holds(&rd_place) || !rd_place->empty(); }
@@ -193,6 +196,8 @@ class Completer : public Process {
   std::vector<Qp> qps_;
   OutQueue out_;
   Cycle free_at_ = 0;
+  Cycle quick_at_ = kNever;    // the cycle after a plain append was taken: a track or response may be taken
+  bool append_only_ = false;   // the input just decided only appended a track (on_track)
   std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
   Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
   bool done_wait_ = false;     // a READ's last response went to read_place: waiting for rd_done

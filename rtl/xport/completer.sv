@@ -204,7 +204,9 @@ module completer #(
   logic            win_we;
 
   always_ff @(posedge clk) begin
-    ctx_rd_q <= ctx_mem[ctx_ra];
+    // (write-first: an input taken in S_CTX reads its QP's context in the
+    // cycle S_CTX writes the appended track's)
+    ctx_rd_q <= (ctx_we && ctx_wa == ctx_ra) ? ctx_wd : ctx_mem[ctx_ra];
     if (ctx_we) ctx_mem[ctx_wa] <= ctx_wd;
   end
   always_ff @(posedge clk) begin
@@ -300,6 +302,21 @@ module completer #(
   logic [1:0]  rd_rop;
   logic [23:0] e_una;                  // una once entry e is complete
 
+  // S_CTX with a new WQE's track that only appends to its QP's window (the
+  // FSM is free in the next cycle) takes the next track or response itself
+  logic ctx_take;
+  /* verilator lint_off UNUSEDSIGNAL */  // (copies of t and c: the fields the append's test reads)
+  roce_pkg::sq_track_t ct_t;
+  ctx_t ct_c;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_comb begin
+    ct_t = {16'b0, trk_q};
+    ct_c = ctx_rd_q;
+    ctx_take = st_q == S_CTX && kind_q == K_TRK && inr_q && ct_c.valid && !ct_t.amend && !ct_c.cnt[4] &&
+               !(ct_c.err || (ct_c.cnt == 5'd0 && (ct_t.status != ST_SUCCESS || ct_t.wc_opcode == roce_pkg::WC_OPCODE_BIND_MW ||
+                                                  ct_t.wc_opcode == roce_pkg::WC_OPCODE_LOCAL_INV || ct_t.unacked)));
+  end
+
   always_comb begin
     c = ctx_rd_q;
     e = {16'b0, win_rd_q};
@@ -309,12 +326,15 @@ module completer #(
 
     trk_inr     = 32'(s_sq_track.qpn) < 32'(MAX_QP);
     // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
-    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && full_q[s_sq_track.qpn[QW-1:0]];
+    // (taken in S_CTX beside a plain append: a track for the same QP waits
+    // if the append fills its window, full_q follows a cycle later)
+    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && (full_q[s_sq_track.qpn[QW-1:0]] ||
+                  (ctx_take && s_sq_track.qpn[QW-1:0] == qpn_q && c.cnt == 5'd15));
     cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
     s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
     s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
-    s_sq_track_ready = st_q == S_IDLE && !cfg_wait && !s_rd_done_valid && !trk_blocked;
-    s_rx_ack_ready   = st_q == S_IDLE && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+    s_sq_track_ready = (st_q == S_IDLE || ctx_take) && !cfg_wait && !s_rd_done_valid && !trk_blocked;
+    s_rx_ack_ready   = (st_q == S_IDLE || ctx_take) && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
                        && !dw_q && !rp_v_q;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_rdd = s_rd_done_valid && s_rd_done_ready;
@@ -449,36 +469,7 @@ module completer #(
         if (init_q == QW'(MAX_QP - 1)) st_d = S_IDLE;
       end
 
-      S_IDLE: begin
-        if (take_cfg) begin
-          kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
-          tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;
-          qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
-        end else if (take_rdd) begin
-          kind_d = K_RDD; didx_d = s_rd_done.wqe_idx; nst_d = s_rd_done.status;
-          qpn_d = s_rd_done.qpn[QW-1:0]; inr_d = 32'(s_rd_done.qpn) < 32'(MAX_QP);
-          dw_d = 1'b0;
-        end else if (take_trk) begin
-          kind_d = K_TRK; trk_d = s_sq_track[EW-1:0];
-          qpn_d = s_sq_track.qpn[QW-1:0]; inr_d = trk_inr;
-        end else if (take_ack) begin
-          kind_d = K_ACK; psn_d = s_rx_ack.psn; syn_d = s_rx_ack.aeth_syndrome;
-          ackop_d = rx_ackop; rsp_d = rx_rsp; atom_d = rx_atom;
-          rop_d = rx_atom ? 2'd3 : 2'(s_rx_ack.opcode - roce_pkg::OP_RC_READ_RESP_FIRST);
-          plen_d = s_rx_ack.pay_len;
-          // a READ response's command for read_place (the slot is free: taking
-          // a response waits for it): a drop unless the walk accepts it
-          rp_d = '0;
-          rp_d.qpn = s_rx_ack.dst_qpn[15:0]; rp_d.len = s_rx_ack.pay_len; rp_d.drop = 1'b1;
-          qpn_d = s_rx_ack.dst_qpn[QW-1:0]; inr_d = s_rx_ack.dst_qpn < 24'(MAX_QP);
-        end else if (take_tmr) begin
-          kind_d = K_TMR; qpn_d = hit_qpn_q; inr_d = 1'b1;
-          hit_d = 1'b0;
-        end
-        ctx_ra = qpn_d;
-        if (take_ack) cnt_acks_d = cnt_acks_q + 32'd1;
-        if (take_cfg || take_rdd || take_trk || take_ack || take_tmr) st_d = S_CTX;
-      end
+      S_IDLE: ;  // (the takes below)
 
       S_CTX: begin
         st_d = S_IDLE;
@@ -737,6 +728,38 @@ module completer #(
 
       default: st_d = S_IDLE;
     endcase
+    // the takes: in S_IDLE, or in S_CTX beside a plain append (a track or a
+    // response only: the readies of the others ask for S_IDLE)
+    if (st_q == S_IDLE || ctx_take) begin
+      if (take_cfg) begin
+        kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
+        tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;
+        qpn_d = s_qp_cfg.qpn[QW-1:0]; inr_d = 32'(s_qp_cfg.qpn) < 32'(MAX_QP);
+      end else if (take_rdd) begin
+        kind_d = K_RDD; didx_d = s_rd_done.wqe_idx; nst_d = s_rd_done.status;
+        qpn_d = s_rd_done.qpn[QW-1:0]; inr_d = 32'(s_rd_done.qpn) < 32'(MAX_QP);
+        dw_d = 1'b0;
+      end else if (take_trk) begin
+        kind_d = K_TRK; trk_d = s_sq_track[EW-1:0];
+        qpn_d = s_sq_track.qpn[QW-1:0]; inr_d = trk_inr;
+      end else if (take_ack) begin
+        kind_d = K_ACK; psn_d = s_rx_ack.psn; syn_d = s_rx_ack.aeth_syndrome;
+        ackop_d = rx_ackop; rsp_d = rx_rsp; atom_d = rx_atom;
+        rop_d = rx_atom ? 2'd3 : 2'(s_rx_ack.opcode - roce_pkg::OP_RC_READ_RESP_FIRST);
+        plen_d = s_rx_ack.pay_len;
+        // a READ response's command for read_place (the slot is free: taking
+        // a response waits for it): a drop unless the walk accepts it
+        rp_d = '0;
+        rp_d.qpn = s_rx_ack.dst_qpn[15:0]; rp_d.len = s_rx_ack.pay_len; rp_d.drop = 1'b1;
+        qpn_d = s_rx_ack.dst_qpn[QW-1:0]; inr_d = s_rx_ack.dst_qpn < 24'(MAX_QP);
+      end else if (take_tmr) begin
+        kind_d = K_TMR; qpn_d = hit_qpn_q; inr_d = 1'b1;
+        hit_d = 1'b0;
+      end
+      ctx_ra = qpn_d;
+      if (take_ack) cnt_acks_d = cnt_acks_q + 32'd1;
+      if (take_cfg || take_rdd || take_trk || take_ack || take_tmr) st_d = S_CTX;
+    end
 
     // ---- the timer of a context written: disarmed in ERR or with nothing
     // outstanding; restarted or set to the RNR time by the event

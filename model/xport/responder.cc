@@ -31,7 +31,7 @@ constexpr Cycle kRespHdr = 2;    // a response's last read beat in to its header
 constexpr unsigned kTxPkts = 16;  // response packets read ahead of their header (responder_tx's PKT_DEPTH)
 constexpr Cycle kAtomic = 1;     // an atomic's 8 bytes in to its new value decided
 constexpr Cycle kRkeyAsk = 2;    // a later page run's mr_req: C_WALK, then C_MRW asks
-constexpr Cycle kFirstAsk = 0;   // a WRITE's, READ's or atomic's rkey check: asked in C_MRW, right after C_HDR
+constexpr Cycle kFirstAsk = 1;   // a WRITE's, READ's or atomic's rkey check: asked in C_HDR, a cycle before its checks end
 constexpr Cycle kRouteAsk = 1;   // a SEND's receive WQE read, not prefetched: C_ROUTE, then its request
 constexpr Cycle kAtomRead = 2;   // an atomic's rkey answer (or placement drained) to its 8-byte read
 constexpr Cycle kDrainSeen = 2;    // the last write taken to the checker seeing placement drained (registered counts)
@@ -405,8 +405,8 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
         r.remote = 1;  // every rkey check: a window answers its QP (type 2) or its PD
         r.qpn = qpn_;
-        // (C_HDR reads the context, C_MRW asks: the take's second cycle after)
-        mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
+        // (C_HDR reads the context and asks: the take's first cycle after)
+        mr_req->push(r, std::max(s_.now(), check_at_ - kFirstAsk));
         st_ = St::kRkey;
         return;
       }
@@ -442,7 +442,7 @@ void Responder::start_read() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteRead);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
+  mr_req->push(r, std::max(s_.now(), check_at_ - kFirstAsk));
   st_ = St::kRkey;
 }
 
@@ -493,7 +493,7 @@ void Responder::start_atomic() {
   r.access = static_cast<uint8_t>(spec::Access::kRemoteAtomic);
   r.remote = 1;
   r.qpn = qpn_;
-  mr_req->push(r, std::max(s_.now(), check_at_) + kFirstAsk);
+  mr_req->push(r, std::max(s_.now(), check_at_ - kFirstAsk));
   st_ = St::kRkey;
 }
 

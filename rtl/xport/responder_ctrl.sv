@@ -313,6 +313,7 @@ module responder_ctrl #(
   logic [63:0] fl_wr_q, fl_wr_d;                   // the flushed WQE's wr_id
   logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
+  logic mr_now;  // C_HDR asks its rkey check in its own cycle
   // counters
   logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q;
   logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
@@ -481,7 +482,7 @@ module responder_ctrl #(
     pt_we = 1'b0; pt_wa = pe_q; pt_wd = pt_sel;
     rd_d = rd_q; mr_d = mr_q; fl_wr_d = fl_wr_q; fl_ctr_d = fl_ctr_q;
     rd_v_d = rd_v_q && !m_dma_rd_req_ready;
-    mr_v_d = mr_v_q && !m_mr_req_ready;
+    mr_v_d = 1'b0;  // (set: a new request; one not taken is held below)
     cq_v_d = cq_v_q && !m_cq_ready;
     ctx_we = 1'b0; ctx_wd = cx_q;
     sge_we = 1'b0;
@@ -1184,6 +1185,10 @@ module responder_ctrl #(
     end
 
 
+    // a WRITE's, READ's or atomic's rkey check is asked in C_HDR itself (the
+    // port's register holds it if not taken at once): its answer comes in C_MRW
+    mr_now = st_q == C_HDR && st_d == C_MRW && mr_v_d;
+
     m_vd = ok_q ? vd_ok : vd_q;
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
     // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
@@ -1248,7 +1253,8 @@ module responder_ctrl #(
       {c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q} <= '0;
     end else begin
       st_q <= st_d;
-      rd_v_q <= rd_v_d; mr_v_q <= mr_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
+      rd_v_q <= rd_v_d; cq_v_q <= cq_v_d; mr_inv_q <= mr_inv_d;
+      mr_v_q <= (mr_v_d && !(mr_now && m_mr_req_ready)) || (mr_v_q && !m_mr_req_ready);
       fl_pend_q <= fl_pend_d; fl_go_q <= fl_go_d; fl_out_q <= fl_out_d;
       po_n_q <= po_n_q + PFOW'(pf_issue) - PFOW'(po_pop);
       if (po_n_q != '0 && s_dma_rd_tvalid) po_beat_q <= po_pop ? '0 : po_beat_q + 1'b1;
@@ -1355,8 +1361,8 @@ module responder_ctrl #(
 
   assign m_dma_rd_req = rd_q;
   assign m_dma_rd_req_valid = rd_v_q;
-  assign m_mr_req = mr_q;
-  assign m_mr_req_valid = mr_v_q;
+  assign m_mr_req = mr_now ? mr_d : mr_q;
+  assign m_mr_req_valid = mr_v_q || mr_now;
   assign m_cq_valid = cq_v_q;
   // the ACK addressing, straight from qp_cfg (taken only while the placement stage is drained)
   assign m_addr_we = take_cfg && 32'(s_qp_cfg.qpn) < 32'(MAX_QP);

@@ -309,8 +309,11 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   set_timer(h.dst_qpn, q, how, h.aeth_syndrome & 0x1F, t);
   r.count = static_cast<uint8_t>(w.n);
   r.error = failed;
-  retire(r, t + w.n);
-  return w.n + 2;
+  // an ACK that completed the window's last entry stopped in that step (the
+  // RTL's walk has no stop step to find it empty)
+  const Cycle stop = ack && w.n != 0 && q.window.empty() && !failed && !w.fenced ? w.n - 1 : w.n;
+  retire(r, t + stop);
+  return stop + 2;
 }
 
 void Completer::drop_read_response(const spec::RoceRxHdr& h, Cycle t) {

@@ -301,6 +301,7 @@ module completer #(
   logic [31:0] rd_mtu, rd_offset, rd_len;
   logic [1:0]  rd_rop;
   logic [23:0] e_una;                  // una once entry e is complete
+  logic        ack_last;               // ... the last one, by an ACK: the walk stops with it
 
   // S_CTX with a new WQE's track that only appends to its QP's window (the
   // FSM is free in the next cycle) takes the next track or response itself
@@ -413,6 +414,8 @@ module completer #(
       e_cq = 1'b0; e_stop = 1'b1;
     end
     e_una = (e.last_psn + 24'd1 - w_q.una) < 24'h800000 ? e.last_psn + 24'd1 : w_q.una;  // una never goes back
+    ack_last = st_q == S_WALK && kind_q == K_ACK && mode_q == M_ACK && !rsp_q && una_a_q && !w_q.err &&
+               w_q.cnt == 5'd1 && !e_stop && !e_err;
     // a partly placed READ completing otherwise than by rd_done: fence first
     e_fence = e_rd && w_q.rd_placed && mode_q != M_RDD && !e_stop;
 
@@ -688,6 +691,13 @@ module completer #(
           rcnt_d = rcnt_q + 5'd1;
           rdc_d = rdc_q + 5'(e_rd);
           win_ra = {qpn_q, w_q.head + 4'd1};
+          // an ACK that completes the window's last entry stops in this step
+          // (its stop step would find the window empty and only set una)
+          if (ack_last) begin
+            w_d.una = psn_q + 24'd1;
+            w_d.rd_retry = 1'b0;
+            st_d = S_DONE;
+          end
         end
       end
 

@@ -58,7 +58,9 @@
 // S_CTX); the window is walked one entry a cycle, each completion (and a
 // READ response's command) offered the cycle after its step; the retire
 // two cycles after the walk's stop (S_DONE, then its register); an input
-// decided in S_CTX alone frees the FSM at once.
+// decided in S_CTX alone frees the FSM at once. A track that only appends
+// lets S_CTX take the next track or response (in_quick_take); an ACK that
+// completes the window's last entry stops in that entry's step.
 #pragma once
 
 #include <deque>

@@ -12,9 +12,12 @@
 // Both streams pass straight through, never held: a report only sets the
 // QP's bit in a pending bitmap (two in one cycle, or the same QP twice, are
 // fine), so the tap can never stall the responder or the completer -- which
-// may be waiting on roce_cmd, which may be waiting on them. A scanner visits
-// one QP a cycle and offers the pending ones to roce_cmd, clearing each bit
-// as it is taken. Reports are rare; a QP waits at most MAX_QP cycles.
+// may be waiting on roce_cmd, which may be waiting on them. The bitmap is a
+// qp_pick (LUT-RAM, a summary bit per 64 QPs): the first pending QP at or
+// after the pointer is offered to roce_cmd at once, its bit cleared as it
+// is taken and the pointer moved past it (round robin, what the model's
+// roce_cmd does). After reset the bitmap is swept (MAX_QP/64 cycles,
+// init_busy).
 `default_nettype none
 
 module qp_err_tap #(
@@ -37,7 +40,8 @@ module qp_err_tap #(
   output roce_pkg::qp_err_t           m_qp_err,
   output logic                        m_qp_err_valid,
   input  wire logic                   m_qp_err_ready,
-  output logic                        idle
+  output logic                        idle,
+  output logic                        init_busy
 );
   localparam int QW = $clog2(MAX_QP);
   localparam logic [7:0] FLUSH = 8'(roce_pkg::WC_STATUS_WR_FLUSH_ERR);
@@ -46,9 +50,9 @@ module qp_err_tap #(
     if ((1 << QW) != MAX_QP) $error("qp_err_tap: MAX_QP must be a power of two");
   end
 
-  logic r_rep, c_rep;
-  logic [MAX_QP-1:0] pend_q;
-  logic [QW-1:0] scan_q;
+  logic r_rep, c_rep, any_pend, take;
+  logic [QW-1:0] scan_q, pend_qpn, r_qpn, c_qpn;
+  logic r_in, c_in;
 
   // pass-through (forward and backward apart)
   assign m_ack_hdr       = s_ack_hdr;
@@ -65,28 +69,30 @@ module qp_err_tap #(
     c_rep = s_compl_valid && m_compl_ready && s_compl.status != 8'd0 && s_compl.status != FLUSH;
   end
 
-  // the scanner's QP is offered while its bit is set; otherwise it moves on
-  assign m_qp_err_valid = pend_q[scan_q];
+  // the first pending QP at or after the pointer is offered; taking it
+  // clears its bit (unless a report sets it again in that cycle: a new
+  // report wins, roce_cmd ignores a QP already in ERR)
   always_comb begin
+    r_in  = s_ack_hdr.src_qpn < 24'(MAX_QP);
+    c_in  = s_compl.qp_num < 24'(MAX_QP);
+    r_qpn = s_ack_hdr.src_qpn[QW-1:0];
+    c_qpn = s_compl.qp_num[QW-1:0];
+    take  = any_pend && m_qp_err_ready;
     m_qp_err = '0;
-    m_qp_err.qpn = 16'(scan_q);
+    m_qp_err.qpn = 16'(pend_qpn);
   end
-
+  assign m_qp_err_valid = any_pend;
+  qp_pick #(.N(MAX_QP), .K(3)) u_pend (
+    .clk, .rst,
+    .we({take, c_rep && c_in, r_rep && r_in}),
+    .widx({pend_qpn, c_qpn, r_qpn}),
+    .wval({(r_rep && r_in && r_qpn == pend_qpn) || (c_rep && c_in && c_qpn == pend_qpn), 1'b1, 1'b1}),
+    .from(scan_q), .skip_en(1'b0), .skip('0), .any(any_pend), .idx(pend_qpn), .busy(init_busy));
   always_ff @(posedge clk) begin
     if (rst) scan_q <= '0;
-    else if (!pend_q[scan_q] || m_qp_err_ready) scan_q <= scan_q + QW'(1);
+    else if (take) scan_q <= pend_qpn + QW'(1);
   end
-  // A new report wins over the clearing of the same bit (roce_cmd ignores a
-  // QP already in ERR). One-hot masks: Yosys's front end turns pend_q[i] <=
-  // into a case over every QP; one branch level, the reset a select (each
-  // level over a MAX_QP-wide vector costs Yosys seconds per 16K bits).
-  always_ff @(posedge clk)
-    if (rst || (pend_q[scan_q] && m_qp_err_ready) || r_rep || c_rep)
-      pend_q <= rst ? MAX_QP'(0)
-              : (pend_q & ~(MAX_QP'(pend_q[scan_q] && m_qp_err_ready) << scan_q))
-                | (MAX_QP'(r_rep && s_ack_hdr.src_qpn < 24'(MAX_QP)) << s_ack_hdr.src_qpn[QW-1:0])
-                | (MAX_QP'(c_rep && s_compl.qp_num < 24'(MAX_QP)) << s_compl.qp_num[QW-1:0]);
-  assign idle = pend_q == MAX_QP'(0);
+  assign idle = !any_pend && !init_busy;
 endmodule
 
 `default_nettype wire

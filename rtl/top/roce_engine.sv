@@ -109,7 +109,10 @@ module roce_engine #(
   input  wire logic [47:0]            now,
   output logic [47:0]                 timer_next,
   output logic                        timer_valid,
-  output logic                        idle
+  output logic                        idle,
+  // after reset, until the per-QP flag RAMs are cleared: nothing is taken
+  // (the simulation adapters hold rst until it falls)
+  output logic                        init_busy
 );
   localparam int KW = DATA_W / 8;
 
@@ -171,7 +174,7 @@ module roce_engine #(
   // host may have seen the error completion already, destroy the QP and
   // create one with its number, which a late report would put in ERR.
   roce_pkg::qp_err_t qp_err;  logic qp_err_valid, qp_err_ready;
-  logic idle_err_tap, cmd_taken_ready;
+  logic idle_err_tap, err_tap_init_busy, cmd_taken_ready;
   assign cmd_ready = cmd_taken_ready && idle_err_tap;
   roce_cmd #(
     .MAX_QP(MAX_QP), .MAX_CQ(MAX_CQ), .MAX_MR(MAX_MR), .MAX_PD(MAX_PD), .MAX_QP_WR(MAX_QP_WR),
@@ -317,7 +320,7 @@ module roce_engine #(
   logic [DATA_W-1:0] req_pay_tdata;
   logic [KW-1:0]     req_pay_tkeep;
   logic req_pay_tlast, req_pay_tvalid, req_pay_tready;
-  logic req_idle;
+  logic req_idle, req_init_busy;
   logic [31:0] cnt_tx_pkts;
 
   requester #(.DATA_W(DATA_W), .MAX_QP(MAX_QP), .GID_TBL_LEN(GID_TBL_LEN)) u_req (
@@ -336,7 +339,7 @@ module roce_engine #(
     .m_axis_tx_payload_tready(req_pay_tready),
     .m_sq_track(sq_track), .m_sq_track_valid(sq_track_valid), .m_sq_track_ready(sq_track_ready),
     .m_rd_hint(rd_hint), .m_rd_hint_valid(rd_hint_valid),
-    .idle(req_idle), .cnt_tx_pkts(cnt_tx_pkts)
+    .idle(req_idle), .cnt_tx_pkts(cnt_tx_pkts), .init_busy(req_init_busy)
   );
 
   // ---------------------------------------------------------------- RX: MAC + loopback -> parser -> dispatch
@@ -423,7 +426,7 @@ module roce_engine #(
   roce_pkg::cq_compl_t compl_r, compl_c, compl_c_raw, compl;
   logic compl_r_valid, compl_r_ready, compl_c_valid, compl_c_ready, compl_valid, compl_ready;
   logic c_raw_valid, c_raw_ready;
-  logic resp_idle;
+  logic resp_idle, resp_init_busy;
   logic [31:0] cnt_tx_acks, cnt_rx_pkts, cnt_no_qp, cnt_qp_state, cnt_out_of_sequence, cnt_duplicate_request,
                cnt_rem_access_err, cnt_rem_inv_req, cnt_rnr_nak_sent, cnt_rem_op_err, cnt_rx_read_requests,
                cnt_qkey_violations;
@@ -457,7 +460,8 @@ module roce_engine #(
     .m_cq_compl(compl_r), .m_cq_compl_valid(compl_r_valid), .m_cq_compl_ready(compl_r_ready),
     .idle(resp_idle),
     .cnt_tx_acks, .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
-    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests, .cnt_qkey_violations
+    .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests, .cnt_qkey_violations,
+    .init_busy(resp_init_busy)
   );
 
   // ---------------------------------------------------------------- completer
@@ -519,7 +523,7 @@ module roce_engine #(
     .s_compl(compl_c_raw), .s_compl_valid(c_raw_valid), .s_compl_ready(c_raw_ready),
     .m_compl(compl_c), .m_compl_valid(compl_c_valid), .m_compl_ready(compl_c_ready),
     .m_qp_err(qp_err), .m_qp_err_valid(qp_err_valid), .m_qp_err_ready(qp_err_ready),
-    .idle(idle_err_tap)
+    .idle(idle_err_tap), .init_busy(err_tap_init_busy)
   );
 
   // ---------------------------------------------------------------- completions
@@ -691,6 +695,7 @@ module roce_engine #(
       if (compl_valid && compl_ready) cq_in_q <= cq_in_q + 32'd1;
     end
   end
+  assign init_busy = req_init_busy || resp_init_busy || err_tap_init_busy;
   assign idle = cmd_idle && req_idle && resp_idle && compl_idle && rdp_idle
              && idle_mr_arb && idle_rd_arb && idle_wr_arb && idle_rx_merge && idle_dispatch && idle_compl_arb
              && idle_tx_arb && idle_loopback && idle_ud_grh && !rx_ureq_valid && !uq_pay_tvalid

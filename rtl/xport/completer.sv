@@ -228,7 +228,7 @@ module completer #(
   // ---- state
   logic [2:0]  st_q, st_d;
   logic [QW-1:0] init_q, init_d;
-  logic [MAX_QP-1:0] full_q;           // window of QP q holds 16 entries (sq_track for q waits)
+  logic              trk_full;         // the window of s_sq_track's QP holds 16 entries (the track waits)
   logic              full_we, full_wv;  // the state machine writes full of qpn_q (one-hot below)
   logic [2:0]  kind_q, kind_d;
   logic [QW-1:0] qpn_q, qpn_d;
@@ -328,8 +328,8 @@ module completer #(
     trk_inr     = 32'(s_sq_track.qpn) < 32'(MAX_QP);
     // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
     // (taken in S_CTX beside a plain append: a track for the same QP waits
-    // if the append fills its window, full_q follows a cycle later)
-    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && (full_q[s_sq_track.qpn[QW-1:0]] ||
+    // if the append fills its window, full follows a cycle later)
+    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && (trk_full ||
                   (ctx_take && s_sq_track.qpn[QW-1:0] == qpn_q && c.cnt == 5'd15));
     cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
     s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
@@ -818,11 +818,14 @@ module completer #(
     end
   end
 
-  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
-  // into a case over every QP number; one branch level, the reset a select:
-  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
-  always_ff @(posedge clk)
-    if (rst || full_we) full_q <= rst ? MAX_QP'(0) : (full_q & ~(MAX_QP'(1) << qpn_q)) | (MAX_QP'(full_wv) << qpn_q);
+  // full per QP in LUT-RAM (its reset sweep, MAX_QP/64 cycles, ends long
+  // before S_INIT's MAX_QP cycles do)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic full_busy;
+  /* verilator lint_on UNUSEDSIGNAL */
+  qp_flags #(.N(MAX_QP), .D(1), .R(1)) u_full (
+    .clk, .rst, .we(full_we), .widx(qpn_q), .wmask(1'b1), .wdata(full_wv),
+    .ridx(s_sq_track.qpn[QW-1:0]), .rdata(trk_full), .busy(full_busy));
 
   always_ff @(posedge clk) begin
     if (rst) begin

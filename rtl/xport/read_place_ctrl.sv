@@ -124,8 +124,8 @@ module read_place_ctrl #(
   logic              hv_rd_q, hint_hit;
   logic [HW-1:0]     hint_wa, hint_ra;
 
-  // ---- per-QP context: valid bits in registers (they reset), the rest in a RAM
-  logic [MAX_QP-1:0] valid_q;
+  // ---- per-QP context: valid bits in LUT-RAM (qp_flags: they reset), the rest in a RAM
+  logic              qp_valid;    // the QP of idx_q exists
   logic [CTX_W-1:0]  ctx_mem [MAX_QP];
   logic [CTX_W-1:0]  ctx_rd_q, c0, ctx_wd;
   logic              ctx_re, ctx_we;
@@ -217,7 +217,7 @@ module read_place_ctrl #(
     ctx_re = take_cfg || take_cmd;
     ctx_ra = take_cfg ? s_qp_cfg.qpn[QW-1:0] : s_cmd.qpn[QW-1:0];
     // the context as read (a QP that does not exist reads as zero but for its epoch)
-    c0 = valid_q[idx_q] ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
+    c0 = qp_valid ? ctx_rd_q : {ctx_rd_q[F_EP +: 4], (CTX_W - 4)'(0)};
     sq_mask = 16'((17'd1 << c0[F_LSZ +: 5]) - 17'd1);
     // the WQE's beats shift in from the top
     wqe_in = HEAD_W'({s_dma_rd_tdata, wqe_q} >> DATA_W);  // beats shift in from the top
@@ -323,7 +323,7 @@ module read_place_ctrl #(
 
       C_CMD: begin
         cx_d = c0;
-        ok_d = qin_q && valid_q[idx_q] && c0[F_EP +: 4] == k_ep_q;
+        ok_d = qin_q && qp_valid && c0[F_EP +: 4] == k_ep_q;
         oldf_d = ok_d && c0[F_V] && c0[F_IDX +: 16] == k_idx_q;
         fail_d = oldf_d;
         newf_d = 1'b0;
@@ -546,13 +546,13 @@ module read_place_ctrl #(
   end
 
   // ---- registers
-  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
-  // into a case over every QP number; one branch level, the reset a select:
-  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
-  always_ff @(posedge clk)
-    if (rst || (st_q == C_CFG && qin_q))
-      valid_q <= rst ? MAX_QP'(0)
-               : (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(g_act_q != roce_pkg::QP_ACTION_DESTROY) << idx_q);
+  // (the sweep after reset, MAX_QP/64 cycles, ends long before C_INIT's MAX_QP cycles do)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic valid_busy;
+  /* verilator lint_on UNUSEDSIGNAL */
+  qp_flags #(.N(MAX_QP), .D(1), .R(1)) u_valid (
+    .clk, .rst, .we(st_q == C_CFG && qin_q), .widx(idx_q), .wmask(1'b1),
+    .wdata(g_act_q != roce_pkg::QP_ACTION_DESTROY), .ridx(idx_q), .rdata(qp_valid), .busy(valid_busy));
 
   always_ff @(posedge clk) begin
     if (rst) begin

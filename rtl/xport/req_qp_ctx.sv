@@ -8,13 +8,25 @@
 //                                          requester's prefetch (pf_sq_*, with pf_pick_hw)
 //   per QP (block RAM, registered read):   the attributes the engine needs
 //                                          (sq_base, sq_lsz, pd, pmtu, addressing, max_rd_atomic)
-//   per QP (flip-flop vectors):            has_new (pi != hw), behind (ci != hw),
+//   per QP (qp_flags, LUT RAM):            has_new (pi != hw), behind (ci != hw),
 //                                          rw (a rewind waits), rts, err, full
-//                                          (outstanding >= 16), rdw (a new READ waits for
+//                                          (outstanding >= 16), sqd, rdw (a new READ waits for
 //                                          one of the QP's max_rd_atomic READs to finish,
 //                                          or a fenced WQE for all of them)
+//   per QP (qp_pick, LUT RAM, a bit each): eligible, and the prefetch's candidates
 //
-//   eligible = rts & (rw | behind | has_new & ~full & ~rdw) | err & has_new
+//   eligible = rts & (rw | behind | has_new & ~full & ~sqd & ~rdw) | err & has_new
+//   start    = rts & has_new & ~full & ~sqd & ~rdw | err & has_new   (a new WQE to start or flush)
+//   pf_cand  = start & ~(a head of the QP in the requester's prefetch table)
+//
+// Nothing here is MAX_QP wide: the flags are read at the QPs the inputs
+// name, and the two picks are qp_pick's (a word of 64 QPs, then a summary
+// bit per word). Each bitmap bit is rewritten whenever what it is made of
+// changes: eligible and start with the flags (one QP a cycle, x_idx);
+// pf_cand with the flags and with the table (an entry asked for, the last
+// entry of a QP taken, a qp_cfg's drop): four QPs a cycle at most.
+// After reset the RAMs are swept (MAX_QP/8 cycles; init_busy): nothing is
+// taken meanwhile.
 //
 // READ credits (max_rd_atomic, as rxe's rd_atomic; atomics count as READs): every new READ WQE
 // written back counts in rd_out, every sq_retire takes its rd_count off. A
@@ -31,7 +43,10 @@
 //              packet rw_skip), or ci
 //
 // A rewind (sq_retire.rewind) waits in rw until the QP's next pick; a later
-// retire that acknowledges its WQE drops it.
+// retire that acknowledges its WQE drops it. The pick that applies it clears
+// it at the QP's write-back (or deferral), through the one write port:
+// until then the QP is the engine's, and no pick sees its flags (the
+// write-back's pick leaves it out). A rewind retired for it meanwhile stays.
 //
 // One control input per cycle (a failure from the engine's back end, then
 // qp_cfg, then sq_retire, then sq_db), none in
@@ -44,7 +59,8 @@
 `default_nettype none
 
 module req_qp_ctx #(
-  parameter int MAX_QP = 256
+  parameter int MAX_QP = 256,
+  parameter int NPF = 16          // the requester's prefetch table entries
 ) (
   input  wire logic                   clk,
   input  wire logic                   rst,
@@ -77,9 +93,21 @@ module req_qp_ctx #(
   output logic [4:0]                  act_rd_out, // READs eng_qpn has outstanding
   output logic [15:0]                 act_pi,     // eng_qpn's producer index
   // the prefetch's next QP: the first QP at or after the round-robin pointer,
-  // other than eng_qpn and those in pf_mask, with a new WQE it could start
-  // (or flush); its next new WQE (hw) and its ring
-  input  wire logic [MAX_QP-1:0]      pf_mask,
+  // other than eng_qpn and those with a head in the prefetch table, with a
+  // new WQE it could start (or flush); its next new WQE (hw) and its ring.
+  // The table as it is (entries live, their QPs) and as it changes this
+  // cycle: an entry asked for (pt_set, unless pt_set_drop: its QP's qp_cfg
+  // is taken), the last live entry of a QP taken (pt_out), a qp_cfg that
+  // drops a QP's entries (pt_cfg).
+  input  wire logic [NPF-1:0]         pt_live,
+  input  wire logic [NPF*$clog2(MAX_QP)-1:0] pt_qpn,
+  input  wire logic                   pt_set,
+  input  wire logic                   pt_set_drop,
+  input  wire logic [$clog2(MAX_QP)-1:0] pt_set_qpn,
+  input  wire logic                   pt_out,
+  input  wire logic [$clog2(MAX_QP)-1:0] pt_out_qpn,
+  input  wire logic                   pt_cfg,
+  input  wire logic [$clog2(MAX_QP)-1:0] pt_cfg_qpn,
   output logic                        pf_pick_valid,
   output logic [$clog2(MAX_QP)-1:0]   pf_pick_qpn,
   output logic [15:0]                 pf_pick_hw,
@@ -92,7 +120,8 @@ module req_qp_ctx #(
   input  wire logic                   wb_new,     // it was new: hw moves, one more outstanding
   input  wire logic                   wb_read,    // ... and an RDMA READ: one more READ outstanding
   input  wire logic                   wb_err,     // the QP enters ERR
-  output logic                        any_eligible
+  output logic                        any_eligible,
+  output logic                        init_busy   // the reset sweep of the flag RAMs
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int CFG_W = 3 + 64 + 5 + 16 + 3 + 24 + 2 + 1 + 12 + 4 + 48 + 48 + 128 + 128 + 8 + 8 + 20 + 5 + 32;
@@ -115,10 +144,17 @@ module req_qp_ctx #(
   logic [CFG_W-1:0] cfg_rd_q;
   logic [68:0]      ring_mem  [MAX_QP];  // {sq_base, sq_lsz}
 
-  logic [MAX_QP-1:0] has_new_q, behind_q, rw_q, rts_q, err_q, full_q, eligible, pf_req;
-  logic [MAX_QP-1:0] sqd_q;  // SQD (with rts_q): WQEs started finish, no new one starts
-  logic [MAX_QP-1:0] rdw_q;  // a new READ waits for a READ credit
+  // the flags, bit by bit (qp_flags u_flags and u_flags_x hold the same
+  // values: one copy read at the inputs' QPs, one at the write port's)
+  localparam int F_HAS_NEW = 0, F_BEHIND = 1, F_RW = 2, F_RTS = 3, F_ERR = 4, F_FULL = 5,
+                 F_SQD = 6,   // SQD (with rts): WQEs started finish, no new one starts
+                 F_RDW = 7;   // a new READ waits for a READ credit
+  logic [7:0]        fl_pick, fl_c, fl_r, fl_f, fl_x, fl_x_new;  // at pick_qpn, c_idx, r_idx, f_idx, x_idx
+  logic [7:0]        x_wmask, x_wdata;
+  logic              x_we;
+  logic              rw_used_q;  // the engine's pick applied a pending rewind: cleared at its write-back
   logic [QW-1:0]     rr_q;
+  logic              busy_fl, busy_flx, busy_st, busy_el, busy_pf;
 
   logic take_cfg, take_ret, take_db, take_fail, cfg_hold;
   logic [QW-1:0] c_idx, r_idx, d_idx, f_idx;
@@ -128,28 +164,29 @@ module req_qp_ctx #(
   logic        r_rw_stale;
 
   // The pick: the lowest eligible QP at or after the round-robin pointer,
-  // else the lowest eligible one (rr_first). The prefetch's: the same over
-  // the QPs with a new WQE to start, but for the one the engine works on
-  // and those whose next new WQE is already prefetched.
-  always_comb begin
-    // (in the engine's write-back cycle it picks among the others: the QP
-    // written back has its flags and context updated only at that cycle's end)
-    eligible = ((rts_q & (rw_q | behind_q | (has_new_q & ~full_q & ~sqd_q & ~rdw_q))) | (err_q & has_new_q)) &
-               ~(MAX_QP'(wb_en) << eng_qpn);
-    pf_req   = ((rts_q & has_new_q & ~full_q & ~sqd_q & ~rdw_q) | (err_q & has_new_q)) & ~pf_mask &
-               ~(MAX_QP'(!eng_idle) << eng_qpn);
-  end
-  rr_first #(.N(MAX_QP)) u_pick (.req(eligible), .from(rr_q), .any(any_eligible), .idx(pick_qpn));
-  rr_first #(.N(MAX_QP)) u_pf_pick (.req(pf_req), .from(rr_q), .any(pf_pick_valid), .idx(pf_pick_qpn));
+  // else the lowest eligible one (qp_pick, rr_first's rule). The prefetch's:
+  // the same over the prefetch's candidates, but for the one the engine
+  // works on. (In the engine's write-back cycle it picks among the others:
+  // the QP written back has its flags and context updated only at that
+  // cycle's end.)
+  logic       el_we, st_we_x, el_new, st_new;
+  logic [3:0] pf_we, pf_val;
+  logic [4*QW-1:0] pf_idx;
+  qp_pick #(.N(MAX_QP), .K(1)) u_eligible (
+    .clk, .rst, .we(el_we), .widx(x_idx), .wval(el_new),
+    .from(rr_q), .skip_en(wb_en), .skip(eng_qpn), .any(any_eligible), .idx(pick_qpn), .busy(busy_el));
+  qp_pick #(.N(MAX_QP), .K(4)) u_pf_cand (
+    .clk, .rst, .we(pf_we), .widx(pf_idx), .wval(pf_val),
+    .from(rr_q), .skip_en(!eng_idle), .skip(eng_qpn), .any(pf_pick_valid), .idx(pf_pick_qpn), .busy(busy_pf));
 
   always_comb begin
     pick_valid = eng_idle && any_eligible;
     pick_ci    = ci_mem[pick_qpn];
     pick_psn   = psn_mem[pick_qpn];
     pick_skip  = '0;
-    if (err_q[pick_qpn]) begin
+    if (fl_pick[F_ERR]) begin
       pick_ci = hw_mem[pick_qpn];
-    end else if (rw_q[pick_qpn]) begin
+    end else if (fl_pick[F_RW]) begin
       pick_ci   = rwi_mem[pick_qpn];
       pick_psn  = rwp_mem[pick_qpn];
       pick_skip = rws_mem[pick_qpn];
@@ -171,14 +208,14 @@ module req_qp_ctx #(
     d_in  = 32'(s_sq_db.qpn) < 32'(MAX_QP);
     cfg_hold = c_in && ((!eng_idle && c_idx == eng_qpn) || (pick_valid && c_idx == pick_qpn) || cfg_wait);
 
-    s_fail_ready      = !wb_en && !wb_defer;
+    s_fail_ready      = !wb_en && !wb_defer && !init_busy;
     take_fail         = s_fail_valid && s_fail_ready;
-    s_qp_cfg_ready    = !wb_en && !wb_defer && !cfg_hold && !take_fail;
+    s_qp_cfg_ready    = !wb_en && !wb_defer && !init_busy && !cfg_hold && !take_fail;
     take_cfg          = s_qp_cfg_valid && s_qp_cfg_ready;
-    s_sq_retire_ready = !wb_en && !wb_defer && !take_fail && !take_cfg;
+    s_sq_retire_ready = !wb_en && !wb_defer && !init_busy && !take_fail && !take_cfg;
     take_ret          = s_sq_retire_valid && s_sq_retire_ready;
     // (a doorbell never overtakes a qp_cfg that waits: RESET then a post of the new QP)
-    s_sq_db_ready     = !wb_en && !wb_defer && !take_fail && !s_qp_cfg_valid && !take_ret;
+    s_sq_db_ready     = !wb_en && !wb_defer && !init_busy && !take_fail && !s_qp_cfg_valid && !take_ret;
     take_db           = s_sq_db_valid && s_sq_db_ready;
 
     r_outst  = (s_sq_retire.count > outst_mem[r_idx]) ? 5'd0 : outst_mem[r_idx] - s_sq_retire.count;
@@ -215,17 +252,17 @@ module req_qp_ctx #(
         end
         roce_pkg::QP_ACTION_TO_ERR:  state_mem[c_idx] <= roce_pkg::QP_STATE_ERR;
         // (a QP this block already failed stays in ERR until roce_cmd hears of it)
-        roce_pkg::QP_ACTION_TO_SQD:  if (rts_q[c_idx]) state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
+        roce_pkg::QP_ACTION_TO_SQD:  if (fl_c[F_RTS]) state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
         // ATTR: SQD -> RTS resumes (RTS -> RTS, INIT -> INIT and SQD -> SQD change no state)
         roce_pkg::QP_ACTION_ATTR:
-          if (s_qp_cfg.state == roce_pkg::QP_STATE_RTS && sqd_q[c_idx]) state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
+          if (s_qp_cfg.state == roce_pkg::QP_STATE_RTS && fl_c[F_SQD]) state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
         default: ;
       endcase
     end
     if (take_ret && r_in) begin
       outst_mem[r_idx] <= r_outst;
       rdo_mem[r_idx] <= r_rdo;
-      if (s_sq_retire.error && rts_q[r_idx]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
+      if (s_sq_retire.error && fl_r[F_RTS]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
       if (s_sq_retire.rewind) begin
         rwi_mem[r_idx] <= s_sq_retire.rw_idx;
         rwp_mem[r_idx] <= s_sq_retire.rw_psn;
@@ -233,7 +270,7 @@ module req_qp_ctx #(
       end
     end
     if (take_db && d_in) pi_mem[d_idx] <= s_sq_db.pi;
-    if (take_fail && f_in && rts_q[f_idx]) state_mem[f_idx] <= roce_pkg::QP_STATE_ERR;
+    if (take_fail && f_in && fl_f[F_RTS]) state_mem[f_idx] <= roce_pkg::QP_STATE_ERR;
     if (wb_en) begin
       ci_mem[eng_qpn] <= wb_ci;
       hw_mem[eng_qpn] <= wb_hw;
@@ -244,18 +281,11 @@ module req_qp_ctx #(
     end
   end
 
-  // Flag vectors (reset: no QP is eligible). At most one control input is
-  // taken a cycle, and none with a write-back or deferral, so one write port
-  // (x_idx) serves them all, and the pick clears rw_q before it. Each flag
-  // is the old vector with x_idx's bit cleared where the port writes it,
-  // then set to its value. Not flag_q[qpn] <= in a process: Yosys
-  // 0.23 builds MAX_QP-wide assignments under every branch it sits in,
-  // quadratic in MAX_QP (this module's front end at 2048 QPs: 421 s; so
-  // 12.5 s); and no MAX_QP-wide temporary inside an if, for the same reason.
+  // The flags: at most one control input is taken a cycle, and none with a
+  // write-back or deferral, so one write port (x_idx) serves them all.
   logic c_t, r_t, d_t, f_t;        // the input is taken, for a QP that exists here
   logic c_clear, c_rts, c_off, r_fail, r_rewind, r_unrw;
   logic [QW-1:0]     x_idx;
-  logic              flags_upd;
   // per flag: the port writes it (w_*), with this value (v_*)
   logic w_has_new, w_behind, w_full, w_rts, w_err, w_sqd, w_rw, w_rdw;
   logic v_has_new, v_behind, v_full, v_rts, v_err, v_sqd, v_rw, v_rdw;
@@ -263,15 +293,15 @@ module req_qp_ctx #(
     c_t = take_cfg && c_in;
     r_t = take_ret && r_in;
     d_t = take_db && d_in;
-    f_t = take_fail && f_in && rts_q[f_idx];  // (as a retire with error)
+    f_t = take_fail && f_in && fl_f[F_RTS];  // (as a retire with error)
     c_clear  = s_qp_cfg.action == roce_pkg::QP_ACTION_RESET || s_qp_cfg.action == roce_pkg::QP_ACTION_DESTROY;
     c_rts    = s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTS;
     c_off    = c_clear || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_INIT || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTR
-               || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR;  // rts_q leaves
-    r_fail   = r_t && s_sq_retire.error && rts_q[r_idx];
-    r_rewind = r_t && s_sq_retire.rewind && rts_q[r_idx];
+               || s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR;  // rts leaves
+    r_fail   = r_t && s_sq_retire.error && fl_r[F_RTS];
+    r_rewind = r_t && s_sq_retire.rewind && fl_r[F_RTS];
     // a pending rewind this retire makes stale (the pick of the same cycle applies it anyway)
-    r_unrw   = r_t && !r_rewind && rw_q[r_idx] && r_rw_stale && !(pick_valid && pick_qpn == r_idx);
+    r_unrw   = r_t && !r_rewind && fl_r[F_RW] && r_rw_stale && !(pick_valid && pick_qpn == r_idx);
     x_idx = c_t ? c_idx : r_t ? r_idx : d_t ? d_idx : f_t ? f_idx : eng_qpn;
 
     w_has_new = (c_t && c_clear) || d_t || wb_en;
@@ -286,36 +316,85 @@ module req_qp_ctx #(
     w_err     = w_rts;
     v_err     = c_t ? s_qp_cfg.action == roce_pkg::QP_ACTION_TO_ERR : 1'b1;
     w_sqd     = c_t || r_fail || f_t || (wb_en && wb_err);
-    v_sqd     = c_t && ((s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && rts_q[c_idx])
-                        || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && sqd_q[c_idx]
+    v_sqd     = c_t && ((s_qp_cfg.action == roce_pkg::QP_ACTION_TO_SQD && fl_c[F_RTS])
+                        || (s_qp_cfg.action == roce_pkg::QP_ACTION_ATTR && fl_c[F_SQD]
                             && s_qp_cfg.state == roce_pkg::QP_STATE_SQD));
-    w_rw      = (c_t && c_clear) || r_rewind || r_unrw;
+    // (the write-back or deferral of a pick that applied a rewind clears it)
+    w_rw      = (c_t && c_clear) || r_rewind || r_unrw || ((wb_en || wb_defer) && rw_used_q);
     v_rw      = r_rewind;
     // rdw: a qp_cfg (max_rd_atomic may have grown) or a retire that finishes
     // a READ lets a deferred READ look again; a deferral sets it
     w_rdw     = c_t || (r_t && s_sq_retire.rd_count != 5'd0) || wb_defer;
     v_rdw     = wb_defer;
 
-    flags_upd = pick_valid || w_has_new || w_behind || w_full || w_rts || w_sqd || w_rw || w_rdw;
+    x_wmask = {w_rdw, w_sqd, w_full, w_err, w_rts, w_rw, w_behind, w_has_new};
+    x_wdata = {v_rdw, v_sqd, v_full, v_err, v_rts, v_rw, v_behind, v_has_new};
+    x_we    = x_wmask != '0;
   end
+  // (apart: fl_x is read at x_idx)
+  assign fl_x_new = (fl_x & ~x_wmask) | (x_wdata & x_wmask);
 
-  // (an if around the whole update: the simulated model does no MAX_QP-wide
-  // work in a cycle without a write; the reset as a select, one branch level)
+  qp_flags #(.N(MAX_QP), .D(8), .R(4)) u_flags (
+    .clk, .rst, .we(x_we), .widx(x_idx), .wmask(x_wmask), .wdata(x_wdata),
+    .ridx({f_idx, r_idx, c_idx, pick_qpn}), .rdata({fl_f, fl_r, fl_c, fl_pick}), .busy(busy_fl));
+  qp_flags #(.N(MAX_QP), .D(8), .R(1)) u_flags_x (
+    .clk, .rst, .we(x_we), .widx(x_idx), .wmask(x_wmask), .wdata(x_wdata),
+    .ridx(x_idx), .rdata(fl_x), .busy(busy_flx));
+
+  // rw_used_q: set by a pick that applies a rewind (not by one beside which
+  // a new rewind of the same QP is retired: that one stays), cleared by a
+  // rewind retired for the QP while the engine works on it
   always_ff @(posedge clk) begin
-    if (rst || flags_upd) begin
-      has_new_q <= rst ? MAX_QP'(0) : (has_new_q & ~(MAX_QP'(w_has_new) << x_idx)) | (MAX_QP'(w_has_new && v_has_new) << x_idx);
-      behind_q  <= rst ? MAX_QP'(0) : (behind_q & ~(MAX_QP'(w_behind) << x_idx)) | (MAX_QP'(w_behind && v_behind) << x_idx);
-      full_q    <= rst ? MAX_QP'(0) : (full_q & ~(MAX_QP'(w_full) << x_idx)) | (MAX_QP'(w_full && v_full) << x_idx);
-      rts_q     <= rst ? MAX_QP'(0) : (rts_q & ~(MAX_QP'(w_rts) << x_idx)) | (MAX_QP'(w_rts && v_rts) << x_idx);
-      err_q     <= rst ? MAX_QP'(0) : (err_q & ~(MAX_QP'(w_err) << x_idx)) | (MAX_QP'(w_err && v_err) << x_idx);
-      sqd_q     <= rst ? MAX_QP'(0) : (sqd_q & ~(MAX_QP'(w_sqd) << x_idx)) | (MAX_QP'(w_sqd && v_sqd) << x_idx);
-      rw_q      <= rst ? MAX_QP'(0) : (rw_q & ~(MAX_QP'(pick_valid) << pick_qpn) & ~(MAX_QP'(w_rw) << x_idx))
-                                      | (MAX_QP'(w_rw && v_rw) << x_idx);
-      rdw_q     <= rst ? MAX_QP'(0) : (rdw_q & ~(MAX_QP'(w_rdw) << x_idx)) | (MAX_QP'(w_rdw && v_rdw) << x_idx);
-    end
+    if (rst) rw_used_q <= 1'b0;
+    else if (pick_valid) rw_used_q <= fl_pick[F_RW] && !(r_rewind && r_idx == pick_qpn);
+    else if (r_rewind && r_idx == eng_qpn) rw_used_q <= 1'b0;
+  end
+  always_ff @(posedge clk) begin
     if (rst) rr_q <= '0;
     else if (pick_valid) rr_q <= pick_qpn + QW'(1);
   end
+
+  // ---- the bitmaps, rewritten with what they are made of
+  function automatic logic eligible_of(input logic [7:0] f);
+    eligible_of = (f[F_RTS] && (f[F_RW] || f[F_BEHIND] || (f[F_HAS_NEW] && !f[F_FULL] && !f[F_SQD] && !f[F_RDW])))
+                  || (f[F_ERR] && f[F_HAS_NEW]);
+  endfunction
+  function automatic logic start_of(input logic [7:0] f);
+    start_of = (f[F_RTS] && f[F_HAS_NEW] && !f[F_FULL] && !f[F_SQD] && !f[F_RDW]) || (f[F_ERR] && f[F_HAS_NEW]);
+  endfunction
+  // start per QP (a bit in LUT-RAM), read at the table's changes
+  logic [2:0] st_rd;
+  qp_flags #(.N(MAX_QP), .D(1), .R(3)) u_start (
+    .clk, .rst, .we(st_we_x), .widx(x_idx), .wmask(1'b1), .wdata(st_new),
+    .ridx({pt_cfg_qpn, pt_out_qpn, pt_set_qpn}), .rdata(st_rd), .busy(busy_st));
+  // a head of QP q in the table after this cycle (before it: pt_live and pt_qpn)
+  function automatic logic in_table(input logic [NPF-1:0] live, input logic [NPF*QW-1:0] qpns,
+                                    input logic [QW-1:0] q, input logic set, input logic set_drop,
+                                    input logic [QW-1:0] set_q, input logic out, input logic [QW-1:0] out_q,
+                                    input logic cfgd, input logic [QW-1:0] cfg_q);
+    logic was;
+    was = 1'b0;
+    for (int i = 0; i < NPF; i++) if (live[i] && qpns[i*QW +: QW] == q) was = 1'b1;
+    in_table = ((was && !(out && out_q == q) && !(set && set_q == q)) || (set && !set_drop && set_q == q))
+               && !(cfgd && cfg_q == q);
+  endfunction
+  logic [3:0] pf_st;   // start at each pf_cand port's QP, after this cycle's flag write
+  always_comb begin
+    el_we   = x_we;
+    st_we_x = x_we;
+    el_new  = eligible_of(fl_x_new);
+    st_new  = start_of(fl_x_new);
+    pf_idx  = {pt_cfg_qpn, pt_out_qpn, pt_set_qpn, x_idx};
+    pf_we   = {pt_cfg, pt_out, pt_set, x_we};
+    pf_st[0] = st_new;
+    for (int k = 1; k < 4; k++)
+      pf_st[k] = (x_we && pf_idx[k*QW +: QW] == x_idx) ? st_new : st_rd[k-1];
+    // (every port at one QP writes one value: what the QP is after this cycle)
+    for (int k = 0; k < 4; k++)
+      pf_val[k] = pf_st[k] && !in_table(pt_live, pt_qpn, pf_idx[k*QW +: QW], pt_set, pt_set_drop, pt_set_qpn,
+                                        pt_out, pt_out_qpn, pt_cfg, pt_cfg_qpn);
+  end
+  assign init_busy = busy_fl || busy_flx || busy_st || busy_el || busy_pf;
 
   always_comb begin
     cfg = '0;

@@ -152,7 +152,8 @@ module requester #(
   output roce_pkg::rd_hint_t          m_rd_hint,     // to read_place, with a READ's (atomic's) request header: its SGE
   output logic                        m_rd_hint_valid,
   output logic                        idle,
-  output logic [31:0]                 cnt_tx_pkts
+  output logic [31:0]                 cnt_tx_pkts,
+  output logic                        init_busy   // after reset: the per-QP flag RAMs are being cleared (MAX_QP/8 cycles)
 );
   localparam int W  = DATA_W / 8;
   localparam int WB = $clog2(W);
@@ -230,7 +231,6 @@ module requester #(
   logic [NPF-1:0]    pe_poison_q;
   logic [8*roce_pkg::WQE_HEAD*NPF-1:0] pe_wqe_q;
   logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_pq, pe_cfg, pe_ahead, pe_end;
-  logic [MAX_QP-1:0] pfm_q;            // QPs with a head in the table (the prefetch passes them over)
   logic [PW-1:0]     pf_sel_q, pf_sel, pf_slot;  // the entry PFW waits for; the one a pick takes; a free one
   logic              pf_hit, pf_any_free, pf_other;
   // A pick whose head is already in the table takes it in the pick's cycle
@@ -398,7 +398,7 @@ module requester #(
     else                                          dec_status = roce_pkg::WC_STATUS_SUCCESS;
   end
 
-  req_qp_ctx #(.MAX_QP(MAX_QP)) u_ctx (
+  req_qp_ctx #(.MAX_QP(MAX_QP), .NPF(NPF)) u_ctx (
     .clk, .rst,
     .s_qp_cfg(cq_in), .s_qp_cfg_valid(cq_valid), .s_qp_cfg_ready(cq_ready),
     .s_sq_db, .s_sq_db_valid, .s_sq_db_ready,
@@ -406,10 +406,11 @@ module requester #(
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(eng_pick && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
-    .act_pi, .pf_mask(pfm_q), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
+    .act_pi, .pt_live(pe_live), .pt_qpn(pe_qpn_q), .pt_set(pf_issue), .pt_set_drop(off_drop), .pt_set_qpn(off_qpn),
+    .pt_out(pfm_out), .pt_out_qpn(pfm_qpn), .pt_cfg(pfm_cfg), .pt_cfg_qpn(QW'(cq_in.qpn)), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
     .wb_read(op_rdat), .wb_err,
-    .any_eligible);
+    .any_eligible, .init_busy);
 
   // ---- payload path: issuer -> read data buffer -> source -> gather
   logic        iss_err, iss_start;
@@ -931,12 +932,10 @@ module requester #(
     end
   end
 
-  // pfm_q: a QP is in it while its next new WQE's head is in the table (set
-  // as its read is asked for, unless dropped at once), out when PFW takes its
-  // last entry or its qp_cfg is taken. One-hot masks rather than pfm_q[i] <=
-  // in a process: Yosys's front end turns an indexed write into a case over
-  // every QP number (quadratic in MAX_QP). Rewritten only in a cycle with a
-  // change, so the simulated model does no MAX_QP-wide work in the others.
+  // A QP with a live entry in the table is not the prefetch's candidate
+  // (req_qp_ctx keeps its candidates as a bitmap): its entries as they are
+  // and as they change, the last one of a QP taken (PFW's or the pick's, a
+  // QP of pfm_qpn: pfm_out) or dropped by its qp_cfg (pfm_cfg).
   logic pfm_out, pfm_cfg;
   logic [QW-1:0] pfm_qpn;
   always_comb begin
@@ -944,14 +943,6 @@ module requester #(
     pfm_qpn = pf_now ? pick_qpn : act_q;
     pfm_cfg = cfg_take && 32'(cq_in.qpn) < 32'(MAX_QP);
   end
-  // (one branch level, the reset a select: each level over a MAX_QP-wide
-  // vector costs Yosys seconds per 16K bits)
-  always_ff @(posedge clk)
-    if (rst || pfm_out || pf_issue || pfm_cfg)
-      pfm_q <= rst ? MAX_QP'(0)
-           : ((pfm_q & ~(MAX_QP'(pfm_out) << pfm_qpn) & ~(MAX_QP'(pf_issue) << off_qpn))
-              | (MAX_QP'(pf_issue && !off_drop) << off_qpn))
-             & ~(MAX_QP'(pfm_cfg) << QW'(cq_in.qpn));
 
   always_ff @(posedge clk) begin
     if (rst) begin

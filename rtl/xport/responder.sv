@@ -112,7 +112,8 @@ module responder #(
   output logic [31:0]                 cnt_rnr_nak_sent,
   output logic [31:0]                 cnt_rem_op_err,
   output logic [31:0]                 cnt_rx_read_requests,
-  output logic [31:0]                 cnt_qkey_violations
+  output logic [31:0]                 cnt_qkey_violations,
+  output logic                        init_busy   // after reset: the per-QP flags are being cleared (MAX_QP/16 cycles)
 );
   localparam int PAW = $clog2(PAY_DEPTH);
   localparam int VD_DEPTH = 4;
@@ -177,7 +178,7 @@ module responder #(
     .drained, .idle(c_idle),
     .cnt_rx_pkts, .cnt_no_qp, .cnt_qp_state, .cnt_out_of_sequence, .cnt_duplicate_request,
     .cnt_rem_access_err, .cnt_rem_inv_req, .cnt_rnr_nak_sent, .cnt_rem_op_err, .cnt_rx_read_requests,
-    .cnt_qkey_violations);
+    .cnt_qkey_violations, .init_busy);
 
   fifo_fwft #(.WIDTH($bits(vd_in) + $bits(vd_cqe_in)), .DEPTH(VD_DEPTH)) u_vd (
     .clk, .rst, .s_valid(vd_push), .s_ready(vd_rdy), .s_data({vd_cqe_in, vd_in}),

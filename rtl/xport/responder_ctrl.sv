@@ -143,7 +143,8 @@ module responder_ctrl #(
   output logic [31:0]                cnt_rnr_nak_sent,
   output logic [31:0]                cnt_rem_op_err,
   output logic [31:0]                cnt_rx_read_requests,
-  output logic [31:0]                cnt_qkey_violations
+  output logic [31:0]                cnt_qkey_violations,
+  output logic                       init_busy   // the per-QP flags' reset sweep runs: nothing is taken
 );
   localparam int QW = $clog2(MAX_QP);
   localparam int WQE_W = 8 * roce_pkg::RECV_WQE_SIZE;
@@ -171,7 +172,14 @@ module responder_ctrl #(
   } cst_e;
 
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
-  logic [MAX_QP-1:0] valid_q, rc_q, uc_q, ud_q;    // registers: they must reset
+  // valid, rc, uc, ud per QP (qp_flags, in LUT-RAM: they must reset), at
+  // idx_q (the QP in hand) and at the offered header's dst_qpn
+  logic f_valid;                                   // of idx_q
+  /* verilator lint_off UNUSEDSIGNAL */              // (its type comes with the header, in ud_x_q and unrel_x_q)
+  logic f_rc, f_uc, f_ud;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic h_valid, h_rc, h_uc, h_ud;                 // of s_rx_hdr.dst_qpn
+  logic flags_busy;                                // their reset sweep: nothing is taken
   logic [1:0]    l3_q [MAX_QP];                    // each QP's path encapsulation (l3 enum)
   responder_pkg::rsp_ctx_t ctx_rd_q;
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
@@ -351,9 +359,9 @@ module responder_ctrl #(
 
   // Port handshakes from registers and input valids only (never through the
   // block below), so no ready or valid of a neighbour loops back into them.
-  assign s_qp_cfg_ready  = st_q == C_IDLE && drained;
-  assign s_rq_db_ready   = st_q == C_IDLE && !s_qp_cfg_valid;
-  assign s_rx_hdr_ready  = st_q == C_IDLE && !s_qp_cfg_valid && !s_rq_db_valid;
+  assign s_qp_cfg_ready  = st_q == C_IDLE && !flags_busy && drained;
+  assign s_rq_db_ready   = st_q == C_IDLE && !flags_busy && !s_qp_cfg_valid;
+  assign s_rx_hdr_ready  = st_q == C_IDLE && !flags_busy && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
   assign s_dma_rd_tready = po_n_q != '0 || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
@@ -363,7 +371,7 @@ module responder_ctrl #(
     in_oi  = roce_pkg::opcode_info(s_rx_hdr.opcode);
     uc_op  = s_rx_hdr.opcode[7:5] == 3'b001;
     ud_op  = s_rx_hdr.opcode[7:5] == 3'b011;
-    op_n   = ((uc_op && uc_q[s_rx_hdr.dst_qpn[QW-1:0]]) || (ud_op && ud_q[s_rx_hdr.dst_qpn[QW-1:0]]))
+    op_n   = ((uc_op && h_uc) || (ud_op && h_ud))
              ? {3'b000, s_rx_hdr.opcode[4:0]} : s_rx_hdr.opcode;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_db  = s_rq_db_valid && s_rq_db_ready;
@@ -371,7 +379,7 @@ module responder_ctrl #(
     ctx_re = take_cfg || take_db || take_hdr;
     ctx_ra = take_cfg ? s_qp_cfg.qpn[QW-1:0] : take_db ? s_rq_db.qpn[QW-1:0] : s_rx_hdr.dst_qpn[QW-1:0];
 
-    c0 = valid_q[idx_q] ? ctx_rd_q : '0;
+    c0 = f_valid ? ctx_rd_q : '0;
     mtu = 15'd128 << c0.pmtu;
     dpsn = h_psn_q - c0.epsn;
     s_first = seg_q == roce_pkg::SEG_FIRST;
@@ -577,13 +585,11 @@ module responder_ctrl #(
           idx_d = s_rx_hdr.dst_qpn[QW-1:0];
           // an RC QP (another type's opcode is an invalid request there), a UC
           // QP and a UC opcode, a UD QP and a UD opcode (an RC opcode is not their peer's)
-          qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && valid_q[s_rx_hdr.dst_qpn[QW-1:0]]
-                  && (rc_q[s_rx_hdr.dst_qpn[QW-1:0]] || (uc_q[s_rx_hdr.dst_qpn[QW-1:0]] && uc_op)
-                      || (ud_q[s_rx_hdr.dst_qpn[QW-1:0]] && ud_op));
-          unrel_x_d = uc_q[s_rx_hdr.dst_qpn[QW-1:0]] || ud_q[s_rx_hdr.dst_qpn[QW-1:0]];
-          ud_x_d = ud_q[s_rx_hdr.dst_qpn[QW-1:0]];
+          qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && h_valid && (h_rc || (h_uc && uc_op) || (h_ud && ud_op));
+          unrel_x_d = h_uc || h_ud;
+          ud_x_d = h_ud;
           // (a UD QP has no path: any encapsulation)
-          l3ok_d = ud_q[s_rx_hdr.dst_qpn[QW-1:0]] || l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
+          l3ok_d = h_ud || l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
           h_qkey_d = s_rx_hdr.qkey; h_dsrc_d = s_rx_hdr.deth_src_qpn;
           h_sl_d = s_rx_hdr.vlan_valid ? s_rx_hdr.vlan_pcp : 3'd0;
           h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
@@ -654,7 +660,7 @@ module responder_ctrl #(
 
       C_DB: begin
         // RESET ignores doorbells; ERR flushes what a doorbell adds
-        if (qin_q && valid_q[idx_q] && c0.state != roce_pkg::QP_STATE_RESET) begin
+        if (qin_q && f_valid && c0.state != roce_pkg::QP_STATE_RESET) begin
           cx_d.pi = db_pi_q;
           if (c0.state == roce_pkg::QP_STATE_ERR) begin
             fl_pend_d = c0.ci != db_pi_q;
@@ -1229,20 +1235,16 @@ module responder_ctrl #(
   end
 
   // ---- registers
-  // (one-hot masks: Yosys's front end turns a qpn-indexed write in a process
-  // into a case over every QP number; one branch level, the reset a select:
-  // each level over a MAX_QP-wide vector costs Yosys seconds per 16K bits)
-  logic cfg_w;   // a qp_cfg writes QP idx_q's flags
+  // the flags: a qp_cfg writes QP idx_q's four ({ud, uc, rc, valid}, bits 3..0)
+  logic cfg_w;
   assign cfg_w = st_q == C_CFG && qin_q;
-  always_ff @(posedge clk) begin
-    if (rst || cfg_w) begin
-      valid_q <= rst ? MAX_QP'(0)
-               : (valid_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.action != roce_pkg::QP_ACTION_DESTROY) << idx_q);
-      rc_q <= rst ? MAX_QP'(0) : (rc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_RC) << idx_q);
-      uc_q <= rst ? MAX_QP'(0) : (uc_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UC) << idx_q);
-      ud_q <= rst ? MAX_QP'(0) : (ud_q & ~(MAX_QP'(1) << idx_q)) | (MAX_QP'(cfg_q.qp_type == roce_pkg::QP_TYPE_UD) << idx_q);
-    end
-  end
+  qp_flags #(.N(MAX_QP), .D(4), .R(2)) u_flags (
+    .clk, .rst, .we(cfg_w), .widx(idx_q), .wmask(4'hf),
+    .wdata({cfg_q.qp_type == roce_pkg::QP_TYPE_UD, cfg_q.qp_type == roce_pkg::QP_TYPE_UC,
+            cfg_q.qp_type == roce_pkg::QP_TYPE_RC, cfg_q.action != roce_pkg::QP_ACTION_DESTROY}),
+    .ridx({s_rx_hdr.dst_qpn[QW-1:0], idx_q}),
+    .rdata({h_ud, h_uc, h_rc, h_valid, f_ud, f_uc, f_rc, f_valid}), .busy(flags_busy));
+  assign init_busy = flags_busy;
 
   always_ff @(posedge clk) begin
     if (rst) begin

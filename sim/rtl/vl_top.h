@@ -7,8 +7,16 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace rocenic {
+
+// Whether a Verilated top has an init_busy output.
+template <typename V, typename = void>
+struct HasInitBusy : std::false_type {};
+template <typename V>
+struct HasInitBusy<V, std::void_t<decltype(std::declval<V&>().init_busy)>> : std::true_type {};
 
 template <typename V>
 class VlTop {
@@ -59,10 +67,20 @@ class VlTop {
     if (trace_) trace_->dump(time_);
     ++time_;
   }
-  // Synchronous active-high reset held for a few cycles (the design-wide convention).
+  // Synchronous active-high reset held for a few cycles (the design-wide
+  // convention), and on while a top with an init_busy output clears its
+  // per-QP flag RAMs (qp_flags' sweep, MAX_QP*D/64 cycles): the first cycle
+  // after reset finds every block ready, as when the flags were flip-flops.
   void reset_cycles(int n = 4) {
     top_->rst = 1;
     for (int i = 0; i < n; ++i) tick();
+    if constexpr (HasInitBusy<V>::value) {
+      top_->eval();
+      while (top_->init_busy) {
+        tick();
+        top_->eval();
+      }
+    }
     top_->rst = 0;
     top_->eval();
   }

@@ -21,7 +21,7 @@ set(ENGINE_MEMORIES
   responder_place:addr_mem completer:ctx_mem completer:win_mem completer:tmr_mem
   read_place_ctrl:ctx_mem read_place_ctrl:hint_mem roce_cmd:ref_mem roce_cmd:mr_mem roce_cmd:qp_mem
   mr_table:mr_mem mr_table:mtt_mem cq_writer:base_mem cq_writer:lsz_mem cq_writer:pi_mem cq_writer:ci_mem
-  cq_writer:arm_mem frame_window_fifo:mem fifo_fwft:mem)
+  cq_writer:arm_mem frame_window_fifo:mem fifo_fwft:mem qp_flags:mem qp_pick:mem)
 string(REPLACE ";" " " ENGINE_MEMORIES "${ENGINE_MEMORIES}")
 add_test(NAME yosys_elab_engine COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh --elab --param MAX_QP=16384
   --memories "${ENGINE_MEMORIES}" roce_engine ${CMAKE_BINARY_DIR}/synth ${RTL_ENGINE_SOURCES})
@@ -44,7 +44,8 @@ set_tests_properties(synth_engine PROPERTIES LABELS "synth;slow;synth_top" TIMEO
 # Past the engine's 2048 QPs (issue 11): the allocator and the round-robin
 # pick against plain loops (the finder at 64, 4096 and 65536 entries, the pick at 16384), and the whole engine under
 # Verilator -Wall lint at 16384 and 65536 QPs (the parameter range).
-rocenic_test(test_qp_scale SOURCES blocks/test_qp_scale.cc LIBS vl_ffz_4096 vl_ffz_65536 vl_ffz_64 vl_rr_first_16k LABELS unit)
+rocenic_test(test_qp_scale SOURCES blocks/test_qp_scale.cc LIBS vl_ffz_4096 vl_ffz_65536 vl_ffz_64 vl_rr_first_16k
+  vl_qp_flags_16k vl_qp_flags_2k vl_qp_flags_2 vl_qp_pick_16k vl_qp_pick_16k_k4 vl_qp_pick_32_k4 LABELS unit)
 foreach(q 16384 65536)
   add_test(NAME rtl_lint_engine_qp${q} COMMAND verilator --lint-only -Wall --top-module roce_engine -GMAX_QP=${q}
     ${RTL_ENGINE_SOURCES})

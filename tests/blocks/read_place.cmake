@@ -11,5 +11,5 @@ add_test(NAME yosys_elab_read_place COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys
   ${CMAKE_BINARY_DIR}/synth ${RTL_READ_PLACE_SOURCES})
 set_tests_properties(yosys_elab_read_place PROPERTIES LABELS "lint;elab" TIMEOUT 60)
 add_test(NAME synth_read_place COMMAND ${CMAKE_SOURCE_DIR}/fpga/synth/yosys_synth.sh
-  --memories "ctx_mem u_pay.mem" read_place ${CMAKE_BINARY_DIR}/synth ${RTL_READ_PLACE_SOURCES})
+  --memories "ctx_mem u_pay.mem u_valid.mem" read_place ${CMAKE_BINARY_DIR}/synth ${RTL_READ_PLACE_SOURCES})
 set_tests_properties(synth_read_place PROPERTIES LABELS "synth;slow" TIMEOUT 300)

@@ -14,6 +14,7 @@ constexpr Cycle kDecode = 2;    // WQE data in -> decided
 constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and registered read, the header register)
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
 constexpr Cycle kRunStart = 1;  // the SGE checks' last answer (all good) -> the run (RUN the cycle after it)
+constexpr Cycle kFirstCheck = 1; // the first SGE check: asked in DECODE, a cycle before CHECK
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
 constexpr Cycle kTrack = 2;     // the check's (local operation's) last answer -> the sq_track of a failure (CHECK sees it, then TRACK)
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
@@ -1068,6 +1069,23 @@ void Requester::fetched(const Packet& p, Cycle now) {
   }
   if (st_ == St::kRun) begin_run();
   if (st_ == St::kRun && trk_pend_) offer_starts();
+  if (st_ == St::kCheck) push_check(eng_at_ - kFirstCheck);
+}
+
+bool Requester::push_check(Cycle at) {
+  while (chk_sent_ < kMaxSge && !((active_ >> chk_sent_) & 1u)) ++chk_sent_;
+  if (chk_sent_ == kMaxSge || !mr_req->can_push()) return false;
+  // one mr_req per SGE with bytes: lkey, the QP's PD, the SGE's range
+  const spec::Sge& g = wqe_.sge[chk_sent_];
+  spec::MrReq r;
+  r.tag = static_cast<uint8_t>(chk_sent_);
+  r.key = g.lkey;
+  r.pd = qps_[act_].cfg.pd;
+  r.va = g.addr;
+  r.len = g.length;
+  mr_req->push(r, at);
+  ++chk_sent_;
+  return true;
 }
 
 void Requester::run() {
@@ -1184,21 +1202,7 @@ void Requester::run() {
         break;
       }
       case St::kCheck: {
-        // one mr_req per SGE with bytes: lkey, the QP's PD, the SGE's range
-        while (chk_sent_ < kMaxSge && mr_req->can_push()) {
-          while (chk_sent_ < kMaxSge && !((active_ >> chk_sent_) & 1u)) ++chk_sent_;
-          if (chk_sent_ == kMaxSge) break;
-          const spec::Sge& g = wqe_.sge[chk_sent_];
-          spec::MrReq r;
-          r.tag = static_cast<uint8_t>(chk_sent_);
-          r.key = g.lkey;
-          r.pd = qps_[act_].cfg.pd;
-          r.va = g.addr;
-          r.len = g.length;
-          mr_req->push(r, now);
-          ++chk_sent_;
-          moved = true;
-        }
+        while (push_check(now)) moved = true;
         while (mr_resp.ready()) {
           while (chk_got_ < kMaxSge && !((active_ >> chk_got_) & 1u)) ++chk_got_;
           const spec::MrResp r = mr_resp.pop();

@@ -296,6 +296,8 @@ class Requester : public Process {
   bool sent_ = false;
   // check: one mr_req per SGE with bytes; the answers give each SGE's first page run
   uint16_t active_ = 0;  // SGEs that carry bytes
+  // the next SGE check's mr_req, stamped `at`, if the port takes one (false: none left or no room)
+  bool push_check(Cycle at);
   unsigned chk_sent_ = 0, chk_got_ = 0;
   bool chk_err_ = false;
   bool local_sent_ = false;  // kLocal: its mr_req (BIND or INVALIDATE) is out

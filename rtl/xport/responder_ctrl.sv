@@ -1381,7 +1381,7 @@ module responder_ctrl #(
   assign m_addr_wd.ttl = s_qp_cfg.ttl;
   assign m_addr_wd.flow_label = s_qp_cfg.flow_label;
   assign m_addr_wd.dest_qpn = s_qp_cfg.dest_qpn;
-  assign idle = st_q == C_IDLE && !rd_v_q && !mr_v_q && !cq_v_q && po_n_q == '0;
+  assign idle = st_q == C_IDLE && !flags_busy && !rd_v_q && !mr_v_q && !cq_v_q && po_n_q == '0;
   assign cnt_rx_pkts = c_rx_q;
   assign cnt_no_qp = c_noqp_q;
   assign cnt_qp_state = c_state_q;

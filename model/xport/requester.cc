@@ -14,7 +14,6 @@ constexpr Cycle kDecode = 2;    // WQE data in -> decided
 constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and registered read, the header register)
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
 constexpr Cycle kRunStart = 1;  // the SGE checks' last answer (all good) -> the run (RUN the cycle after it)
-constexpr Cycle kFirstCheck = 1; // the first SGE check: asked in DECODE, a cycle before CHECK
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
 constexpr Cycle kTrack = 2;     // the check's (local operation's) last answer -> the sq_track of a failure (CHECK sees it, then TRACK)
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
@@ -1069,7 +1068,6 @@ void Requester::fetched(const Packet& p, Cycle now) {
   }
   if (st_ == St::kRun) begin_run();
   if (st_ == St::kRun && trk_pend_) offer_starts();
-  if (st_ == St::kCheck) push_check(eng_at_ - kFirstCheck);
 }
 
 bool Requester::push_check(Cycle at) {

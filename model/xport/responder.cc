@@ -999,7 +999,9 @@ bool Responder::place(Cycle now) {
       ++c_acks_;
     }
     if (v.atomic && v.exec) j.after_writes = writes_placed_;  // after its write (and every earlier one) was taken
-    tx_at_ = std::max(tx_at_, v.read ? post : post + kAckOut);
+    // (its own time: a later packet placed before this one's header leaves
+    // does not hold it back, as the RTL's job FIFO does not)
+    j.at = v.read ? post : post + kAckOut;
     tx_jobs_.push_back(std::move(j));
   }
   if (v.cqe) cq_compl->push(v.completion, post);
@@ -1052,8 +1054,9 @@ bool Responder::send_step(Cycle now) {
     TxJob& j = tx_jobs_.front();
     if (j.after_writes > writes_done) break;  // woken when dma_wr_req / dma_wr_data is taken
     if (!j.read) {
-      tx_hdr->push(j.hdr, std::max(now, tx_at_));
-      tx_at_ = std::max(now, tx_at_) + 1;
+      const Cycle at = std::max({now, tx_at_, j.at});
+      tx_hdr->push(j.hdr, at);
+      tx_at_ = at + 1;
       tx_jobs_.pop_front();
       moved = true;
       continue;
@@ -1080,7 +1083,7 @@ bool Responder::send_step(Cycle now) {
     }
     h.ack_req = false;
     h.pay_len = static_cast<uint16_t>(pay);
-    const Cycle at = std::max({now, tx_at_, data_in});
+    const Cycle at = std::max({now, tx_at_, j.at, data_in});
     if (at > now) {
       s_.wake_at(this, at);
       break;

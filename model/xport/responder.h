@@ -158,6 +158,7 @@ class Responder : public Process {
     bool first = true;
     std::deque<Piece> pieces;  // not yet sent
     uint64_t after_writes = 0;  // an executed atomic's answer: sent once this many write packets were taken
+    Cycle at = 0;               // in the sender's job FIFO (the earliest its first header leaves)
   };
   // A READ's pieces to read, and how many write packets had been placed before it.
   struct ReadPiece {

@@ -43,7 +43,7 @@ package roce_pkg;
   localparam int unsigned ENGINE_MAX_QP = 2048;
   localparam int unsigned REQ_HDR_QUEUE = 64;
   localparam int unsigned REQ_INL_QUEUE = 8;
-  localparam int unsigned REQ_PF_HEADS = 16;
+  localparam int unsigned REQ_PF_HEADS = 32;
   localparam int unsigned DMA_TAG_WQE = 0;
   localparam int unsigned DMA_TAG_PAYLOAD = 1;
   localparam int unsigned DMA_TAG_PREFETCH = 2;

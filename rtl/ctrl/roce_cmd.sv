@@ -196,6 +196,9 @@ module roce_cmd #(
   // ---- RAMs: single port, registered read
   logic [RC_W-1:0]  ref_mem [1 << XW];   // references to PD p at {0, p}, to CQ c at {1, c}
   logic [KW-1:0]    mr_mem  [MAX_MR];    // {key byte of the last registration, window, pd}
+  // (block RAM, never LUT-RAM: with -uram Yosys 0.23 maps the 16K-QP table to
+  // its LUT-RAM single-port template, which then fails on the depth)
+  (* ram_style = "block" *)
   logic [CTX_W-1:0] qp_mem  [MAX_QP];    // the master QP context (qp_cfg_t[CTX_W-1:0])
   logic             ref_we, ref_re, mr_we, mr_re, qp_we, qp_re;
   logic [XW-1:0]    ref_addr;

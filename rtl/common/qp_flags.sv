@@ -48,8 +48,8 @@ module qp_flags #(
   end
 
   logic [WB-1:0] mem [NW];
-  logic [AW-1:0] sweep_q;
-  logic          busy_q, rst_q;
+  logic [AW-1:0] sweep_q;   // the reset sweep (ram_sweep): word sweep_q cleared while busy_q
+  logic          busy_q;
 
   function automatic logic [AW-1:0] word_of(input logic [QW-1:0] qpn);
     word_of = (NW > 1) ? AW'(qpn >> EW) : AW'(0);
@@ -80,18 +80,7 @@ module qp_flags #(
     if (m_we) mem[m_addr] <= m_data;
   end
 
-  // the sweep starts at rst's rising edge (rst_q is rst a cycle late) and runs to its end
-  always_ff @(posedge clk) begin
-    rst_q <= rst;
-    if (rst && !rst_q) begin
-      busy_q  <= 1'b1;
-      sweep_q <= '0;
-    end else if (busy_q) begin
-      sweep_q <= sweep_q + AW'(1);
-      if (32'(sweep_q) == NW - 1) busy_q <= 1'b0;
-    end
-  end
-  assign busy = busy_q || (rst && !rst_q);
+  ram_sweep #(.WORDS(NW)) u_sweep (.clk, .rst, .sweeping(busy_q), .addr(sweep_q), .busy);
 
   logic [WB-1:0] rword [R];
   always_comb begin

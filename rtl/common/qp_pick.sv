@@ -73,8 +73,8 @@ module qp_pick #(
   endfunction
 
   logic [NW-1:0] sum_q;
-  logic [AW-1:0] sweep_q;
-  logic          busy_q, rst_q;
+  logic [AW-1:0] sweep_q;   // the reset sweep (ram_sweep): word sweep_q of every bank cleared while busy_q
+  logic          busy_q;
 
   // Bank k's reads (flat vectors: Yosys 0.23 has no arrays of arrays):
   // at the pick's three words and at every port's word.
@@ -181,18 +181,7 @@ module qp_pick #(
     else sum_q <= sum_d;
   end
 
-  // the sweep starts at rst's rising edge and runs to its end (as qp_flags)
-  always_ff @(posedge clk) begin
-    rst_q <= rst;
-    if (rst && !rst_q) begin
-      busy_q  <= 1'b1;
-      sweep_q <= '0;
-    end else if (busy_q) begin
-      sweep_q <= sweep_q + AW'(1);
-      if (32'(sweep_q) == NW - 1) busy_q <= 1'b0;
-    end
-  end
-  assign busy = busy_q || (rst && !rst_q);
+  ram_sweep #(.WORDS(NW)) u_sweep (.clk, .rst, .sweeping(busy_q), .addr(sweep_q), .busy);
 endmodule
 
 `default_nettype wire

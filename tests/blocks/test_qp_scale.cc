@@ -146,6 +146,15 @@ TEST(QpScale, RoundRobinPickOver16384Qps) {
   }
 }
 
+// One rising edge of a Verilated top's clk.
+template <typename V>
+void clock_edge(V& top) {
+  top.clk = 0;
+  top.eval();
+  top.clk = 1;
+  top.eval();
+}
+
 // qp_flags against a plain array: the sweep after reset clears every QP's
 // flags (busy meanwhile: reads 0, writes dropped), a write changes only the
 // bits in its mask, a read in the write's cycle sees the old value, and the
@@ -159,12 +168,7 @@ void check_qp_flags(unsigned n, unsigned d) {
   const uint32_t all = (1u << d) - 1;
   std::vector<uint32_t> want(n, 0);
   std::mt19937 rng(n * 31 + d);
-  auto tick = [&] {
-    top.clk = 0;
-    top.eval();
-    top.clk = 1;
-    top.eval();
-  };
+  auto tick = [&] { clock_edge(top); };
   auto set_read = [&](unsigned port, unsigned qpn) {
     top.ridx = (top.ridx & ~(((1u << qw) - 1) << (port * qw))) | (qpn << (port * qw));
   };
@@ -248,12 +252,7 @@ void check_qp_pick(unsigned n, unsigned k) {
   const unsigned qw = static_cast<unsigned>(__builtin_ctz(n));
   std::vector<bool> want(n, false);
   std::mt19937 rng(n * 7 + k);
-  auto tick = [&] {
-    top.clk = 0;
-    top.eval();
-    top.clk = 1;
-    top.eval();
-  };
+  auto tick = [&] { clock_edge(top); };
   auto reset = [&] {
     top.rst = 1;
     tick();

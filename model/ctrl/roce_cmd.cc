@@ -99,7 +99,11 @@ void RoceCmd::run() {
     while (!err_pending_[err_scan_]) err_scan_ = (err_scan_ + 1) % err_pending_.size();
     err_pending_[err_scan_] = false;
     --err_count_;
-    qp_failed(err_scan_);
+    const unsigned failed = err_scan_;
+    // (the pointer moves past the QP taken, as qp_err_tap's: a QP reported
+    // again meanwhile waits for the others)
+    err_scan_ = (err_scan_ + 1) % static_cast<unsigned>(err_pending_.size());
+    qp_failed(failed);
     next_ = now + 1;
     // (nothing to send when the QP was gone, in RESET or in ERR: what waits behind it must not be stranded)
     if (pending_.empty() && (err_count_ != 0 || cmd.ready())) s_.wake_at(this, next_);

@@ -21,6 +21,12 @@ constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPushOut = 1;    // a verdict decided after a page run's answer: offered (C_PUSH), then C_IDLE
 constexpr Cycle kPlace = 5;      // verdict to its first write request (post FIFO, issuer)
+constexpr Cycle kIssueTake = 2;  // a verdict pushed to the issuer taking it (the verdict FIFO)
+constexpr Cycle kIssueReq = 3;   // the issuer taking a verdict to its first request at the port
+constexpr Cycle kIssueDone = 2;  // the issuer's last piece pushed (or its one work cycle) to its next verdict
+constexpr Cycle kIssuePush = 2;  // a piece pushed by the issuer to its request at the port (the request FIFO)
+constexpr size_t kDescDepth = 4;  // the slicer's descriptor FIFO
+constexpr unsigned kPostDepth = 4;  // the post FIFO
 constexpr Cycle kWrData = 2;     // a write request to its data (the slicer, after the request FIFO) ...
 constexpr Cycle kWrDataAtomic = 1;  // ... an atomic's new value, from a register
 constexpr Cycle kPostSeen = 2;   // a packet's last data beat to its completion (the post stage counts it taken)
@@ -548,7 +554,7 @@ void Responder::after_rkey(const spec::MrResp& r) {
   }
   if (needs_wqe()) return get_wqe();
   ok_ = todo_ == 0;
-  return todo_ ? walk() : decide();
+  return todo_ ? walk(true) : decide();
 }
 
 void Responder::get_wqe() {
@@ -656,7 +662,9 @@ void Responder::use_wqe(const Packet& p) {
 
 // Step 7: cut the packet into DMA pieces that never cross an SGE end or a
 // page run (each run translated by the MR table, which checks the key too).
-void Responder::walk() {
+void Responder::walk(bool answered) {
+  // (the first piece after a page run's answer is cut in C_MRW itself, with the answer)
+  bool free_piece = answered;
   while (todo_ != 0) {
     if (is_send_) {
       const Sge& s = cx_.sge[cx_.sidx];
@@ -704,7 +712,8 @@ void Responder::walk() {
       cx_.va += k;
       cx_.left -= k;
     }
-    check_at_ += kPiece;
+    if (!free_piece) check_at_ += kPiece;
+    free_piece = false;
   }
   ok_ = true;
   decide();
@@ -727,7 +736,7 @@ void Responder::after_run(const spec::MrResp& r) {
   }
   cx_.run_pa = r.pa;
   cx_.run_left = r.run;
-  walk();
+  walk(true);
 }
 
 // A failed check: NAK (psn = epsn, current msn), maybe an error CQE for the
@@ -924,67 +933,127 @@ spec::RoceTxHdr Responder::ack_of(const Verdict& v) const {
   return h;
 }
 
-// The front verdict: its payload written piece by piece (a beat a cycle),
-// or dropped, then its ACK and completion. false: it waits (payload not
-// here yet, or an output full).
-bool Responder::place(Cycle now) {
-  Verdict& v = placing_.front();
-  // The payload streams in from the parser a beat a cycle: a Packet arrives
-  // at its last beat, but its pieces are written as their beats come (the
-  // RTL's slicer), so its first beat is what placement waits for.
-  Cycle pay_first = 0;
-  if (v.pay_len != 0) {
-    if (rx_payload.empty()) return false;
-    const Cycle beats = (rx_payload.front().data.size() + bytes_ - 1) / bytes_;
-    pay_first = rx_payload.next_at() - std::min<Cycle>(rx_payload.next_at(), beats > 0 ? beats - 1 : 0);
-    if (pay_first > now) {
-      s_.wake_at(this, pay_first);
+// Placement (rtl/xport/responder_place.sv) in three stages, as the RTL's:
+// the issuer takes the verdicts in order and pushes each payload piece's
+// request and its descriptor (ahead of the data while the slicer is behind,
+// up to the descriptor FIFO); the slicer writes each piece's data as the
+// payload's beats come; the post stage sends each verdict's ACK and
+// completion once its data (and every earlier packet's) has been taken.
+// false: the stage waits (payload not here yet, or an output full).
+bool Responder::issue(Cycle now) {
+  Verdict& v = placing_[issued_];
+  const bool has_post = v.cqe || v.ack || v.read;
+  if (v.load == kNever) {
+    // the post FIFO's room: the issuer pushes the entry after the pieces
+    if (has_post && posts_waiting_ >= kPostDepth) {
+      v.post_stalled = true;
       return false;
     }
+    // the issuer takes a verdict kIssueTake cycles after it was pushed (the
+    // verdict FIFO), then pushes a piece a cycle (at the port kIssueReq
+    // cycles after the take), then the post entry
+    v.load = std::max({v.at + kIssueTake, issue_at_, v.post_stalled ? now : Cycle{0}});
+    v.npieces = v.exec && !v.read ? v.pieces.size() : 0;
+    v.next_req = v.load + kIssueReq;
+    if (v.pay_len != 0) v.pay_seq = pay_next_++;
   }
-  if (v.exec && !v.read && !v.pieces.empty()) {
-    const size_t n = v.pieces.size();
-    if (!dma_wr_req->can_push() || !dma_wr_data->can_push()) return false;
-    const Piece pc = v.pieces.front();
-    size_t off = 0;  // where this piece starts in the payload (an atomic's has none)
-    if (!v.atomic) {
-      for (const Piece& x : v.pieces) off += x.len;
-      off = v.pay_len - off;
-    }
-    const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
-    const Cycle start = std::max({now, place_at_, v.at + kPlace, pay_first + off / bytes_});
-    const Cycle in_last = v.atomic ? 0 : pay_first + (off + pc.len + bytes_ - 1) / bytes_ - 1;  // its last byte in
+  while (v.npieces != 0 && v.issued < v.npieces) {
+    if (!dma_wr_req->can_push()) return false;
+    // (the descriptor FIFO: a piece is pushed once the slicer started the
+    // one kDescDepth before it; an atomic's value waits for the slicer)
+    // (the model's slicer takes a piece once its whole payload is in: the
+    // descriptors queued and the piece being cut)
+    if (slicing_.size() >= kDescDepth + 1 || (v.atomic && !slicing_.empty())) return false;
+    Cycle room = 0;
+    if (slicing_.size() < kDescDepth && slice_starts_.size() >= kDescDepth - slicing_.size())
+      room = slice_starts_[slice_starts_.size() - (kDescDepth - slicing_.size())] + 1;
+    const Piece& pc = v.pieces[v.issued];
+    const Cycle start = v.atomic ? std::max({now, place_at_, v.at + kPlace})
+                                 : std::max({now, v.next_req, v.at + kPlace, room});
     spec::DmaWrReq r;
     r.addr = pc.pa;
     r.len = static_cast<uint16_t>(pc.len);
     dma_wr_req->push(r, start);
-    std::vector<uint8_t> data;
-    if (v.atomic) {  // an atomic's new value, as the host stores a 64-bit number
-      for (unsigned i = 0; i < 8; ++i) data.push_back(static_cast<uint8_t>(v.wdata >> (8 * i)));
-    } else {
-      const uint8_t* p = rx_payload.front().data.data() + off;
-      data.assign(p, p + pc.len);
-    }
-    const Cycle last = std::max(start + beats - 1, in_last);
-    v.data_end = last + (v.atomic ? kWrDataAtomic : kWrData);
-    dma_wr_data->push(Packet{Bytes(std::move(data))}, v.data_end);
-    ++writes_placed_;
-    place_at_ = last + 1;
-    v.pieces.erase(v.pieces.begin());
-    if (n > 1) return true;
+    slicing_.push_back({&v, v.issued, start});
+    ++writes_issued_;
+    v.next_req = start + 1;
+    ++v.issued;
   }
+  // done: the post entry (if any) the cycle after its last push; the issuer
+  // takes the next verdict two cycles after that
+  const bool drop = !v.exec && v.pay_len != 0;
+  const Cycle last_push = v.npieces != 0 ? v.next_req - 1 - kIssuePush : v.load + 1;
+  issue_at_ = last_push + kIssueDone + (has_post && (v.npieces != 0 || drop) ? 1 : 0);
+  v.writes_after = writes_issued_;
+  if (has_post) ++posts_waiting_;
+  ++issued_;
+  return true;
+}
+
+// The payload of verdict payload number `seq`, once the parser's channel has
+// it (taken ahead of its arrival: pop_ahead); nullptr: not yet.
+const Responder::PayIn* Responder::payload(uint64_t seq) {
+  while (pays_.size() <= seq - pay_base_ && !rx_payload.empty()) {
+    const Cycle at = rx_payload.next_at();
+    pays_.push_back({rx_payload.pop_ahead(), at});
+  }
+  return pays_.size() > seq - pay_base_ ? &pays_[seq - pay_base_] : nullptr;
+}
+
+bool Responder::slice(Cycle now) {
+  Slice& sl = slicing_.front();
+  Verdict& v = *sl.v;
+  if (!dma_wr_data->can_push()) return false;
+  const Piece& pc = v.pieces[sl.index];
+  const Cycle beats = (pc.len + bytes_ - 1) / bytes_;
+  std::vector<uint8_t> data;
+  Cycle data_at = sl.req, in_last = 0;
+  if (v.atomic) {  // an atomic's new value, as the host stores a 64-bit number
+    for (unsigned i = 0; i < 8; ++i) data.push_back(static_cast<uint8_t>(v.wdata >> (8 * i)));
+  } else {
+    // (a Packet arrives at its last beat; its pieces are written as their beats come)
+    const PayIn* pin = payload(v.pay_seq);
+    if (!pin) return false;
+    const Cycle pbeats = (pin->p.data.size() + bytes_ - 1) / bytes_;
+    const Cycle pay_first = pin->at - std::min<Cycle>(pin->at, pbeats > 0 ? pbeats - 1 : 0);
+    size_t off = 0;  // where this piece starts in the payload
+    for (size_t k = 0; k < sl.index; ++k) off += v.pieces[k].len;
+    data_at = std::max({sl.req, place_at_, pay_first + off / bytes_});
+    in_last = pay_first + (off + pc.len + bytes_ - 1) / bytes_ - 1;  // its last byte in
+    const uint8_t* p = pin->p.data.data() + off;
+    data.assign(p, p + pc.len);
+  }
+  const Cycle last = std::max(data_at + beats - 1, in_last);
+  v.data_end = last + (v.atomic ? kWrDataAtomic : kWrData);
+  dma_wr_data->push(Packet{Bytes(std::move(data))}, std::max(v.data_end, now));
+  ++writes_placed_;
+  place_at_ = last + 1;
+  slice_starts_.push_back(data_at);
+  if (slice_starts_.size() > kDescDepth) slice_starts_.pop_front();
+  ++v.sliced;
+  slicing_.pop_front();
+  return true;
+}
+
+bool Responder::post(Cycle now) {
+  Verdict& v = placing_.front();
+  if (v.sliced < v.npieces) return false;
   if (v.cqe && !cq_compl->can_push()) return false;
   // the sender's job FIFO holds RSP_TX_JOBS behind the job it sends (the front one here)
   if ((v.ack || v.read) && tx_jobs_.size() > spec::kRspTxJobs) return false;  // a job leaving wakes this (run's loop)
   if (v.pay_len != 0) {  // written, or dropped: through once its last beat is in
-    if (!rx_payload.ready()) {
-      s_.wake_at(this, rx_payload.next_at());
+    const PayIn* pin = payload(v.pay_seq);
+    if (!pin) return false;
+    if (pin->at > now) {
+      s_.wake_at(this, pin->at);
       return false;
     }
-    rx_payload.pop();
+    pays_.pop_front();
+    ++pay_base_;
   }
-  // (a packet that wrote: once its last data beat is taken; else from its verdict)
-  const Cycle post = v.data_end ? std::max(now, v.data_end + kPostSeen) : std::max({now, place_at_, v.at + kPlace});
+  // (a packet that wrote: once its last data beat is taken; else from its
+  // verdict, after every earlier packet's data)
+  const Cycle post = v.data_end ? std::max(now, v.data_end + kPostSeen) : std::max({now, post_floor_, v.at + kPlace});
   if (v.ack || v.read) {
     TxJob j;
     j.hdr = ack_of(v);
@@ -994,18 +1063,21 @@ bool Responder::place(Cycle now) {
     if (v.read) {
       j.pieces.assign(v.pieces.begin(), v.pieces.end());
       for (const Piece& p : v.pieces)
-        if (!p.zero) rd_todo_.push_back({p, writes_placed_, post + kReadWalk});
+        if (!p.zero) rd_todo_.push_back({p, v.writes_after, post + kReadWalk});
     } else {
       ++c_acks_;
     }
-    if (v.atomic && v.exec) j.after_writes = writes_placed_;  // after its write (and every earlier one) was taken
+    if (v.atomic && v.exec) j.after_writes = v.writes_after;  // after its write (and every earlier one) was taken
     // (its own time: a later packet placed before this one's header leaves
     // does not hold it back, as the RTL's job FIFO does not)
     j.at = v.read ? post : post + kAckOut;
     tx_jobs_.push_back(std::move(j));
   }
   if (v.cqe) cq_compl->push(v.completion, post);
+  if (v.cqe || v.ack || v.read) --posts_waiting_;
+  if (v.data_end) post_floor_ = std::max(post_floor_, v.data_end - (v.atomic ? kWrDataAtomic : kWrData) + 1);
   placing_.pop_front();
+  --issued_;
   return true;
 }
 
@@ -1135,18 +1207,24 @@ void Responder::run() {
       e.busy = false;
       moved = true;
     }
-    while (!placing_.empty() && place(now)) moved = true;
+    while (issued_ < placing_.size() && issue(now)) moved = true;
+    while (!slicing_.empty() && slice(now)) moved = true;
+    while (issued_ != 0 && post(now)) moved = true;
     if (send_step(now)) moved = true;
     if (s_.defer(this, check_at_)) break;
     switch (st_) {
       case St::kIdle: {
-        if (take_at_ > now) {
+        // (a header is also taken in the cycle its verdict before leaves,
+        // C_PUSH, unless a qp_cfg or doorbell is waiting: those wait for C_IDLE)
+        const bool hdr_in_push = take_at_ == now + 1 && rx_hdr.next_at() <= now && qp_cfg.next_at() > now &&
+                                 rq_db.next_at() > now;
+        if (take_at_ > now && !hdr_in_push) {
           s_.wake_at(this, take_at_);
           break;
         }
         // The input that arrived first (same cycle: qp_cfg, rq_db, rx_hdr);
         // a qp_cfg waits until placement has drained.
-        const int pick =
+        const int pick = hdr_in_push ? 2 :
             first_arrived({placing_.empty() ? qp_cfg.next_at() : kNever, rq_db.next_at(), rx_hdr.next_at()}, now);
         if (pick < 0) break;
         if (pick == 0) {
@@ -1301,7 +1379,8 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 2);
     a.out<spec::MrReq>("mr_req", r->mr_req);
     a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
-    a.out_stream("dma_wr_data", r->dma_wr_data, 4);
+    // (data may trail its requests by the slicer's descriptor FIFO, 4, and the piece it cuts)
+    a.out_stream("dma_wr_data", r->dma_wr_data, 6);
     a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out<spec::CqCompl>("cq_compl", r->cq_compl, 2);
     a.out<spec::DmaRdReq>("read_dma_req", r->read_dma_req, 2);

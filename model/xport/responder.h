@@ -149,6 +149,13 @@ class Responder : public Process {
     uint64_t orig = 0, wdata = 0;
     Cycle at = 0;  // decided
     Cycle data_end = 0;  // its last write's last data beat (0: nothing written)
+    Cycle load = kNever;  // the cycle the placement issuer took it (kNever: not yet)
+    size_t npieces = 0;   // ... and the pieces it had then
+    Cycle next_req = 0;   // ... the earliest its next piece's request reaches the port
+    bool post_stalled = false;  // the issuer waited for the post FIFO's room before it
+    uint64_t pay_seq = 0;       // its payload's number (pay_len != 0)
+    size_t issued = 0, sliced = 0;  // pieces whose request / data has been pushed
+    uint64_t writes_after = 0;  // writes issued once it was issued
   };
   // What the sender sends next: an ACK/NAK, or a READ's responses.
   struct TxJob {
@@ -186,7 +193,8 @@ class Responder : public Process {
   void after_wqe_tail(const Packet& p);
   void use_wqe(const Packet& p);  // the whole receive WQE is in
   Packet wqe_head_;               // kWqeTail: the head read first
-  void walk();  // cut the payload into pieces, asking for page runs as needed
+  void walk(bool answered = false);  // cut the payload into pieces, asking for page runs as needed
+                                     // (answered: right after a page run's answer)
   void start_read();
   void walk_read();
   void after_run(const spec::MrResp& r);
@@ -206,7 +214,14 @@ class Responder : public Process {
   bool needs_wqe() const;
   bool is_last() const;
   // placement: false when an output is full
-  bool place(Cycle now);
+  struct PayIn {
+    Packet p;
+    Cycle at;  // its last beat in
+  };
+  bool issue(Cycle now);
+  bool slice(Cycle now);
+  bool post(Cycle now);
+  const PayIn* payload(uint64_t seq);
   spec::RoceTxHdr ack_of(const Verdict& v) const;
   // the sender: false when nothing moved
   bool send_step(Cycle now);
@@ -284,8 +299,26 @@ class Responder : public Process {
   Qp fl_q_;
 
   // placement
+  // decided, in order: the first issued_ have been through the placement
+  // issuer (their ACK and completion wait for their data), the rest wait for it
+  // (a deque: the slicer's pointers into it stay valid as it grows and shrinks)
   std::deque<Verdict> placing_;
+  size_t issued_ = 0;
+  unsigned posts_waiting_ = 0;   // issued with a post entry (ACK, completion, READ) not yet sent
+  struct Slice {
+    Verdict* v;
+    size_t index;  // its piece
+    Cycle req;     // its request at the port
+  };
+  std::deque<Slice> slicing_;    // pieces issued, their data not yet written
+  uint64_t writes_issued_ = 0;   // write requests pushed
+  Cycle post_floor_ = 0;         // a packet without data posts after every earlier packet's data
+  std::deque<PayIn> pays_;       // payloads taken ahead (pop_ahead) for pieces issued before they are in
+  uint64_t pay_base_ = 0;        // the number of pays_.front() (verdicts with a payload, in order)
+  uint64_t pay_next_ = 0;        // the number the next verdict with a payload takes
+  std::deque<Cycle> slice_starts_;  // the slicer's start of the last pieces (the descriptor FIFO's room)
   Cycle place_at_ = 0;  // next free beat of the payload slicer
+  Cycle issue_at_ = 0;  // the placement issuer's next verdict (rtl/xport/responder_place.sv)
 
   // sender
   std::deque<TxJob> tx_jobs_;

@@ -74,7 +74,11 @@
 //   one bank per beat.
 //
 // Inputs are taken only when idle, by priority: qp_cfg (after the placement
-// stage has drained), rq_db, rx_hdr. Contexts are RAMs with a registered read.
+// stage has drained), rq_db, rx_hdr; a header also in C_PUSH, as the verdict
+// before it leaves (its context, if that one's QP, forwarded: fwd_q). A
+// page run's answer in C_MRW cuts the run's first piece at once. So a WRITE
+// ONLY of one page run takes C_HDR, C_MRW (ask, answer: piece), C_PUSH;
+// a MIDDLE packet C_HDR, C_WALK, C_PUSH. Contexts are RAMs with a registered read.
 `default_nettype none
 
 module responder_ctrl #(
@@ -182,6 +186,8 @@ module responder_ctrl #(
   logic flags_busy;                                // their reset sweep: nothing is taken
   logic [1:0]    l3_q [MAX_QP];                    // each QP's path encapsulation (l3 enum)
   responder_pkg::rsp_ctx_t ctx_rd_q;
+  responder_pkg::rsp_ctx_t fwd_q;                  // the context written back as it was read (C_PUSH)
+  logic          fwd_v_q;                          // ... c0 is that one
   logic [$bits(ctx_rd_q)-1:0] ctx_mem [MAX_QP];
   logic [127:0] sge_mem [MAX_QP * 16];             // SGE slots as in the WQE (sge layout, little-endian)
   logic [127:0] sge_rd_q;
@@ -337,7 +343,7 @@ module responder_ctrl #(
   logic        s_first, s_mid, s_last, s_only, seq_ok, len_ok, wlen_ok, needs_wqe;
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
-  logic [12:0] k;
+  logic [12:0] k, k_a;
   logic [23:0] rd_npk;                             // a READ's response packets (the context as read)
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
@@ -361,7 +367,11 @@ module responder_ctrl #(
   // block below), so no ready or valid of a neighbour loops back into them.
   assign s_qp_cfg_ready  = st_q == C_IDLE && !flags_busy && drained;
   assign s_rq_db_ready   = st_q == C_IDLE && !flags_busy && !s_qp_cfg_valid;
-  assign s_rx_hdr_ready  = st_q == C_IDLE && !flags_busy && !s_qp_cfg_valid && !s_rq_db_valid;
+  // (a header is also taken in the cycle the verdict before it leaves, C_PUSH,
+  // unless a flush follows: back-to-back packets skip C_IDLE; m_vd_ready is
+  // the verdict FIFO's room, a register)
+  assign s_rx_hdr_ready  = (st_q == C_IDLE || (st_q == C_PUSH && m_vd_ready && !fl_pend_q))
+                           && !flags_busy && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
   assign s_dma_rd_tready = po_n_q != '0 || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
@@ -379,7 +389,7 @@ module responder_ctrl #(
     ctx_re = take_cfg || take_db || take_hdr;
     ctx_ra = take_cfg ? s_qp_cfg.qpn[QW-1:0] : take_db ? s_rq_db.qpn[QW-1:0] : s_rx_hdr.dst_qpn[QW-1:0];
 
-    c0 = f_valid ? ctx_rd_q : '0;
+    c0 = !f_valid ? '0 : fwd_v_q ? fwd_q : ctx_rd_q;
     mtu = 15'd128 << c0.pmtu;
     dpsn = h_psn_q - c0.epsn;
     s_first = seg_q == roce_pkg::SEG_FIRST;
@@ -411,6 +421,7 @@ module responder_ctrl #(
     // the slots in use (at least one: a WQE of no SGE writes slot 0, never read)
     sg_last  = cx_q.nsge > 5'd1 ? 4'(cx_q.nsge - 5'd1) : 4'd0;
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
+    k_a = {19'b0, n_q} < s_mr_resp.run ? n_q : s_mr_resp.run[12:0];  // C_MRW: the answered run's first piece
     // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
     rd_round = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
     rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, c0.pmtu}));
@@ -581,35 +592,8 @@ module responder_ctrl #(
           idx_d = s_rq_db.qpn[QW-1:0];
           qin_d = 32'(s_rq_db.qpn) < 32'(MAX_QP);
           st_d = C_DB;
-        end else if (take_hdr) begin
-          idx_d = s_rx_hdr.dst_qpn[QW-1:0];
-          // an RC QP (another type's opcode is an invalid request there), a UC
-          // QP and a UC opcode, a UD QP and a UD opcode (an RC opcode is not their peer's)
-          qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && h_valid && (h_rc || (h_uc && uc_op) || (h_ud && ud_op));
-          unrel_x_d = h_uc || h_ud;
-          ud_x_d = h_ud;
-          // (a UD QP has no path: any encapsulation)
-          l3ok_d = h_ud || l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
-          h_qkey_d = s_rx_hdr.qkey; h_dsrc_d = s_rx_hdr.deth_src_qpn;
-          h_sl_d = s_rx_hdr.vlan_valid ? s_rx_hdr.vlan_pcp : 3'd0;
-          h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
-          h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
-          h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
-          is_send_d  = op_n <= roce_pkg::OP_RC_SEND_ONLY_IMM
-                       || op_n == roce_pkg::OP_RC_SEND_LAST_INV
-                       || op_n == roce_pkg::OP_RC_SEND_ONLY_INV;
-          inv_d      = in_oi.ext[roce_pkg::EXT_IETH];
-          is_write_d = op_n >= roce_pkg::OP_RC_WRITE_FIRST
-                       && op_n <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
-          is_read_d  = op_n == roce_pkg::OP_RC_READ_REQ;
-          cas_d      = op_n == roce_pkg::OP_RC_CMP_SWAP;
-          is_atom_d  = cas_d || op_n == roce_pkg::OP_RC_FETCH_ADD;
-          h_swap_d = s_rx_hdr.swap_add; h_cmp_d = s_rx_hdr.compare;
-          dup_d = 1'b0;
-          imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
-          seg_d = in_oi.seg;
-          st_d = C_HDR;
         end
+        // (a header: below, as in C_PUSH)
       end
 
       C_CFG: begin
@@ -887,7 +871,29 @@ module responder_ctrl #(
               st_d = C_PUSH;
               ok_d = 1'b1;
             end else begin
+              // the run's first piece at once (the answer is its address;
+              // C_WALK cuts the rest), unless the piece FIFO is full
               st_d = C_WALK;
+              if (m_pc_ready && s_mr_resp.run != '0) begin
+                m_pc_valid = 1'b1;
+                m_pc.pa = s_mr_resp.pa;
+                m_pc.len = k_a;
+                np_d = np_q + 6'd1;
+                n_d = n_q - k_a;
+                cx_d.xpa = s_mr_resp.pa + {51'b0, k_a};
+                cx_d.xleft = s_mr_resp.run - {19'b0, k_a};
+                if (is_send_q) begin
+                  cx_d.soff = cx_q.soff + {19'b0, k_a};
+                  cx_d.placed = cx_q.placed + {22'b0, k_a};
+                end else begin
+                  cx_d.va = cx_q.va + {51'b0, k_a};
+                  cx_d.left = cx_q.left - {19'b0, k_a};
+                end
+                if (k_a == n_q) begin
+                  ok_d = 1'b1;
+                  st_d = C_PUSH;
+                end
+              end
             end
           end
         end
@@ -1191,6 +1197,37 @@ module responder_ctrl #(
     end
 
 
+    // a header taken (C_IDLE, or C_PUSH as the verdict before it leaves)
+    if (take_hdr) begin
+      idx_d = s_rx_hdr.dst_qpn[QW-1:0];
+      // an RC QP (another type's opcode is an invalid request there), a UC
+      // QP and a UC opcode, a UD QP and a UD opcode (an RC opcode is not their peer's)
+      qok_d = s_rx_hdr.dst_qpn < 24'(MAX_QP) && h_valid && (h_rc || (h_uc && uc_op) || (h_ud && ud_op));
+      unrel_x_d = h_uc || h_ud;
+      ud_x_d = h_ud;
+      // (a UD QP has no path: any encapsulation)
+      l3ok_d = h_ud || l3_q[s_rx_hdr.dst_qpn[QW-1:0]] == s_rx_hdr.l3;
+      h_qkey_d = s_rx_hdr.qkey; h_dsrc_d = s_rx_hdr.deth_src_qpn;
+      h_sl_d = s_rx_hdr.vlan_valid ? s_rx_hdr.vlan_pcp : 3'd0;
+      h_se_d = s_rx_hdr.se; h_ack_d = s_rx_hdr.ack_req;
+      h_psn_d = s_rx_hdr.psn; h_va_d = s_rx_hdr.reth_va; h_rkey_d = s_rx_hdr.reth_rkey;
+      h_rlen_d = s_rx_hdr.reth_len; h_imm_d = s_rx_hdr.imm; h_len_d = s_rx_hdr.pay_len;
+      is_send_d  = op_n <= roce_pkg::OP_RC_SEND_ONLY_IMM
+                   || op_n == roce_pkg::OP_RC_SEND_LAST_INV
+                   || op_n == roce_pkg::OP_RC_SEND_ONLY_INV;
+      inv_d      = in_oi.ext[roce_pkg::EXT_IETH];
+      is_write_d = op_n >= roce_pkg::OP_RC_WRITE_FIRST
+                   && op_n <= roce_pkg::OP_RC_WRITE_ONLY_IMM;
+      is_read_d  = op_n == roce_pkg::OP_RC_READ_REQ;
+      cas_d      = op_n == roce_pkg::OP_RC_CMP_SWAP;
+      is_atom_d  = cas_d || op_n == roce_pkg::OP_RC_FETCH_ADD;
+      h_swap_d = s_rx_hdr.swap_add; h_cmp_d = s_rx_hdr.compare;
+      dup_d = 1'b0;
+      imm_d = in_oi.ext[roce_pkg::EXT_IMMDT];
+      seg_d = in_oi.seg;
+      st_d = C_HDR;
+    end
+
     // a WRITE's, READ's or atomic's rkey check is asked in C_HDR itself (the
     // port's register holds it if not taken at once): its answer comes in C_MRW
     mr_now = st_q == C_HDR && st_d == C_MRW && mr_v_d;
@@ -1224,6 +1261,10 @@ module responder_ctrl #(
   always_ff @(posedge clk) begin
     if (ctx_we) ctx_mem[idx_q] <= ctx_wd;
     if (ctx_re) ctx_rd_q <= ctx_mem[ctx_ra];
+    // (a header taken in C_PUSH may be for the QP whose context is written
+    // back in that cycle: the RAM reads the old one, the new one is kept here)
+    if (ctx_re) fwd_v_q <= ctx_we && ctx_ra == idx_q;
+    if (ctx_re && ctx_we) fwd_q <= ctx_wd;
   end
   always_ff @(posedge clk) begin
     if (res_we) res_mem[{idx_q, cx_q.res_wp}] <= {h_psn_q, orig_q};

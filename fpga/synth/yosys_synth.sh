@@ -10,6 +10,11 @@
 #                         MODULE:ARRAY pairs that must stay memories
 #   --param NAME=VALUE    set a parameter of TOP (repeatable; hierarchy -chparam)
 #   --uram                let Yosys put large memories into URAM288 (synth_xilinx -uram)
+#   --hier                synthesize each module once (no -flatten), then flatten the
+#                         mapped netlist for stat and sta: what makes MAX_QP 16384 finish
+#                         (the flattened run spends hours in techmap and ABC on one huge
+#                         module); no optimization across module boundaries, so its LUT
+#                         count is an upper bound of the flattened one
 #   --top-paths N         also write OUT_DIR/TOP.paths.txt: the N latest register
 #                         endpoints, each path walked back to its start and named by
 #                         the RTL blocks it crosses (fpga/synth/sta_paths.py)
@@ -40,6 +45,8 @@ elab=0
 chparam=""
 uram=""
 top_paths=0
+flatten=" -flatten"
+flatten_mapped=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --elab) elab=1; shift ;;
@@ -50,6 +57,7 @@ while [ $# -gt 0 ]; do
       chparam="$chparam -chparam ${p%%=*} ${p#*=}"
       shift 2 ;;
     --uram) uram=" -uram"; shift ;;
+    --hier) flatten=""; flatten_mapped="flatten"; shift ;;
     --top-paths) top_paths=${2:?--top-paths needs a number}; shift 2 ;;
     --*) echo "yosys_synth.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -117,7 +125,8 @@ write_netlist=""
 yosys -q -l "$log" -p "
   read_verilog -sv $*
   $set_params
-  synth_xilinx -family xcup -flatten -noiopad -noclkbuf$uram -top $top
+  synth_xilinx -family xcup$flatten -noiopad -noclkbuf$uram -top $top
+  $flatten_mapped
   tee -o $out/$top.stat.txt stat
   tee -o $out/$top.sta.txt sta
   $write_netlist

@@ -43,6 +43,7 @@ class OutQueue {
     return false;
   }
   bool empty() const { return q_.empty(); }
+  size_t size() const { return q_.size(); }
   // nothing decided for later than `now` (what is due may still wait for a credit)
   bool due_by(Cycle now) const {
     for (const auto& e : q_)

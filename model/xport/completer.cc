@@ -483,20 +483,29 @@ bool Completer::accepting() const {
 }
 bool Completer::in_quick_take() const {
   const Cycle now = s_.now();
-  return now == quick_at_ && now + 1 == free_at_ && out_.empty() && qp_cfg.empty() && sq_track.empty() &&
+  return now == quick_at_ && now + 1 == free_at_ && out_.size() <= quick_outs_ && qp_cfg.empty() && sq_track.empty() &&
          rx_ack.empty() && rd_done.empty();
 }
-bool Completer::track_waits(const spec::SqTrack& k) const { return k.amend ? done_wait_ : window_full(k.qpn); }
+bool Completer::track_waits(const spec::SqTrack& k) const {
+  if (k.amend) return done_wait_;
+  // (taken in S_DONE: the RTL's window-full flag of the QP written back in
+  // that cycle is still the one before the event)
+  if (s_.now() == quick_at_ && !append_only_ && k.qpn == ev_qpn_ && ev_full_) return true;
+  return window_full(k.qpn);
+}
 
 void Completer::run() {
   const Cycle now = s_.now();
   if (now >= timer_wake_) timer_wake_ = kNever;  // that scheduler timer has run
   const Cycle resend = out_.send(now);
-  // (beside a plain append, the RTL's S_CTX takes a track or a response: a
-  // qp_cfg, rd_done or timer waits for S_IDLE)
-  const bool quick = now == quick_at_ && now + 1 == free_at_ && out_.empty() && !qp_cfg.ready() && !rd_done.ready();
-  if ((now < free_at_ && !quick) || !out_.empty()) {  // deciding or walking: the next input waits
-    const Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
+  // (beside a plain append, the RTL's S_CTX takes a track or a response, and
+  // so does S_DONE as it writes the context back, once the outputs before
+  // this event's have left: a qp_cfg, rd_done or timer waits for S_IDLE)
+  const bool quick = now == quick_at_ && now + 1 == free_at_ && out_.size() <= quick_outs_ && !qp_cfg.ready() &&
+                     !rd_done.ready();
+  if ((now < free_at_ && !quick) || (!out_.empty() && !quick)) {  // deciding or walking: the next input waits
+    Cycle wake = now < free_at_ ? std::min(free_at_, resend) : resend;
+    if (quick_at_ > now) wake = std::min(wake, quick_at_);  // (a take beside S_CTX or S_DONE)
     if (wake != kNever) s_.wake_at(this, wake);
     return;  // (a timer due meanwhile waits for the next free run)
   }
@@ -511,6 +520,9 @@ void Completer::run() {
   const Cycle t = now + kDecide;
   Cycle busy = 0;
   append_only_ = false;
+  const size_t outs_before = out_.size();
+  ev_qpn_ = pick == 2 ? sq_track.front().qpn : pick == 3 ? rx_ack.front().dst_qpn : ~0u;
+  ev_full_ = (pick == 2 || pick == 3) && window_full(ev_qpn_);
   if (pick == 0) {
     busy = on_cfg(qp_cfg.pop(), t);
   } else if (pick == 1) {
@@ -535,8 +547,10 @@ void Completer::run() {
     busy = on_timer(qpn, t);
   }
   free_at_ = now + kDecide + busy;
-  quick_at_ = append_only_ ? now + 1 : kNever;
-  s_.wake_at(this, std::min(append_only_ ? quick_at_ : free_at_, out_.empty() ? kNever : t));
+  // the next take beside this one: S_CTX of a plain append, or this event's S_DONE
+  quick_at_ = append_only_ ? now + 1 : busy > 0 ? free_at_ - 1 : kNever;
+  quick_outs_ = append_only_ ? 0 : out_.size() - outs_before;
+  s_.wake_at(this, std::min(quick_at_ != kNever ? quick_at_ : free_at_, out_.empty() ? kNever : t));
   schedule_timer(free_at_);
 }
 

@@ -198,8 +198,11 @@ class Completer : public Process {
   std::vector<Qp> qps_;
   OutQueue out_;
   Cycle free_at_ = 0;
-  Cycle quick_at_ = kNever;    // the cycle after a plain append was taken: a track or response may be taken
+  Cycle quick_at_ = kNever;    // the cycle after a plain append was taken, or an event's S_DONE: a track or response may be taken
   bool append_only_ = false;   // the input just decided only appended a track (on_track)
+  size_t quick_outs_ = 0;      // outputs that input added (the quick take waits for any before them)
+  unsigned ev_qpn_ = ~0u;      // its QP (a track or response), and whether its window was full before it
+  bool ev_full_ = false;
   std::priority_queue<TimerRef, std::vector<TimerRef>, std::greater<TimerRef>> timers_;
   Cycle timer_wake_ = kNever;  // the earliest scheduler timer this block has queued
   bool done_wait_ = false;     // a READ's last response went to read_place: waiting for rd_done

@@ -82,7 +82,8 @@
 //                 una[23:0], nxt[23:0], send_cq[15:0], head[3:0], cnt[4:0], pmtu[2:0], rd_mid, rd_retry,
 //                 rd_placed, epoch[3:0]}
 //
-// One input at a time, by priority: qp_cfg (held back while a READ waits
+// One input at a time (taken in S_IDLE; a track or response also in S_CTX
+// beside a plain append and in S_DONE), by priority: qp_cfg (held back while a READ waits
 // for rd_done), rd_done, sq_track (held back
 // while its QP's window is full), rx_ack (held back while a READ waits for
 // rd_done or a read_place command waits to be taken), then an expired timer
@@ -306,6 +307,11 @@ module completer #(
   // S_CTX with a new WQE's track that only appends to its QP's window (the
   // FSM is free in the next cycle) takes the next track or response itself
   logic ctx_take;
+  // S_DONE, as it writes the context back, takes the next track or response
+  // too (its context read gets the one written: ctx_mem's read is write-first),
+  // unless the retire before it still waits (only registers: no ready of a
+  // neighbour in these readies)
+  logic done_take;
   /* verilator lint_off UNUSEDSIGNAL */  // (copies of t and c: the fields the append's test reads)
   roce_pkg::sq_track_t ct_t;
   ctx_t ct_c;
@@ -313,6 +319,7 @@ module completer #(
   always_comb begin
     ct_t = {16'b0, trk_q};
     ct_c = ctx_rd_q;
+    done_take = st_q == S_DONE && (!rt_v_q || (rcnt_q == 5'd0 && !rerr_q && !rrw_q));
     ctx_take = st_q == S_CTX && kind_q == K_TRK && inr_q && ct_c.valid && !ct_t.amend && !ct_c.cnt[4] &&
                !(ct_c.err || (ct_c.cnt == 5'd0 && (ct_t.status != ST_SUCCESS || ct_t.wc_opcode == roce_pkg::WC_OPCODE_BIND_MW ||
                                                   ct_t.wc_opcode == roce_pkg::WC_OPCODE_LOCAL_INV || ct_t.unacked)));
@@ -334,8 +341,8 @@ module completer #(
     cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
     s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
     s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
-    s_sq_track_ready = (st_q == S_IDLE || ctx_take) && !cfg_wait && !s_rd_done_valid && !trk_blocked;
-    s_rx_ack_ready   = (st_q == S_IDLE || ctx_take) && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+    s_sq_track_ready = (st_q == S_IDLE || ctx_take || done_take) && !cfg_wait && !s_rd_done_valid && !trk_blocked;
+    s_rx_ack_ready   = (st_q == S_IDLE || ctx_take || done_take) && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
                        && !dw_q && !rp_v_q;
     take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
     take_rdd = s_rd_done_valid && s_rd_done_ready;
@@ -738,9 +745,9 @@ module completer #(
 
       default: st_d = S_IDLE;
     endcase
-    // the takes: in S_IDLE, or in S_CTX beside a plain append (a track or a
-    // response only: the readies of the others ask for S_IDLE)
-    if (st_q == S_IDLE || ctx_take) begin
+    // the takes: in S_IDLE, or in S_CTX beside a plain append or in S_DONE (a
+    // track or a response only: the readies of the others ask for S_IDLE)
+    if (st_q == S_IDLE || ctx_take || done_take) begin
       if (take_cfg) begin
         kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
         tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;

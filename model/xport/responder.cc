@@ -16,7 +16,8 @@ constexpr Cycle kTake = 1;       // an input taken: its QP context is read
 constexpr Cycle kCtlTake = 2;    // a qp_cfg or doorbell taken (C_IDLE), applied (C_CFG, C_DB)
 constexpr Cycle kContinue = 1;   // a packet that continues a message taken: its context read (C_HDR), then its pieces
 constexpr Cycle kCheck = 2;      // a header's checks (steps 1-5)
-constexpr Cycle kSgeTotal = 1;   // a receive WQE's SGE slots in use, one a cycle (at least one), then their total
+constexpr Cycle kSgeTotal = 0;   // a receive WQE's SGE slots in use, one a cycle (at least one), the total with the last
+constexpr Cycle kSgeAsk = 0;     // ... and SGE 0's lkey check asked in that last cycle (C_SGE, from the WQE)
 constexpr Cycle kPiece = 1;      // one DMA piece cut
 constexpr Cycle kDecide = 1;     // the verdict written
 constexpr Cycle kPushOut = 1;    // a verdict decided after a page run's answer: offered (C_PUSH), then C_IDLE
@@ -657,12 +658,14 @@ void Responder::use_wqe(const Packet& p) {
     }
   }
   ok_ = todo_ == 0;
+  // (a SEND's first page run asked in the last slot's cycle, unless SGE 0 is empty)
+  if (todo_ && is_send_ && cx_.sge[0].len != 0) return walk(false, kSgeAsk);
   return todo_ ? walk() : decide();
 }
 
 // Step 7: cut the packet into DMA pieces that never cross an SGE end or a
 // page run (each run translated by the MR table, which checks the key too).
-void Responder::walk(bool answered) {
+void Responder::walk(bool answered, Cycle ask) {
   // (the first piece after a page run's answer is cut in C_MRW itself, with the answer)
   bool free_piece = answered;
   while (todo_ != 0) {
@@ -696,7 +699,7 @@ void Responder::walk(bool answered) {
         r.access = static_cast<uint8_t>(spec::Access::kRemoteWrite);
         r.remote = 1;
       }
-      mr_req->push(r, std::max(s_.now(), check_at_) + kRkeyAsk);
+      mr_req->push(r, std::max(s_.now(), check_at_) + (ask == kNever ? kRkeyAsk : ask));
       st_ = St::kRun;
       return;
     }

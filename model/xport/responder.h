@@ -193,8 +193,9 @@ class Responder : public Process {
   void after_wqe_tail(const Packet& p);
   void use_wqe(const Packet& p);  // the whole receive WQE is in
   Packet wqe_head_;               // kWqeTail: the head read first
-  void walk(bool answered = false);  // cut the payload into pieces, asking for page runs as needed
-                                     // (answered: right after a page run's answer)
+  void walk(bool answered = false, Cycle ask = kNever);  // cut the payload into pieces, asking for page runs as needed
+                                     // (answered: right after a page run's answer; ask: cycles to
+                                     // the run's request, kNever: kRkeyAsk, from C_WALK)
   void start_read();
   void walk_read();
   void after_run(const spec::MrResp& r);

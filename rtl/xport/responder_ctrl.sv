@@ -169,7 +169,7 @@ module responder_ctrl #(
   end
 
   typedef enum logic [4:0] {
-    C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_SLEN, C_WALK, C_SRD, C_PUSH, C_FLUSH,
+    C_IDLE, C_CFG, C_DB, C_HDR, C_ROUTE, C_MRW, C_WQE, C_SGE, C_WALK, C_SRD, C_PUSH, C_FLUSH,
     C_ATW, C_ATR, C_DUPA,  // an atomic: wait for placement to drain, read its 8 bytes; a duplicate's replay search
     C_INV,                 // a SEND with invalidate that passed: the INVALIDATE of its rkey
     C_TAIL, C_WQT          // a receive WQE's SGEs past the sixth: their read, its beats
@@ -327,7 +327,7 @@ module responder_ctrl #(
   logic [63:0] fl_wr_q, fl_wr_d;                   // the flushed WQE's wr_id
   logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
-  logic mr_now;  // C_HDR asks its rkey check in its own cycle
+  logic mr_now;  // C_HDR asks its rkey check in its own cycle, C_SGE a SEND's first lkey check
   // counters
   logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q;
   logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
@@ -352,6 +352,8 @@ module responder_ctrl #(
   logic [WQE_W-1:0] wqe_all;                       // head and tail: the WQE's bytes
   logic [7:0]  wqe_nsge;
   logic [127:0] sge_of_wqe;
+  logic [63:0] sge0_addr;                          // C_SGE: SGE 0 of the WQE (its lkey check asked there)
+  logic [31:0] sge0_len, sge0_lkey;
   logic        rd_beat, fl_issue;
   // a failed check: set where it fails, applied once after the case
   logic        err, err_cqe;
@@ -418,6 +420,9 @@ module responder_ctrl #(
     wqe_nsge = wqe_w[8 * roce_pkg::RECV_WQE_NUM_SGE_OFF +: 8];
     wqe_all  = {tail_q[TAIL_W-1:0], wqe_q};
     sge_of_wqe = wqe_all[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF + 8 * roce_pkg::SGE_SIZE * 32'(sg_q) +: 128];
+    sge0_addr = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_ADDR_OFF) +: 64];
+    sge0_len  = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_LENGTH_OFF) +: 32];
+    sge0_lkey = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_LKEY_OFF) +: 32];
     // the slots in use (at least one: a WQE of no SGE writes slot 0, never read)
     sg_last  = cx_q.nsge > 5'd1 ? 4'(cx_q.nsge - 5'd1) : 4'd0;
     k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
@@ -974,18 +979,32 @@ module responder_ctrl #(
         sge_we = 1'b1;
         if ({1'b0, sg_q} < cx_q.nsge) cx_d.total = cx_q.total + {3'b0, sge_of_wqe[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
         sg_d = sg_q + 4'd1;
-        if (sg_q == sg_last) st_d = C_SLEN;
-      end
-
-      C_SLEN: begin
-        // the first SGE is read in this cycle (sidx = 0)
-        if ({22'b0, h_len_q} > cx_q.total) begin
-          i_inv = 1'b1;
-          err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
-          err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
-        end else begin
-          st_d = n_q != '0 ? C_WALK : C_PUSH;
-          ok_d = n_q == '0;
+        if (sg_q == sg_last) begin
+          // the last slot: with the total, the length check; and the first
+          // SGE's lkey check (its page run) asked at once, from the WQE. Only
+          // an empty SGE 0 goes to C_WALK (on to the next SGE): slot 0 is
+          // read in this cycle (sidx = 0), written before it (an empty
+          // SGE 0 with nsge 1 fails the length check)
+          if ({22'b0, h_len_q} > cx_d.total) begin
+            i_inv = 1'b1;
+            err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+            err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
+          end else if (n_q == '0) begin
+            ok_d = 1'b1;
+            st_d = C_PUSH;
+          end else if (sge0_len != '0) begin
+            mr_v_d = 1'b1;
+            mr_d = '0;
+            mr_d.pd = cx_q.pd;
+            mr_d.qpn = 24'(idx_q);
+            mr_d.key = sge0_lkey;
+            mr_d.va = sge0_addr;
+            mr_d.len = sge0_len;
+            mr_d.access = roce_pkg::ACCESS_LOCAL_WRITE;
+            st_d = C_MRW;
+          end else begin
+            st_d = C_WALK;
+          end
         end
       end
 
@@ -1230,7 +1249,7 @@ module responder_ctrl #(
 
     // a WRITE's, READ's or atomic's rkey check is asked in C_HDR itself (the
     // port's register holds it if not taken at once): its answer comes in C_MRW
-    mr_now = st_q == C_HDR && st_d == C_MRW && mr_v_d;
+    mr_now = (st_q == C_HDR || st_q == C_SGE) && st_d == C_MRW && mr_v_d;
 
     m_vd = ok_q ? vd_ok : vd_q;
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged

@@ -343,7 +343,10 @@ module responder_ctrl #(
   logic        s_first, s_mid, s_last, s_only, seq_ok, len_ok, wlen_ok, needs_wqe;
   logic [63:0] sge_addr;
   logic [31:0] sge_len, sge_lkey;
-  logic [12:0] k, k_a;
+  logic [12:0] k;
+  logic [63:0] cut_pa;                             // the next piece's address and its run's bytes left
+  logic [31:0] cut_left;
+  logic        cut;                                // a piece is cut in this cycle
   logic [23:0] rd_npk;                             // a READ's response packets (the context as read)
   logic [32:0] rd_round;
   logic        rd_start;                           // C_HDR: start executing a READ
@@ -425,8 +428,10 @@ module responder_ctrl #(
     sge0_lkey = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_LKEY_OFF) +: 32];
     // the slots in use (at least one: a WQE of no SGE writes slot 0, never read)
     sg_last  = cx_q.nsge > 5'd1 ? 4'(cx_q.nsge - 5'd1) : 4'd0;
-    k = {19'b0, n_q} < cx_q.xleft ? n_q : cx_q.xleft[12:0];
-    k_a = {19'b0, n_q} < s_mr_resp.run ? n_q : s_mr_resp.run[12:0];  // C_MRW: the answered run's first piece
+    // the next piece: of the run in hand (C_WALK), or of the one just answered (C_MRW)
+    cut_pa   = st_q == C_MRW ? s_mr_resp.pa : cx_q.xpa;
+    cut_left = st_q == C_MRW ? s_mr_resp.run : cx_q.xleft;
+    k = {19'b0, n_q} < cut_left ? n_q : cut_left[12:0];
     // a READ piece: to the packet end, the run end or the 4 KiB boundary, whichever comes first
     rd_round = {1'b0, h_rlen_q} + {18'b0, mtu} - 33'd1;
     rd_npk = h_rlen_q == '0 ? 24'd1 : 24'(rd_round >> (4'd7 + {1'b0, c0.pmtu}));
@@ -512,8 +517,9 @@ module responder_ctrl #(
     sge_we = 1'b0;
     sge_ra = {idx_q, cx_q.sidx};
     m_pc_valid = 1'b0;
-    m_pc.pa = cx_q.xpa;
+    m_pc.pa = cut_pa;
     m_pc.len = k;
+    cut = 1'b0;
     m_pc.zero = 1'b0;
     m_pc.pkt_last = 1'b0;
     m_pc_commit = 1'b0; m_pc_abort = 1'b0;
@@ -881,23 +887,7 @@ module responder_ctrl #(
               st_d = C_WALK;
               if (m_pc_ready && s_mr_resp.run != '0) begin
                 m_pc_valid = 1'b1;
-                m_pc.pa = s_mr_resp.pa;
-                m_pc.len = k_a;
-                np_d = np_q + 6'd1;
-                n_d = n_q - k_a;
-                cx_d.xpa = s_mr_resp.pa + {51'b0, k_a};
-                cx_d.xleft = s_mr_resp.run - {19'b0, k_a};
-                if (is_send_q) begin
-                  cx_d.soff = cx_q.soff + {19'b0, k_a};
-                  cx_d.placed = cx_q.placed + {22'b0, k_a};
-                end else begin
-                  cx_d.va = cx_q.va + {51'b0, k_a};
-                  cx_d.left = cx_q.left - {19'b0, k_a};
-                end
-                if (k_a == n_q) begin
-                  ok_d = 1'b1;
-                  st_d = C_PUSH;
-                end
+                cut = 1'b1;
               end
             end
           end
@@ -1042,23 +1032,7 @@ module responder_ctrl #(
           st_d = C_MRW;
         end else begin
           m_pc_valid = 1'b1;
-          if (m_pc_ready) begin
-            np_d = np_q + 6'd1;
-            n_d = n_q - k;
-            cx_d.xpa = cx_q.xpa + {51'b0, k};
-            cx_d.xleft = cx_q.xleft - {19'b0, k};
-            if (is_send_q) begin
-              cx_d.soff = cx_q.soff + {19'b0, k};
-              cx_d.placed = cx_q.placed + {22'b0, k};
-            end else begin
-              cx_d.va = cx_q.va + {51'b0, k};
-              cx_d.left = cx_q.left - {19'b0, k};
-            end
-            if (k == n_q) begin
-              ok_d = 1'b1;
-              st_d = C_PUSH;
-            end
-          end
+          cut = m_pc_ready;
         end
       end
 
@@ -1175,6 +1149,25 @@ module responder_ctrl #(
 
       default: st_d = C_IDLE;
     endcase
+
+    // a piece cut (C_WALK, or C_MRW from the answer): the walk moves past it
+    if (cut) begin
+      np_d = np_q + 6'd1;
+      n_d = n_q - k;
+      cx_d.xpa = cut_pa + {51'b0, k};
+      cx_d.xleft = cut_left - {19'b0, k};
+      if (is_send_q) begin
+        cx_d.soff = cx_q.soff + {19'b0, k};
+        cx_d.placed = cx_q.placed + {22'b0, k};
+      end else begin
+        cx_d.va = cx_q.va + {51'b0, k};
+        cx_d.left = cx_q.left - {19'b0, k};
+      end
+      if (k == n_q) begin
+        ok_d = 1'b1;
+        st_d = C_PUSH;
+      end
+    end
 
     // a SEND with invalidate that passed every check invalidates its rkey
     // before its verdict (step 8)
@@ -1460,8 +1453,9 @@ module responder_ctrl #(
     if (!rst) begin
       // payload never reaches past the page run its mr_req checked (no DMA
       // write outside a checked MR range)
-      if (st_q == C_WALK && m_pc_valid && m_pc_ready)
-        a_piece_inside_checked_run: assert (m_pc.len != '0 && {19'b0, m_pc.len} <= cx_q.xleft)
+      // (C_WALK's run in hand, or the one C_MRW was just answered)
+      if ((st_q == C_WALK || st_q == C_MRW) && m_pc_valid && m_pc_ready)
+        a_piece_inside_checked_run: assert (m_pc.len != '0 && {19'b0, m_pc.len} <= cut_left)
           else $error("a_piece_inside_checked_run");
       // only the expected PSN executes: duplicates and packets ahead of the
       // window never reach placement

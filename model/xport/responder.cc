@@ -26,8 +26,8 @@ constexpr Cycle kIssueTake = 2;  // a verdict pushed to the issuer taking it (th
 constexpr Cycle kIssueReq = 3;   // the issuer taking a verdict to its first request at the port
 constexpr Cycle kIssueDone = 2;  // the issuer's last piece pushed (or its one work cycle) to its next verdict
 constexpr Cycle kIssuePush = 2;  // a piece pushed by the issuer to its request at the port (the request FIFO)
-constexpr size_t kDescDepth = 4;  // the slicer's descriptor FIFO
-constexpr unsigned kPostDepth = 4;  // the post FIFO
+constexpr size_t kDescDepth = spec::kRspPlaceQueue;     // the slicer's descriptor FIFO
+constexpr unsigned kPostDepth = spec::kRspPlaceQueue;  // the post FIFO
 constexpr Cycle kWrData = 2;     // a write request to its data (the slicer, after the request FIFO) ...
 constexpr Cycle kWrDataAtomic = 1;  // ... an atomic's new value, from a register
 constexpr Cycle kPostSeen = 2;   // a packet's last data beat to its completion (the post stage counts it taken)
@@ -1381,9 +1381,9 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     // where the RTL's checker waits for its read register)
     a.out<spec::DmaRdReq>("dma_rd_req", r->dma_rd_req, 2);
     a.out<spec::MrReq>("mr_req", r->mr_req);
-    a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, 4);
-    // (data may trail its requests by the slicer's descriptor FIFO, 4, and the piece it cuts)
-    a.out_stream("dma_wr_data", r->dma_wr_data, 6);
+    a.out<spec::DmaWrReq>("dma_wr_req", r->dma_wr_req, spec::kRspPlaceQueue);
+    // (data may trail its requests by the slicer's descriptor FIFO and the piece it cuts)
+    a.out_stream("dma_wr_data", r->dma_wr_data, spec::kRspPlaceQueue + 2);
     a.out<spec::RoceTxHdr>("tx_hdr", r->tx_hdr, 2);
     a.out<spec::CqCompl>("cq_compl", r->cq_compl, 2);
     a.out<spec::DmaRdReq>("read_dma_req", r->read_dma_req, 2);

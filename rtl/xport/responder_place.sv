@@ -202,15 +202,15 @@ module responder_place #(
   post_t post_out;
   roce_pkg::cq_compl_t post_cq_out;
   logic post_v, post_pop;
-  logic [3:0] desc_n_q, req_n_q, post_n_q;
+  logic [3:0] desc_n_q, req_n_q, post_n_q;       // (RSP_PLACE_QUEUE <= 15)
 
-  fifo_fwft #(.WIDTH(DESC_W), .DEPTH(4)) u_desc (
+  fifo_fwft #(.WIDTH(DESC_W), .DEPTH(roce_pkg::RSP_PLACE_QUEUE)) u_desc (
     .clk, .rst, .s_valid(desc_push), .s_ready(desc_rdy), .s_data(desc_in),
     .m_valid(desc_v), .m_ready(desc_take), .m_data(desc_out));
-  fifo_fwft #(.WIDTH(REQ_W), .DEPTH(4)) u_req (
+  fifo_fwft #(.WIDTH(REQ_W), .DEPTH(roce_pkg::RSP_PLACE_QUEUE)) u_req (
     .clk, .rst, .s_valid(req_push), .s_ready(req_rdy), .s_data(req_in),
     .m_valid(req_v), .m_ready(m_dma_wr_req_ready), .m_data(req_out));
-  fifo_fwft #(.WIDTH($bits(post_in) + $bits(s_vd_cqe)), .DEPTH(4)) u_post (
+  fifo_fwft #(.WIDTH($bits(post_in) + $bits(s_vd_cqe)), .DEPTH(roce_pkg::RSP_PLACE_QUEUE)) u_post (
     .clk, .rst, .s_valid(post_push), .s_ready(post_rdy), .s_data({s_vd_cqe, post_in}),
     .m_valid(post_v), .m_ready(post_pop), .m_data({post_cq_out, post_out}));
 

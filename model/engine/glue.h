@@ -85,6 +85,47 @@ class Split : public Process {
   std::function<bool(const T&)> to_one_;
 };
 
+// A short queue between two blocks (rtl/common/fifo_fwft.sv): a push is
+// taken while fewer than `depth` wait in its memory (the producer sees its
+// push taken then), and reaches the consumer two cycles later (the write,
+// then the registered read into the head register, which is the consumer's
+// channel); the head refills the cycle after the consumer takes it.
+template <typename T>
+class Fwft : public Process {
+ public:
+  Fwft(Scheduler& s, unsigned depth) : in(s, this, 1), s_(s), depth_(depth) {}
+  In<T> in;
+  Out<T> out{this};
+
+  void run() override {
+    const Cycle now = s_.now();
+    for (bool moved = true; moved;) {
+      moved = false;
+      while (!leaving_.empty() && leaving_.front() <= now) leaving_.pop_front();
+      if (in.ready() && mem_.size() + leaving_.size() < depth_) {
+        mem_.emplace_back(now, in.pop());
+        moved = true;
+      }
+      if (!mem_.empty() && out->can_push()) {
+        // (loaded into the head once it is empty or being taken: a memory
+        // slot frees as the head takes it)
+        const Cycle at = std::max({mem_.front().first + 2, out->last_pop() + 1, now});
+        out->push(std::move(mem_.front().second), at);
+        mem_.pop_front();
+        leaving_.push_back(at);
+        moved = true;
+      }
+    }
+    if (in.ready() && !leaving_.empty()) s_.wake_at(this, leaving_.front());
+  }
+
+ private:
+  Scheduler& s_;
+  unsigned depth_;
+  std::deque<std::pair<Cycle, T>> mem_;  // taken (the cycle), not yet in the head
+  std::deque<Cycle> leaving_;            // slots of those in the head from these cycles on
+};
+
 // Received request headers and their payload (rtl/common/rx_dispatch.sv):
 // responses to the completer (a READ response's payload to read_place, any
 // other response's dropped), every other packet (header, and payload when

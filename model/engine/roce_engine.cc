@@ -34,6 +34,7 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
       req(s, data_bytes, spec::kEngineMaxQp),
       resp(s, data_bytes, spec::kEngineMaxQp, spec::kRspRqHeads, spec::kRspRqAhead),
       completer(s, spec::kEngineMaxQp),
+      trk_q(s, spec::kTrkQueue),
       rdp(s, data_bytes, spec::kEngineMaxQp),
       compl_merge(s, 1),
       cq(s),
@@ -128,7 +129,8 @@ RoceEngine::RoceEngine(Scheduler& s, unsigned data_bytes)
   rdp.dma_wr_req.bind(dma_wr_arb.req2);
   rdp.dma_wr_data.bind(dma_wr_arb.data2);
   // requester <-> completer
-  req.sq_track.bind(completer.sq_track);
+  req.sq_track.bind(trk_q.in);
+  trk_q.out.bind(completer.sq_track);
   completer.sq_retire.bind(req.sq_retire);
   // completer <-> read_place: where READ response data lands, and when it has
   completer.rd_place.bind(rdp.cmd);

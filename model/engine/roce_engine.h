@@ -56,6 +56,7 @@ class RoceEngine {
   Requester req;
   Responder resp;
   Completer completer;
+  Fwft<spec::SqTrack> trk_q;        // requester -> completer (u_trk_q): its tracks queued
   ReadPlace rdp;                    // READ response data -> the READ WQE's local SGEs
   Merge<spec::CqCompl> compl_merge;  // responder (0), completer (1) -> cq_writer
   CqWriter cq;

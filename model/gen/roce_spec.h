@@ -39,6 +39,7 @@ inline constexpr uint32_t kWqeHead = 128;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 inline constexpr uint32_t kReadAhead = 16384;
 inline constexpr uint32_t kRspTxJobs = 16;
+inline constexpr uint32_t kTrkQueue = 2;
 inline constexpr uint32_t kRspPlaceQueue = 4;
 inline constexpr uint32_t kRspRqHeads = 1024;
 inline constexpr uint32_t kRspRqAhead = 16;

@@ -14,6 +14,7 @@ constexpr Cycle kDecode = 2;    // WQE data in -> decided
 constexpr Cycle kQueued = 3;    // a header queued -> out (the queue's write and registered read, the header register)
 constexpr Cycle kHeaderRead = 2;  // a packet's last read beat in -> its header out (the arrival count's register)
 constexpr Cycle kRunStart = 1;  // the SGE checks' last answer (all good) -> the run (RUN the cycle after it)
+constexpr Cycle kFirstCheck = 1; // the first SGE check: asked in DECODE, a cycle before CHECK
 constexpr Cycle kIssue = 1;     // a payload read decided -> its request (req_issue's register)
 constexpr Cycle kTrack = 2;     // the check's (local operation's) last answer -> the sq_track of a failure (CHECK sees it, then TRACK)
 constexpr Cycle kWriteBack = 2; // sq_track -> the next pick
@@ -524,7 +525,9 @@ bool Requester::issue(Cycle now) {
   // (after a stall on room, the RTL issues in the cycle its count sees the
   // room; after one on the request port, a cycle after the port took the
   // last piece, plus the new SGE's cycle)
-  Cycle at = std::max(now + kIssue, iss_at_);
+  // (the walk's first piece from its start: req_issue's start loads the
+  // check's answer, so it is read in the run's first cycle)
+  Cycle at = std::max(now + (run_start_ ? 0 : kIssue), iss_at_);
   if (stall_ == Stall::kRoom) at = std::max(now, iss_at_);
   if (stall_ == Stall::kPort) at = std::max(at, now + kIssue + gap_);
   // room in the payload buffer, the FIFO of pieces and (a packet's last
@@ -554,6 +557,7 @@ bool Requester::issue(Cycle now) {
   }
   // (a piece a cycle; the next SGE's first run, from its check, a cycle later)
   iss_at_ = at + 1;
+  run_start_ = false;
   stall_ = Stall::kNone;
   gap_ = 0;
   buf_used_ += beats;
@@ -660,7 +664,7 @@ bool Requester::queue_header(Cycle now) {
       pk_wait_ = true;  // (woken as the port takes it)
       return false;
     }
-    at = std::max({at, pk_done_.front().first + 1, pk_wait_ ? now + 1 : Cycle{0}});
+    at = std::max({at, pk_done_.front().first, pk_wait_ ? now : Cycle{0}});
     pk_wait_ = false;
   }
   // room in the header queue (and for inline bytes)
@@ -925,7 +929,7 @@ void Requester::begin_run() {
     va_ = wqe_.sge[sge_].addr + off;
     sge_rem_ = static_cast<uint32_t>(wqe_.sge[sge_].length - off);
   }
-  run_first_ = off == 0;
+  run_first_ = run_start_ = off == 0;
   run_valid_ = run_zero_ = asking_ = issue_err_ = false;
   pkt_rem_ = std::min(msg_rem_, wqe_.mtu);
   pkt_issue_ = pkt_k_ = skip_;
@@ -1068,6 +1072,7 @@ void Requester::fetched(const Packet& p, Cycle now) {
   }
   if (st_ == St::kRun) begin_run();
   if (st_ == St::kRun && trk_pend_) offer_starts();
+  if (st_ == St::kCheck) push_check(eng_at_ - kFirstCheck);
 }
 
 bool Requester::push_check(Cycle at) {

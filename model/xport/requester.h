@@ -307,6 +307,7 @@ class Requester : public Process {
   unsigned sge_ = 0;
   uint64_t va_ = 0, pa_ = 0;
   uint32_t sge_rem_ = 0, run_rem_ = 0, msg_rem_ = 0, pkt_rem_ = 0;
+  bool run_start_ = false;  // the walk's first piece not yet issued, from its start (no first-run cycle)
   bool run_valid_ = false, run_first_ = false, run_zero_ = false, asking_ = false, issue_err_ = false;
   // what the back end's FIFOs and buffer hold (issued or queued, not yet
   // freed), and when the back end frees it (in order: its schedule)

@@ -36,6 +36,7 @@ package roce_pkg;
   localparam int unsigned MAX_QP_RD_ATOM = 16;
   localparam int unsigned READ_AHEAD = 16384;
   localparam int unsigned RSP_TX_JOBS = 16;
+  localparam int unsigned TRK_QUEUE = 2;
   localparam int unsigned RSP_PLACE_QUEUE = 4;
   localparam int unsigned RSP_RQ_HEADS = 1024;
   localparam int unsigned RSP_RQ_AHEAD = 16;

@@ -315,6 +315,8 @@ module roce_engine #(
   // ---------------------------------------------------------------- requester
   roce_pkg::sq_retire_t sq_retire;  logic sq_retire_valid, sq_retire_ready;
   roce_pkg::sq_track_t  sq_track;   logic sq_track_valid, sq_track_ready;
+  roce_pkg::sq_track_t  trk_c;      logic trk_c_valid, trk_c_ready;   // (through u_trk_q)
+  logic [$clog2(roce_pkg::TRK_QUEUE + 1):0] trk_in_q;   // tracks in u_trk_q (for idle)
   roce_pkg::rd_hint_t   rd_hint;    logic rd_hint_valid;   // requester -> read_place: a READ's SGE
   roce_pkg::roce_tx_hdr_t req_hdr;  logic req_hdr_valid, req_hdr_ready;
   logic [DATA_W-1:0] req_pay_tdata;
@@ -471,10 +473,22 @@ module roce_engine #(
   roce_pkg::rd_place_t rd_place;  logic rd_place_valid, rd_place_ready;
   roce_pkg::rd_done_t  rd_done;   logic rd_done_valid, rd_done_ready;
 
+  // The requester's tracks reach the completer through a short queue: the
+  // requester queues a new WQE's first header once its track is in (not
+  // once the completer, busy with an ACK, takes it). Order holds: the
+  // completer takes no ACK while a track waits at the queue's head, and a
+  // packet's ACK comes back long after its track (2 cycles) is there.
+  fifo_fwft #(.WIDTH($bits(roce_pkg::sq_track_t)), .DEPTH(roce_pkg::TRK_QUEUE)) u_trk_q (
+    .clk, .rst, .s_valid(sq_track_valid), .s_ready(sq_track_ready), .s_data(sq_track),
+    .m_valid(trk_c_valid), .m_ready(trk_c_ready), .m_data(trk_c));
+  always_ff @(posedge clk)
+    if (rst) trk_in_q <= '0;
+    else trk_in_q <= trk_in_q + $bits(trk_in_q)'(sq_track_valid && sq_track_ready) - $bits(trk_in_q)'(trk_c_valid && trk_c_ready);
+
   completer #(.MAX_QP(MAX_QP)) u_compl (
     .clk, .rst, .now,
     .s_qp_cfg(qp_cfg), .s_qp_cfg_valid(cfg_valid_to[2]), .s_qp_cfg_ready(qp_cfg_ready_compl),
-    .s_sq_track(sq_track), .s_sq_track_valid(sq_track_valid), .s_sq_track_ready(sq_track_ready),
+    .s_sq_track(trk_c), .s_sq_track_valid(trk_c_valid), .s_sq_track_ready(trk_c_ready),
     .s_rx_ack(rx_ack), .s_rx_ack_valid(rx_ack_valid), .s_rx_ack_ready(rx_ack_ready),
     .s_rd_done(rd_done), .s_rd_done_valid(rd_done_valid), .s_rd_done_ready(rd_done_ready),
     .m_rd_place(rd_place), .m_rd_place_valid(rd_place_valid), .m_rd_place_ready(rd_place_ready),
@@ -702,7 +716,7 @@ module roce_engine #(
              && !cmd_valid && !cmd_resp_valid && !sq_db_valid && !rq_db_valid && !cq_db_valid && !qp_cfg_valid
              && par_in_q == par_out_q && dep_in_q == dep_out_q && mr_in_q == mr_out_q
              && cq_in_q == cnt_cqe + cnt_cq_err && !wr_c_tvalid && !wr_req_c_valid && !m_event_valid
-             && !rx_pay_tvalid && !rq_pay_tvalid && !rx_ack_valid && !rx_req_valid && !sq_track_valid
+             && !rx_pay_tvalid && !rq_pay_tvalid && !rx_ack_valid && !rx_req_valid && !sq_track_valid && trk_in_q == '0
              && !sq_retire_valid && !compl_r_valid && !compl_c_valid && !ack_hdr_valid && !req_hdr_valid
              && !rs_pay_tvalid && !rd_place_valid && !rd_done_valid
              && idle_err_tap && !c_raw_valid && !ack_raw_valid

@@ -35,6 +35,10 @@ module req_issue #(
   input  wire logic [roce_pkg::MAX_SGE-1:0]     sge_act,  // SGEs that carry bytes (i < num_sge, length > 0)
   input  wire logic [roce_pkg::MAX_SGE*64-1:0]  chk_pa,   // translation of each SGE's first page run
   input  wire logic [roce_pkg::MAX_SGE*32-1:0]  chk_run,
+  // the check's answer for SGE chk_now_sge on s_mr_resp in the start's cycle
+  // (not yet in chk_pa/chk_run): the walk starts from it
+  input  wire logic                  chk_now,
+  input  wire logic [4:0]            chk_now_sge,
   input  wire logic [15:0]           pd,
   input  wire logic [31:0]           length,      // > 0
   input  wire logic [31:0]           offset,      // bytes not sent again: a multiple of the mtu, < length
@@ -182,6 +186,14 @@ module req_issue #(
         need_q <= '0;
         seek_q <= offset != 32'd0;
         off_q <= offset;
+        if (offset == 32'd0) begin
+          // from the start: the first SGE's first run is the check's, at hand
+          // (its first piece may be read in the next cycle)
+          pa_q <= (chk_now && chk_now_sge == sge_first) ? s_mr_resp.pa : chk_pa[64*32'(sge_first[3:0]) +: 64];
+          run_rem_q <= (chk_now && chk_now_sge == sge_first) ? s_mr_resp.run : chk_run[32*32'(sge_first[3:0]) +: 32];
+          run_v_q <= 1'b1;
+          first_q <= 1'b0;
+        end
       end else if (busy_q) begin
         if (seek_q) begin
           // step over the SGEs that end before the offset, then start inside one

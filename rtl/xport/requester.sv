@@ -447,8 +447,9 @@ module requester #(
 
   req_issue #(.DATA_W(DATA_W), .RAW_DEPTH(RAW_DEPTH)) u_issue (
     .clk, .rst, .start(iss_start), .sge_tbl, .sge_act, .chk_pa(chk_pa_q), .chk_run(chk_run_q),
+    .chk_now(chk_last_ok), .chk_now_sge(chk_rsp_q),
     .pd(cfg.pd), .length(w_len), .offset(iss_offset), .mtu_lg, .err(iss_err),
-    .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK),
+    .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK && !dec_ask),
     .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
     .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL && !pf_on),
@@ -681,7 +682,7 @@ module requester #(
     hdr_d.pay_len = hdr_pay;
     hdr_d.src_qpn = 24'(act_q);
 
-    // The front end queues a packet's header once all its reads are issued
+    // The front end queues a packet's header in the cycle its last read is issued
     // (or at once without read data), behind room for it, its inline bytes
     // and, on the WQE's last, the WQE's end record; a new WQE's first header
     // waits for its sq_track.
@@ -689,7 +690,7 @@ module requester #(
     hq_inl_d = w_inline && hdr_pay != 13'd0;
     hq_can   = st_q == S_RUN && hdr_k_q < npk && hq_cnt_q != HC'(HDR_DEPTH) &&
                (!hq_inl_d || iq_cnt_q != IC'(INL_DEPTH)) && (!hq_wend || eq_cnt_q != HC'(HDR_DEPTH)) &&
-               (!need_pkts || pkr_q != '0);
+               (!need_pkts || pkr_q != '0 || pk_push);
     hq_in    = {need_pkts, hq_inl_d, hdr_pay != 13'd0, hq_wend, hdr_d};
     iq_in    = {w_len[6:0], sge_tbl[767:0]};
     // the back end loads a header once all read data of its packet is in the buffer
@@ -707,9 +708,11 @@ module requester #(
 
   // ---- engine
   logic [31:0] qidx;
-  logic [4:0]  chk_sel;
+  logic [4:0]  chk_sel, chk_first;
+  logic        dec_ask;  // DECODE asks the first SGE check itself (the WQE goes on to CHECK)
   always_comb begin
-    chk_sel = (chk_iss_q < NONE) ? chk_iss_q : 5'd0;
+    chk_first = next_act(sge_chk, 5'd0);
+    chk_sel = (st_q != S_CHECK) ? chk_first : (chk_iss_q < NONE) ? chk_iss_q : 5'd0;
     qidx = {16'b0, act_ci_q} & ((32'd1 << cfg.sq_lsz) - 32'd1);
     // a new READ or atomic beyond max_rd_atomic is not started: it waits for a
     // credit. A new fenced WQE (IBV_SEND_FENCE) waits until every earlier READ
@@ -725,6 +728,10 @@ module requester #(
                && (w_inline || sge_act == '0)) ||
               chk_last_ok || (st_q == S_CHECK && chk_rsp_q == NONE && !chk_err_q));
     iss_start = go_run && need_pkts;
+    // (not a local operation: its one request is built from the WQE in CHECK)
+    // (go_run's DECODE term, not go_run: that also follows the check's answers)
+    dec_ask = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer && !ud_long && !op_local
+              && !w_inline && sge_act != '0 && chk_first != NONE;
     iss_offset = {8'b0, act_skip_q} << mtu_lg;
     wb_en  = st_q == S_WB;
     wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR ||
@@ -750,9 +757,9 @@ module requester #(
     m_mr_req = iss_mr_req;
     m_mr_req_valid = iss_mr_req_valid;
     s_mr_resp_ready = iss_mr_resp_ready;
-    if (st_q == S_CHECK) begin
+    if (st_q == S_CHECK || dec_ask) begin
       m_mr_req        = '0;
-      m_mr_req.tag    = {3'b0, chk_iss_q};
+      m_mr_req.tag    = {3'b0, chk_sel};
       m_mr_req.key    = sge_tbl[128*32'(chk_sel) + 96 +: 32];
       m_mr_req.pd     = cfg.pd;
       m_mr_req.va     = sge_tbl[128*32'(chk_sel) +: 64];
@@ -769,9 +776,9 @@ module requester #(
         m_mr_req.qpn    = 24'(act_q);
         m_mr_req.mr_key = op_bind ? w_bind_lkey : 32'd0;
       end
-      m_mr_req_valid  = chk_iss_q != NONE;
-      s_mr_resp_ready = chk_rsp_q != NONE;
+      m_mr_req_valid  = dec_ask || chk_iss_q != NONE;
     end
+    if (st_q == S_CHECK) s_mr_resp_ready = chk_rsp_q != NONE;
 
     fe_trk = '0;
     fe_trk.qpn       = 16'(act_q);
@@ -1090,8 +1097,8 @@ module requester #(
         end else begin
           sent_q <= 1'b0;
           status_q <= dec_status;
-          chk_iss_q <= next_act(sge_chk, 5'd0);
-          chk_rsp_q <= next_act(sge_chk, 5'd0);
+          chk_iss_q <= (dec_ask && m_mr_req_ready) ? next_act(sge_chk, chk_first + 5'd1) : chk_first;
+          chk_rsp_q <= chk_first;
           chk_err_q <= 1'b0;
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
           else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes

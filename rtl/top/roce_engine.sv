@@ -316,7 +316,8 @@ module roce_engine #(
   roce_pkg::sq_retire_t sq_retire;  logic sq_retire_valid, sq_retire_ready;
   roce_pkg::sq_track_t  sq_track;   logic sq_track_valid, sq_track_ready;
   roce_pkg::sq_track_t  trk_c;      logic trk_c_valid, trk_c_ready;   // (through u_trk_q)
-  logic [$clog2(roce_pkg::TRK_QUEUE + 1):0] trk_in_q;   // tracks in u_trk_q (for idle)
+  localparam int TQW = $clog2(roce_pkg::TRK_QUEUE + 2);
+  logic [TQW-1:0]       trk_in_q;   // tracks in u_trk_q (for idle)
   roce_pkg::rd_hint_t   rd_hint;    logic rd_hint_valid;   // requester -> read_place: a READ's SGE
   roce_pkg::roce_tx_hdr_t req_hdr;  logic req_hdr_valid, req_hdr_ready;
   logic [DATA_W-1:0] req_pay_tdata;
@@ -478,12 +479,12 @@ module roce_engine #(
   // once the completer, busy with an ACK, takes it). Order holds: the
   // completer takes no ACK while a track waits at the queue's head, and a
   // packet's ACK comes back long after its track (2 cycles) is there.
-  fifo_fwft #(.WIDTH($bits(roce_pkg::sq_track_t)), .DEPTH(roce_pkg::TRK_QUEUE)) u_trk_q (
+  fifo_fwft #(.WIDTH($bits(sq_track)), .DEPTH(roce_pkg::TRK_QUEUE)) u_trk_q (
     .clk, .rst, .s_valid(sq_track_valid), .s_ready(sq_track_ready), .s_data(sq_track),
     .m_valid(trk_c_valid), .m_ready(trk_c_ready), .m_data(trk_c));
   always_ff @(posedge clk)
     if (rst) trk_in_q <= '0;
-    else trk_in_q <= trk_in_q + $bits(trk_in_q)'(sq_track_valid && sq_track_ready) - $bits(trk_in_q)'(trk_c_valid && trk_c_ready);
+    else trk_in_q <= trk_in_q + TQW'(sq_track_valid && sq_track_ready) - TQW'(trk_c_valid && trk_c_ready);
 
   completer #(.MAX_QP(MAX_QP)) u_compl (
     .clk, .rst, .now,

@@ -362,10 +362,12 @@ module roce_csr #(
                 cq_db_valid_q <= 1'b1;
               end
               default:
-                if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64)
-                  cmd_arg_q[32 * wa[5:2] +: 32] <= wr_new;
-                else if (wa >= roce_pkg::CSR_SQ_BF && wa < BF_END)
-                  sq_bf_q[32 * wa[6:2] +: 32] <= wr_new;
+                // (decoded writes at fixed places, not a shifter of the whole window)
+                if (wa >= roce_pkg::CSR_CMD_ARG && wa < roce_pkg::CSR_CMD_ARG + 12'd64) begin
+                  for (int i = 0; i < 16; i++) if (wa[5:2] == 4'(i)) cmd_arg_q[32 * i +: 32] <= wr_new;
+                end else if (wa >= roce_pkg::CSR_SQ_BF && wa < BF_END) begin
+                  for (int i = 0; i < roce_pkg::WQE_HEAD / 4; i++) if (wa[6:2] == 5'(i)) sq_bf_q[32 * i +: 32] <= wr_new;
+                end
             endcase
           end
         end

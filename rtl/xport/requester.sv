@@ -229,7 +229,7 @@ module requester #(
   logic [QW*NPF-1:0] pe_qpn_q;
   logic [16*NPF-1:0] pe_idx_q;
   logic [NPF-1:0]    pe_poison_q;
-  logic [8*roce_pkg::WQE_HEAD*NPF-1:0] pe_wqe_q;
+  logic [8*roce_pkg::WQE_HEAD-1:0] pe_head_q, pe_head;  // the heads of entries pf_sel_q and pf_sel (g_pe)
   logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_pq, pe_cfg, pe_ahead, pe_end;
   logic [PW-1:0]     pf_sel_q, pf_sel, pf_slot;  // the entry PFW waits for; the one a pick takes; a free one
   logic              pf_hit, pf_any_free, pf_other;
@@ -900,17 +900,19 @@ module requester #(
     .m_valid(rk_valid), .m_ready(rk_pop), .m_data(rk_head));
 
   always_ff @(posedge clk) begin
-    if (st_q == S_WQE && rd_take && !rk_kind[1]) wqe_q[32'(beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
+    // (every write below at a variable place is a loop of decoded writes at
+    // fixed places: Yosys turns `v[i*W +: W] <= d` into a shifter of d and
+    // of its mask as wide as v, tens of thousands of cells on a wide v)
+    for (int b = 0; b < WQE_PAD / DATA_W; b++)
+      if (st_q == S_WQE && rd_take && !rk_kind[1] && beat_q == 5'(b)) wqe_q[b * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
     if (bf_hit) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= bf_wqe_q;
-    if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE)
-      wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_sel_q) +: 8*roce_pkg::WQE_HEAD];
-    if (pf_now) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_sel) +: 8*roce_pkg::WQE_HEAD];
-    if (rd_take && rk_kind == K_PF && pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND)
-      pe_wqe_q[8*roce_pkg::WQE_HEAD*32'(pf_in_e) + 32'(pf_beat_q) * DATA_W +: DATA_W] <= s_axis_dma_rd_tdata;
-    if (pf_issue) begin
-      pe_qpn_q[QW*32'(pf_slot) +: QW] <= off_qpn;
-      pe_idx_q[16*32'(pf_slot) +: 16] <= off_idx;
-    end
+    if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_head_q;
+    if (pf_now) wqe_q[8*roce_pkg::WQE_HEAD-1:0] <= pe_head;
+    for (int i = 0; i < NPF; i++)
+      if (pf_issue && pf_slot == PW'(i)) begin
+        pe_qpn_q[QW*i +: QW] <= off_qpn;
+        pe_idx_q[16*i +: 16] <= off_idx;
+      end
     if (pf_on && pf_want && !m_dma_rd_req_ready && !pfo_q) begin
       pfo_a_q <= cand_a;
       pfo_qpn_q <= cand_qpn;
@@ -933,10 +935,24 @@ module requester #(
       rd_hint_q.length  <= sge_tbl[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
       rd_hint_q.lkey    <= sge_tbl[8 * roce_pkg::SGE_LKEY_OFF +: 32];
     end
-    if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q != NONE) begin
-      chk_pa_q[64*32'(chk_rsp_q) +: 64] <= s_mr_resp.pa;
-      chk_run_q[32*32'(chk_rsp_q) +: 32] <= s_mr_resp.run;
-    end
+    for (int i = 0; i < NSGE; i++)
+      if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q == 5'(i)) begin
+        chk_pa_q[64*i +: 64] <= s_mr_resp.pa;
+        chk_run_q[32*i +: 32] <= s_mr_resp.run;
+      end
+  end
+
+  // The prefetched heads in LUT-RAM, an array per beat of a head: a beat is
+  // written in its read's cycle, a pick reads its entry's whole head
+  // asynchronously (as the flip-flops did). 32 heads of 1,024 bits in
+  // flip-flops were 32K of them and two 32:1 muxes 1,024 bits wide.
+  for (genvar b = 0; b < HEAD_BEATS; b++) begin : g_pe
+    logic [DATA_W-1:0] pe_wqe_mem [NPF];
+    always_ff @(posedge clk)
+      if (rd_take && rk_kind == K_PF && pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND && pf_beat_q == 5'(b))
+        pe_wqe_mem[pf_in_e] <= s_axis_dma_rd_tdata;
+    assign pe_head_q[b*DATA_W +: DATA_W] = pe_wqe_mem[pf_sel_q];
+    assign pe_head[b*DATA_W +: DATA_W]   = pe_wqe_mem[pf_sel];
   end
 
   // A QP with a live entry in the table is not the prefetch's candidate
@@ -997,22 +1013,28 @@ module requester #(
       // QP leaves pfm_q with its last entry), dropped with its QP's qp_cfg
       if (rd_take && rk_kind == K_PF) begin
         pf_beat_q <= s_axis_dma_rd_tlast ? 5'd0 : pf_beat_q + 5'd1;
-        if (pe_st_q[2*32'(pf_in_e) +: 2] == E_PEND) begin
-          if (s_axis_dma_rd_tuser) pe_poison_q[pf_in_e] <= 1'b1;
-          if (s_axis_dma_rd_tlast) pe_st_q[2*32'(pf_in_e) +: 2] <= E_DONE;
-        end else if (s_axis_dma_rd_tlast) begin
-          pe_st_q[2*32'(pf_in_e) +: 2] <= E_FREE;   // (E_DROP: its read is over)
-        end
+        for (int i = 0; i < NPF; i++)
+          if (pf_in_e == PW'(i)) begin
+            if (pe_st_q[2*i +: 2] == E_PEND) begin
+              if (s_axis_dma_rd_tuser) pe_poison_q[i] <= 1'b1;
+              if (s_axis_dma_rd_tlast) pe_st_q[2*i +: 2] <= E_DONE;
+            end else if (s_axis_dma_rd_tlast) begin
+              pe_st_q[2*i +: 2] <= E_FREE;   // (E_DROP: its read is over)
+            end
+          end
       end
-      if (st_q == S_PFW && pe_st_q[2*32'(pf_sel_q) +: 2] == E_DONE) begin
-        pe_st_q[2*32'(pf_sel_q) +: 2] <= E_FREE;
+      for (int i = 0; i < NPF; i++) begin
+        if (st_q == S_PFW && pf_sel_q == PW'(i) && pe_st_q[2*i +: 2] == E_DONE) pe_st_q[2*i +: 2] <= E_FREE;
+        if (pf_now && pf_sel == PW'(i)) pe_st_q[2*i +: 2] <= E_FREE;
       end
-      if (pf_now) pe_st_q[2*32'(pf_sel) +: 2] <= E_FREE;
       for (int i = 0; i < NPF; i++)
         if (pe_cfg[i] && pe_live[i]) pe_st_q[2*i +: 2] <= (pe_st_q[2*i +: 2] == E_PEND && !pe_end[i]) ? E_DROP : E_FREE;
+      for (int i = 0; i < NPF; i++)
+        if (pf_issue && pf_slot == PW'(i)) begin
+          pe_st_q[2*i +: 2] <= off_drop ? E_DROP : E_PEND;
+          pe_poison_q[i] <= 1'b0;
+        end
       if (pf_issue) begin
-        pe_st_q[2*32'(pf_slot) +: 2] <= off_drop ? E_DROP : E_PEND;
-        pe_poison_q[pf_slot] <= 1'b0;
         if (!off_a) ra_x_q <= ra_x_q + 16'd1;
       end
       if (pf_issue) begin

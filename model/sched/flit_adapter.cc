@@ -111,7 +111,12 @@ void FlitAdapter::out_stream(const char* name, Out<Packet>& port, unsigned capac
       gap = b == 0 ? 1 + p.beat_at[0] : p.beat_at[b] - p.beat_at[b - 1];
     }
     // (the stage moves only in cycles its source is not held)
-    if (ok && pr->held && now > pr->last_take) gap += pr->held(pr->last_take, now - 1);
+    // (and never in a cycle it is held: a held cycle after an idle stretch
+    // still puts the beat off, as the RTL's source takes none in it)
+    if (ok && pr->held && now > pr->last_take) {
+      gap += pr->held(pr->last_take, now - 1);
+      if (pr->held(now - 1, now - 1) != 0) ok = false;
+    }
     pr->offered = ok && now >= pr->last_take + gap;
     return pr->offered;
   };

@@ -225,6 +225,7 @@ void Requester::push_fetch(Cycle now) {
   pf_visit_start(at + 1);
   // (FETCH goes to PF only if it sees a head to read ahead, in its own cycle)
   pfv_gate_ = true;
+  pfv_fill_ = true;
   s_.wake_at(this, at);
 }
 
@@ -262,6 +263,7 @@ bool Requester::pf_candidate(unsigned* cq, uint16_t* cidx, bool* ahead) const {
 void Requester::pf_visit_start(Cycle at) {
   pfv_ = true;
   pfv_gate_ = false;
+  pfv_fill_ = false;
   pfv_at_ = pfv_start_ = at;
   pfv_n_ = 0;
   pfv_rd_ = 0;
@@ -290,7 +292,10 @@ bool Requester::pf_visit(Cycle now) {
     }
   }
   bool none = false;  // (it found no head to read: PF leaves a cycle later)
-  while (pfv_n_ < 2) {
+  // (FETCH's visit goes on past two reads until its head is in: in the
+  // head's last cycle the RTL is still in WQE, and this runs before that
+  // cycle's data is taken)
+  while (pfv_n_ < 2 || (pfv_fill_ && st_ == St::kFetch)) {
     if (now < pfv_at_) {
       s_.wake_at(this, pfv_at_);
       return false;

@@ -244,6 +244,7 @@ class Requester : public Process {
   Cycle pick_at_ = 0;
   // a PF visit: its next cycle, reads asked for, the head to decode after it
   bool pfv_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
+  bool pfv_fill_ = false;  // FETCH's visit: past two reads while its head is awaited (the RTL's pff_q)
   Cycle pfv_at_ = 0, pfv_start_ = 0;
   Cycle pfv_done_at_ = 0;  // the visit over: the next pick, the walk's reads and TAIL from here
   Cycle wb_at_ = kNever;   // the write-back's cycle

@@ -247,6 +247,10 @@ module requester #(
   // WQE's decode and check (pfa_q: the port is free then) rather than in PF
   // before them; the walk's payload reads and TAIL wait for it, the next pick too.
   logic              pfa_q, pf_on;
+  // PF's visit after a fetch goes on past its two reads while the fetched
+  // head is awaited (S_WQE; the port is free then): the table fills while
+  // the first WQEs of many QPs come in, not two heads per fetch.
+  logic              pff_q;
   logic [15:0]       ra_x_q;           // the next index of this QP to read ahead
   // the candidate: another QP's next new WQE (req_qp_ctx's prefetch pick), else this QP's next one
   logic              cand_ok, cand_a, cand_b;
@@ -834,7 +838,7 @@ module requester #(
   assign m_sq_track       = bt_valid_q ? bt_q : fe_trk;
   assign m_sq_track_valid = bt_valid_q || fe_trk_valid;
   assign fe_trk_go        = st_q == S_RUN && trk_pend_q && !bt_valid_q && m_sq_track_ready;
-  assign pf_on    = st_q == S_PF || pfa_q;
+  assign pf_on    = st_q == S_PF || pfa_q || pff_q;
   assign pf_issue = pf_on && m_dma_rd_req_ready && pf_want;
 
   assign eng_pick = st_q == S_IDLE || st_q == S_WB;
@@ -887,7 +891,7 @@ module requester #(
     off_qpn  = pfo_q ? pfo_qpn_q : cand_qpn;
     off_idx  = pfo_q ? pfo_idx_q : cand_idx;
     off_addr = pfo_q ? pfo_addr_q : cand_addr;
-    pf_want  = pfo_q || (cand_ok && pf_n_q != 2'd2);
+    pf_want  = pfo_q || (cand_ok && (pf_n_q != 2'd2 || pff_q));
   end
   // (dropped: its QP's qp_cfg taken while it was held, or in its cycle)
   assign off_drop = (pfo_q && pfo_drop_q) || (cfg_take && cq_in.qpn == 16'(off_qpn));
@@ -1002,6 +1006,7 @@ module requester #(
       pf_beat_q <= '0;
       pf_n_q <= '0;
       pfa_q <= 1'b0;
+      pff_q <= 1'b0;
       ra_x_q <= '0;
       pfo_q <= 1'b0;
       pfo_drop_q <= 1'b0;
@@ -1060,7 +1065,9 @@ module requester #(
       else if (m_tx_hdr_ready) hdr_valid_q <= 1'b0;
       pend_q <= pend_q + ((hdr_load && hh_pay) ? 2'd1 : 2'd0) - (pay_done ? 2'd1 : 2'd0);
       if (src_take) src_off_q <= src_end ? 13'd0 : src_off_q + 13'(W);
-      if (pf_issue) pf_n_q <= pf_n_q + 2'd1;
+      if (pf_issue && !pff_q) pf_n_q <= pf_n_q + 2'd1;
+      // (the visit ends in the cycle it finds none, or with the head's last beat)
+      if (pff_q && (!pf_want || (rd_take && !rk_kind[1] && beat_q == beats_q - 5'd1))) pff_q <= 1'b0;
       if (pfa_q && (!pf_want || (pf_issue && pf_n_q == 2'd1))) pfa_q <= 1'b0;  // (as PF leaves)
       case (st_q)
         S_IDLE, S_WB: if (pick_valid) begin
@@ -1094,7 +1101,10 @@ module requester #(
           st_q <= S_DECODE;
           pfa_q <= 1'b1;
         end
-        S_PF: if (!pf_want || (pf_issue && pf_n_q == 2'd1)) st_q <= S_WQE;  // up to two reads ahead, then on
+        S_PF: if (!pf_want || (pf_issue && pf_n_q == 2'd1)) begin  // up to two reads ahead, then on
+          st_q <= S_WQE;
+          pff_q <= pf_issue;   // (more beside the head's wait)
+        end
         S_FETCH: if (m_dma_rd_req_ready) begin
           beat_q <= '0;
           beats_q <= 5'(HEAD_BEATS);

@@ -549,6 +549,42 @@ TEST(RequesterXcheck, BackToBackWqesAreCycleExact) {
   }
 }
 
+// While the first fetched head is awaited, PF reads ahead past its two reads
+// (requester.sv, pff_q): with 12 QPs of two WQEs rung at once, the heads of
+// the other 11 and the first QP's second are asked for before the first head
+// is back (two, before pff_q), on RTL and model alike.
+TEST(RequesterXcheck, PrefetchFillsWhileTheFirstHeadIsAwaited) {
+  Builder b(41);
+  auto& rng = b.rng();
+  b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x200000000ull);
+  for (uint16_t q = 30; q < 42; ++q) b.add_qp(q, 3, 5, static_cast<uint32_t>(rng()), 5);
+  for (uint16_t q = 30; q < 42; ++q)
+    for (int i = 0; i < 2; ++i) b.post(q, wqe(rng, 2, b.sges_in(1, 64, 1)));
+  for (uint16_t q = 30; q < 42; ++q) b.ring(q);
+  EnvConfig cfg;
+  cfg.in_idle = cfg.out_stall = 0;
+  cfg.mr_lat_min = cfg.mr_lat_max = 2;
+  cfg.retire_p = 1.0;
+  const Both r = run_both(b, cfg);
+  ASSERT_EQ(r.diff, "");
+  for (const EnvResult* e : {&r.rtl, &r.mdl}) {
+    const char* who = e == &r.rtl ? "rtl" : "model";
+    ASSERT_FALSE(e->out[kRdReq].empty()) << who;
+    const uint64_t first = e->out[kRdReq][0].first_cycle;
+    const auto q0 = desc_from_flit<spec::DmaRdReq>(e->out[kRdReq][0].flits[0]);
+    EXPECT_EQ(q0.tag, spec::kDmaTagWqe) << who << ": the first read is a head fetch";
+    size_t ahead = 0;
+    for (const Txn& t : e->out[kRdReq]) {
+      const auto q = desc_from_flit<spec::DmaRdReq>(t.flits[0]);
+      ahead += q.tag == spec::kDmaTagPrefetch && t.first_cycle < first + 40;
+    }
+    EXPECT_EQ(ahead, 12u) << who << ": heads read ahead within 40 cycles of the first fetch";
+  }
+  EXPECT_EQ(r.rtl.out[kRdReq].size(), r.mdl.out[kRdReq].size());
+  for (size_t i = 0; i < std::min(r.rtl.out[kRdReq].size(), r.mdl.out[kRdReq].size()); ++i)
+    EXPECT_EQ(r.rtl.out[kRdReq][i].first_cycle, r.mdl.out[kRdReq][i].first_cycle) << "dma_rd_req " << i;
+}
+
 TEST(RequesterXcheck, RoundRobinOverQps) {
   Builder b(31);
   auto& rng = b.rng();

@@ -650,8 +650,10 @@ void Responder::use_wqe(const Packet& p) {
       s.lkey = static_cast<uint32_t>(le(p.data, off + 12, 4));
       cx_.total += s.len;
     }
-    // the RTL writes every slot in use (at least one), one a cycle
-    check_at_ += std::max(nsge, 1u) + kSgeTotal;
+    // the RTL writes every slot in use, one a cycle (C_SGE); a WQE of at most
+    // one SGE has its slot written, its length checked and its lkey asked in
+    // the cycle it is taken (C_WQE)
+    if (nsge > 1) check_at_ += nsge + kSgeTotal;
     if (h_.pay_len > cx_.total) {
       ++c_inv_;
       return fail(syn(spec::Aeth::kNakInvReq), true, wc(spec::WcStatus::kLocLenErr));

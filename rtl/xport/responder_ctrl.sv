@@ -327,7 +327,7 @@ module responder_ctrl #(
   logic [63:0] fl_wr_q, fl_wr_d;                   // the flushed WQE's wr_id
   logic [15:0] fl_ctr_q, fl_ctr_d;                 // ... and index
   logic rd_v_q, rd_v_d, mr_v_q, mr_v_d, cq_v_q, cq_v_d;
-  logic mr_now;  // C_HDR asks its rkey check in its own cycle, C_SGE a SEND's first lkey check
+  logic mr_now;  // C_HDR asks its rkey check in its own cycle, C_SGE (or C_WQE, one SGE) a SEND's first lkey check
   // counters
   logic [31:0] c_rx_q, c_noqp_q, c_state_q, c_oos_q, c_dup_q, c_acc_q, c_inv_q, c_rnr_q, c_op_q, c_rd_q, c_qkey_q;
   logic i_rx, i_noqp, i_state, i_oos, i_dup, i_acc, i_inv, i_rnr, i_op, i_rd, i_qkey;
@@ -357,6 +357,10 @@ module responder_ctrl #(
   logic [127:0] sge_of_wqe;
   logic [63:0] sge0_addr;                          // C_SGE: SGE 0 of the WQE (its lkey check asked there)
   logic [31:0] sge0_len, sge0_lkey;
+  // C_WQE of a SEND's WQE of at most one SGE does C_SGE's work itself (its
+  // one slot, the length check, SGE 0's lkey check), from the head as taken
+  logic [127:0] sge0_w;                            // SGE 0 of wqe_w
+  logic         sge_one;                           // C_WQE writes slot 0 (sge0_w), not C_SGE slot sg_q
   logic        rd_beat, fl_issue;
   // a failed check: set where it fails, applied once after the case
   logic        err, err_cqe;
@@ -426,6 +430,7 @@ module responder_ctrl #(
     sge0_addr = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_ADDR_OFF) +: 64];
     sge0_len  = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_LENGTH_OFF) +: 32];
     sge0_lkey = wqe_q[8 * (roce_pkg::RECV_WQE_SGE0_ADDR_OFF + roce_pkg::SGE_LKEY_OFF) +: 32];
+    sge0_w    = wqe_w[8 * roce_pkg::RECV_WQE_SGE0_ADDR_OFF +: 128];
     // the slots in use (at least one: a WQE of no SGE writes slot 0, never read)
     sg_last  = cx_q.nsge > 5'd1 ? 4'(cx_q.nsge - 5'd1) : 4'd0;
     // the next piece: of the run in hand (C_WALK), or of the one just answered (C_MRW)
@@ -515,6 +520,7 @@ module responder_ctrl #(
     cq_v_d = cq_v_q && !m_cq_ready;
     ctx_we = 1'b0; ctx_wd = cx_q;
     sge_we = 1'b0;
+    sge_one = 1'b0;
     sge_ra = {idx_q, cx_q.sidx};
     m_pc_valid = 1'b0;
     m_pc.pa = cut_pa;
@@ -926,6 +932,33 @@ module responder_ctrl #(
               cx_d.total = '0; cx_d.placed = '0; cx_d.sidx = '0; cx_d.soff = '0; cx_d.xleft = '0;
               sg_d = '0;
               st_d = wqe_nsge > 8'(responder_pkg::HEAD_SGE) ? C_TAIL : C_SGE;
+              if (wqe_nsge <= 8'd1) begin
+                // one slot: C_SGE's last-slot work in this cycle (see there)
+                sge_we = 1'b1;
+                sge_one = 1'b1;
+                sg_d = 4'd1;
+                if (wqe_nsge == 8'd1) cx_d.total = {3'b0, sge0_w[8 * roce_pkg::SGE_LENGTH_OFF +: 32]};
+                if ({22'b0, h_len_q} > cx_d.total) begin
+                  i_inv = 1'b1;
+                  err = 1'b1; err_syn = 8'(roce_pkg::AETH_NAK_INV_REQ);
+                  err_cqe = 1'b1; err_status = 8'(roce_pkg::WC_STATUS_LOC_LEN_ERR);
+                end else if (n_q == '0) begin
+                  ok_d = 1'b1;
+                  st_d = C_PUSH;
+                end else if (sge0_w[8 * roce_pkg::SGE_LENGTH_OFF +: 32] != '0) begin
+                  mr_v_d = 1'b1;
+                  mr_d = '0;
+                  mr_d.pd = cx_q.pd;
+                  mr_d.qpn = 24'(idx_q);
+                  mr_d.key = sge0_w[8 * roce_pkg::SGE_LKEY_OFF +: 32];
+                  mr_d.va = sge0_w[8 * roce_pkg::SGE_ADDR_OFF +: 64];
+                  mr_d.len = sge0_w[8 * roce_pkg::SGE_LENGTH_OFF +: 32];
+                  mr_d.access = roce_pkg::ACCESS_LOCAL_WRITE;
+                  st_d = C_MRW;
+                end else begin
+                  st_d = C_WALK;  // (not reached: an empty only SGE fails the length check or places nothing)
+                end
+              end
             end else begin
               st_d = n_q != '0 ? C_WALK : C_PUSH;
               ok_d = n_q == '0;
@@ -1242,7 +1275,7 @@ module responder_ctrl #(
 
     // a WRITE's, READ's or atomic's rkey check is asked in C_HDR itself (the
     // port's register holds it if not taken at once): its answer comes in C_MRW
-    mr_now = (st_q == C_HDR || st_q == C_SGE) && st_d == C_MRW && mr_v_d;
+    mr_now = (st_q == C_HDR || st_q == C_SGE || st_q == C_WQE) && st_d == C_MRW && mr_v_d;
 
     m_vd = ok_q ? vd_ok : vd_q;
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
@@ -1283,7 +1316,7 @@ module responder_ctrl #(
     res_rd_q <= res_mem[res_ra];
   end
   always_ff @(posedge clk) begin
-    if (sge_we) sge_mem[{idx_q, sg_q}] <= sge_of_wqe;
+    if (sge_we) sge_mem[{idx_q, sge_one ? 4'd0 : sg_q}] <= sge_one ? sge0_w : sge_of_wqe;
     sge_rd_q <= sge_mem[sge_ra];
   end
 

@@ -161,7 +161,7 @@ module roce_cmd #(
     err_cmd.args[8*roce_pkg::CMD_MODIFY_QP_QP_STATE_OFF +: 8] = 8'(roce_pkg::QP_STATE_ERR);
   end
 
-  // ---- allocation bitmaps (registers: they must reset) and their lowest free entry
+  // ---- allocation bitmaps (registers: they must reset; alloc_bitmap) and their lowest free entry
   logic [MAX_PD-1:0] pd_used_q;
   logic [MAX_CQ-1:0] cq_used_q;
   logic [MAX_QP-1:0] qp_used_q;
@@ -622,9 +622,9 @@ module roce_cmd #(
   assign mtt_pa = pa_arr[mtt_i_q];
 
   // ---- the bitmaps: in EVAL, when the command succeeds, one entry is set or
-  // cleared at the index decided in RD. Written through one-hot masks, not
-  // used_q[i] <= in the sequencer: Yosys's front end turns an indexed write
-  // in a process into a case over every index (quadratic in MAX_QP).
+  // cleared at the index decided in RD (alloc_bitmap: words of 64 bits, not
+  // used_q[i] <= in the sequencer, which Yosys's front end turns into a case
+  // over every index, nor N-bit one-hot masks, which it makes N-bit shifters).
   logic bm_pd, bm_cq, bm_mr, bm_qp;
   always_comb begin
     bm_pd = state_q == S_EVAL && ok && (op == OP_ALLOC_PD || op == OP_DEALLOC_PD);
@@ -632,18 +632,10 @@ module roce_cmd #(
     bm_mr = state_q == S_EVAL && ok && (op == OP_REG_MR || op == OP_DEREG_MR || op == OP_ALLOC_MW || op == OP_DEALLOC_MW);
     bm_qp = state_q == S_EVAL && ok && (op == OP_CREATE_QP || op == OP_DESTROY_QP);
   end
-  // (one branch level, the reset a select: each level over a MAX_QP-wide
-  // vector costs Yosys seconds per 16K bits)
-  always_ff @(posedge clk) begin
-    if (rst || bm_pd)
-      pd_used_q <= rst ? '0 : (pd_used_q & ~(MAX_PD'(1) << obj_idx_q[PW-1:0])) | (MAX_PD'(obj_set_q) << obj_idx_q[PW-1:0]);
-    if (rst || bm_cq)
-      cq_used_q <= rst ? '0 : (cq_used_q & ~(MAX_CQ'(1) << obj_idx_q[CW-1:0])) | (MAX_CQ'(obj_set_q) << obj_idx_q[CW-1:0]);
-    if (rst || bm_mr)
-      mr_used_q <= rst ? '0 : (mr_used_q & ~(MAX_MR'(1) << obj_idx_q[MW-1:0])) | (MAX_MR'(obj_set_q) << obj_idx_q[MW-1:0]);
-    if (rst || bm_qp)
-      qp_used_q <= rst ? MAX_QP'(0) : (qp_used_q & ~(MAX_QP'(1) << obj_idx_q[QW-1:0])) | (MAX_QP'(obj_set_q) << obj_idx_q[QW-1:0]);
-  end
+  alloc_bitmap #(.N(MAX_PD)) u_pd_used (.clk(clk), .rst(rst), .we(bm_pd), .idx(obj_idx_q[PW-1:0]), .wbit(obj_set_q), .used(pd_used_q));
+  alloc_bitmap #(.N(MAX_CQ)) u_cq_used (.clk(clk), .rst(rst), .we(bm_cq), .idx(obj_idx_q[CW-1:0]), .wbit(obj_set_q), .used(cq_used_q));
+  alloc_bitmap #(.N(MAX_MR)) u_mr_used (.clk(clk), .rst(rst), .we(bm_mr), .idx(obj_idx_q[MW-1:0]), .wbit(obj_set_q), .used(mr_used_q));
+  alloc_bitmap #(.N(MAX_QP)) u_qp_used (.clk(clk), .rst(rst), .we(bm_qp), .idx(obj_idx_q[QW-1:0]), .wbit(obj_set_q), .used(qp_used_q));
 
   // ---- the sequencer
   always_ff @(posedge clk) begin

@@ -281,7 +281,6 @@ module responder_ctrl #(
   localparam int HEAD_BEATS = HEAD_W / DATA_W;
   localparam int HBW = HEAD_BEATS > 1 ? $clog2(HEAD_BEATS) : 1;
   localparam int PTW = 1 + QW + 16;                // tag: {keep, qp, ci}
-  logic [RH-1:0]  pv_q;                            // keep: the entry holds (or will) the head of the WQE at {qp, ci}
   logic [KA*(PTW-1)-1:0] pt_rd_q;                  // the set's tags {qp, ci}, one per way, read with the context
   logic [KA-1:0]  pk_rd_q;                         // ... and their keep bits
   logic [PTW-1:0] pt_sel;                          // {keep, qp, ci} of the entry pe_q
@@ -1386,39 +1385,38 @@ module responder_ctrl #(
   // ---- the prefetch table: tags (read with the context), the reads in
   // flight (a shift register of their entries, oldest at 0), the heads (a
   // bank per beat, {poison, data}; read every cycle at the entry worked on)
+  //
+  // Per way, besides its tags: keep bits (the entry holds, or will, the head
+  // of the WQE at {qp, ci}) and busy bits (the entry has a prefetch read in
+  // flight: at most one, since reads go only into entries without one, so
+  // the set's ways are a look-up, not a search of the reads in flight).
+  // Registers, so that they reset; a way's RH / KA bits each, written a bit
+  // at a time under the way's own compare: one RH-bit vector written at a
+  // variable place made Yosys's front end two RH-bit shifters per write.
+  logic [KA-1:0] busy_pe;                          // each way's busy bit of pe_q's set
   for (genvar b = 0; b < KA; b++) begin : g_tag
     logic [PTW-2:0] pt_mem [RH / KA];              // way b's tags {qp, ci}, one per set
+    logic [RH/KA-1:0] keep_q, busy_q;
     always_ff @(posedge clk) begin
       if (pt_we && pt_wa[RHW-1:RLW] == KW'(b)) pt_mem[pt_wa[RLW-1:0]] <= pt_wd[PTW-2:0];
       if (ctx_re) begin
         pt_rd_q[b * (PTW-1) +: PTW-1] <= pt_mem[RLW'(ctx_ra)];
-        pk_rd_q[b] <= pv_q[{KW'(b), RLW'(ctx_ra)}];
+        pk_rd_q[b] <= keep_q[RLW'(ctx_ra)];
       end
     end
+    always_ff @(posedge clk)
+      if (rst) begin
+        keep_q <= '0;
+        busy_q <= '0;
+      end else begin
+        if (pt_we && pt_wa[RHW-1:RLW] == KW'(b)) keep_q[pt_wa[RLW-1:0]] <= pt_wd[PTW-1];
+        if (pv_clr[b]) keep_q[RLW'(idx_q)] <= 1'b0;
+        if (po_pop && po_e[0][RHW-1:RLW] == KW'(b)) busy_q[po_e[0][RLW-1:0]] <= 1'b0;
+        if (pf_issue && pf_e[RHW-1:RLW] == KW'(b)) busy_q[pf_e[RLW-1:0]] <= 1'b1;
+      end
+    assign set_busy[b] = busy_q[RLW'(idx_q)];
+    assign busy_pe[b] = busy_q[pe_q[RLW-1:0]];
   end
-  // (keep bits: registers, so that they reset; written a bit at a time, not
-  // through RH-bit masks: a shifted mask is a deep, slow-to-map shifter in
-  // Yosys, and a decoder of RH compares costs the simulation every cycle; RH
-  // bits under a few branches cost Yosys's proc_mux little)
-  always_ff @(posedge clk)
-    if (rst) begin
-      pv_q <= '0;
-    end else begin
-      if (pt_we) pv_q[pt_wa] <= pt_wd[PTW-1];
-      for (int b = 0; b < KA; b++)
-        if (pv_clr[b]) pv_q[{KW'(b), RLW'(idx_q)}] <= 1'b0;
-    end
-  // busy: an entry with a prefetch read in flight (at most one: reads go only
-  // into entries without one), so the set's ways are a look-up, not a search
-  // of the reads in flight
-  logic [RH-1:0] busy_q;
-  always_ff @(posedge clk)
-    if (rst) begin
-      busy_q <= '0;
-    end else begin
-      if (po_pop) busy_q[po_e[0]] <= 1'b0;
-      if (pf_issue) busy_q[pf_e] <= 1'b1;
-    end
   assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
   logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
   logic [PFOW-1:0] po_at;                          // where an issued one goes
@@ -1429,8 +1427,7 @@ module responder_ctrl #(
     pf_e = st_q == C_DB ? db_e : pe_q;
     if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_e;
     for (int i = 0; i < PFO; i++) po_e[i] = po_v_q[i * RHW +: RHW];
-    pf_busy_e = busy_q[pe_q];
-    for (int w = 0; w < KA; w++) set_busy[w] = busy_q[{KW'(w), RLW'(idx_q)}];
+    pf_busy_e = busy_pe[pe_q[RHW-1:RLW]];
   end
   always_ff @(posedge clk) po_v_q <= po_v_d;
   for (genvar b = 0; b < HEAD_BEATS; b++) begin : g_head

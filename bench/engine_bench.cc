@@ -41,6 +41,7 @@
 //     for atomics; `posted`: A's cycle as each post's doorbell write ended)
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -380,15 +381,35 @@ Recovery recovery(const std::string& backend) {
   return {write_with_loss(backend, kRecoveryPackets / 2) - base, write_with_loss(backend, kRecoveryPackets) - base};
 }
 
+// A whole decimal number in [lo, hi], else -1 (atoi would take "5x" as 5 and "--help" as 0).
+long parse_count(const char* s, long lo, long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s, &end, 10);
+  if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi) return -1;
+  return v;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: engine_bench [MESSAGES_PER_QP >= 1, default 16]\n"
+                       "       engine_bench --timeline write|send|read SIZE [MSGS 1..4096 [QPS 1..1024]]\n"
+                       "       engine_bench --timeline write_inline 1..64 [MSGS 1..4096 [QPS 1..1024]]\n"
+                       "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096 [QPS 1..1024]]\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 4 && argc <= 6 && std::string(argv[1]) == "--timeline") {
+  if (argc > 1 && std::string(argv[1]) == "--timeline") {
     // a diagnostic for calibrating the model: MSGS messages (1) on each of QPS QPs (1), both backends
+    if (argc < 4 || argc > 6) return usage();
     const std::string op = argv[2];
-    const uint32_t size = static_cast<uint32_t>(std::atoi(argv[3]));
-    const int msgs = argc >= 5 ? std::atoi(argv[4]) : 1;
-    const int qps = argc == 6 ? std::atoi(argv[5]) : 1;
+    const long size_arg = parse_count(argv[3], 1, 1L << 30);
+    const long msgs = argc >= 5 ? parse_count(argv[4], 1, 4096) : 1;
+    const long qps = argc == 6 ? parse_count(argv[5], 1, 1024) : 1;
+    if (size_arg < 0 || msgs < 0 || qps < 0) return usage();
+    const uint32_t size = static_cast<uint32_t>(size_arg);
     const WrOpcode o = op == "read"        ? WrOpcode::kRdmaRead
                        : op == "send"      ? WrOpcode::kSend
                        : op == "fetch_add" ? WrOpcode::kAtomicFetchAndAdd
@@ -396,25 +417,19 @@ int main(int argc, char** argv) {
                                            : WrOpcode::kRdmaWrite;
     const bool atomic = op == "fetch_add" || op == "cmp_swap";
     const bool inl = op == "write_inline";  // (inline data: at most 64 bytes here)
-    if ((op != "read" && op != "send" && op != "write" && !inl && !atomic) || size == 0 || (atomic && size != 8) ||
-        (inl && size > 64) || msgs < 1 ||
-        msgs > 4096 || qps < 1 || qps > 1024) {
-      std::fprintf(stderr, "usage: engine_bench --timeline write|send|read SIZE [MSGS 1..4096 [QPS 1..1024]]\n"
-                           "       engine_bench --timeline write_inline 1..64 [MSGS 1..4096 [QPS 1..1024]]\n"
-                           "       engine_bench --timeline fetch_add|cmp_swap 8 [MSGS 1..4096 [QPS 1..1024]]\n");
-      return 2;
-    }
+    if ((op != "read" && op != "send" && op != "write" && !inl && !atomic) || (atomic && size != 8) ||
+        (inl && size > 64))
+      return usage();
     for (const char* b : {"rtl", "model"}) {
       const Figures f = goodput(b, static_cast<unsigned>(qps), size, static_cast<unsigned>(msgs), o, inl, true);
       std::printf("timeline %s cycles %llu\n", b, static_cast<unsigned long long>(f.cycles));
     }
     return 0;
   }
-  const unsigned per_qp = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 16;
-  if (per_qp == 0) {
-    std::fprintf(stderr, "usage: engine_bench [messages_per_qp >= 1]\n");
-    return 2;
-  }
+  if (argc > 2) return usage();
+  const long per_qp_arg = argc > 1 ? parse_count(argv[1], 1, 1L << 20) : 16;
+  if (per_qp_arg < 0) return usage();
+  const unsigned per_qp = static_cast<unsigned>(per_qp_arg);
   std::printf("engine_bench: RDMA WRITE, SEND and READ, MTU 4096, %u messages per QP, each row at least %u messages or %llu KiB, lockstep engines, DMA 500 ns / 13 GB/s\n",
               per_qp, kRowMessages, static_cast<unsigned long long>(kRowBytes >> 10));
   std::printf("%-8s %5s %8s %12s %12s %8s %10s %10s %8s\n", "size", "QPs", "messages", "rtl B/cyc", "model B/cyc",

@@ -34,7 +34,11 @@
 # Fails (exit 1) on a Yosys error, on any inferred latch, or when an array
 # named with --memories was not mapped to RAM (Yosys 0.23 can silently turn an
 # array of packed structs into one register: DESIGN.md §9). Prints one line
-#   synth TOP: LUT=.. FF=.. BRAM36=.. BRAM18=.. URAM=.. DSP=.. CARRY=.. arrival_ns=..
+#   synth TOP: LUT=.. LUTRAM=.. FF=.. BRAM36=.. BRAM18=.. URAM=.. DSP=.. CARRY=.. arrival_ns=..
+# LUT counts the LUTs as logic (LUT1..LUT6); LUTRAM the LUTs used as memory
+# (distributed RAM and SRLs, each primitive by the LUTs it occupies in a
+# SLICEM: RAM64M8 and RAM256X1D 8, RAM64M 4, ...). A device's LUT figure
+# (Vivado's "CLB LUTs") is their sum.
 # The arrival time comes from `sta` on the flattened netlist: cell delays
 # only, no routing -- a proxy for Fmax, not a sign-off figure. Yosys 0.23's
 # `sta` has no options and prints one path with ABC's net names
@@ -155,7 +159,12 @@ arrival_ns=n/a
 carry=$(( $(count CARRY4) + $(count CARRY8) ))
 muxf=$(( $(count MUXF7) + $(count MUXF8) + $(count MUXF9) ))
 uram_n=$(( $(count URAM288) + $(count URAM288_BASE) ))
-summary="synth $top: LUT=$luts FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) URAM=$uram_n DSP=$(count DSP48E2)"
+lutram=0
+for m in RAM64M8:8 RAM32M16:8 RAM256X1D:8 RAM256X1S:4 RAM128X1D:4 RAM128X1S:2 RAM64M:4 RAM32M:4 \
+         RAM64X1D:2 RAM64X1S:1 RAM32X1D:2 RAM32X1S:1 SRL16E:1 SRLC32E:1; do
+  lutram=$((lutram + ${m#*:} * $(count "${m%%:*}")))
+done
+summary="synth $top: LUT=$luts LUTRAM=$lutram FF=$ffs BRAM36=$(count RAMB36E2) BRAM18=$(count RAMB18E2) URAM=$uram_n DSP=$(count DSP48E2)"
 summary="$summary CARRY=$carry MUXF=$muxf arrival_ns=$arrival_ns"
 summary="$summary (cell delays only, no routing; MUXF/CARRY have no timing arcs in Yosys)"
 echo "$summary" | tee "$out/$top.summary.txt"

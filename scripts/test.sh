@@ -6,7 +6,8 @@
 #   scripts/test.sh --slow           everything, `slow` included (Yosys runs of the big blocks:
 #                                    requester ~6 min, responder ~12 min, read_place, roce_cmd
 #                                    ~6 min, parser and deparser ~6 min each; the whole
-#                                    engine, synth_engine (label synth_top) ~36 min, 14 GB)
+#                                    engine, synth_engine (label synth_top) ~36 min, 14 GB, and
+#                                    synth_engine_16k (synth_top, 16,384 QPs) ~76 min, 19 GB)
 #   scripts/test.sh -L xcheck        one label (xcheck, engine, driver, accept, oracle, golden, lint, synth,
 #                                    synth_top, slow; -L is a regex: synth matches synth_top too)
 set -euo pipefail

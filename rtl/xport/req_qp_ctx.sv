@@ -1,9 +1,14 @@
 // req_qp_ctx: the requester's per-QP send-queue state and its scheduler.
 //
-//   per QP (LUT RAM, asynchronous read):  pi, ci, hw (high-water: the next WQE
-//                                          never sent), next_psn (of ci), outstanding,
-//                                          READs outstanding (rd_out), state, the pending
-//                                          rewind (rw_idx, rw_psn, rw_skip)
+//   per QP (LUT RAM, asynchronous read):  ci, hw (high-water: the next WQE never
+//                                          sent), outstanding, READs outstanding (rd_out),
+//                                          the pending rewind's WQE (rw_idx)
+//   per QP (block RAM, registered read):   next_psn (of ci), the pending rewind's PSN and
+//                                          skip (rw_psn, rw_skip): the engine needs them only
+//                                          from the cycle after its pick (pk_psn, pk_skip);
+//                                          pi and state, read at the pick and then kept, with
+//                                          every write of the engine's QP's since (act_pi,
+//                                          act_state)
 //   per QP (LUT RAM, asynchronous read):   the ring (sq_base, sq_lsz) again, for the
 //                                          requester's prefetch (pf_sq_*, with pf_pick_hw)
 //   per QP (block RAM, registered read):   the attributes the engine needs
@@ -85,8 +90,8 @@ module req_qp_ctx #(
   output logic                        pick_valid,
   output logic [$clog2(MAX_QP)-1:0]   pick_qpn,
   output logic [15:0]                 pick_ci,
-  output logic [23:0]                 pick_psn,
-  output logic [23:0]                 pick_skip,  // packets of WQE pick_ci not sent again
+  output logic [23:0]                 pk_psn,     // of the pick one cycle before (registered read)
+  output logic [23:0]                 pk_skip,    // ... the packets of its WQE not sent again
   output logic                        pick_new,   // pick_ci was never sent: it is tracked
   output roce_pkg::qp_cfg_t           cfg,        // attributes of the last pick (registered read)
   output logic [2:0]                  act_state,  // current state of eng_qpn
@@ -135,13 +140,31 @@ module req_qp_ctx #(
   logic [15:0]      hw_mem    [MAX_QP];
   logic [23:0]      psn_mem   [MAX_QP];
   logic [15:0]      rwi_mem   [MAX_QP];
-  logic [23:0]      rwp_mem   [MAX_QP];
-  logic [23:0]      rws_mem   [MAX_QP];
+  logic [47:0]      rwps_mem  [MAX_QP];  // {rw_psn, rw_skip}
   logic [4:0]       outst_mem [MAX_QP];
   logic [4:0]       rdo_mem   [MAX_QP];
   logic [2:0]       state_mem [MAX_QP];
   logic [CFG_W-1:0] cfg_mem   [MAX_QP];
   logic [CFG_W-1:0] cfg_rd_q;
+  // the pick's registered reads: its PSN and pending rewind, and which of
+  // them it applies (ERR: none; a rewind: the rewind's)
+  logic [23:0]      pk_psn_q;
+  logic [47:0]      pk_rwps_q;
+  logic             pk_err_q, pk_rw_q;
+  logic [15:0]      eng_hw_q;   // hw of the engine's QP, read at its pick (only its write-back moves it)
+  logic [15:0]      pi_rd_q, pi_upd_q;  // act_pi: the pick's read of pi_mem, or a write since
+  logic             pi_fwd_q;
+  logic             pi_we;
+  logic [QW-1:0]    pi_wa;
+  logic [15:0]      pi_wd;
+  logic [2:0]       st_rd_q, st_upd_q;  // act_state: likewise
+  logic             st_fwd_q;
+  logic             st_we;
+  logic [QW-1:0]    st_wa;
+  logic [2:0]       st_wd;
+  logic             psn_we;
+  logic [QW-1:0]    psn_wa;
+  logic [23:0]      psn_wd;
   logic [68:0]      ring_mem  [MAX_QP];  // {sq_base, sq_lsz}
 
   // the flags, bit by bit (qp_flags u_flags and u_flags_x hold the same
@@ -182,18 +205,13 @@ module req_qp_ctx #(
   always_comb begin
     pick_valid = eng_idle && any_eligible;
     pick_ci    = ci_mem[pick_qpn];
-    pick_psn   = psn_mem[pick_qpn];
-    pick_skip  = '0;
-    if (fl_pick[F_ERR]) begin
-      pick_ci = hw_mem[pick_qpn];
-    end else if (fl_pick[F_RW]) begin
-      pick_ci   = rwi_mem[pick_qpn];
-      pick_psn  = rwp_mem[pick_qpn];
-      pick_skip = rws_mem[pick_qpn];
-    end
+    if (fl_pick[F_ERR])     pick_ci = hw_mem[pick_qpn];
+    else if (fl_pick[F_RW]) pick_ci = rwi_mem[pick_qpn];
     pick_new = pick_ci == hw_mem[pick_qpn];
-    act_state = state_mem[eng_qpn];
-    act_pi = pi_mem[eng_qpn];
+    pk_psn  = (!pk_err_q && pk_rw_q) ? pk_rwps_q[47:24] : pk_psn_q;
+    pk_skip = (!pk_err_q && pk_rw_q) ? pk_rwps_q[23:0] : '0;
+    act_state = st_fwd_q ? st_upd_q : st_rd_q;
+    act_pi = pi_fwd_q ? pi_upd_q : pi_rd_q;
     {pf_sq_base, pf_sq_lsz} = ring_mem[pf_pick_qpn];
     pf_pick_hw = hw_mem[pf_pick_qpn];
     act_rd_out = rdo_mem[eng_qpn];
@@ -224,60 +242,99 @@ module req_qp_ctx #(
     r_behind   = hw_mem[r_idx] - rwi_mem[r_idx];
     r_rw_stale = s_sq_retire.error || r_behind > {11'b0, r_outst};
     wb_outst = !wb_new ? outst_mem[eng_qpn] : (outst_mem[eng_qpn] == 5'd31) ? 5'd31 : outst_mem[eng_qpn] + 5'd1;
-    wb_hw    = wb_new ? wb_ci : hw_mem[eng_qpn];
+    wb_hw    = wb_new ? wb_ci : eng_hw_q;
+    // pi's one write port: a doorbell, else a qp_cfg's RESET or DESTROY
+    pi_we = (take_db && d_in) || (take_cfg && c_in && (s_qp_cfg.action == roce_pkg::QP_ACTION_RESET
+                                                       || s_qp_cfg.action == roce_pkg::QP_ACTION_DESTROY));
+    pi_wa = (take_db && d_in) ? d_idx : c_idx;
+    pi_wd = (take_db && d_in) ? s_sq_db.pi : '0;
+    // next_psn's one write port: a write-back, else a qp_cfg to RTS
+    psn_we = wb_en || (take_cfg && c_in && s_qp_cfg.action == roce_pkg::QP_ACTION_TO_RTS);
+    psn_wa = wb_en ? eng_qpn : c_idx;
+    psn_wd = wb_en ? wb_psn : s_qp_cfg.sq_psn;
+  end
+  // state's one write port: a qp_cfg, a retire's error, a failure from the
+  // back end, a write-back's error (one a cycle: see above). (A block of its
+  // own: it reads the flags at the inputs' QPs, computed above.)
+  always_comb begin
+    st_we = 1'b0;
+    st_wa = eng_qpn;
+    st_wd = roce_pkg::QP_STATE_ERR;
+    if (take_cfg && c_in) begin
+      st_wa = c_idx;
+      st_we = 1'b1;
+      case (s_qp_cfg.action)
+        roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: st_wd = roce_pkg::QP_STATE_RESET;
+        roce_pkg::QP_ACTION_TO_INIT: st_wd = roce_pkg::QP_STATE_INIT;
+        roce_pkg::QP_ACTION_TO_RTR:  st_wd = roce_pkg::QP_STATE_RTR;
+        roce_pkg::QP_ACTION_TO_RTS:  st_wd = roce_pkg::QP_STATE_RTS;
+        roce_pkg::QP_ACTION_TO_ERR:  st_wd = roce_pkg::QP_STATE_ERR;
+        // (a QP this block already failed stays in ERR until roce_cmd hears of it)
+        roce_pkg::QP_ACTION_TO_SQD: begin
+          st_we = fl_c[F_RTS];
+          st_wd = roce_pkg::QP_STATE_SQD;
+        end
+        // ATTR: SQD -> RTS resumes (RTS -> RTS, INIT -> INIT and SQD -> SQD change no state)
+        roce_pkg::QP_ACTION_ATTR: begin
+          st_we = s_qp_cfg.state == roce_pkg::QP_STATE_RTS && fl_c[F_SQD];
+          st_wd = roce_pkg::QP_STATE_RTS;
+        end
+        default: st_we = 1'b0;
+      endcase
+    end else if (take_ret && r_in) begin
+      st_wa = r_idx;
+      st_we = s_sq_retire.error && fl_r[F_RTS];
+    end else if (take_fail && f_in) begin
+      st_wa = f_idx;
+      st_we = fl_f[F_RTS];
+    end else begin
+      st_we = wb_en && wb_err;
+    end
   end
 
   // context memories: one writer per cycle
   always_ff @(posedge clk) begin
-    if (pick_valid) cfg_rd_q <= cfg_mem[pick_qpn];
+    // (registered reads at the pick: block RAM. A write to the same QP in
+    // the pick's cycle -- a retire's rewind -- is not seen: as the
+    // asynchronous reads beside them, which see the memory as it was.)
+    if (pick_valid) begin
+      cfg_rd_q  <= cfg_mem[pick_qpn];
+      pk_psn_q  <= psn_mem[pick_qpn];
+      pk_rwps_q <= rwps_mem[pick_qpn];
+      pk_err_q  <= fl_pick[F_ERR];
+      pk_rw_q   <= fl_pick[F_RW];
+      eng_hw_q  <= hw_mem[pick_qpn];
+      pi_rd_q   <= pi_mem[pick_qpn];
+      st_rd_q   <= state_mem[pick_qpn];
+    end
+    if (st_we) state_mem[st_wa] <= st_wd;
+    if (psn_we) psn_mem[psn_wa] <= psn_wd;
+    if (pi_we) pi_mem[pi_wa] <= pi_wd;
     if (take_cfg && c_in) begin
       ring_mem[c_idx] <= {s_qp_cfg.sq_base, s_qp_cfg.sq_lsz};
       cfg_mem[c_idx] <= {s_qp_cfg.qp_type, s_qp_cfg.sq_base, s_qp_cfg.sq_lsz, s_qp_cfg.pd, s_qp_cfg.pmtu, s_qp_cfg.dest_qpn,
                          s_qp_cfg.l3, s_qp_cfg.vlan_valid, s_qp_cfg.vlan_vid, s_qp_cfg.sl, s_qp_cfg.src_mac, s_qp_cfg.dst_mac, s_qp_cfg.src_ip, s_qp_cfg.dst_ip,
                          s_qp_cfg.tclass, s_qp_cfg.ttl, s_qp_cfg.flow_label, s_qp_cfg.max_rd_atomic, s_qp_cfg.qkey};
-      case (s_qp_cfg.action)
-        roce_pkg::QP_ACTION_RESET, roce_pkg::QP_ACTION_DESTROY: begin
-          pi_mem[c_idx] <= '0;
-          ci_mem[c_idx] <= '0;
-          hw_mem[c_idx] <= '0;
-          outst_mem[c_idx] <= '0;
-          rdo_mem[c_idx] <= '0;
-          state_mem[c_idx] <= roce_pkg::QP_STATE_RESET;
-        end
-        roce_pkg::QP_ACTION_TO_INIT: state_mem[c_idx] <= roce_pkg::QP_STATE_INIT;
-        roce_pkg::QP_ACTION_TO_RTR:  state_mem[c_idx] <= roce_pkg::QP_STATE_RTR;
-        roce_pkg::QP_ACTION_TO_RTS: begin
-          state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
-          psn_mem[c_idx] <= s_qp_cfg.sq_psn;
-        end
-        roce_pkg::QP_ACTION_TO_ERR:  state_mem[c_idx] <= roce_pkg::QP_STATE_ERR;
-        // (a QP this block already failed stays in ERR until roce_cmd hears of it)
-        roce_pkg::QP_ACTION_TO_SQD:  if (fl_c[F_RTS]) state_mem[c_idx] <= roce_pkg::QP_STATE_SQD;
-        // ATTR: SQD -> RTS resumes (RTS -> RTS, INIT -> INIT and SQD -> SQD change no state)
-        roce_pkg::QP_ACTION_ATTR:
-          if (s_qp_cfg.state == roce_pkg::QP_STATE_RTS && fl_c[F_SQD]) state_mem[c_idx] <= roce_pkg::QP_STATE_RTS;
-        default: ;
-      endcase
+      if (s_qp_cfg.action == roce_pkg::QP_ACTION_RESET || s_qp_cfg.action == roce_pkg::QP_ACTION_DESTROY) begin
+        ci_mem[c_idx] <= '0;
+        hw_mem[c_idx] <= '0;
+        outst_mem[c_idx] <= '0;
+        rdo_mem[c_idx] <= '0;
+      end
     end
     if (take_ret && r_in) begin
       outst_mem[r_idx] <= r_outst;
       rdo_mem[r_idx] <= r_rdo;
-      if (s_sq_retire.error && fl_r[F_RTS]) state_mem[r_idx] <= roce_pkg::QP_STATE_ERR;
       if (s_sq_retire.rewind) begin
         rwi_mem[r_idx] <= s_sq_retire.rw_idx;
-        rwp_mem[r_idx] <= s_sq_retire.rw_psn;
-        rws_mem[r_idx] <= s_sq_retire.rw_skip;
+        rwps_mem[r_idx] <= {s_sq_retire.rw_psn, s_sq_retire.rw_skip};
       end
     end
-    if (take_db && d_in) pi_mem[d_idx] <= s_sq_db.pi;
-    if (take_fail && f_in && fl_f[F_RTS]) state_mem[f_idx] <= roce_pkg::QP_STATE_ERR;
     if (wb_en) begin
       ci_mem[eng_qpn] <= wb_ci;
       hw_mem[eng_qpn] <= wb_hw;
-      psn_mem[eng_qpn] <= wb_psn;
       outst_mem[eng_qpn] <= wb_outst;
       if (wb_new && wb_read && rdo_mem[eng_qpn] != 5'd31) rdo_mem[eng_qpn] <= rdo_mem[eng_qpn] + 5'd1;
-      if (wb_err) state_mem[eng_qpn] <= roce_pkg::QP_STATE_ERR;
     end
   end
 
@@ -305,7 +362,7 @@ module req_qp_ctx #(
     x_idx = c_t ? c_idx : r_t ? r_idx : d_t ? d_idx : f_t ? f_idx : eng_qpn;
 
     w_has_new = (c_t && c_clear) || d_t || wb_en;
-    v_has_new = d_t ? s_sq_db.pi != hw_mem[d_idx] : wb_en && pi_mem[eng_qpn] != wb_hw;
+    v_has_new = d_t ? s_sq_db.pi != hw_mem[d_idx] : wb_en && act_pi != wb_hw;
     w_behind  = (c_t && c_clear) || wb_en;
     v_behind  = wb_en && wb_ci != wb_hw;
     w_full    = (c_t && c_clear) || r_t || wb_en;
@@ -348,6 +405,23 @@ module req_qp_ctx #(
     if (rst) rw_used_q <= 1'b0;
     else if (pick_valid) rw_used_q <= fl_pick[F_RW] && !(r_rewind && r_idx == pick_qpn);
     else if (r_rewind && r_idx == eng_qpn) rw_used_q <= 1'b0;
+  end
+  // (a write of the QP picked, or of the engine's: act_pi follows it, as an
+  // asynchronous read of pi_mem would from the next cycle)
+  logic [QW-1:0] fwd_qpn;
+  assign fwd_qpn = pick_valid ? pick_qpn : eng_qpn;
+  always_ff @(posedge clk) begin
+    if (pi_we && pi_wa == fwd_qpn) pi_upd_q <= pi_wd;
+    if (st_we && st_wa == fwd_qpn) st_upd_q <= st_wd;
+    if (rst) begin
+      pi_fwd_q <= 1'b0;
+      st_fwd_q <= 1'b0;
+    end else begin
+      if (pi_we && pi_wa == fwd_qpn) pi_fwd_q <= 1'b1;
+      else if (pick_valid) pi_fwd_q <= 1'b0;
+      if (st_we && st_wa == fwd_qpn) st_fwd_q <= 1'b1;
+      else if (pick_valid) st_fwd_q <= 1'b0;
+    end
   end
   always_ff @(posedge clk) begin
     if (rst) rr_q <= '0;

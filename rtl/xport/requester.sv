@@ -61,7 +61,7 @@
 // The front end takes one WQE at a time (the states below) and queues its
 // packets' headers for the back end (docs/engine.md, "Requester", step 6):
 //   IDLE   pick a QP (round robin over eligible ones, req_qp_ctx): a new WQE,
-//          one to send again after a rewind (from packet pick_skip), or in ERR
+//          one to send again after a rewind (from packet pk_skip), or in ERR
 //          the next new one (flushed); the kept SQ_BF WQE -> DECODE; the
 //          prefetched one -> DECODE when its head is in (taken in this cycle),
 //          else PFW -> DECODE (all reading ahead beside: pfa_q). WB picks too,
@@ -183,6 +183,12 @@ module requester #(
   logic [15:0] act_ci_q;
   logic [23:0] act_psn_q;
   logic [23:0] act_skip_q;     // packets of the WQE not sent again (a rewind into its middle)
+  // In the cycle after its pick the WQE's PSN and skip are req_qp_ctx's
+  // registered reads (pk_*), kept from then on (act_*_q)
+  logic        picked_q;
+  logic [23:0] act_psn, act_skip;
+  assign act_psn  = picked_q ? pk_psn : act_psn_q;
+  assign act_skip = picked_q ? pk_skip : act_skip_q;
   logic        new_q;          // never sent before: tracked
   logic        trk_pend_q;     // RUN: the start of a new WQE waits to be tracked
   logic        amend_q;        // a failure's sq_track amends an earlier one
@@ -212,7 +218,7 @@ module requester #(
   logic        pick_valid, any_eligible;
   logic [QW-1:0] pick_qpn;
   logic [15:0] pick_ci;
-  logic [23:0] pick_psn, pick_skip;
+  logic [23:0] pk_psn, pk_skip;   // of the pick in the cycle before (req_qp_ctx's registered read)
   logic        pick_new;
   /* verilator lint_off UNUSEDSIGNAL */  // req_qp_ctx keeps the send-side attributes only
   roce_pkg::qp_cfg_t cfg;
@@ -409,10 +415,10 @@ module requester #(
     .s_fail_valid(fail_pend_q), .s_fail_qpn(bt_q.qpn), .s_fail_ready(fail_ready),
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(eng_pick && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
-    .pick_valid, .pick_qpn, .pick_ci, .pick_psn, .pick_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
+    .pick_valid, .pick_qpn, .pick_ci, .pk_psn, .pk_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
     .act_pi, .pt_live(pe_live), .pt_qpn(pe_qpn_q), .pt_set(pf_issue), .pt_set_drop(off_drop), .pt_set_qpn(off_qpn),
     .pt_out(pfm_out), .pt_out_qpn(pfm_qpn), .pt_cfg(pfm_cfg), .pt_cfg_qpn(QW'(cq_in.qpn)), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
-    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn_q + npk[23:0] : act_psn_q), .wb_new(new_q),
+    .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn + npk[23:0] : act_psn), .wb_new(new_q),
     .wb_read(op_rdat), .wb_err,
     .any_eligible, .init_busy);
 
@@ -657,13 +663,13 @@ module requester #(
     // DETH (UD): the WR's Q_Key, or with its bit 31 set the QP's own (IBTA 10.2.5)
     hdr_d.qkey    = !ud ? 32'd0 : wqe_q[8*roce_pkg::SEND_WQE_UD_QKEY_OFF + 31] ? cfg.qkey
                                      : wqe_q[8*roce_pkg::SEND_WQE_UD_QKEY_OFF +: 32];
-    hdr_d.psn     = act_psn_q + hdr_k_q[23:0];
+    hdr_d.psn     = act_psn + hdr_k_q[23:0];
     // ACK coalescing: the last packet of a message, and every 2^n-th PSN of a long one;
     // a READ request always (its responses are the answer it asks for); the
     // first packet of a WQE sent again (a rewind: the responder may be past
     // it, and answers a duplicate only when asked -- its ACK says how far)
     hdr_d.ack_req = !unrel && (hdr_last || op_rdat || (hdr_d.psn[15:0] | ~ack_mask) == 16'hFFFF
-                            || (!new_q && hdr_k_q == {1'b0, act_skip_q}));  // UC/UD: nothing answers
+                            || (!new_q && hdr_k_q == {1'b0, act_skip}));  // UC/UD: nothing answers
     if (op_read) begin
       // from packet k (a rewind): the responses 0..k-1 arrived, ask for the rest
       hdr_d.reth_va   = w_raddr + {32'b0, iss_offset};
@@ -736,7 +742,7 @@ module requester #(
     // (go_run's DECODE term, not go_run: that also follows the check's answers)
     dec_ask = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer && !ud_long && !op_local
               && !w_inline && sge_act != '0 && chk_first != NONE;
-    iss_offset = {8'b0, act_skip_q} << mtu_lg;
+    iss_offset = {8'b0, act_skip} << mtu_lg;
     wb_en  = st_q == S_WB;
     wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR ||
              status_q == roce_pkg::WC_STATUS_MW_BIND_ERR;
@@ -787,8 +793,8 @@ module requester #(
     fe_trk = '0;
     fe_trk.qpn       = 16'(act_q);
     fe_trk.wqe_idx   = act_ci_q;
-    fe_trk.first_psn = act_psn_q;
-    fe_trk.last_psn  = (!unrel && (st_q == S_RUN || sent_q)) ? act_psn_q + npk[23:0] - 24'd1 : act_psn_q - 24'd1;
+    fe_trk.first_psn = act_psn;
+    fe_trk.last_psn  = (!unrel && (st_q == S_RUN || sent_q)) ? act_psn + npk[23:0] - 24'd1 : act_psn - 24'd1;
     fe_trk.wr_id     = w_wr_id;
     fe_trk.wc_opcode = (w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) || w_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM))
                            ? roce_pkg::WC_OPCODE_RDMA_WRITE
@@ -807,7 +813,7 @@ module requester #(
     // its sq_track if it turns out to need one there (status and amend as a
     // failure after its packets would have; UC/UD: the track once sent)
     end_rec = fe_trk;
-    end_rec.last_psn = unrel ? act_psn_q - 24'd1 : act_psn_q + npk[23:0] - 24'd1;
+    end_rec.last_psn = unrel ? act_psn - 24'd1 : act_psn + npk[23:0] - 24'd1;
     end_rec.status   = 8'(roce_pkg::WC_STATUS_SUCCESS);
     end_rec.amend    = !unrel;
     // a failure is tracked once the back end's WQEs are (UC/UD: in order), behind its sq_track
@@ -978,6 +984,7 @@ module requester #(
       act_ci_q <= '0;
       act_psn_q <= '0;
       act_skip_q <= '0;
+      picked_q <= 1'b0;
       new_q <= 1'b0;
       trk_pend_q <= 1'b0;
       amend_q <= 1'b0;
@@ -1055,7 +1062,7 @@ module requester #(
       if (m_tx_hdr_valid && m_tx_hdr_ready) cnt_q <= cnt_q + 32'd1;
       rd_hint_v_q <= hq_push && op_rdat;
       if (go_run) begin
-        hdr_k_q <= {1'b0, act_skip_q};
+        hdr_k_q <= {1'b0, act_skip};
         trk_pend_q <= new_q && !unrel;  // UC/UD: tracked once its packets left
         pkr_q <= '0;
       end
@@ -1069,12 +1076,15 @@ module requester #(
       // (the visit ends in the cycle it finds none, or with the head's last beat)
       if (pff_q && (!pf_want || (rd_take && !rk_kind[1] && beat_q == beats_q - 5'd1))) pff_q <= 1'b0;
       if (pfa_q && (!pf_want || (pf_issue && pf_n_q == 2'd1))) pfa_q <= 1'b0;  // (as PF leaves)
+      picked_q <= pick_valid;
+      if (picked_q) begin
+        act_psn_q <= pk_psn;
+        act_skip_q <= pk_skip;
+      end
       case (st_q)
         S_IDLE, S_WB: if (pick_valid) begin
           act_q <= pick_qpn;
           act_ci_q <= pick_ci;
-          act_psn_q <= pick_psn;
-          act_skip_q <= pick_skip;
           new_q <= pick_new;
           amend_q <= !pick_new;
           st_q <= S_FETCH;

@@ -311,7 +311,14 @@ Cycle Completer::on_ack(const spec::RoceRxHdr& h, Cycle t) {
   r.error = failed;
   // an ACK that completed the window's last entry stopped in that step (the
   // RTL's walk has no stop step to find it empty)
-  const Cycle stop = ack && w.n != 0 && q.window.empty() && !failed && !w.fenced ? w.n - 1 : w.n;
+  const bool emptied = ack && w.n != 0 && q.window.empty() && !failed && !w.fenced;
+  const Cycle stop = emptied ? w.n - 1 : w.n;
+  if (emptied && w.n == 1) {
+    // one entry, the window's last: that step also writes the context back
+    // and retires (the RTL's ack_one, no S_DONE); the next take is beside it
+    retire(r, t - 1);
+    return 1;
+  }
   retire(r, t + stop);
   return stop + 2;
 }

@@ -177,6 +177,7 @@ void Requester::start(unsigned q, Cycle now) {
     skip_ = x.rw_skip;
   }
   x.rw = false;
+  wb_pick_ = now + 1 == eng_at_;  // (decided a cycle before the RTL's pick: WB's when the write-back is then)
   wb_pick_at_ = kNever;
   new_ = act_ci_ == x.hw;
   amend_ = !new_;
@@ -1077,7 +1078,30 @@ void Requester::fetched(const Packet& p, Cycle now) {
   }
   if (st_ == St::kRun) begin_run();
   if (st_ == St::kRun && trk_pend_) offer_starts();
-  if (st_ == St::kCheck) push_check(eng_at_ - kFirstCheck);
+  // (asked in the pick's cycle, a cycle before DECODE's own ask)
+  if (st_ == St::kCheck) push_check(eng_at_ - kFirstCheck - (spec_ ? 1 : 0));
+  spec_ = false;
+}
+
+// The RTL's spec_ask: the head alone (and the QP: RC, not in ERR) shows that
+// its decode goes to CHECK with SGE 0 first -- a SEND or RDMA WRITE, not
+// inline, not fenced, one SGE holding all its bytes, not poisoned.
+bool Requester::spec_check(const Packet& head) const {
+  if (head.user || head.data.size() < spec::kWqeHead) return false;
+  const uint8_t* b = head.data.data();
+  const auto le32 = [b](unsigned off) {
+    return uint32_t{b[off]} | uint32_t{b[off + 1]} << 8 | uint32_t{b[off + 2]} << 16 | uint32_t{b[off + 3]} << 24;
+  };
+  using Op = spec::WrOpcode;
+  const auto op = static_cast<Op>(b[spec::kSendWqeOpcodeOff]);
+  const uint8_t flags = b[spec::kSendWqeFlagsOff];
+  const Qp& x = qps_[act_];
+  const uint32_t len0 = le32(spec::kSendWqeSge0LengthOff);
+  return x.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kRc) && x.state != qs(spec::QpState::kErr) &&
+         (op == Op::kSend || op == Op::kSendWithImm || op == Op::kSendWithInv || op == Op::kRdmaWrite ||
+          op == Op::kRdmaWriteWithImm) &&
+         !(flags & 4u) && !(flags & 8u) && b[spec::kSendWqeNumSgeOff] == 1 && len0 != 0 &&
+         len0 == le32(spec::kSendWqeLengthOff);
 }
 
 bool Requester::push_check(Cycle at) {
@@ -1181,6 +1205,7 @@ void Requester::run() {
         if (!other) pfm_[act_] = false;
         // (a head already in by the pick's cycle is taken in it: no PFW cycle)
         const Cycle at = std::max(e.at + 2, pick_at_ + 2);
+        spec_ = wb_pick_ && e.at <= pick_at_ && spec_check(head);
         pf_visit_start(at);
         took_head(head, at - 1);
         moved = true;

@@ -242,6 +242,11 @@ class Requester : public Process {
   unsigned pf_sel_ = 0;    // the entry the pick takes (PFW)
   uint16_t ra_x_ = 0;      // this QP's next index to read ahead
   Cycle pick_at_ = 0;
+  bool wb_pick_ = false;   // the pick was the RTL's WB's (no control input beside it)
+  // the first SGE's check asked in the pick's cycle (the RTL's spec_ask):
+  // a WB pick of a head in the table that shows its decode will check it
+  bool spec_ = false;
+  bool spec_check(const Packet& head) const;
   // a PF visit: its next cycle, reads asked for, the head to decode after it
   bool pfv_ = false, pfv_gate_ = false;  // (gate: FETCH decides on PF in its cycle)
   bool pfv_fill_ = false;  // FETCH's visit: past two reads while its head is awaited (the RTL's pff_q)

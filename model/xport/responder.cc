@@ -47,6 +47,7 @@ constexpr unsigned kMaxSge = spec::kMaxSge;
 constexpr unsigned kHeadSge = (spec::kWqeHead - spec::kRecvWqeSge0AddrOff) / spec::Sge::kSize;  // 6
 constexpr Cycle kTailFetch = 2;  // the head's last beat -> the tail's read request
 constexpr Cycle kPfTake = 1;     // a prefetched receive WQE taken (the RTL's C_WQE cycle)
+constexpr Cycle kPfInHdr = 1;    // ... a cycle sooner when the header's C_HDR takes its way (no C_ROUTE)
 constexpr Cycle kPfAsk = 1;      // a doorbell's context read to its prefetch's read request
 constexpr Cycle kPfNext = 1;     // a prefetched WQE taken (C_WQE) to the read of the QP's next one (its register)
 constexpr unsigned kFlushReads = 8;  // flush reads outstanding
@@ -418,7 +419,7 @@ void Responder::on_hdr(const spec::RoceRxHdr& h) {
         return;
       }
     }
-    if (needs_wqe()) return get_wqe();
+    if (needs_wqe()) return get_wqe(true);
     ok_ = len == 0;
     if (len == 0) return decide();
     // (a packet that continues a message: C_HDR, then its pieces in C_WALK)
@@ -558,7 +559,7 @@ void Responder::after_rkey(const spec::MrResp& r) {
   return todo_ ? walk(true) : decide();
 }
 
-void Responder::get_wqe() {
+void Responder::get_wqe(bool in_hdr) {
   if (cx_.ci == cx_.pi) {  // no receive WQE: RNR NAK, nothing changes, the requester retries this PSN
     ++c_rnr_;
     vd_.ack = true;
@@ -575,6 +576,7 @@ void Responder::get_wqe() {
   if (hit != kNoWay) {  // prefetched (or on its way): no read
     pf_[hit].keep = false;
     pf_e_ = hit;
+    pf_routed_ = !in_hdr;  // (a header's own: taken in C_HDR, no C_ROUTE cycle)
     st_ = St::kWqePf;
     return;
   }
@@ -1322,7 +1324,7 @@ void Responder::run() {
                           pf_out_.size() < spec::kRspRqPfOut;
         if (next && !dma_rd_req->can_push()) break;  // (the RTL's C_WQE waits for its read register; a credit wakes us)
         // (the entry's bank is read a cycle after its last beat is written)
-        check_at_ = std::max(check_at_ + kPfTake, e.in_at + kPfTake + 1);
+        check_at_ = std::max(check_at_ + kPfTake - (pf_routed_ ? 0 : kPfInHdr), e.in_at + kPfTake + 1);
         if (next)
           prefetch(pf_e_, qpn_, ahead, cx_, check_at_ + kPfNext);
         after_wqe(e.data);

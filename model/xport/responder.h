@@ -188,7 +188,7 @@ class Responder : public Process {
   void on_db(const spec::WqDb& d);
   void on_hdr(const spec::RoceRxHdr& h);
   void after_rkey(const spec::MrResp& r);
-  void get_wqe();
+  void get_wqe(bool in_hdr = false);  // in_hdr: a header's checks ask (C_HDR), not a later step
   void after_wqe(const Packet& p);
   void after_wqe_tail(const Packet& p);
   void use_wqe(const Packet& p);  // the whole receive WQE is in
@@ -276,6 +276,7 @@ class Responder : public Process {
   std::vector<Prefetch> pf_;
   std::deque<unsigned> pf_out_;  // entries whose reads are in flight, oldest first: the next dma_rd_data is the front's
   unsigned pf_e_ = 0;            // kWqePf: the entry taken; kWqe: a way not kept (kNoWay: none)
+  bool pf_routed_ = false;       // kWqePf: taken in C_ROUTE (else in C_HDR, a cycle sooner)
   uint16_t db_ci_ = 0;           // kDbAsk: the WQE the doorbell reads ahead ...
   unsigned db_e_ = 0;            // ... into this entry
   Cycle db_at_ = 0;              // ... and the earliest cycle of its read (had the port had room)

@@ -312,6 +312,11 @@ module completer #(
   // unless the retire before it still waits (only registers: no ready of a
   // neighbour in these readies)
   logic done_take;
+  // S_WALK of an ACK that completes one entry, its window's last, writes the
+  // context back and retires in that step (no S_DONE) when the retire port
+  // is free (ack_one), and takes the next track or response in it when the
+  // completion and retire before it have left (walk_take: registers only)
+  logic ack_one, walk_take;
   /* verilator lint_off UNUSEDSIGNAL */  // (copies of t and c: the fields the append's test reads)
   roce_pkg::sq_track_t ct_t;
   ctx_t ct_c;
@@ -332,24 +337,6 @@ module completer #(
     cq_free = !cq_v_q || m_cq_compl_ready;
     rt_free = !rt_v_q || m_sq_retire_ready;
 
-    trk_inr     = 32'(s_sq_track.qpn) < 32'(MAX_QP);
-    // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
-    // (taken in S_CTX beside a plain append: a track for the same QP waits
-    // if the append fills its window, full follows a cycle later)
-    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && (trk_full ||
-                  (ctx_take && s_sq_track.qpn[QW-1:0] == qpn_q && c.cnt == 5'd15));
-    cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
-    s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
-    s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
-    s_sq_track_ready = (st_q == S_IDLE || ctx_take || done_take) && !cfg_wait && !s_rd_done_valid && !trk_blocked;
-    s_rx_ack_ready   = (st_q == S_IDLE || ctx_take || done_take) && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
-                       && !dw_q && !rp_v_q;
-    take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
-    take_rdd = s_rd_done_valid && s_rd_done_ready;
-    take_trk = s_sq_track_valid && s_sq_track_ready;
-    take_ack = s_rx_ack_valid && s_rx_ack_ready;
-    take_tmr = st_q == S_IDLE && hit_q && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
-               && !s_rx_ack_valid && !dw_q;
     rx_atom  = s_rx_ack.opcode == roce_pkg::OP_RC_ATOMIC_ACK;
     rx_rsp   = (s_rx_ack.opcode >= roce_pkg::OP_RC_READ_RESP_FIRST && s_rx_ack.opcode <= roce_pkg::OP_RC_READ_RESP_ONLY)
                || rx_atom;
@@ -423,6 +410,28 @@ module completer #(
     e_una = (e.last_psn + 24'd1 - w_q.una) < 24'h800000 ? e.last_psn + 24'd1 : w_q.una;  // una never goes back
     ack_last = st_q == S_WALK && kind_q == K_ACK && mode_q == M_ACK && !rsp_q && una_a_q && !w_q.err &&
                w_q.cnt == 5'd1 && !e_stop && !e_err;
+    ack_one   = ack_last && rcnt_q == 5'd0 && rt_free;
+    walk_take = ack_last && rcnt_q == 5'd0 && !rt_v_q && !cq_v_q;
+
+    // the inputs' readies (after the walk's step: walk_take)
+    trk_inr     = 32'(s_sq_track.qpn) < 32'(MAX_QP);
+    // (an amend waits while a READ waits for rd_done: the walk it starts may fence)
+    // (taken in S_CTX beside a plain append: a track for the same QP waits
+    // if the append fills its window, full follows a cycle later)
+    trk_blocked = s_sq_track.amend ? dw_q : trk_inr && (trk_full ||
+                  (ctx_take && s_sq_track.qpn[QW-1:0] == qpn_q && c.cnt == 5'd15));
+    cfg_wait = s_qp_cfg_valid && !dw_q;  // a qp_cfg that goes first
+    s_qp_cfg_ready   = st_q == S_IDLE && !dw_q;
+    s_rd_done_ready  = st_q == S_IDLE && !cfg_wait;
+    s_sq_track_ready = (st_q == S_IDLE || ctx_take || done_take || walk_take) && !cfg_wait && !s_rd_done_valid && !trk_blocked;
+    s_rx_ack_ready   = (st_q == S_IDLE || ctx_take || done_take || walk_take) && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+                       && !dw_q && !rp_v_q;
+    take_cfg = s_qp_cfg_valid && s_qp_cfg_ready;
+    take_rdd = s_rd_done_valid && s_rd_done_ready;
+    take_trk = s_sq_track_valid && s_sq_track_ready;
+    take_ack = s_rx_ack_valid && s_rx_ack_ready;
+    take_tmr = st_q == S_IDLE && hit_q && !cfg_wait && !s_rd_done_valid && !(s_sq_track_valid && !trk_blocked)
+               && !s_rx_ack_valid && !dw_q;
     // a partly placed READ completing otherwise than by rd_done: fence first
     e_fence = e_rd && w_q.rd_placed && mode_q != M_RDD && !e_stop;
 
@@ -704,6 +713,18 @@ module completer #(
             w_d.una = psn_q + 24'd1;
             w_d.rd_retry = 1'b0;
             st_d = S_DONE;
+            if (ack_one) begin  // S_DONE's work in this step: one entry retired, the context written
+              rt_d = '0;
+              rt_d.qpn = 16'(qpn_q);
+              rt_d.count = 5'd1;
+              rt_d.rd_count = 5'(e_rd);
+              rt_v_d = 1'b1;
+              ctx_we = 1'b1;
+              ctx_wd = w_d;
+              tact_w = tact_q;
+              full_we = 1'b1; full_wv = 1'b0;
+              st_d = S_IDLE;
+            end
           end
         end
       end
@@ -747,7 +768,7 @@ module completer #(
     endcase
     // the takes: in S_IDLE, or in S_CTX beside a plain append or in S_DONE (a
     // track or a response only: the readies of the others ask for S_IDLE)
-    if (st_q == S_IDLE || ctx_take || done_take) begin
+    if (st_q == S_IDLE || ctx_take || done_take || walk_take) begin
       if (take_cfg) begin
         kind_d = K_CFG; act_d = s_qp_cfg.action; scq_d = s_qp_cfg.send_cq; rcfg_d = s_qp_cfg.retry_cnt;
         tocfg_d = s_qp_cfg.timeout; rnrcfg_d = s_qp_cfg.rnr_retry; pmtu_d = s_qp_cfg.pmtu;

@@ -13,6 +13,10 @@
 //                                          requester's prefetch (pf_sq_*, with pf_pick_hw)
 //   per QP (block RAM, registered read):   the attributes the engine needs
 //                                          (sq_base, sq_lsz, pd, pmtu, addressing, max_rd_atomic)
+//   per QP (block RAM, registered read):   pd and "an RC QP" again, at the requester's
+//                                          prefetch address (pt_ra): kept with each head read
+//                                          ahead, so that a pick can ask for its first SGE's
+//                                          check in its own cycle
 //   per QP (qp_flags, LUT RAM):            has_new (pi != hw), behind (ci != hw),
 //                                          rw (a rewind waits), rts, err, full
 //                                          (outstanding >= 16), sqd, rdw (a new READ waits for
@@ -118,6 +122,12 @@ module req_qp_ctx #(
   output logic [15:0]                 pf_pick_hw,
   output logic [63:0]                 pf_sq_base,
   output logic [4:0]                  pf_sq_lsz,
+  // the PD and type of QP pt_ra, the cycle after (registered read): the
+  // requester keeps them with each head it reads ahead
+  input  wire logic [$clog2(MAX_QP)-1:0] pt_ra,
+  output logic [15:0]                 pt_pd,
+  output logic                        pt_rc,
+  output logic                        pick_err,   // pick_qpn is in ERR (its flag)
   input  wire logic                   wb_defer,   // eng_qpn's new READ waits for a READ credit
   input  wire logic                   wb_en,      // write-back of eng_qpn: one WQE done
   input  wire logic [15:0]            wb_ci,
@@ -166,6 +176,8 @@ module req_qp_ctx #(
   logic [QW-1:0]    psn_wa;
   logic [23:0]      psn_wd;
   logic [68:0]      ring_mem  [MAX_QP];  // {sq_base, sq_lsz}
+  logic [16:0]      pdt_mem   [MAX_QP];  // {an RC QP, pd}: for the heads read ahead
+  logic [16:0]      pdt_rd_q;
 
   // the flags, bit by bit (qp_flags u_flags and u_flags_x hold the same
   // values: one copy read at the inputs' QPs, one at the write port's)
@@ -291,6 +303,13 @@ module req_qp_ctx #(
       st_we = wb_en && wb_err;
     end
   end
+
+  always_ff @(posedge clk) begin
+    pdt_rd_q <= pdt_mem[pt_ra];
+    if (take_cfg && c_in) pdt_mem[c_idx] <= {s_qp_cfg.qp_type == roce_pkg::QP_TYPE_RC, s_qp_cfg.pd};
+  end
+  assign {pt_rc, pt_pd} = pdt_rd_q;
+  assign pick_err = fl_pick[F_ERR];
 
   // context memories: one writer per cycle
   always_ff @(posedge clk) begin

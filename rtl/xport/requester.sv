@@ -236,6 +236,22 @@ module requester #(
   logic [16*NPF-1:0] pe_idx_q;
   logic [NPF-1:0]    pe_poison_q;
   logic [8*roce_pkg::WQE_HEAD-1:0] pe_head_q, pe_head;  // the heads of entries pf_sel_q and pf_sel (g_pe)
+  // each entry's QP's PD and whether it is an RC QP (req_qp_ctx's pt_* read
+  // at the offer's QP, written the cycle after the read is asked for)
+  logic [16*NPF-1:0] pe_pd_q;
+  logic [NPF-1:0]    pe_rc_q;
+  logic              pfi_q;            // a prefetch read was asked for in the cycle before ...
+  logic [PW-1:0]     pfi_slot_q;       // ... into this entry
+  logic [15:0]       pt_pd;
+  logic              pt_rc, pick_err;
+  // A WB pick whose head is in the table asks for its first SGE's check in
+  // its own cycle (spec_ask), when the head alone shows that its decode
+  // will check that SGE first and nothing else can stop it: an RC QP not in
+  // ERR, a SEND or RDMA WRITE, not inline, not fenced, one SGE holding all
+  // its bytes (> 0), not poisoned. (In WB no control input is taken, so the
+  // QP's state cannot change under it.) Taken (spec_q): DECODE asks for
+  // none, and takes the answer should it come already.
+  logic              spec_ask, spec_q;
   logic [NPF-1:0]    pe_live, pe_hit, pe_free, pe_act, pe_pq, pe_cfg, pe_ahead, pe_end;
   logic [PW-1:0]     pf_sel_q, pf_sel, pf_slot;  // the entry PFW waits for; the one a pick takes; a free one
   logic              pf_hit, pf_any_free, pf_other;
@@ -416,7 +432,7 @@ module requester #(
     .s_sq_retire, .s_sq_retire_valid, .s_sq_retire_ready,
     .eng_idle(eng_pick && !cfg_drain && !pfa_q), .eng_qpn(act_q), .cfg_wait(!be_empty),
     .pick_valid, .pick_qpn, .pick_ci, .pk_psn, .pk_skip, .pick_new, .cfg, .act_state, .act_rd_out, .wb_defer,
-    .act_pi, .pt_live(pe_live), .pt_qpn(pe_qpn_q), .pt_set(pf_issue), .pt_set_drop(off_drop), .pt_set_qpn(off_qpn),
+    .act_pi, .pt_ra(off_qpn), .pt_pd, .pt_rc, .pick_err, .pt_live(pe_live), .pt_qpn(pe_qpn_q), .pt_set(pf_issue), .pt_set_drop(off_drop), .pt_set_qpn(off_qpn),
     .pt_out(pfm_out), .pt_out_qpn(pfm_qpn), .pt_cfg(pfm_cfg), .pt_cfg_qpn(QW'(cq_in.qpn)), .pf_pick_valid, .pf_pick_qpn, .pf_pick_hw, .pf_sq_base, .pf_sq_lsz,
     .wb_en, .wb_ci(act_ci_q + 16'd1), .wb_psn(sent_q ? act_psn + npk[23:0] : act_psn), .wb_new(new_q),
     .wb_read(op_rdat), .wb_err,
@@ -459,8 +475,8 @@ module requester #(
     .clk, .rst, .start(iss_start), .sge_tbl, .sge_act, .chk_pa(chk_pa_q), .chk_run(chk_run_q),
     .chk_now(chk_last_ok), .chk_now_sge(chk_rsp_q),
     .pd(cfg.pd), .length(w_len), .offset(iss_offset), .mtu_lg, .err(iss_err),
-    .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK && !dec_ask),
-    .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK), .s_mr_resp_ready(iss_mr_resp_ready),
+    .m_mr_req(iss_mr_req), .m_mr_req_valid(iss_mr_req_valid), .m_mr_req_ready(m_mr_req_ready && st_q != S_CHECK && !dec_ask && !spec_ask),
+    .s_mr_resp, .s_mr_resp_valid(s_mr_resp_valid && st_q != S_CHECK && !(st_q == S_DECODE && spec_q)), .s_mr_resp_ready(iss_mr_resp_ready),
     .m_dma_rd_req(iss_rd_req), .m_dma_rd_req_valid(iss_rd_req_valid),
     .m_dma_rd_req_ready(m_dma_rd_req_ready && st_q != S_FETCH && st_q != S_TAIL && !pf_on),
     .pc_push, .pc_data(pc_in), .pc_ready, .pk_push, .pk_need(pk_in), .pk_ready, .release_beat(raw_pop));
@@ -741,7 +757,7 @@ module requester #(
     // (not a local operation: its one request is built from the WQE in CHECK)
     // (go_run's DECODE term, not go_run: that also follows the check's answers)
     dec_ask = dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer && !ud_long && !op_local
-              && !w_inline && sge_act != '0 && chk_first != NONE;
+              && !w_inline && sge_act != '0 && chk_first != NONE && !spec_q;
     iss_offset = {8'b0, act_skip} << mtu_lg;
     wb_en  = st_q == S_WB;
     wb_err = status_q == roce_pkg::WC_STATUS_LOC_QP_OP_ERR || status_q == roce_pkg::WC_STATUS_LOC_PROT_ERR ||
@@ -764,32 +780,6 @@ module requester #(
       m_dma_rd_req.len  = 13'(roce_pkg::WQE_HEAD);
       m_dma_rd_req_valid = pf_want;
     end
-    m_mr_req = iss_mr_req;
-    m_mr_req_valid = iss_mr_req_valid;
-    s_mr_resp_ready = iss_mr_resp_ready;
-    if (st_q == S_CHECK || dec_ask) begin
-      m_mr_req        = '0;
-      m_mr_req.tag    = {3'b0, chk_sel};
-      m_mr_req.key    = sge_tbl[128*32'(chk_sel) + 96 +: 32];
-      m_mr_req.pd     = cfg.pd;
-      m_mr_req.va     = sge_tbl[128*32'(chk_sel) +: 64];
-      m_mr_req.len    = sge_tbl[128*32'(chk_sel) + 64 +: 32];
-      m_mr_req.access = 4'd0;
-      if (op_local) begin
-        // BIND: the window (new rkey) onto [remote_addr, +length) of the MR
-        // bind_mr_lkey; INVALIDATE: the window whose rkey is in imm
-        m_mr_req.op     = op_bind ? roce_pkg::MR_OP_BIND : roce_pkg::MR_OP_INVALIDATE;
-        m_mr_req.key    = op_bind ? w_rkey : w_imm;
-        m_mr_req.va     = op_bind ? w_raddr : 64'd0;
-        m_mr_req.len    = op_bind ? w_len : 32'd0;
-        m_mr_req.access = op_bind ? 4'(w_bind_acc & WINDOW_RIGHTS) : 4'd0;
-        m_mr_req.qpn    = 24'(act_q);
-        m_mr_req.mr_key = op_bind ? w_bind_lkey : 32'd0;
-      end
-      m_mr_req_valid  = dec_ask || chk_iss_q != NONE;
-    end
-    if (st_q == S_CHECK) s_mr_resp_ready = chk_rsp_q != NONE;
-
     fe_trk = '0;
     fe_trk.qpn       = 16'(act_q);
     fe_trk.wqe_idx   = act_ci_q;
@@ -818,6 +808,49 @@ module requester #(
     end_rec.amend    = !unrel;
     // a failure is tracked once the back end's WQEs are (UC/UD: in order), behind its sq_track
     fe_trk_valid = (st_q == S_TRACK && be_drained) || (st_q == S_RUN && trk_pend_q);
+  end
+
+  // The MR port: the walk's page runs, else the SGE checks (DECODE's first,
+  // CHECK's), a local operation's, or the pick's (spec_ask). (A block of its
+  // own: in the engine's, spec_ask would join the pick to the decode in one
+  // false loop for Verilator.)
+  always_comb begin
+    m_mr_req = iss_mr_req;
+    m_mr_req_valid = iss_mr_req_valid;
+    s_mr_resp_ready = iss_mr_resp_ready;
+    if (st_q == S_CHECK || dec_ask) begin
+      m_mr_req        = '0;
+      m_mr_req.tag    = {3'b0, chk_sel};
+      m_mr_req.key    = sge_tbl[128*32'(chk_sel) + 96 +: 32];
+      m_mr_req.pd     = cfg.pd;
+      m_mr_req.va     = sge_tbl[128*32'(chk_sel) +: 64];
+      m_mr_req.len    = sge_tbl[128*32'(chk_sel) + 64 +: 32];
+      m_mr_req.access = 4'd0;
+      if (op_local) begin
+        // BIND: the window (new rkey) onto [remote_addr, +length) of the MR
+        // bind_mr_lkey; INVALIDATE: the window whose rkey is in imm
+        m_mr_req.op     = op_bind ? roce_pkg::MR_OP_BIND : roce_pkg::MR_OP_INVALIDATE;
+        m_mr_req.key    = op_bind ? w_rkey : w_imm;
+        m_mr_req.va     = op_bind ? w_raddr : 64'd0;
+        m_mr_req.len    = op_bind ? w_len : 32'd0;
+        m_mr_req.access = op_bind ? 4'(w_bind_acc & WINDOW_RIGHTS) : 4'd0;
+        m_mr_req.qpn    = 24'(act_q);
+        m_mr_req.mr_key = op_bind ? w_bind_lkey : 32'd0;
+      end
+      m_mr_req_valid  = dec_ask || chk_iss_q != NONE;
+    end
+    if (spec_ask) begin
+      m_mr_req        = '0;
+      m_mr_req.tag    = 8'd0;
+      m_mr_req.key    = pe_head[INL + 8 * roce_pkg::SGE_LKEY_OFF +: 32];
+      m_mr_req.pd     = pe_pd_q[16*32'(pf_sel) +: 16];
+      m_mr_req.va     = pe_head[INL + 8 * roce_pkg::SGE_ADDR_OFF +: 64];
+      m_mr_req.len    = pe_head[INL + 8 * roce_pkg::SGE_LENGTH_OFF +: 32];
+      m_mr_req.access = 4'd0;
+      m_mr_req_valid  = 1'b1;
+    end
+    if (st_q == S_CHECK) s_mr_resp_ready = chk_rsp_q != NONE;
+    if (st_q == S_DECODE && spec_q) s_mr_resp_ready = 1'b1;  // (the answer to the pick's ask, come early)
   end
 
   // Read data in request order: a prefetch's beats whenever they come, a
@@ -851,6 +884,21 @@ module requester #(
   assign bf_hit = eng_pick && pick_valid && bf_valid_q && pick_new && pick_qpn == bf_qpn_q && pick_ci == bf_idx_q;
   assign pf_hit = eng_pick && pick_valid && !bf_hit && pick_new && pe_hit != '0;
   assign pf_now = pf_hit && pe_st_q[2*32'(pf_sel) +: 2] == E_DONE;
+  logic [7:0] sp_op, sp_nsge;
+  logic [1:0] sp_flags;   // inline, fence
+  logic [31:0] sp_len, sp_len0;
+  always_comb begin
+    sp_op    = pe_head[8*roce_pkg::SEND_WQE_OPCODE_OFF +: 8];
+    sp_flags = pe_head[8*roce_pkg::SEND_WQE_FLAGS_OFF + 2 +: 2];
+    sp_nsge  = pe_head[8*roce_pkg::SEND_WQE_NUM_SGE_OFF +: 8];
+    sp_len   = pe_head[8*roce_pkg::SEND_WQE_LENGTH_OFF +: 32];
+    sp_len0  = pe_head[INL + 8 * roce_pkg::SGE_LENGTH_OFF +: 32];
+    spec_ask = st_q == S_WB && pf_now && !pick_err && pe_rc_q[pf_sel] && !pe_poison_q[pf_sel] && !iss_mr_req_valid &&
+               (sp_op == 8'(roce_pkg::WR_OPCODE_SEND) || sp_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_IMM) ||
+                sp_op == 8'(roce_pkg::WR_OPCODE_SEND_WITH_INV) || sp_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE) ||
+                sp_op == 8'(roce_pkg::WR_OPCODE_RDMA_WRITE_WITH_IMM)) &&
+               sp_flags == 2'b00 && sp_nsge == 8'd1 && sp_len0 != 32'd0 && sp_len0 == sp_len;
+  end
 
   // The prefetch table. A pick of a new WQE whose head is there (or on its
   // way) takes it (PFW waits for its data, then DECODE, with the reads
@@ -923,6 +971,12 @@ module requester #(
         pe_qpn_q[QW*i +: QW] <= off_qpn;
         pe_idx_q[16*i +: 16] <= off_idx;
       end
+    pfi_slot_q <= pf_slot;
+    for (int i = 0; i < NPF; i++)
+      if (pfi_q && pfi_slot_q == PW'(i)) begin  // (its QP's read of the cycle before)
+        pe_pd_q[16*i +: 16] <= pt_pd;
+        pe_rc_q[i] <= pt_rc;
+      end
     if (pf_on && pf_want && !m_dma_rd_req_ready && !pfo_q) begin
       pfo_a_q <= cand_a;
       pfo_qpn_q <= cand_qpn;
@@ -946,7 +1000,8 @@ module requester #(
       rd_hint_q.lkey    <= sge_tbl[8 * roce_pkg::SGE_LKEY_OFF +: 32];
     end
     for (int i = 0; i < NSGE; i++)
-      if (st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q == 5'(i)) begin
+      if ((st_q == S_CHECK && s_mr_resp_valid && chk_rsp_q == 5'(i)) ||
+          (st_q == S_DECODE && spec_q && s_mr_resp_valid && chk_first == 5'(i))) begin
         chk_pa_q[64*i +: 64] <= s_mr_resp.pa;
         chk_run_q[32*i +: 32] <= s_mr_resp.run;
       end
@@ -1018,7 +1073,11 @@ module requester #(
       pfo_q <= 1'b0;
       pfo_drop_q <= 1'b0;
       cq_valid_q <= 1'b0;
+      pfi_q <= 1'b0;
+      spec_q <= 1'b0;
     end else begin
+      pfi_q <= pf_issue;
+      spec_q <= spec_ask && m_mr_req_ready;
       cq_valid_q <= cq_valid && !cq_ready;
       // the prefetch table: an entry asked for (PF; dropped at once if its
       // QP's qp_cfg is taken in that cycle), its beats, taken by PFW (its
@@ -1139,9 +1198,13 @@ module requester #(
         end else begin
           sent_q <= 1'b0;
           status_q <= dec_status;
-          chk_iss_q <= (dec_ask && m_mr_req_ready) ? next_act(sge_chk, chk_first + 5'd1) : chk_first;
+          chk_iss_q <= ((dec_ask && m_mr_req_ready) || spec_q) ? next_act(sge_chk, chk_first + 5'd1) : chk_first;
           chk_rsp_q <= chk_first;
           chk_err_q <= 1'b0;
+          if (spec_q && s_mr_resp_valid) begin  // the pick's ask answered already
+            chk_rsp_q <= next_act(sge_chk, chk_first + 5'd1);
+            chk_err_q <= s_mr_resp.status != roce_pkg::MR_STATUS_OK;
+          end
           if (dec_status != roce_pkg::WC_STATUS_SUCCESS) st_q <= S_TRACK;
           else if (wb_defer) st_q <= S_IDLE;   // not started: picked again once a READ finishes
           else if (ud_long) begin              // no packet; tracked as sent (its PSN taken)
@@ -1210,6 +1273,10 @@ module requester #(
   always_ff @(posedge clk) begin
     if (!rst && rk_push)
       a_req_reads_in_flight_fit: assert (rk_room) else $error("a_req_reads_in_flight_fit");
+    // the pick's SGE check is asked only for a WQE whose decode checks that SGE first
+    if (!rst && st_q == S_DECODE && spec_q)
+      a_req_spec_check_used: assert (dec_go && dec_status == roce_pkg::WC_STATUS_SUCCESS && !wb_defer && !ud_long &&
+                                     !op_local && !w_inline && chk_first == 5'd0) else $error("a_req_spec_check_used");
     // a WQE's end in the back end finds its record (queued with its last header)
     if (!rst && wdone)
       a_req_wqe_end_recorded: assert (eq_valid) else $error("a_req_wqe_end_recorded");

@@ -78,7 +78,9 @@
 // before it leaves (its context, if that one's QP, forwarded: fwd_q). A
 // page run's answer in C_MRW cuts the run's first piece at once. So a WRITE
 // ONLY of one page run takes C_HDR, C_MRW (ask, answer: piece), C_PUSH;
-// a MIDDLE packet C_HDR, C_WALK, C_PUSH. Contexts are RAMs with a registered read.
+// a MIDDLE packet C_HDR, C_WALK, C_PUSH; a SEND ONLY whose receive WQE is
+// prefetched C_HDR (which takes the way: no C_ROUTE), C_WQE (the lkey
+// asked), C_MRW x 2, C_PUSH. Contexts are RAMs with a registered read.
 `default_nettype none
 
 module responder_ctrl #(
@@ -297,6 +299,7 @@ module responder_ctrl #(
   logic [HBW-1:0] po_beat_q;                       // beat of the oldest one's data
   logic          po_pop;
   logic          pf_busy_e;                        // the entry pe has a read in flight
+  logic          pf_busy_d;                        // ... pe_d has
   logic          pf_ok_q;                          // ... and had none last cycle (its bank read is fresh)
   logic [HEAD_W-1:0] pf_head;                      // the entry's head, as read from the banks
   logic [HEAD_BEATS-1:0] pf_bpois;                 // ... each beat's poison
@@ -790,6 +793,13 @@ module responder_ctrl #(
             mr_d.access = roce_pkg::ACCESS_REMOTE_WRITE; mr_d.remote = 1'b1; mr_d.qpn = 24'(idx_q);
             mr_rkey_d = 1'b1;
             st_d = C_MRW;
+          end else if (needs_wqe && c0.ci != c0.pi && hit_f) begin
+            // step 6 with its receive WQE prefetched (or on its way): C_ROUTE's
+            // take of the way in this cycle (the set's tags were read with the
+            // context; its head bank is read at pe_d, so C_WQE has it next)
+            pt_we = 1'b1; pt_wa = pe_d; pt_wd = {1'b0, idx_q, c0.ci};
+            pf_use_d = 1'b1;
+            st_d = C_WQE;
           end else if (needs_wqe) begin
             st_d = C_ROUTE;
           end else begin
@@ -1379,7 +1389,7 @@ module responder_ctrl #(
       dbl_x_q <= db_x;
       dbl_e_q <= db_e;
     end
-    pf_ok_q <= !pf_busy_e;
+    pf_ok_q <= !pf_busy_d;  // (of the entry whose bank is read now: pe_d)
   end
 
   // ---- the prefetch table: tags (read with the context), the reads in
@@ -1393,7 +1403,7 @@ module responder_ctrl #(
   // Registers, so that they reset; a way's RH / KA bits each, written a bit
   // at a time under the way's own compare: one RH-bit vector written at a
   // variable place made Yosys's front end two RH-bit shifters per write.
-  logic [KA-1:0] busy_pe;                          // each way's busy bit of pe_q's set
+  logic [KA-1:0] busy_pe, busy_pd;                 // each way's busy bit of pe_q's (pe_d's) set
   for (genvar b = 0; b < KA; b++) begin : g_tag
     logic [PTW-2:0] pt_mem [RH / KA];              // way b's tags {qp, ci}, one per set
     logic [RH/KA-1:0] keep_q, busy_q;
@@ -1416,6 +1426,7 @@ module responder_ctrl #(
       end
     assign set_busy[b] = busy_q[RLW'(idx_q)];
     assign busy_pe[b] = busy_q[pe_q[RLW-1:0]];
+    assign busy_pd[b] = busy_q[pe_d[RLW-1:0]];
   end
   assign po_pop = po_n_q != '0 && s_dma_rd_tvalid && s_dma_rd_tlast;
   logic [PFO*RHW-1:0] po_v_q, po_v_d;              // po_e as one vector (entry i at [i*RHW +: RHW])
@@ -1428,6 +1439,7 @@ module responder_ctrl #(
     if (pf_issue) po_v_d[32'(po_at) * RHW +: RHW] = pf_e;
     for (int i = 0; i < PFO; i++) po_e[i] = po_v_q[i * RHW +: RHW];
     pf_busy_e = busy_pe[pe_q[RHW-1:RLW]];
+    pf_busy_d = busy_pd[pe_d[RHW-1:RLW]];
   end
   always_ff @(posedge clk) po_v_q <= po_v_d;
   for (genvar b = 0; b < HEAD_BEATS; b++) begin : g_head
@@ -1435,7 +1447,7 @@ module responder_ctrl #(
     logic [DATA_W:0] bank_rd_q;
     always_ff @(posedge clk) begin
       if (po_n_q != '0 && s_dma_rd_tvalid && po_beat_q == HBW'(b)) bank[po_e[0]] <= {s_dma_rd_tuser, s_dma_rd_tdata};
-      bank_rd_q <= bank[pe_q];
+      bank_rd_q <= bank[pe_d];  // (pe_d: C_HDR's choice is read in its own cycle)
     end
     assign pf_head[b * DATA_W +: DATA_W] = bank_rd_q[DATA_W-1:0];
     assign pf_bpois[b] = bank_rd_q[DATA_W];

@@ -16,7 +16,7 @@ set_tests_properties(rtl_lint_engine PROPERTIES LABELS lint)
 # cheap, default-suite form of those runs' --memories check.
 set(ENGINE_MEMORIES
   req_qp_ctx:cfg_mem req_qp_ctx:pi_mem req_qp_ctx:ci_mem req_qp_ctx:psn_mem req_qp_ctx:outst_mem
-  req_qp_ctx:state_mem req_qp_ctx:hw_mem req_qp_ctx:ring_mem req_qp_ctx:rwps_mem requester:pe_wqe_mem
+  req_qp_ctx:state_mem req_qp_ctx:hw_mem req_qp_ctx:ring_mem req_qp_ctx:rwps_mem req_qp_ctx:pdt_mem requester:pe_wqe_mem
   responder_ctrl:ctx_mem responder_ctrl:sge_mem responder_ctrl:res_mem responder_ctrl:pt_mem responder_ctrl:bank
   responder_place:addr_mem completer:ctx_mem completer:win_mem completer:tmr_mem
   read_place_ctrl:ctx_mem read_place_ctrl:hint_mem roce_cmd:ref_mem roce_cmd:mr_mem roce_cmd:qp_mem

@@ -782,6 +782,61 @@ TEST(CompleterXcheck, ReadResponsesBetweenTracksAreCycleExact) {
               cycles[0][1].size(), cycles[0][2].size());
 }
 
+// A one-packet WQE's life in the completer as engine_bench's 64-byte rows
+// meet it, many QPs with a message each: its track appended (S_CTX, which
+// takes the next input), then the ACK that covers it, the window's only
+// entry (S_CTX, then S_WALK, which completes it, writes the context back,
+// retires and takes the next input: no S_DONE) -- the ACKs' CQEs two cycles
+// apart, every CQE and retire in the same cycle on RTL and model.
+TEST(CompleterXcheck, OneEntryAcksTakeTwoCyclesAndAreCycleExact) {
+  constexpr uint16_t kQps = 16;
+  std::vector<std::vector<uint64_t>> cycles[2];  // [rtl, model][port]: cycle of each output
+  int which = 0;
+  on_both([&](auto& blk, const char* side) {
+    Bench b(blk, 31, 0, 0);
+    for (uint16_t q = 1; q <= kQps; ++q) b.push(0, cfg(q, spec::QpAction::kReset, 6));
+    b.settle();
+    const uint64_t t0 = blk.cycle();
+    std::vector<spec::SqTrack> t;
+    for (uint16_t q = 1; q <= kQps; ++q) {
+      t.push_back(trk(q, 0, 200u + q, q % 4 != 0));  // (every fourth unsignaled: a retire, no CQE)
+      b.push(1, desc_to_flit(t.back()));
+    }
+    for (uint16_t q = 1; q <= kQps; ++q) b.push(2, ack(q, 200u + q));
+    auto& mine = cycles[which++];
+    mine.resize(2);
+    std::vector<size_t> seen(2, 0);
+    for (int i = 0; i < 400; ++i) {
+      b.step();
+      for (unsigned port = 0; port < 2; ++port)
+        for (; seen[port] < b.out[port].size(); ++seen[port]) mine[port].push_back(blk.cycle() - t0);
+    }
+    ASSERT_EQ(b.out[1].size(), size_t{kQps}) << side << ": a retire per ACK";
+    size_t k = 0;
+    for (uint16_t q = 1; q <= kQps; ++q) {
+      expect_retire(b.out[1][q - 1], q, 1, false, side);
+      if (t[q - 1].signaled) {
+        ASSERT_LT(k, b.out[0].size()) << side;
+        expect_compl(b.out[0][k++], t[q - 1], 6, WcStatus::kSuccess, side);
+      }
+    }
+    EXPECT_EQ(b.out[0].size(), k) << side << ": no CQE for an unsignaled WQE";
+    EXPECT_EQ(counter(blk, kRxAcks), kQps) << side;
+    EXPECT_TRUE(blk.idle()) << side;
+    EXPECT_EQ(b.stable_error, "") << side;
+  });
+  const char* names[] = {"cq_compl", "sq_retire"};
+  for (unsigned port = 0; port < 2; ++port) {
+    ASSERT_EQ(cycles[0][port].size(), cycles[1][port].size()) << names[port];
+    for (size_t i = 0; i < cycles[0][port].size(); ++i)
+      EXPECT_EQ(cycles[0][port][i], cycles[1][port][i]) << names[port] << " " << i << " (rtl, model)";
+  }
+  const auto& rt = cycles[0][1];
+  for (size_t i = 1; i < rt.size(); ++i) EXPECT_EQ(rt[i] - rt[i - 1], 2u) << "retire " << i << " (rtl)";
+  std::printf("%zu ACKs: a retire every %llu cycles, the same cycles on RTL and model\n", rt.size(),
+              static_cast<unsigned long long>((rt.back() - rt.front()) / (rt.size() - 1)));
+}
+
 // A lost response: the next one is an implied NAK that sends the QP back to
 // the missing one (once: the responses still on their way are dropped), and
 // the responder's answer to the re-request (FIRST at the missing PSN, then

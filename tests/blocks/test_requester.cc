@@ -759,6 +759,67 @@ TEST(RequesterXcheck, RetireErrorsAndQpCfgMidStream) {
                                  " flushed, " + std::to_string(r.rtl.out[kHdr].size()) + " packets");
 }
 
+// req_qp_ctx reads pi and state at the pick (block RAM) and then follows
+// every write of the engine's QP (act_pi, act_state): a doorbell or a
+// retire's error that lands in the pick's own cycle must be seen. Swept
+// over the cycles around a pick (an IDLE pick: control inputs are taken
+// beside it): a second doorbell while WQE 0 is picked (WQE 1 must still be
+// sent: the write-back's has_new reads act_pi), and a retire with error
+// while WQE 1 is picked (flushed when it lands before WQE 1's decode, its
+// fetch ~130 cycles after the pick; sent when long after) -- RTL and model
+// alike, both outcomes met.
+TEST(RequesterXcheck, DoorbellsAndRetireErrorsInEveryCycleAroundAPick) {
+  unsigned sent = 0, flushed = 0;
+  std::vector<unsigned> delays;
+  for (unsigned d = 0; d < 16; ++d) delays.push_back(d);
+  delays.push_back(400);  // (long after WQE 1's fetch and decode)
+  for (const unsigned d : delays) {
+    for (int kind = 0; kind < 2; ++kind) {
+      Builder b(90 + d);
+      auto& rng = b.rng();
+      b.add_mr(1, 5, 0x10000000ull, 64 * 1024, 12, 0x200000000ull);
+      b.add_qp(70, 3, 5, static_cast<uint32_t>(rng()), 5);
+      b.post(70, wqe(rng, kWrite, b.sges_in(1, 64, 1)));
+      b.ring(70);
+      if (kind == 0) {
+        b.wait(d);
+        b.post(70, wqe(rng, kWrite, b.sges_in(1, 64, 1)));
+        b.ring(70);
+      } else {
+        b.wait_idle();
+        b.post(70, wqe(rng, kWrite, b.sges_in(1, 64, 1)));
+        b.ring(70);
+        b.wait(d);
+        b.retire(70, 1, true);
+      }
+      b.wait_idle();
+      EnvConfig cfg;
+      cfg.seed = 90 + d;
+      cfg.auto_retire = false;
+      cfg.in_idle = cfg.out_stall = 0.0;
+      const Both r = run_both(b, cfg);
+      const std::string what = std::string(kind == 0 ? "doorbell" : "retire error") + " after " + std::to_string(d);
+      EXPECT_EQ(r.rtl.error, "") << what;
+      EXPECT_EQ(r.mdl.error, "") << what;
+      EXPECT_EQ(r.diff, "") << what;
+      ASSERT_EQ(r.rtl.out[kTrack].size(), 2u) << what << ": both WQEs tracked";
+      const auto t1 = desc_from_flit<spec::SqTrack>(r.rtl.out[kTrack][1].flits[0]);
+      EXPECT_EQ(t1.wqe_idx, 1u) << what;
+      if (kind == 0) {
+        EXPECT_EQ(t1.status, 0u) << what << ": WQE 1 sent";
+        EXPECT_EQ(r.rtl.out[kHdr].size(), 2u) << what;
+      } else {
+        (t1.status == 0 ? sent : flushed)++;
+        EXPECT_TRUE(t1.status == 0 || t1.status == static_cast<uint8_t>(spec::WcStatus::kWrFlushErr)) << what;
+        EXPECT_EQ(r.rtl.out[kHdr].size(), t1.status == 0 ? 2u : 1u) << what;
+      }
+    }
+  }
+  EXPECT_GT(sent, 0u) << "a retire error after WQE 1's decode leaves it sent";
+  EXPECT_GT(flushed, 0u) << "a retire error by WQE 1's pick flushes it";
+  std::printf("retire error at 17 delays: WQE 1 sent %u times, flushed %u times\n", sent, flushed);
+}
+
 // The outputs of a run up to its n-th header (and the payloads of those
 // headers); sq_track and everything else whole.
 EnvResult first_headers(const EnvResult& r, size_t n) {

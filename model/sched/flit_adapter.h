@@ -64,6 +64,12 @@ class FlitAdapter : public rocenic::Block {
            [&ch, decode](std::vector<Flit>& beats, Cycle t) { ch.push(decode(beats.front()), t); });
   }
   void in_stream(const char* name, Channel<Packet>& ch);
+  // What input `port` (Block order) offers in the cycle being clocked, not
+  // yet taken: a predicate of another input may depend on it, as an RTL
+  // ready may depend on another input's valid (the responder takes a
+  // header in the cycle an MR answer ends the packet before it).
+  bool offered(unsigned port) const { return ins_[port].valid; }
+  const Flit& offer(unsigned port) const { return ins_[port].flit; }
   // A stream without tlast whose packet lengths another port's descriptors
   // give (the deparser's payload: its header says how long it is): beats
   // are taken only once the length is known; a packet is its first `len`

@@ -667,11 +667,23 @@ void Responder::use_wqe(const Packet& p) {
   return todo_ ? walk() : decide();
 }
 
+// The MR answer offered now ends the packet in hand in its own cycle (walk's
+// fast_vd_): a WRITE's rkey check or a page run's translation holding all
+// the packet's bytes not yet cut, not a READ, an atomic, a SEND with
+// invalidate or a UD datagram, nor while a flush waits.
+bool Responder::answer_ends_packet(const spec::MrResp& r) const {
+  if (st_ != St::kRkey && st_ != St::kRun) return false;
+  if (is_read_ || is_atomic_ || (is_send_ && inv_) || ud_ || flush_pending_ || !mr_resp.empty()) return false;
+  if (st_ == St::kRkey && needs_wqe()) return false;
+  return r.status == static_cast<uint8_t>(spec::MrStatus::kOk) && todo_ != 0 && todo_ <= r.run;
+}
+
 // Step 7: cut the packet into DMA pieces that never cross an SGE end or a
 // page run (each run translated by the MR table, which checks the key too).
 void Responder::walk(bool answered, Cycle ask) {
   // (the first piece after a page run's answer is cut in C_MRW itself, with the answer)
   bool free_piece = answered;
+  const Cycle at0 = check_at_;
   while (todo_ != 0) {
     if (is_send_) {
       const Sge& s = cx_.sge[cx_.sidx];
@@ -723,7 +735,11 @@ void Responder::walk(bool answered, Cycle ask) {
     free_piece = false;
   }
   ok_ = true;
+  // the answer's own piece ended the packet: that C_MRW cycle is its verdict's
+  // (the RTL's fast_vd; not a SEND with invalidate, a UD datagram, nor while a flush waits)
+  fast_vd_ = answered && check_at_ == at0 && !(is_send_ && inv_) && !ud_ && !flush_pending_;
   decide();
+  fast_vd_ = false;
 }
 
 void Responder::after_run(const spec::MrResp& r) {
@@ -882,7 +898,7 @@ void Responder::decide() {
     qps_[qpn_].uc = uc;
     qps_[qpn_].ud = ud;
   }
-  check_at_ = std::max(check_at_, s_.now()) + kDecide;
+  check_at_ = std::max(check_at_, s_.now()) + (fast_vd_ ? 0 : kDecide);
   v.at = check_at_;
   placing_.push_back(std::move(v));
   st_ = flush_pending_ ? St::kFlushWait : St::kIdle;
@@ -1375,7 +1391,13 @@ std::unique_ptr<rocenic::Block> make_responder_block(unsigned data_bytes, unsign
     // the RTL's, so inputs on different ports meet it in the same order).
     a.in_when<spec::QpCfg>("qp_cfg", r->qp_cfg, [r](const spec::QpCfg&) { return r->accepting() && !r->placing(); });
     a.in_when<spec::WqDb>("rq_db", r->rq_db, [r](const spec::WqDb&) { return r->accepting(); });
-    a.in_when<spec::RoceRxHdr>("rx_hdr", r->rx_hdr, [r](const spec::RoceRxHdr&) { return r->accepting(); });
+    // (and in the cycle an MR answer ends the packet in hand, the RTL's
+    // fast_vd, unless a qp_cfg or doorbell is offered: those wait for C_IDLE)
+    FlitAdapter* ap = &a;
+    a.in_when<spec::RoceRxHdr>("rx_hdr", r->rx_hdr, [r, ap](const spec::RoceRxHdr&) {
+      return r->accepting() || (!ap->offered(0) && !ap->offered(1) && ap->offered(5) &&
+                                r->answer_ends_packet(desc_from_flit<spec::MrResp>(ap->offer(5))));
+    });
     a.in_stream("rx_payload", r->rx_payload);
     a.in_stream("dma_rd_data", r->dma_rd_data);
     a.in<spec::MrResp>("mr_resp", r->mr_resp);

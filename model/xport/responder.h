@@ -77,6 +77,7 @@ class Responder : public Process {
   // The checker takes a new input (qp_cfg, rq_db, rx_hdr) only when free;
   // a qp_cfg only once placement has drained too.
   bool accepting() const { return st_ == St::kIdle; }
+  bool answer_ends_packet(const spec::MrResp& r) const;  // (the rx_hdr take beside it: see make_responder_block)
   bool placing() const { return st_ != St::kIdle || !placing_.empty(); }
   bool busy() const { return placing() || !tx_jobs_.empty() || !pf_out_.empty(); }
   void run() override;
@@ -253,6 +254,7 @@ class Responder : public Process {
   uint32_t todo_ = 0;   // payload bytes not yet cut into pieces
   Verdict vd_;
   bool ok_ = false, write_back_ = false;
+  bool fast_vd_ = false;  // decide(): the verdict is the answer's cycle's (no C_PUSH of its own)
   // The receive WQE prefetch (rtl/xport/responder_ctrl.sv): a set-associative
   // table, QP q's WQEs in set q mod (rq_heads / rq_ahead), any of its
   // rq_ahead ways, tagged {QP, index}. An RQ doorbell that leaves an open QP

@@ -173,6 +173,7 @@ module responder #(
     .m_mr_req, .m_mr_req_valid, .m_mr_req_ready,
     .m_cq(c_cq), .m_cq_valid(c_cq_v), .m_cq_ready(m_cq_compl_ready),
     .m_vd(vd_in), .m_vd_cqe(vd_cqe_in), .m_vd_valid(vd_push), .m_vd_ready(vd_rdy),
+    .m_vd_room(vd_n_q < 4'(VD_DEPTH)),   // (the FIFO holds VD_DEPTH + 1: below VD_DEPTH its memory has room)
     .m_pc(pc_in), .m_pc_valid(pc_push), .m_pc_ready(pc_rdy), .m_pc_commit(pc_commit), .m_pc_abort(pc_abort),
     .m_addr_we(addr_we), .m_addr_wa(addr_wa), .m_addr_wd(addr_wd),
     .drained, .idle(c_idle),

@@ -77,10 +77,10 @@
 // stage has drained), rq_db, rx_hdr; a header also in C_PUSH, as the verdict
 // before it leaves (its context, if that one's QP, forwarded: fwd_q). A
 // page run's answer in C_MRW cuts the run's first piece at once. So a WRITE
-// ONLY of one page run takes C_HDR, C_MRW (ask, answer: piece), C_PUSH;
-// a MIDDLE packet C_HDR, C_WALK, C_PUSH; a SEND ONLY whose receive WQE is
-// prefetched C_HDR (which takes the way: no C_ROUTE), C_WQE (the lkey
-// asked), C_MRW x 2, C_PUSH. Contexts are RAMs with a registered read.
+// ONLY of one page run takes C_HDR, C_MRW x 2 (the answer cuts its piece and
+// is its verdict: fast_vd, the next header taken beside it); a MIDDLE
+// packet C_HDR, C_WALK, C_PUSH; a SEND ONLY whose receive WQE is prefetched
+// C_HDR (which takes the way: no C_ROUTE), C_WQE (the lkey asked), C_MRW x 2. Contexts are RAMs with a registered read.
 `default_nettype none
 
 module responder_ctrl #(
@@ -129,6 +129,7 @@ module responder_ctrl #(
   output roce_pkg::cq_compl_t        m_vd_cqe,
   output logic                       m_vd_valid,
   input  wire logic                  m_vd_ready,
+  input  wire logic                  m_vd_room,      // the verdict FIFO has room by its count (a register)
   output responder_pkg::rsp_piece_t  m_pc,
   output logic                       m_pc_valid,
   input  wire logic                  m_pc_ready,
@@ -381,12 +382,25 @@ module responder_ctrl #(
   // (a header is also taken in the cycle the verdict before it leaves, C_PUSH,
   // unless a flush follows: back-to-back packets skip C_IDLE; m_vd_ready is
   // the verdict FIFO's room, a register)
-  assign s_rx_hdr_ready  = (st_q == C_IDLE || (st_q == C_PUSH && m_vd_ready && !fl_pend_q))
+  // A WRITE's rkey answer or a SEND's lkey answer that cuts the packet's
+  // last bytes as one piece (a page run holding them all) is also the
+  // packet's verdict: C_PUSH's work is done in that C_MRW cycle, and the
+  // next header taken in it (fast_vd; not a READ, an atomic, a SEND with
+  // invalidate, a UD datagram, nor while a flush waits). A one-page 64 B
+  // WRITE ONLY then takes C_HDR, C_MRW x 2; a SEND ONLY C_HDR, C_WQE,
+  // C_MRW x 2. (Registers and the answer only: the piece FIFO's room and
+  // the verdict FIFO's count are registers.)
+  logic fast_vd;
+  assign fast_vd = st_q == C_MRW && s_mr_resp_valid && !mr_inv_q && s_mr_resp.status == roce_pkg::MR_STATUS_OK &&
+                   !is_atom_q && !is_read_q && !inv_q && !ud_x_q && !fl_pend_q &&
+                   !(mr_rkey_q && is_write_q && imm_q && (seg_q == roce_pkg::SEG_LAST || seg_q == roce_pkg::SEG_ONLY)) &&
+                   n_q != '0 && {19'b0, n_q} <= s_mr_resp.run && m_pc_ready && m_vd_room;
+  assign s_rx_hdr_ready  = (st_q == C_IDLE || (st_q == C_PUSH && m_vd_ready && !fl_pend_q) || fast_vd)
                            && !flags_busy && !s_qp_cfg_valid && !s_rq_db_valid;
   assign s_mr_resp_ready = st_q == C_MRW;
   assign s_dma_rd_tready = po_n_q != '0 || st_q == C_WQE || st_q == C_WQT || st_q == C_ATR
                            || (st_q == C_FLUSH && fl_go_q && fl_out_q != '0 && (!cq_v_q || m_cq_ready));
-  assign m_vd_valid      = st_q == C_PUSH;
+  assign m_vd_valid      = st_q == C_PUSH || fast_vd;
 
   always_comb begin
     in_oi  = roce_pkg::opcode_info(s_rx_hdr.opcode);
@@ -1251,7 +1265,27 @@ module responder_ctrl #(
     end
 
 
-    // a header taken (C_IDLE, or C_PUSH as the verdict before it leaves)
+    // fast_vd: C_PUSH's work for the packet the answer's piece ended (its
+    // context as the cut leaves it, then the success path's outcome)
+    if (fast_vd) begin
+      cx_d.epsn = cx_q.epsn + 24'd1;
+      cx_d.nak = 1'b0;
+      if (fin_last) begin
+        cx_d.msn = cx_q.msn + 24'd1;
+        cx_d.kind = responder_pkg::KIND_NONE;
+        cx_d.xleft = '0;
+      end
+      if (fin_cqe) cx_d.ci = cx_q.ci + 16'd1;
+      i_rx = 1'b1;
+      ctx_we = 1'b1;
+      ctx_wd = cx_d;
+      m_pc_commit = 1'b1;
+      fl_go_d = 1'b0;
+      ok_d = 1'b0;
+      st_d = C_IDLE;
+    end
+
+    // a header taken (C_IDLE, or C_PUSH as the verdict before it leaves, or fast_vd)
     if (take_hdr) begin
       idx_d = s_rx_hdr.dst_qpn[QW-1:0];
       // an RC QP (another type's opcode is an invalid request there), a UC
@@ -1287,6 +1321,10 @@ module responder_ctrl #(
     mr_now = (st_q == C_HDR || st_q == C_SGE || st_q == C_WQE) && st_d == C_MRW && mr_v_d;
 
     m_vd = ok_q ? vd_ok : vd_q;
+    if (fast_vd) begin
+      m_vd = vd_ok;
+      m_vd.npieces = np_d;   // (with the answer's piece)
+    end
     if (unrel_x_q) m_vd.ack_v = 1'b0;  // UC: nothing is acknowledged
     // the error completion of the WQE at ectr (wr_id and the QP's fields from the context)
     err_cqe_s = '0;
@@ -1299,6 +1337,10 @@ module responder_ctrl #(
     err_cqe_s.sl = {4'b0, cx_q.sl};
     err_cqe_s.wqe_counter = ectr_q;
     m_vd_cqe = ok_q ? ok_cqe : err_cqe_s;
+    if (fast_vd) begin
+      m_vd_cqe = ok_cqe;
+      if (is_send_q) m_vd_cqe.byte_len = cx_d.placed[31:0];  // (with the answer's piece)
+    end
     // a flush completion
     m_cq = '0;
     m_cq.cq = cx_q.recv_cq;
@@ -1499,6 +1541,8 @@ module responder_ctrl #(
       if ((st_q == C_WALK || st_q == C_MRW) && m_pc_valid && m_pc_ready)
         a_piece_inside_checked_run: assert (m_pc.len != '0 && {19'b0, m_pc.len} <= cut_left)
           else $error("a_piece_inside_checked_run");
+      // a verdict fast_vd offers is taken in its cycle (its pieces are committed in it)
+      if (fast_vd) a_fast_verdict_taken: assert (m_vd_ready) else $error("a_fast_verdict_taken");
       // only the expected PSN executes: duplicates and packets ahead of the
       // window never reach placement
       if (st_q == C_PUSH && m_vd_ready && ok_q && !(is_read_q && dup_q))

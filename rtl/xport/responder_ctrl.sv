@@ -178,22 +178,6 @@ module responder_ctrl #(
     C_TAIL, C_WQT          // a receive WQE's SGEs past the sixth: their read, its beats
   } cst_e;
 
-  // A packet that passed: its context after it (epsn past its PSNs; a
-  // message's last packet: msn + 1, no message in progress; its CQE: the
-  // receive WQE consumed)
-  function automatic responder_pkg::rsp_ctx_t fin_of(input responder_pkg::rsp_ctx_t c, input logic [23:0] npsn,
-                                                     input logic last, input logic cqe);
-    fin_of = c;
-    fin_of.epsn = c.epsn + npsn;
-    fin_of.nak = 1'b0;
-    if (last) begin
-      fin_of.msn = c.msn + 24'd1;
-      fin_of.kind = responder_pkg::KIND_NONE;
-      fin_of.xleft = '0;
-    end
-    if (cqe) fin_of.ci = c.ci + 16'd1;
-  endfunction
-
   // ---- contexts: plain vectors (DESIGN.md §9), structs applied on read
   // valid, rc, uc, ud per QP (qp_flags, in LUT-RAM: they must reset), at
   // idx_q (the QP in hand) and at the offered header's dst_qpn
@@ -567,7 +551,15 @@ module responder_ctrl #(
     // the success path's outcome (used in C_PUSH when ok_q)
     fin_last = s_last || s_only;
     fin_cqe  = fin_last && (is_send_q || imm_q);
-    cx_fin = fin_of(cx_q, is_read_q ? rd_npk : 24'd1, fin_last, fin_cqe);
+    cx_fin = cx_q;
+    cx_fin.epsn = cx_q.epsn + (is_read_q ? rd_npk : 24'd1);
+    cx_fin.nak = 1'b0;
+    if (fin_last) begin
+      cx_fin.msn = cx_q.msn + 24'd1;
+      cx_fin.kind = responder_pkg::KIND_NONE;
+      cx_fin.xleft = '0;
+    end
+    if (fin_cqe) cx_fin.ci = cx_q.ci + 16'd1;
     vd_ok = '0;
     vd_ok.qpn = 16'(idx_q);
     vd_ok.pay_len = h_len_q;
@@ -1276,7 +1268,14 @@ module responder_ctrl #(
     // fast_vd: C_PUSH's work for the packet the answer's piece ended (its
     // context as the cut leaves it, then the success path's outcome)
     if (fast_vd) begin
-      cx_d = fin_of(cx_d, 24'd1, fin_last, fin_cqe);
+      cx_d.epsn = cx_q.epsn + 24'd1;
+      cx_d.nak = 1'b0;
+      if (fin_last) begin
+        cx_d.msn = cx_q.msn + 24'd1;
+        cx_d.kind = responder_pkg::KIND_NONE;
+        cx_d.xleft = '0;
+      end
+      if (fin_cqe) cx_d.ci = cx_q.ci + 16'd1;
       i_rx = 1'b1;
       ctx_we = 1'b1;
       ctx_wd = cx_d;

@@ -83,7 +83,9 @@
 //                 rd_placed, epoch[3:0]}
 //
 // One input at a time (taken in S_IDLE; a track or response also in S_CTX
-// beside a plain append and in S_DONE), by priority: qp_cfg (held back while a READ waits
+// beside a plain append, in S_DONE, and in the S_WALK step of an ACK that
+// completes its window's only entry, which writes the context back and
+// retires there: ack_one, walk_take), by priority: qp_cfg (held back while a READ waits
 // for rd_done), rd_done, sq_track (held back
 // while its QP's window is full), rx_ack (held back while a READ waits for
 // rd_done or a read_place command waits to be taken), then an expired timer

@@ -1087,21 +1087,20 @@ void Requester::fetched(const Packet& p, Cycle now) {
 // its decode goes to CHECK with SGE 0 first -- a SEND or RDMA WRITE, not
 // inline, not fenced, one SGE holding all its bytes, not poisoned.
 bool Requester::spec_check(const Packet& head) const {
-  if (head.user || head.data.size() < spec::kWqeHead) return false;
-  const uint8_t* b = head.data.data();
-  const auto le32 = [b](unsigned off) {
-    return uint32_t{b[off]} | uint32_t{b[off + 1]} << 8 | uint32_t{b[off + 2]} << 16 | uint32_t{b[off + 3]} << 24;
-  };
+  if (head.user) return false;
+  std::vector<uint8_t> all(spec::SendWqe::kSize, 0);  // (the head: the fields and SGE 0 are in it)
+  std::copy_n(head.data.data(), std::min(head.data.size(), all.size()), all.begin());
+  spec::SendWqe w;
+  w.load(all.data());
+  spec::Sge g0;
+  g0.load(all.data() + spec::kSendWqeSge0AddrOff);
   using Op = spec::WrOpcode;
-  const auto op = static_cast<Op>(b[spec::kSendWqeOpcodeOff]);
-  const uint8_t flags = b[spec::kSendWqeFlagsOff];
+  const auto op = static_cast<Op>(w.opcode);
   const Qp& x = qps_[act_];
-  const uint32_t len0 = le32(spec::kSendWqeSge0LengthOff);
   return x.cfg.qp_type == static_cast<uint8_t>(spec::QpType::kRc) && x.state != qs(spec::QpState::kErr) &&
          (op == Op::kSend || op == Op::kSendWithImm || op == Op::kSendWithInv || op == Op::kRdmaWrite ||
           op == Op::kRdmaWriteWithImm) &&
-         !(flags & 4u) && !(flags & 8u) && b[spec::kSendWqeNumSgeOff] == 1 && len0 != 0 &&
-         len0 == le32(spec::kSendWqeLengthOff);
+         !((w.flags >> 2) & 1u) && !((w.flags >> 3) & 1u) && w.num_sge == 1 && g0.length != 0 && g0.length == w.length;
 }
 
 bool Requester::push_check(Cycle at) {
